@@ -1,0 +1,88 @@
+#include "app/app_state.h"
+
+#include "app/files.h"
+#include "core/errors.h"
+#include "core/evaluate.h"
+
+#include <algorithm>
+
+namespace app {
+
+AppState make_app_state(const core::Scenario& scenario) {
+    AppState state;
+    state.report = core::evaluate(scenario);
+    state.scenario = scenario;
+    state.applied = scenario;
+    state.applied_json = core::scenario_to_json(scenario);
+    state.panels = widgets::make_all_panels();
+    state.playbacks.resize(state.panels.size());
+    state.visible.assign(state.panels.size(), true);
+    try {
+        state.assets.measured_roofline_csv = read_text_file(asset_directory() + "/h100_measured_roofline.csv", "assets");
+    } catch (const core::InputError&) {
+        state.status = "measured roofline points not found in " + asset_directory();
+    }
+    return state;
+}
+
+void apply_scenario_edits(AppState& state) {
+    std::string json;
+    try {
+        json = core::scenario_to_json(state.scenario);
+    } catch (const std::exception& error) {
+        state.scenario = state.applied;
+        state.sidebar.error = error.what();
+        return;
+    }
+    if (json == state.applied_json) return;
+    try {
+        core::Report report = core::evaluate(state.scenario);
+        state.report = std::move(report);
+        state.applied = state.scenario;
+        state.applied_json = std::move(json);
+        state.sidebar.error.clear();
+    } catch (const core::InputError& error) {
+        state.scenario = state.applied;  // an invalid edit leaves the app as it was
+        state.sidebar.error = error.what();
+    }
+}
+
+std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
+    try {
+        state.report = core::evaluate(scenario);
+    } catch (const core::InputError& error) {
+        return error.what();
+    }
+    state.scenario = scenario;
+    state.applied = scenario;
+    state.applied_json = core::scenario_to_json(scenario);
+    state.sidebar.error.clear();
+    return {};
+}
+
+void advance_playbacks(AppState& state, double dt_seconds) {
+    for (widgets::Playback& playback : state.playbacks) {
+        if (!playback.playing) continue;
+        playback.t_seconds += dt_seconds * playback.speed;
+        if (playback.t_seconds > playback.duration_seconds) {
+            if (playback.loop && playback.duration_seconds > 0) playback.t_seconds = 0;
+            else {
+                playback.t_seconds = playback.duration_seconds;
+                playback.playing = false;
+            }
+        }
+    }
+}
+
+int panel_index(const AppState& state, const std::string& name) {
+    for (std::size_t i = 0; i < state.panels.size(); ++i) if (name == state.panels[i].name) return static_cast<int>(i);
+    return -1;
+}
+
+std::string panel_names(const AppState& state) {
+    std::string names;
+    for (const widgets::PanelDef& panel : state.panels) names += (names.empty() ? "" : ", ") + std::string(panel.name);
+    return names;
+}
+
+}  // namespace app

@@ -1,0 +1,41 @@
+#pragma once
+// Everything the window shows: the scenario being edited, the last valid one and its Report, the panels and their clocks.
+#include "core/report.h"
+#include "core/scenario.h"
+#include "widgets/palette.h"
+#include "widgets/panel.h"
+#include "widgets/sidebar.h"
+
+#include <string>
+#include <vector>
+
+namespace app {
+
+struct AppState {
+    core::Scenario scenario;           // edited by the sidebar and panels during a frame
+    core::Scenario applied;            // the last scenario that evaluated cleanly
+    std::string applied_json;          // its JSON, to notice edits cheaply
+    core::Report report;               // evaluate(applied)
+    std::vector<widgets::PanelDef> panels;
+    std::vector<widgets::Playback> playbacks;  // one clock per panel
+    std::vector<bool> visible;         // View menu
+    int current_panel = 0;             // the selected tab
+    int select_panel_request = -1;     // a tab to bring to front next frame
+    widgets::SidebarState sidebar;
+    widgets::SharedAssets assets;
+    std::string scenario_path;         // the file the scenario came from, if any
+    std::string status;                // last message shown in the status bar
+};
+
+// Builds the state over a valid scenario (throws InputError if it is not).
+AppState make_app_state(const core::Scenario& scenario);
+// After a frame: evaluate the edited scenario; on InputError restore the last valid one and keep the message.
+void apply_scenario_edits(AppState& state);
+// Replaces the scenario wholesale (File > Open); on InputError the state is untouched and the message returned.
+std::string replace_scenario(AppState& state, const core::Scenario& scenario);
+// Moves every playing panel's clock by dt seconds (the app's only notion of time).
+void advance_playbacks(AppState& state, double dt_seconds);
+int panel_index(const AppState& state, const std::string& name);  // -1 if unknown
+std::string panel_names(const AppState& state);                    // "stack, walls, ..."
+
+}  // namespace app

@@ -1,0 +1,125 @@
+#include "app/cli.h"
+
+#include "app/export.h"
+#include "app/plan_command.h"
+#include "app/scenario_file.h"
+#include "app/window.h"
+#include "core/errors.h"
+#include "core/evaluate.h"
+#include "core/report_json.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <regex>
+
+namespace app {
+namespace {
+
+constexpr int kUsageError = 2;
+
+int fail(const std::string& message) {
+    std::fprintf(stderr, "shardscope: %s\n", message.c_str());
+    return kUsageError;
+}
+
+bool parse_size(const std::string& text, int& width, int& height) {
+    static const std::regex pattern("^([0-9]{1,5})x([0-9]{1,5})$");
+    std::smatch match;
+    if (!std::regex_match(text, match, pattern)) return false;
+    width = std::stoi(match[1]);
+    height = std::stoi(match[2]);
+    return width >= 64 && height >= 64 && width <= 16384 && height <= 16384;
+}
+
+// The first line of CLI11's message, so every usage error stays one line.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    CLI::App cli("ShardScope: the cost of distributed LLM training, made visible.", "shardscope");
+    cli.set_version_flag("--version", std::string("shardscope ") + SHARDSCOPE_VERSION);
+    cli.require_subcommand(0, 1);
+    std::string window_scenario;
+    std::string theme = "dark";
+    cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window");
+    cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
+
+    CLI::App* eval = cli.add_subcommand("eval", "Print the Report of a scenario as JSON");
+    std::string eval_scenario;
+    eval->add_option("scenario", eval_scenario, "Scenario JSON")->required();
+
+    CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
+    std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
+    float scale = 1.0f;
+    double t_seconds = 0;
+    exporter->add_option("--scenario", export_scenario, "Scenario JSON (default: the built-in scenario)");
+    exporter->add_option("--panel", export_panel, "Panel name, window, or all");
+    exporter->add_option("--out", out_dir, "Output directory");
+    exporter->add_option("--size", size, "Logical size WxH");
+    exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
+    exporter->add_option("--t", t_seconds, "Animation time in seconds");
+    exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+
+    CLI::App* plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
+    std::string plan_scenario;
+    int top = 10;
+    plan->add_option("scenario", plan_scenario, "Scenario JSON")->required();
+    plan->add_option("--top", top, "How many layouts to print");
+
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& help) {
+        return cli.exit(help);
+    } catch (const CLI::CallForAllHelp& help) {
+        return cli.exit(help);
+    } catch (const CLI::CallForVersion& version) {
+        return cli.exit(version);
+    } catch (const CLI::ParseError& error) {
+        return fail(first_line(error.what()));
+    }
+
+    try {
+        if (*eval) {
+            const core::Scenario scenario = load_scenario_file(eval_scenario);
+            std::fputs(core::report_to_json(core::evaluate(scenario)).c_str(), stdout);
+            return 0;
+        }
+        if (*plan) {
+            if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
+            return run_plan(load_scenario_file(plan_scenario), top);
+        }
+        if (*exporter) {
+            ExportOptions options;
+            if (!parse_size(size, options.width, options.height)) return fail("--size: expected WxH between 64x64 and 16384x16384, got \"" + size + "\"");
+            if (!(scale >= 0.25f && scale <= 8.0f)) return fail("--scale: must be between 0.25 and 8");
+            if (!(t_seconds >= 0 && t_seconds <= 1e6)) return fail("--t: must be between 0 and 1e6 seconds");
+            std::string error;
+            options.panels = export_targets(export_panel, &error);
+            if (!error.empty()) return fail(error);
+            options.scenario = export_scenario.empty() ? core::default_scenario() : load_scenario_file(export_scenario);
+            core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
+            options.out_dir = out_dir;
+            options.scale = scale;
+            options.t_seconds = t_seconds;
+            options.light_theme = theme == "light";
+            error = run_export(options);
+            if (!error.empty()) {
+                std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+                return 1;
+            }
+            return 0;
+        }
+        WindowOptions options;
+        options.scenario = window_scenario.empty() ? core::default_scenario() : load_scenario_file(window_scenario);
+        core::evaluate(options.scenario);
+        options.scenario_path = window_scenario;
+        options.light_theme = theme == "light";
+        return run_window(options);
+    } catch (const core::InputError& error) {
+        return fail(error.what());
+    }
+}
+
+}  // namespace app

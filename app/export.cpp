@@ -1,0 +1,153 @@
+#include "app/export.h"
+
+#include "app/app_state.h"
+#include "app/files.h"
+#include "app/gui.h"
+#include "app/ui.h"
+#include "widgets/palette.h"
+
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <stb/stb_image_write.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace app {
+namespace {
+
+// An offscreen colour target of the export's exact pixel size.
+struct Framebuffer {
+    GLuint framebuffer = 0, color = 0;
+    int width = 0, height = 0;
+
+    bool create(int w, int h) {
+        width = w;
+        height = h;
+        glGenFramebuffers(1, &framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glGenRenderbuffers(1, &color);
+        glBindRenderbuffer(GL_RENDERBUFFER, color);
+        glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
+        glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
+        return glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    }
+    ~Framebuffer() {
+        if (color) glDeleteRenderbuffers(1, &color);
+        if (framebuffer) glDeleteFramebuffers(1, &framebuffer);
+    }
+};
+
+void append_bytes(void* context, void* data, int size) {
+    auto* bytes = static_cast<std::vector<unsigned char>*>(context);
+    const auto* begin = static_cast<const unsigned char*>(data);
+    bytes->insert(bytes->end(), begin, begin + size);
+}
+
+// Renders frames of one target and returns the last one as top-down RGBA rows.
+std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames) {
+    ImGuiIO& io = ImGui::GetIO();
+    const int panel = panel_index(state, target);
+    for (int frame = 0; frame < frames; ++frame) {
+        io.DisplaySize = ImVec2(static_cast<float>(framebuffer.width), static_cast<float>(framebuffer.height));
+        io.DisplayFramebufferScale = ImVec2(1, 1);
+        io.DeltaTime = 1.0f / 60.0f;
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui::NewFrame();
+        UiRequests requests;
+        if (panel >= 0) draw_single_panel(state, panel, true);
+        else draw_main_ui(state, requests, true);
+        ImGui::Render();
+        apply_scenario_edits(state);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.framebuffer);
+        glViewport(0, 0, framebuffer.width, framebuffer.height);
+        const ImVec4 clear = ImGui::ColorConvertU32ToFloat4(widgets::palette().panel_background);
+        glClearColor(clear.x, clear.y, clear.z, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    }
+    std::vector<unsigned char> pixels(static_cast<std::size_t>(framebuffer.width) * framebuffer.height * 4);
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.framebuffer);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, framebuffer.width, framebuffer.height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    // OpenGL's rows run bottom-up; PNG's top-down.
+    const std::size_t row = static_cast<std::size_t>(framebuffer.width) * 4;
+    std::vector<unsigned char> flipped(pixels.size());
+    for (int y = 0; y < framebuffer.height; ++y) {
+        std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &pixels[static_cast<std::size_t>(framebuffer.height - 1 - y) * row], row);
+    }
+    for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // opaque, whatever the blend left in alpha
+    return flipped;
+}
+
+}  // namespace
+
+std::vector<std::string> export_targets(const std::string& panel_argument, std::string* error) {
+    const std::vector<widgets::PanelDef> panels = widgets::make_all_panels();
+    std::vector<std::string> targets;
+    if (panel_argument == "all") {
+        for (const widgets::PanelDef& panel : panels) targets.push_back(panel.name);
+        targets.push_back("window");
+        return targets;
+    }
+    if (panel_argument == "window") return {"window"};
+    std::string names;
+    for (const widgets::PanelDef& panel : panels) {
+        if (panel_argument == panel.name) return {panel.name};
+        names += std::string(names.empty() ? "" : ", ") + panel.name;
+    }
+    if (error) *error = "--panel: unknown panel \"" + panel_argument + "\" (choose " + names + ", window or all)";
+    return {};
+}
+
+std::string run_export(const ExportOptions& options) {
+    const int pixel_width = static_cast<int>(options.width * options.scale + 0.5f);
+    const int pixel_height = static_cast<int>(options.height * options.scale + 0.5f);
+    std::error_code filesystem_error;
+    std::filesystem::create_directories(options.out_dir, filesystem_error);
+    if (filesystem_error || !std::filesystem::is_directory(options.out_dir)) return "--out: cannot create directory " + options.out_dir;
+
+    const char* window_error = nullptr;
+    GLFWwindow* window = create_gl_window(64, 64, false, "ShardScope export", &window_error);
+    if (!window) return window_error;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
+    std::string error;
+    if (pixel_width > max_size || pixel_height > max_size) {
+        error = "--size: " + std::to_string(pixel_width) + "x" + std::to_string(pixel_height) + " pixels exceeds this GPU's limit of " +
+                std::to_string(max_size);
+    }
+    if (error.empty()) {
+        init_imgui(window, false, nullptr);
+        widgets::set_theme(options.light_theme ? widgets::Theme::light : widgets::Theme::dark);
+        apply_ui_scale(options.scale);
+        {
+            AppState state = make_app_state(options.scenario);
+            for (widgets::Playback& playback : state.playbacks) playback.t_seconds = options.t_seconds;
+            Framebuffer framebuffer;
+            if (!framebuffer.create(pixel_width, pixel_height)) error = "cannot create an offscreen framebuffer";
+            for (const std::string& target : options.panels) {
+                if (!error.empty()) break;
+                const std::vector<unsigned char> pixels = render_target(state, target, framebuffer, options.settle_frames);
+                std::vector<unsigned char> png;
+                if (!stbi_write_png_to_func(append_bytes, &png, pixel_width, pixel_height, 4, pixels.data(), pixel_width * 4)) {
+                    error = "cannot encode " + target + ".png";
+                    break;
+                }
+                try {
+                    write_file_atomic(options.out_dir + "/" + target + ".png", png.data(), png.size());
+                } catch (const std::exception& write_error) {
+                    error = write_error.what();
+                }
+            }
+        }
+        shutdown_imgui(false);
+    }
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return error;
+}
+
+}  // namespace app

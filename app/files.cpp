@@ -1,0 +1,60 @@
+#include "app/files.h"
+
+#include "core/errors.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace app {
+
+std::string read_text_file(const std::string& path, const char* what) {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) throw core::InputError(what, "no such file: " + path);
+    if (std::filesystem::is_directory(path, error)) throw core::InputError(what, path + " is a directory");
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) throw core::InputError(what, "cannot open " + path + ": " + std::strerror(errno));
+    std::ostringstream text;
+    text << stream.rdbuf();
+    if (stream.bad()) throw core::InputError(what, "cannot read " + path);
+    return text.str();
+}
+
+void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+    const std::string temporary = path + ".tmp";
+    std::FILE* file = std::fopen(temporary.c_str(), "wb");
+    if (!file) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
+    const bool written = std::fwrite(data, 1, size, file) == size;
+    const bool closed = std::fclose(file) == 0;
+    if (!written || !closed) {
+        std::remove(temporary.c_str());
+        throw std::runtime_error("cannot write " + path + ": disk full or I/O error");
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        std::remove(temporary.c_str());
+        throw std::runtime_error("cannot replace " + path + ": " + std::strerror(errno));
+    }
+}
+
+std::string config_directory() {
+    std::string base;
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home) base = std::string(home) + "/.config";
+    else return {};
+    const std::string directory = base + "/shardscope";
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    return error ? std::string() : directory;
+}
+
+std::string asset_directory() {
+    if (const char* override_dir = std::getenv("SHARDSCOPE_ASSETS"); override_dir && *override_dir) return override_dir;
+    return SHARDSCOPE_ASSET_DIR;
+}
+
+}  // namespace app

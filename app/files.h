@@ -1,0 +1,16 @@
+#pragma once
+// The app's file I/O: reading text, writing without ever truncating on failure, and the XDG config directory.
+#include <string>
+
+namespace app {
+
+// Throws core::InputError(what, reason) when the file cannot be read.
+std::string read_text_file(const std::string& path, const char* what = "file");
+// Writes to path.tmp then renames over path, so a failure leaves the old file whole. Throws std::runtime_error.
+void write_file_atomic(const std::string& path, const void* data, std::size_t size);
+// $XDG_CONFIG_HOME/shardscope, else ~/.config/shardscope; created on demand. Empty if neither is usable.
+std::string config_directory();
+// The directory holding assets/ (the source tree's in a build, overridable with SHARDSCOPE_ASSETS).
+std::string asset_directory();
+
+}  // namespace app

@@ -1,0 +1,71 @@
+#include "app/gui.h"
+
+#include "widgets/fonts.h"
+#include "widgets/palette.h"
+
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+namespace app {
+
+GLFWwindow* create_gl_window(int width, int height, bool visible, const char* title, const char** error) {
+    if (!glfwInit()) {
+        if (error) *error = "cannot open a display (no X server? run under xvfb-run)";
+        return nullptr;
+    }
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
+    glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    GLFWwindow* window = glfwCreateWindow(width, height, title, nullptr, nullptr);
+    if (!window) {
+        if (error) *error = "cannot create an OpenGL 3.3 core context";
+        glfwTerminate();
+        return nullptr;
+    }
+    glfwMakeContextCurrent(window);
+    return window;
+}
+
+void init_imgui(GLFWwindow* window, bool install_glfw_callbacks, const char* ini_path) {
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = ini_path;
+    if (install_glfw_callbacks) {
+        ImGui_ImplGlfw_InitForOpenGL(window, true);
+        io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // needs the backend's key map
+    }
+    ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+void apply_ui_scale(float scale) {
+    widgets::load_fonts(kBaseFontPixels * scale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+    ImGuiStyle& style = ImGui::GetStyle();
+    style = ImGuiStyle();
+    widgets::set_theme(widgets::current_theme());
+    style.WindowRounding = 4.0f;
+    style.FrameRounding = 3.0f;
+    style.GrabRounding = 3.0f;
+    style.TabRounding = 4.0f;
+    style.WindowPadding = ImVec2(12, 10);
+    style.FramePadding = ImVec2(6, 4);
+    style.ItemSpacing = ImVec2(8, 6);
+    style.ScaleAllSizes(scale);
+}
+
+void shutdown_imgui(bool glfw_backend) {
+    ImGui_ImplOpenGL3_Shutdown();
+    if (glfw_backend) ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+}
+
+}  // namespace app

@@ -1,0 +1,20 @@
+#pragma once
+// What the window remembers between runs, kept in the XDG config directory (never the working directory).
+#include "app/app_state.h"
+
+#include <string>
+
+namespace app {
+
+struct WindowSettings {
+    float zoom = 1.0f;
+    bool light_theme = false;
+    std::string hidden_panels;  // comma-separated names
+};
+
+WindowSettings load_settings(const std::string& config_dir);
+void save_settings(const std::string& config_dir, const WindowSettings& settings);
+void apply_settings(AppState& state, const WindowSettings& settings);
+WindowSettings capture_settings(const AppState& state, float zoom, bool light_theme);
+
+}  // namespace app

@@ -1,0 +1,99 @@
+#include "app/window.h"
+
+#include "app/app_state.h"
+#include "app/files.h"
+#include "app/gui.h"
+#include "app/settings.h"
+#include "app/ui.h"
+#include "widgets/palette.h"
+
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace app {
+namespace {
+
+float content_scale(GLFWwindow* window) {
+    float x = 1.0f, y = 1.0f;
+    glfwGetWindowContentScale(window, &x, &y);
+    return std::clamp(std::max(x, y), 0.5f, 4.0f);
+}
+
+}  // namespace
+
+int run_window(const WindowOptions& options) {
+    const char* error = nullptr;
+    GLFWwindow* window = create_gl_window(1600, 900, true, "ShardScope", &error);
+    if (!window) {
+        std::fprintf(stderr, "shardscope: %s\n", error);
+        return 1;
+    }
+    glfwSwapInterval(1);
+    const std::string config_dir = options.persist_settings ? config_directory() : std::string();
+    const std::string ini_path = config_dir.empty() ? std::string() : config_dir + "/imgui.ini";
+    init_imgui(window, true, ini_path.empty() ? nullptr : ini_path.c_str());
+    WindowSettings settings = options.persist_settings ? load_settings(config_dir) : WindowSettings{};
+    const bool light = options.light_theme || settings.light_theme;
+    widgets::set_theme(light ? widgets::Theme::light : widgets::Theme::dark);
+    float zoom = settings.zoom;
+    float monitor_scale = content_scale(window);
+    apply_ui_scale(monitor_scale * zoom);
+
+    AppState state = make_app_state(options.scenario);
+    state.scenario_path = options.scenario_path;
+    apply_settings(state, settings);
+    glfwSetWindowTitle(window, options.scenario_path.empty() ? "ShardScope" : ("ShardScope - " + options.scenario_path).c_str());
+
+    while (!glfwWindowShouldClose(window)) {
+        glfwPollEvents();
+        int framebuffer_width = 0, framebuffer_height = 0;
+        glfwGetFramebufferSize(window, &framebuffer_width, &framebuffer_height);
+        if (framebuffer_width <= 0 || framebuffer_height <= 0 || glfwGetWindowAttrib(window, GLFW_ICONIFIED)) {
+            glfwWaitEventsTimeout(0.1);  // minimised or zero-sized: nothing to draw
+            continue;
+        }
+        const float scale_now = content_scale(window);
+        if (scale_now != monitor_scale) {
+            monitor_scale = scale_now;
+            apply_ui_scale(monitor_scale * zoom);
+        }
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        UiRequests requests;
+        draw_main_ui(state, requests, false);
+        ImGui::Render();
+        apply_scenario_edits(state);
+        advance_playbacks(state, ImGui::GetIO().DeltaTime);
+
+        glViewport(0, 0, framebuffer_width, framebuffer_height);
+        const ImVec4 clear = ImGui::ColorConvertU32ToFloat4(widgets::palette().panel_background);
+        glClearColor(clear.x, clear.y, clear.z, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        glfwSwapBuffers(window);
+
+        if (requests.quit) glfwSetWindowShouldClose(window, GLFW_TRUE);
+        if (requests.theme_toggle) {
+            widgets::set_theme(widgets::current_theme() == widgets::Theme::dark ? widgets::Theme::light : widgets::Theme::dark);
+            apply_ui_scale(monitor_scale * zoom);
+        }
+        if (requests.zoom_factor != 1.0f || requests.zoom_reset) {
+            zoom = requests.zoom_reset ? 1.0f : std::clamp(zoom * requests.zoom_factor, 0.5f, 4.0f);
+            apply_ui_scale(monitor_scale * zoom);  // between frames: the font atlas may be rebuilt here
+        }
+    }
+    if (options.persist_settings) save_settings(config_dir, capture_settings(state, zoom, widgets::current_theme() == widgets::Theme::light));
+    shutdown_imgui(true);
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 0;
+}
+
+}  // namespace app

@@ -1,0 +1,171 @@
+#include "core/evaluate.h"
+
+#include "core/comm.h"
+#include "core/format.h"
+#include "core/memory.h"
+
+#include <algorithm>
+
+namespace core {
+
+double model_flops_per_token(const ModelSpec& model, int seq_len) {
+    if (model.is_bare_count()) return 6.0 * model.params_override;  // Kaplan et al. 2020: 2 forward + 4 backward
+    const ParamBreakdown params = count_params(model, seq_len);
+    const double h = model.hidden;
+    // Forward: 2 FLOPs per matrix weight, attention scores QK^T and AV (2 s h each), the logits (2 h V).
+    const double forward = 2.0 * model.layers * params.per_layer_matmul + 4.0 * model.layers * seq_len * h + 2.0 * h * model.vocab;
+    return 3.0 * forward;  // backward costs twice the forward
+}
+
+double recompute_flops_per_token(const ModelSpec& model, int seq_len, Recompute recompute, bool flash_attention) {
+    if (model.is_bare_count()) return recompute == Recompute::full ? 2.0 * model.params_override : 0.0;
+    const ParamBreakdown params = count_params(model, seq_len);
+    const double h = model.hidden;
+    if (recompute == Recompute::full) {
+        // Narayanan et al. 2021 eq. 3: one more forward of every layer, logits not recomputed.
+        return 2.0 * model.layers * params.per_layer_matmul + 4.0 * model.layers * seq_len * h;
+    }
+    if (recompute == Recompute::selective || flash_attention) {
+        // Korthikanti et al. 2022 eq. 8 minus eq. 7: 72 B L s h^2 (s/(3h) - s/(6h)) = 12 L s^2 h per sequence.
+        return 12.0 * model.layers * seq_len * h;
+    }
+    return 0.0;
+}
+
+namespace {
+
+LayoutReport layout_of(const Scenario& scenario) {
+    LayoutReport layout;
+    layout.gpus = scenario.cluster.gpus;
+    layout.dp = data_parallel_degree(scenario);
+    layout.tp = scenario.parallel.tp;
+    layout.pp = scenario.parallel.pp;
+    layout.cp = scenario.parallel.cp;
+    layout.zero = scenario.parallel.zero;
+    layout.gpus_per_node = scenario.cluster.gpus_per_node;
+    layout.nodes = (scenario.cluster.gpus + scenario.cluster.gpus_per_node - 1) / scenario.cluster.gpus_per_node;
+    layout.microbatches = microbatches_per_step(scenario);
+    layout.gpu_name = scenario.cluster.gpu.name;
+    layout.model_name = scenario.model.name;
+    layout.recipe_name = scenario.precision.name;
+    return layout;
+}
+
+ScheduleParams schedule_params(const Scenario& scenario, int microbatches, double compute_seconds) {
+    ScheduleParams params;
+    params.kind = scenario.parallel.schedule;
+    params.stages = scenario.parallel.pp;
+    params.microbatches = microbatches;
+    params.virtual_chunks = scenario.parallel.virtual_stages;
+    const double per_microbatch = compute_seconds > 0 ? compute_seconds / microbatches : 1.0;
+    params.forward_seconds = per_microbatch / 3.0;         // forward : backward = 1 : 2
+    params.backward_seconds = per_microbatch * 2.0 / 3.0;
+    params.weight_grad_seconds = per_microbatch / 3.0;     // backward splits evenly into B and W (Qi et al. 2024)
+    return params;
+}
+
+// Generates the scenario's schedule once: the bubble for the step time, the first device's in-flight activations for memory.
+PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_inflight_activations) {
+    PipelineReport report;
+    report.schedule = schedule_name(params.kind);
+    report.stages = params.stages;
+    report.microbatches = params.microbatches;
+    report.virtual_stages = params.virtual_chunks;
+    report.closed_form_bubble_overhead = closed_form_bubble_overhead(params);
+    if (schedule_op_count(params) <= max_schedule_ops) {
+        const ScheduleTimeline timeline = generate_schedule(params);
+        report.bubble_fraction = timeline.bubble_fraction;
+        report.bubble_overhead = timeline.bubble_overhead;
+        report.makespan_seconds = timeline.makespan_seconds;
+        report.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
+        first_device_inflight_activations = timeline.peak_inflight_activations.at(0);
+    } else {
+        // Too long a timeline to generate on every drag: the papers' closed forms stand in.
+        report.bubble_overhead = report.closed_form_bubble_overhead;
+        report.bubble_fraction = report.bubble_overhead / (1.0 + report.bubble_overhead);
+        report.makespan_seconds = params.microbatches * (params.forward_seconds + params.backward_seconds) * (1.0 + report.bubble_overhead);
+        report.peak_inflight_microbatches = closed_form_peak_inflight(params);
+        first_device_inflight_activations = report.peak_inflight_microbatches / static_cast<double>(params.virtual_chunks);
+    }
+    return report;
+}
+
+}  // namespace
+
+Report evaluate(const Scenario& scenario) {
+    validate_scenario(scenario);
+    Report report;
+    report.layout = layout_of(scenario);
+    const int microbatches = report.layout.microbatches;
+    const GpuSpec& gpu = scenario.cluster.gpu;
+    const double gpus = scenario.cluster.gpus;
+
+    // Compute first: the pipeline's op durations scale with it.
+    ComputeReport& compute = report.compute;
+    const int seq_len = scenario.train.seq_len;
+    compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
+    compute.model_flops_per_token = model_flops_per_token(scenario.model, seq_len);
+    compute.model_flops_per_step = compute.model_flops_per_token * compute.tokens_per_step;
+    compute.hardware_flops_per_step = compute.model_flops_per_step +
+        recompute_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
+    compute.peak_flops_per_s = gpu.bf16_flops_per_s;
+    compute.compute_seconds = compute.hardware_flops_per_step / gpus / (compute.peak_flops_per_s * scenario.efficiency.compute_efficiency);
+
+    const ScheduleParams params = schedule_params(scenario, microbatches, compute.compute_seconds);
+    double first_device_inflight = 1;
+    report.pipeline = pipeline_of(params, first_device_inflight);
+    fill_state_memory(scenario, first_device_inflight, report.memory);
+    compute.six_n_flops_per_step = 6.0 * report.memory.params * compute.tokens_per_step;
+
+    CommInputs comm_inputs;
+    comm_inputs.params_per_gpu = report.memory.params_per_gpu;
+    comm_inputs.microbatches = microbatches;
+    comm_inputs.stage_layers = layers_on_first_stage(scenario.model.layers, scenario.parallel.pp);
+    comm_inputs.compute_seconds = compute.compute_seconds;
+    comm_inputs.attention_share = scenario.model.is_bare_count() ? 0.0
+        : 12.0 * scenario.model.layers * seq_len * scenario.model.hidden / compute.model_flops_per_token;
+    report.comm = communication(scenario, comm_inputs);
+
+    compute.bubble_seconds = std::max(0.0, compute.compute_seconds * report.pipeline.bubble_overhead);  // no negative rounding noise
+    compute.exposed_comm_seconds = report.comm.exposed_seconds;
+    const double modelled_step = compute.compute_seconds + compute.bubble_seconds + compute.exposed_comm_seconds;
+    if (scenario.efficiency.mfu) {
+        compute.step_seconds = compute.model_flops_per_step / (gpus * compute.peak_flops_per_s * *scenario.efficiency.mfu);
+        compute.step_basis = "assumed MFU " + format_percent(*scenario.efficiency.mfu);
+    } else if (scenario.efficiency.step_seconds) {
+        compute.step_seconds = *scenario.efficiency.step_seconds;
+        compute.step_basis = "measured step " + format_seconds(compute.step_seconds);
+    } else {
+        compute.step_seconds = modelled_step;
+        compute.step_basis = "modelled: compute at " + format_percent(scenario.efficiency.compute_efficiency) +
+                             " of peak + pipeline bubble + exposed communication";
+    }
+    const double peak_seconds = compute.step_seconds * gpus * compute.peak_flops_per_s;
+    compute.mfu = compute.model_flops_per_step / peak_seconds;
+    compute.hfu = compute.hardware_flops_per_step / peak_seconds;
+    compute.achieved_flops_per_s_per_gpu = compute.model_flops_per_step / (compute.step_seconds * gpus);
+    compute.steps = scenario.train.tokens / compute.tokens_per_step;
+    compute.train_seconds = compute.steps * compute.step_seconds;
+    compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
+    compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
+
+    report.roofline.ridge_flops_per_byte = gpu.bf16_flops_per_s / gpu.hbm_bytes_per_s;
+
+    const ParallelSpec& parallel = scenario.parallel;
+    if (parallel.tp > 1 && !axis_within_node(scenario, parallel.tp)) {
+        report.warnings.push_back("TP " + std::to_string(parallel.tp) + " crosses the node boundary (" +
+                                  std::to_string(scenario.cluster.gpus_per_node) + " GPUs per node): its all-reduces run on " +
+                                  scenario.cluster.scale_out.name);
+    }
+    if (parallel.pp > 1 && scenario.model.layers % parallel.pp != 0) {
+        report.warnings.push_back(std::to_string(scenario.model.layers) + " layers over pp " + std::to_string(parallel.pp) +
+                                  " do not divide evenly: the heaviest stage holds " + std::to_string(comm_inputs.stage_layers));
+    }
+    if (!report.memory.fits) {
+        report.warnings.push_back("Does not fit: " + format_bytes(report.memory.per_gpu.total_bytes) + " per GPU against " +
+                                  format_bytes(report.memory.hbm_bytes) + " of HBM");
+    }
+    return report;
+}
+
+}  // namespace core

@@ -1,0 +1,46 @@
+#include "widgets/figure.h"
+
+#include "widgets/fonts.h"
+#include "widgets/palette.h"
+
+#include <imgui.h>
+
+namespace widgets {
+namespace {
+bool g_explain_mode = true;
+}
+
+void set_explain_mode(bool on) { g_explain_mode = on; }
+bool explain_mode() { return g_explain_mode; }
+
+void explain_last_item(const std::string& formula, const char* source) {
+    if (!g_explain_mode || formula.empty() || !ImGui::IsItemHovered()) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(formula.c_str());
+    if (source && *source) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+        ImGui::Text("Source: %s", source);
+        ImGui::PopStyleColor();
+    }
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+}
+
+void figure(const char* label, const std::string& value, const std::string& formula, const char* source) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::TextUnformatted(label);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::TextUnformatted(value.c_str());
+    explain_last_item(formula, source);
+}
+
+void section_heading(const char* text) {
+    ImGui::PushFont(fonts().bold);
+    ImGui::TextUnformatted(text);
+    ImGui::PopFont();
+    ImGui::Separator();
+}
+
+}  // namespace widgets

@@ -1,0 +1,635 @@
+#include "widgets/log_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "widgets/palette.h"
+
+namespace widgets {
+namespace {
+
+enum class LegendSwatch { line, marker };
+
+struct LegendEntry {
+    std::string label;
+    ImU32 color = 0;
+    LegendSwatch swatch = LegendSwatch::line;
+    MarkerShape shape = MarkerShape::circle;
+    float dash_em = 0;
+};
+
+struct PendingText {
+    ImVec2 anchor;   // pixels
+    ImVec2 pivot;
+    std::string text;
+    ImU32 color = 0;
+};
+
+struct Tick {
+    double axis_value = 0;   // log10(value) on a log axis, value on a linear one
+    double value = 0;
+    bool major = false;
+    bool labelled = false;
+};
+
+// The one plot being drawn; BeginLogPlot fills it, EndLogPlot clears it.
+struct PlotState {
+    bool active = false;
+    LogPlotAxes axes;
+    ImDrawList* draw_list = nullptr;
+    ImVec2 plot_min, plot_max;   // the data rectangle in pixels
+    double x_axis_min = 0, x_axis_max = 1, y_axis_min = 0, y_axis_max = 1;   // in axis space (log10 or linear)
+    float em = 13;
+    bool hovered = false;
+    ImVec2 mouse;
+    ImGuiID storage_id = 0;
+    bool point_hovered_last_frame = false;
+    bool point_hovered_this_frame = false;
+    bool line_hover_claimed = false;
+    std::vector<LegendEntry> legend;
+    std::vector<PendingText> texts;
+};
+
+PlotState plot;
+
+double to_axis(double value, AxisScale scale) {
+    if (scale == AxisScale::linear) return value;
+    return value > 0 ? std::log10(value) : std::nan("");
+}
+
+double pixel_x(double x) {
+    const double a = to_axis(x, plot.axes.x_scale);
+    return plot.plot_min.x + (a - plot.x_axis_min) / (plot.x_axis_max - plot.x_axis_min) * (plot.plot_max.x - plot.plot_min.x);
+}
+
+double pixel_y(double y) {
+    const double a = to_axis(y, plot.axes.y_scale);
+    return plot.plot_max.y - (a - plot.y_axis_min) / (plot.y_axis_max - plot.y_axis_min) * (plot.plot_max.y - plot.plot_min.y);
+}
+
+// The text before "##", which is what ImGui shows.
+std::string visible_label(const char* label) {
+    const char* hidden = std::strstr(label, "##");
+    return hidden ? std::string(label, hidden) : std::string(label);
+}
+
+void add_legend_entry(const char* label, ImU32 color, LegendSwatch swatch, MarkerShape shape = MarkerShape::circle,
+                      float dash_em = 0) {
+    const std::string text = visible_label(label);
+    if (text.empty()) return;
+    for (const LegendEntry& entry : plot.legend) {
+        if (entry.label == text) return;
+    }
+    plot.legend.push_back({text, color, swatch, shape, dash_em});
+}
+
+// Liang-Barsky: clips the segment to the rectangle; false when nothing of it is inside.
+bool clip_segment(double& x0, double& y0, double& x1, double& y1, double left, double top, double right, double bottom) {
+    double t0 = 0, t1 = 1;
+    const double dx = x1 - x0, dy = y1 - y0;
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {x0 - left, right - x0, y0 - top, bottom - y0};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0) t0 = std::max(t0, t);
+        else t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    const double start_x = x0 + t0 * dx, start_y = y0 + t0 * dy;
+    x1 = x0 + t1 * dx;
+    y1 = y0 + t1 * dy;
+    x0 = start_x;
+    y0 = start_y;
+    return true;
+}
+
+double distance_to_segment(ImVec2 point, ImVec2 a, ImVec2 b) {
+    const double dx = b.x - a.x, dy = b.y - a.y;
+    const double length_squared = dx * dx + dy * dy;
+    double t = length_squared > 0 ? ((point.x - a.x) * dx + (point.y - a.y) * dy) / length_squared : 0;
+    t = std::clamp(t, 0.0, 1.0);
+    const double nearest_x = a.x + t * dx, nearest_y = a.y + t * dy;
+    return std::hypot(point.x - nearest_x, point.y - nearest_y);
+}
+
+// Lines give way to points: a point hovered last frame keeps the tooltip.
+bool claim_line_hover(double distance_pixels) {
+    if (!plot.hovered || plot.point_hovered_last_frame || plot.line_hover_claimed) return false;
+    if (distance_pixels > 0.4 * plot.em) return false;
+    plot.line_hover_claimed = true;
+    return true;
+}
+
+void draw_dashed(ImVec2 a, ImVec2 b, ImU32 color, float thickness, float dash) {
+    if (dash <= 0) {
+        plot.draw_list->AddLine(a, b, color, thickness);
+        return;
+    }
+    const float length = std::hypot(b.x - a.x, b.y - a.y);
+    if (length <= 0) return;
+    const ImVec2 direction((b.x - a.x) / length, (b.y - a.y) / length);
+    for (float start = 0; start < length; start += 2 * dash) {
+        const float end = std::min(start + dash, length);
+        plot.draw_list->AddLine(ImVec2(a.x + direction.x * start, a.y + direction.y * start),
+                                ImVec2(a.x + direction.x * end, a.y + direction.y * end), color, thickness);
+    }
+}
+
+void draw_marker(ImDrawList* draw_list, ImVec2 center, float radius, ImU32 color, MarkerShape shape, ImU32 outline,
+                 float em) {
+    const float outline_thickness = std::max(1.0f, 0.06f * em);
+    switch (shape) {
+        case MarkerShape::circle:
+            draw_list->AddCircleFilled(center, radius + outline_thickness, outline, 24);
+            draw_list->AddCircleFilled(center, radius, color, 24);
+            break;
+        case MarkerShape::ring:
+            draw_list->AddCircle(center, radius, outline, 24, 0.16f * em + 2 * outline_thickness);
+            draw_list->AddCircle(center, radius, color, 24, 0.16f * em);
+            break;
+        case MarkerShape::square: {
+            const float r = radius * 0.9f;
+            draw_list->AddRectFilled(ImVec2(center.x - r - outline_thickness, center.y - r - outline_thickness),
+                                     ImVec2(center.x + r + outline_thickness, center.y + r + outline_thickness), outline);
+            draw_list->AddRectFilled(ImVec2(center.x - r, center.y - r), ImVec2(center.x + r, center.y + r), color);
+            break;
+        }
+        case MarkerShape::diamond: {
+            const float r = radius * 1.25f, o = r + 1.5f * outline_thickness;
+            draw_list->AddQuadFilled(ImVec2(center.x, center.y - o), ImVec2(center.x + o, center.y),
+                                     ImVec2(center.x, center.y + o), ImVec2(center.x - o, center.y), outline);
+            draw_list->AddQuadFilled(ImVec2(center.x, center.y - r), ImVec2(center.x + r, center.y),
+                                     ImVec2(center.x, center.y + r), ImVec2(center.x - r, center.y), color);
+            break;
+        }
+        case MarkerShape::triangle: {
+            const float r = radius * 1.25f, o = r + 2 * outline_thickness;
+            draw_list->AddTriangleFilled(ImVec2(center.x, center.y - o), ImVec2(center.x + o * 0.866f, center.y + o * 0.5f),
+                                         ImVec2(center.x - o * 0.866f, center.y + o * 0.5f), outline);
+            draw_list->AddTriangleFilled(ImVec2(center.x, center.y - r), ImVec2(center.x + r * 0.866f, center.y + r * 0.5f),
+                                         ImVec2(center.x - r * 0.866f, center.y + r * 0.5f), color);
+            break;
+        }
+    }
+}
+
+// Decades (labelled) and 2..9 minors on a log axis; a 1-2-5 step on a linear one. pixels is the axis length.
+std::vector<Tick> make_ticks(double axis_min, double axis_max, AxisScale scale, double pixels, double em) {
+    std::vector<Tick> ticks;
+    const double epsilon = (axis_max - axis_min) * 1e-9;
+    if (scale == AxisScale::log10) {
+        const double decade_pixels = pixels / (axis_max - axis_min);
+        const bool minors = decade_pixels >= 2.5 * em;
+        int visible_decades = 0;
+        for (int e = static_cast<int>(std::floor(axis_min)); e <= static_cast<int>(std::ceil(axis_max)); ++e) {
+            if (e >= axis_min - epsilon && e <= axis_max + epsilon) ++visible_decades;
+        }
+        for (int e = static_cast<int>(std::floor(axis_min)); e <= static_cast<int>(std::ceil(axis_max)); ++e) {
+            for (int mantissa = 1; mantissa <= 9; ++mantissa) {
+                if (mantissa > 1 && !minors) break;
+                const double value = mantissa * std::pow(10.0, e);
+                const double axis_value = std::log10(value);
+                if (axis_value < axis_min - epsilon || axis_value > axis_max + epsilon) continue;
+                const bool labelled = mantissa == 1 || (visible_decades < 2 && (mantissa == 2 || mantissa == 5));
+                ticks.push_back({axis_value, value, mantissa == 1, labelled});
+            }
+        }
+        return ticks;
+    }
+    const double target_count = std::max(2.0, pixels / (4 * em));
+    const double raw_step = (axis_max - axis_min) / target_count;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw_step)));
+    double step = magnitude;
+    for (double factor : {1.0, 2.0, 5.0, 10.0}) {
+        step = factor * magnitude;
+        if (step >= raw_step) break;
+    }
+    const double minor_step = step / (std::fabs(step / magnitude - 2) < 1e-9 ? 4 : 5);
+    for (double value = std::ceil(axis_min / minor_step) * minor_step; value <= axis_max + epsilon; value += minor_step) {
+        const double rounded = std::fabs(value) < minor_step * 1e-6 ? 0 : value;
+        const bool major = std::fabs(std::remainder(rounded, step)) < minor_step * 1e-6;
+        ticks.push_back({rounded, rounded, major, major});
+    }
+    return ticks;
+}
+
+// Spreads labels out when neighbours would touch: label every stride-th one.
+int label_stride(const std::vector<Tick>& ticks, double axis_min, double axis_max, double pixels, double widest_label,
+                 double gap) {
+    double smallest_spacing = pixels;
+    double previous = std::nan("");
+    for (const Tick& tick : ticks) {
+        if (!tick.labelled) continue;
+        const double position = (tick.axis_value - axis_min) / (axis_max - axis_min) * pixels;
+        if (!std::isnan(previous)) smallest_spacing = std::min(smallest_spacing, position - previous);
+        previous = position;
+    }
+    if (smallest_spacing <= 0) return 1;
+    return std::max(1, static_cast<int>(std::ceil((widest_label + gap) / smallest_spacing)));
+}
+
+bool overlaps(const ImVec2& a_min, const ImVec2& a_max, const ImVec2& b_min, const ImVec2& b_max) {
+    return a_min.x < b_max.x && b_min.x < a_max.x && a_min.y < b_max.y && b_min.y < a_max.y;
+}
+
+struct Rect {
+    ImVec2 min, max;
+};
+
+// Where the legend goes and how big it is, so texts can avoid it.
+struct LegendLayout {
+    Rect box;
+    int rows = 0;
+    float column_width = 0;
+    float row_height = 0;
+    float swatch_width = 0;
+    float padding = 0;
+};
+
+LegendLayout layout_legend() {
+    LegendLayout layout;
+    if (plot.legend.empty() || plot.axes.legend == LegendCorner::none) return layout;
+    const float em = plot.em;
+    layout.padding = 0.4f * em;
+    layout.row_height = ImGui::GetTextLineHeight() + 0.15f * em;
+    layout.swatch_width = 1.6f * em;
+    float widest = 0;
+    for (const LegendEntry& entry : plot.legend) widest = std::max(widest, ImGui::CalcTextSize(entry.label.c_str()).x);
+    layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
+    const float available_height = (plot.plot_max.y - plot.plot_min.y) - 2 * layout.padding - em;
+    const int max_rows = std::max(1, static_cast<int>(available_height / layout.row_height));
+    const int count = static_cast<int>(plot.legend.size());
+    const int columns = (count + max_rows - 1) / max_rows;
+    layout.rows = (count + columns - 1) / columns;
+    const ImVec2 size(columns * layout.column_width - 0.8f * em + 2 * layout.padding,
+                      layout.rows * layout.row_height + 2 * layout.padding - 0.15f * em);
+    const float inset = 0.5f * em;
+    const bool left = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::bottom_left;
+    const bool top = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::top_right;
+    const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
+    const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
+    layout.box = {ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
+    return layout;
+}
+
+void draw_legend(const LegendLayout& layout) {
+    if (layout.rows == 0) return;
+    ImDrawList* draw_list = plot.draw_list;
+    const float em = plot.em;
+    const Palette& colors = palette();
+    draw_list->AddRectFilled(layout.box.min, layout.box.max, with_alpha(colors.panel_background, 0.92f), 0.2f * em);
+    draw_list->AddRect(layout.box.min, layout.box.max, with_alpha(colors.axis, 0.5f), 0.2f * em);
+    const ImU32 outline = colors.panel_background;
+    for (size_t i = 0; i < plot.legend.size(); ++i) {
+        const LegendEntry& entry = plot.legend[i];
+        const int column = static_cast<int>(i) / layout.rows, row = static_cast<int>(i) % layout.rows;
+        const ImVec2 origin(layout.box.min.x + layout.padding + column * layout.column_width,
+                            layout.box.min.y + layout.padding + row * layout.row_height);
+        const float middle = origin.y + ImGui::GetTextLineHeight() * 0.5f;
+        if (entry.swatch == LegendSwatch::line) {
+            draw_dashed(ImVec2(origin.x, middle), ImVec2(origin.x + layout.swatch_width, middle), entry.color,
+                        0.18f * em, entry.dash_em * em);
+        } else {
+            draw_marker(draw_list, ImVec2(origin.x + layout.swatch_width * 0.5f, middle), 0.3f * em, entry.color,
+                        entry.shape, outline, em);
+        }
+        draw_list->AddText(ImVec2(origin.x + layout.swatch_width + 0.4f * em, origin.y),
+                           colors.text, entry.label.c_str());
+    }
+}
+
+// Places each text inside the plot, off the legend and off the texts placed before it, over a halo.
+void draw_texts(const LegendLayout& legend) {
+    std::vector<Rect> taken;
+    if (legend.rows > 0) taken.push_back(legend.box);
+    const float em = plot.em;
+    const float pad = 0.15f * em;
+    const ImU32 halo = with_alpha(palette().panel_background, 0.8f);
+    for (const PendingText& text : plot.texts) {
+        const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
+        ImVec2 origin(text.anchor.x - text.pivot.x * size.x, text.anchor.y - text.pivot.y * size.y);
+        origin.x = std::clamp(origin.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
+        origin.y = std::clamp(origin.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
+        ImVec2 chosen = origin;
+        const float step = size.y + 2 * pad;
+        const float shifts[] = {0, -1, 1, -2, 2, -3, 3};
+        for (float shift : shifts) {
+            ImVec2 candidate(origin.x, origin.y + shift * step);
+            if (candidate.y < plot.plot_min.y + pad || candidate.y + size.y > plot.plot_max.y - pad) continue;
+            const ImVec2 candidate_max(candidate.x + size.x, candidate.y + size.y);
+            bool free = true;
+            for (const Rect& rect : taken) {
+                if (overlaps(ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate_max.x + pad, candidate_max.y + pad),
+                             rect.min, rect.max)) {
+                    free = false;
+                    break;
+                }
+            }
+            if (free) {
+                chosen = candidate;
+                break;
+            }
+        }
+        const ImVec2 chosen_max(chosen.x + size.x, chosen.y + size.y);
+        plot.draw_list->AddRectFilled(ImVec2(chosen.x - pad, chosen.y), ImVec2(chosen_max.x + pad, chosen_max.y), halo,
+                                      0.15f * em);
+        plot.draw_list->AddText(chosen, text.color, text.text.c_str());
+        taken.push_back({ImVec2(chosen.x - pad, chosen.y - pad), ImVec2(chosen_max.x + pad, chosen_max.y + pad)});
+    }
+}
+
+bool valid_range(double min, double max, AxisScale scale) {
+    if (!std::isfinite(min) || !std::isfinite(max) || !(max > min)) return false;
+    return scale == AxisScale::linear || min > 0;
+}
+
+}  // namespace
+
+std::string FormatTickValue(double value) {
+    if (!std::isfinite(value)) return "n/a";
+    if (value == 0) return "0";
+    const double magnitude = std::fabs(value);
+    char text[32];
+    if (magnitude < 1e-3 || magnitude >= 1e21) {
+        const int exponent = static_cast<int>(std::floor(std::log10(magnitude) + 1e-9));
+        const double mantissa = value / std::pow(10.0, exponent);
+        std::snprintf(text, sizeof text, "%ge%d", std::round(mantissa * 100) / 100, exponent);
+        return text;
+    }
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int index = 0;
+    double scaled = value;
+    while (std::fabs(scaled) >= 999.5 && index < 6) {
+        scaled /= 1000;
+        ++index;
+    }
+    std::snprintf(text, sizeof text, "%.3g%s", scaled, prefixes[index]);
+    return text;
+}
+
+bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
+    IM_ASSERT(!plot.active && "BeginLogPlot called twice without EndLogPlot");
+    const float em = ImGui::GetFontSize();
+    const ImVec2 available = ImGui::GetContentRegionAvail();
+    if (size.x <= 0) size.x = available.x;
+    if (size.y <= 0) size.y = available.y;
+    size.x = std::max(size.x, 10 * em);
+    size.y = std::max(size.y, 8 * em);
+    const ImVec2 frame_min = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton(id, size);
+    if (!ImGui::IsItemVisible()) return false;
+    if (!valid_range(axes.x_min, axes.x_max, axes.x_scale) || !valid_range(axes.y_min, axes.y_max, axes.y_scale)) {
+        ImGui::GetWindowDrawList()->AddText(frame_min, palette().warning, "invalid axis range");
+        return false;
+    }
+
+    plot = PlotState{};
+    plot.active = true;
+    plot.axes = axes;
+    plot.em = em;
+    plot.draw_list = ImGui::GetWindowDrawList();
+    plot.hovered = ImGui::IsItemHovered();
+    plot.mouse = ImGui::GetIO().MousePos;
+    ImGui::PushID(id);
+    plot.storage_id = ImGui::GetID("point hovered last frame");
+    ImGui::PopID();
+    plot.point_hovered_last_frame = ImGui::GetStateStorage()->GetBool(plot.storage_id, false);
+    plot.x_axis_min = to_axis(axes.x_min, axes.x_scale);
+    plot.x_axis_max = to_axis(axes.x_max, axes.x_scale);
+    plot.y_axis_min = to_axis(axes.y_min, axes.y_scale);
+    plot.y_axis_max = to_axis(axes.y_max, axes.y_scale);
+
+    // Margins from what sits in them: y tick labels left, y title on top, x tick labels and title below.
+    const float line = ImGui::GetTextLineHeight();
+    const float top_margin = (axes.y_title && axes.y_title[0]) ? line + 0.5f * em : 0.6f * em;
+    const float bottom_margin = 0.4f * em + line + ((axes.x_title && axes.x_title[0]) ? 0.3f * em + line : 0) + 0.2f * em;
+    const double y_pixels_estimate = size.y - top_margin - bottom_margin;
+    std::vector<Tick> y_ticks = make_ticks(plot.y_axis_min, plot.y_axis_max, axes.y_scale, y_pixels_estimate, em);
+    float widest_y_label = 0;
+    for (const Tick& tick : y_ticks) {
+        if (tick.labelled) widest_y_label = std::max(widest_y_label, ImGui::CalcTextSize(FormatTickValue(tick.value).c_str()).x);
+    }
+    const float left_margin = widest_y_label + 0.7f * em;
+    const float right_margin = 1.4f * em;   // room for half of the last x tick label
+    plot.plot_min = ImVec2(std::floor(frame_min.x + left_margin), std::floor(frame_min.y + top_margin));
+    plot.plot_max = ImVec2(std::floor(frame_min.x + size.x - right_margin), std::floor(frame_min.y + size.y - bottom_margin));
+    plot.hovered = plot.hovered && plot.mouse.x >= plot.plot_min.x && plot.mouse.x <= plot.plot_max.x &&
+                   plot.mouse.y >= plot.plot_min.y && plot.mouse.y <= plot.plot_max.y;
+
+    ImDrawList* draw_list = plot.draw_list;
+    const Palette& colors = palette();
+    const ImU32 text_color = colors.text;
+    const ImU32 major_grid = with_alpha(colors.text, 0.16f);
+    const ImU32 minor_grid = with_alpha(colors.text, 0.06f);
+    const ImU32 axis_color = with_alpha(colors.axis, 0.8f);
+    draw_list->AddRectFilled(plot.plot_min, plot.plot_max, with_alpha(colors.text, 0.03f));
+
+    const float plot_width = plot.plot_max.x - plot.plot_min.x, plot_height = plot.plot_max.y - plot.plot_min.y;
+    y_ticks = make_ticks(plot.y_axis_min, plot.y_axis_max, axes.y_scale, plot_height, em);
+    const std::vector<Tick> x_ticks = make_ticks(plot.x_axis_min, plot.x_axis_max, axes.x_scale, plot_width, em);
+
+    float widest_x_label = 0;
+    for (const Tick& tick : x_ticks) {
+        if (tick.labelled) widest_x_label = std::max(widest_x_label, ImGui::CalcTextSize(FormatTickValue(tick.value).c_str()).x);
+    }
+    const int x_stride = label_stride(x_ticks, plot.x_axis_min, plot.x_axis_max, plot_width, widest_x_label, 0.8f * em);
+    const int y_stride = label_stride(y_ticks, plot.y_axis_min, plot.y_axis_max, plot_height, line, 0.3f * em);
+
+    int labelled_index = 0;
+    for (const Tick& tick : x_ticks) {
+        const float x = std::round(plot.plot_min.x + (tick.axis_value - plot.x_axis_min) / (plot.x_axis_max - plot.x_axis_min) * plot_width);
+        draw_list->AddLine(ImVec2(x, plot.plot_min.y), ImVec2(x, plot.plot_max.y), tick.major ? major_grid : minor_grid);
+        draw_list->AddLine(ImVec2(x, plot.plot_max.y), ImVec2(x, plot.plot_max.y - (tick.major ? 0.4f : 0.2f) * em), axis_color);
+        if (!tick.labelled) continue;
+        if (labelled_index++ % x_stride != 0) continue;
+        const std::string label = FormatTickValue(tick.value);
+        const ImVec2 label_size = ImGui::CalcTextSize(label.c_str());
+        draw_list->AddText(ImVec2(x - label_size.x * 0.5f, plot.plot_max.y + 0.35f * em), text_color, label.c_str());
+    }
+    labelled_index = 0;
+    for (const Tick& tick : y_ticks) {
+        const float y = std::round(plot.plot_max.y - (tick.axis_value - plot.y_axis_min) / (plot.y_axis_max - plot.y_axis_min) * plot_height);
+        draw_list->AddLine(ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_max.x, y), tick.major ? major_grid : minor_grid);
+        draw_list->AddLine(ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_min.x + (tick.major ? 0.4f : 0.2f) * em, y), axis_color);
+        if (!tick.labelled) continue;
+        if (labelled_index++ % y_stride != 0) continue;
+        const std::string label = FormatTickValue(tick.value);
+        const ImVec2 label_size = ImGui::CalcTextSize(label.c_str());
+        // The lowest label is lifted clear of the x labels in the corner.
+        const float label_top = std::min(y - label_size.y * 0.5f, plot.plot_max.y + 0.25f * em - label_size.y);
+        draw_list->AddText(ImVec2(plot.plot_min.x - 0.35f * em - label_size.x, label_top), text_color, label.c_str());
+    }
+    draw_list->AddRect(plot.plot_min, plot.plot_max, axis_color);
+
+    if (axes.x_title && axes.x_title[0]) {
+        const ImVec2 title_size = ImGui::CalcTextSize(axes.x_title);
+        draw_list->AddText(ImVec2(plot.plot_min.x + (plot_width - title_size.x) * 0.5f, plot.plot_max.y + 0.7f * em + line),
+                           text_color, axes.x_title);
+    }
+    if (axes.y_title && axes.y_title[0]) {
+        draw_list->AddText(ImVec2(frame_min.x, frame_min.y), text_color, axes.y_title);
+    }
+    draw_list->PushClipRect(plot.plot_min, plot.plot_max, true);
+    return true;
+}
+
+void EndLogPlot() {
+    IM_ASSERT(plot.active && "EndLogPlot without a successful BeginLogPlot");
+    const LegendLayout legend = layout_legend();
+    draw_texts(legend);
+    draw_legend(legend);
+    plot.draw_list->PopClipRect();
+    ImGui::GetStateStorage()->SetBool(plot.storage_id, plot.point_hovered_this_frame);
+    plot.active = false;
+    plot.legend.clear();
+    plot.texts.clear();
+}
+
+bool PlotLine(const char* label, const double* xs, const double* ys, int count, ImU32 color, float thickness_em,
+              float dash_em) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::line, MarkerShape::circle, dash_em);
+    const float dash = dash_em * plot.em;
+    const float thickness = std::max(1.0f, thickness_em * plot.em);
+    // Clip in double precision against the plot grown by the thickness, so huge coordinates never reach the GPU.
+    const double grow = thickness + 2;
+    const double left = plot.plot_min.x - grow, right = plot.plot_max.x + grow;
+    const double top = plot.plot_min.y - grow, bottom = plot.plot_max.y + grow;
+    std::vector<ImVec2> run;
+    double nearest = 1e30;
+    auto flush = [&] {
+        if (run.size() >= 2) {
+            if (dash > 0) {
+                for (size_t i = 1; i < run.size(); ++i) draw_dashed(run[i - 1], run[i], color, thickness, dash);
+            } else {
+                plot.draw_list->AddPolyline(run.data(), static_cast<int>(run.size()), color, ImDrawFlags_None, thickness);
+            }
+        }
+        run.clear();
+    };
+    for (int i = 0; i + 1 < count; ++i) {
+        double x0 = pixel_x(xs[i]), y0 = pixel_y(ys[i]), x1 = pixel_x(xs[i + 1]), y1 = pixel_y(ys[i + 1]);
+        if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1)) {
+            flush();
+            continue;
+        }
+        const double original_x1 = x1, original_y1 = y1;
+        const double original_x0 = x0, original_y0 = y0;
+        if (!clip_segment(x0, y0, x1, y1, left, top, right, bottom)) {
+            flush();
+            continue;
+        }
+        const bool start_clipped = x0 != original_x0 || y0 != original_y0;
+        if (start_clipped || run.empty()) {
+            flush();
+            run.push_back(ImVec2(static_cast<float>(x0), static_cast<float>(y0)));
+        }
+        run.push_back(ImVec2(static_cast<float>(x1), static_cast<float>(y1)));
+        nearest = std::min(nearest, distance_to_segment(plot.mouse, ImVec2(static_cast<float>(x0), static_cast<float>(y0)),
+                                                        ImVec2(static_cast<float>(x1), static_cast<float>(y1))));
+        if (x1 != original_x1 || y1 != original_y1) flush();
+    }
+    flush();
+    return claim_line_hover(nearest);
+}
+
+bool PlotSegment(const char* label, double x0, double y0, double x1, double y1, ImU32 color, float thickness_em,
+                 float dash_em) {
+    const double xs[2] = {x0, x1}, ys[2] = {y0, y1};
+    return PlotLine(label, xs, ys, 2, color, thickness_em, dash_em);
+}
+
+bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em, MarkerShape shape) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::marker, shape);
+    const double px = pixel_x(x), py = pixel_y(y);
+    const float radius = std::max(2.0f, radius_em * plot.em);
+    if (!std::isfinite(px) || !std::isfinite(py)) return false;
+    if (px < plot.plot_min.x - radius || px > plot.plot_max.x + radius || py < plot.plot_min.y - radius ||
+        py > plot.plot_max.y + radius) {
+        return false;
+    }
+    const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
+    draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
+    const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
+                         std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);
+    if (hovered) {
+        plot.point_hovered_this_frame = true;
+        plot.draw_list->AddCircle(center, radius + 0.25f * plot.em, palette().text, 24, 0.1f * plot.em);
+    }
+    return hovered;
+}
+
+void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
+    IM_ASSERT(plot.active);
+    const double px = pixel_x(x), py = pixel_y(y);
+    if (!std::isfinite(px) || !std::isfinite(py)) return;
+    const float em = plot.em;
+    // Anchors far outside are culled; those just outside are pulled in at EndLogPlot.
+    const float reach = 20 * em;
+    if (px < plot.plot_min.x - reach || px > plot.plot_max.x + reach || py < plot.plot_min.y - reach ||
+        py > plot.plot_max.y + reach) {
+        return;
+    }
+    plot.texts.push_back({ImVec2(static_cast<float>(px) + offset_em.x * em, static_cast<float>(py) + offset_em.y * em),
+                          pivot, text, color});
+}
+
+bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, float dash_em) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::line, MarkerShape::circle, dash_em);
+    const double py = pixel_y(y);
+    if (!std::isfinite(py) || py < plot.plot_min.y || py > plot.plot_max.y) return false;
+    const float thickness = std::max(1.0f, thickness_em * plot.em);
+    draw_dashed(ImVec2(plot.plot_min.x, static_cast<float>(py)), ImVec2(plot.plot_max.x, static_cast<float>(py)), color,
+                thickness, dash_em * plot.em);
+    return claim_line_hover(std::fabs(plot.mouse.y - py));
+}
+
+bool PlotVLine(const char* label, double x, ImU32 color, float thickness_em, float dash_em) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::line, MarkerShape::circle, dash_em);
+    const double px = pixel_x(x);
+    if (!std::isfinite(px) || px < plot.plot_min.x || px > plot.plot_max.x) return false;
+    const float thickness = std::max(1.0f, thickness_em * plot.em);
+    draw_dashed(ImVec2(static_cast<float>(px), plot.plot_min.y), ImVec2(static_cast<float>(px), plot.plot_max.y), color,
+                thickness, dash_em * plot.em);
+    return claim_line_hover(std::fabs(plot.mouse.x - px));
+}
+
+void PlotLegendLine(const char* label, ImU32 color, float dash_em) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::line, MarkerShape::circle, dash_em);
+}
+
+void PlotLegendMarker(const char* label, ImU32 color, MarkerShape shape) {
+    IM_ASSERT(plot.active);
+    add_legend_entry(label, color, LegendSwatch::marker, shape);
+}
+
+ImVec2 PlotToPixels(double x, double y) {
+    IM_ASSERT(plot.active);
+    return ImVec2(static_cast<float>(pixel_x(x)), static_cast<float>(pixel_y(y)));
+}
+
+bool IsPlotHovered() { return plot.active && plot.hovered; }
+
+bool GetPlotMousePosition(double* x, double* y) {
+    if (!plot.active || !plot.hovered) return false;
+    const double fx = (plot.mouse.x - plot.plot_min.x) / (plot.plot_max.x - plot.plot_min.x);
+    const double fy = (plot.plot_max.y - plot.mouse.y) / (plot.plot_max.y - plot.plot_min.y);
+    const double ax = plot.x_axis_min + fx * (plot.x_axis_max - plot.x_axis_min);
+    const double ay = plot.y_axis_min + fy * (plot.y_axis_max - plot.y_axis_min);
+    if (x) *x = plot.axes.x_scale == AxisScale::log10 ? std::pow(10.0, ax) : ax;
+    if (y) *y = plot.axes.y_scale == AxisScale::log10 ? std::pow(10.0, ay) : ay;
+    return true;
+}
+
+}  // namespace widgets

@@ -1,0 +1,115 @@
+#include "widgets/palette.h"
+
+namespace widgets {
+namespace {
+
+constexpr ImU32 rgb(unsigned r, unsigned g, unsigned b) { return IM_COL32(r, g, b, 255); }
+
+// Okabe-Ito-like hues: distinguishable for colour-blind viewers and on a washed-out projector.
+Palette dark_palette() {
+    Palette p{};
+    p.weights = rgb(86, 180, 233);
+    p.grads = rgb(0, 158, 115);
+    p.master = rgb(230, 159, 0);
+    p.optimizer = rgb(204, 121, 167);
+    p.optimizer_second = rgb(160, 90, 140);
+    p.activations = rgb(240, 228, 66);
+    p.kv_cache = rgb(150, 150, 230);
+    p.forward = rgb(86, 180, 233);
+    p.backward = rgb(230, 159, 0);
+    p.weight_grad = rgb(0, 158, 115);
+    p.idle = rgb(70, 72, 78);
+    p.memory_wall = rgb(86, 180, 233);
+    p.time_wall = rgb(230, 159, 0);
+    p.serving_wall = rgb(204, 121, 167);
+    p.nvlink = rgb(118, 185, 0);
+    p.infiniband = rgb(213, 94, 0);
+    p.hbm = rgb(86, 180, 233);
+    p.compute = rgb(240, 240, 240);
+    p.over_budget = rgb(235, 64, 52);
+    p.within_budget = rgb(80, 200, 120);
+    p.warning = rgb(240, 190, 60);
+    p.text = rgb(235, 235, 235);
+    p.text_dim = rgb(160, 162, 170);
+    p.grid = IM_COL32(255, 255, 255, 28);
+    p.axis = rgb(190, 190, 195);
+    p.panel_background = rgb(24, 26, 31);
+    p.ceiling = rgb(220, 220, 225);
+    const ImU32 series[8] = {rgb(86, 180, 233), rgb(230, 159, 0), rgb(0, 158, 115), rgb(204, 121, 167),
+                             rgb(240, 228, 66), rgb(213, 94, 0), rgb(150, 150, 230), rgb(200, 200, 200)};
+    for (int i = 0; i < 8; ++i) p.series[i] = series[i];
+    return p;
+}
+
+Palette light_palette() {
+    Palette p = dark_palette();
+    p.weights = rgb(0, 114, 178);
+    p.grads = rgb(0, 130, 95);
+    p.master = rgb(200, 120, 0);
+    p.optimizer = rgb(180, 80, 140);
+    p.optimizer_second = rgb(130, 60, 110);
+    p.activations = rgb(190, 170, 0);
+    p.forward = rgb(0, 114, 178);
+    p.backward = rgb(200, 120, 0);
+    p.weight_grad = rgb(0, 130, 95);
+    p.idle = rgb(215, 215, 220);
+    p.memory_wall = p.weights;
+    p.time_wall = p.master;
+    p.serving_wall = p.optimizer;
+    p.nvlink = rgb(70, 140, 0);
+    p.infiniband = rgb(200, 80, 0);
+    p.hbm = p.weights;
+    p.compute = rgb(30, 30, 30);
+    p.over_budget = rgb(200, 30, 30);
+    p.within_budget = rgb(30, 150, 70);
+    p.warning = rgb(190, 130, 0);
+    p.text = rgb(20, 20, 25);
+    p.text_dim = rgb(90, 90, 100);
+    p.grid = IM_COL32(0, 0, 0, 30);
+    p.axis = rgb(60, 60, 65);
+    p.panel_background = rgb(250, 250, 250);
+    p.ceiling = rgb(40, 40, 45);
+    const ImU32 series[8] = {rgb(0, 114, 178), rgb(200, 120, 0), rgb(0, 130, 95), rgb(180, 80, 140),
+                             rgb(160, 140, 0), rgb(200, 80, 0), rgb(90, 90, 200), rgb(90, 90, 90)};
+    for (int i = 0; i < 8; ++i) p.series[i] = series[i];
+    return p;
+}
+
+Theme g_theme = Theme::dark;
+Palette g_palette = dark_palette();
+
+}  // namespace
+
+void set_theme(Theme theme) {
+    g_theme = theme;
+    g_palette = theme == Theme::dark ? dark_palette() : light_palette();
+    if (ImGui::GetCurrentContext()) {
+        if (theme == Theme::dark) ImGui::StyleColorsDark();
+        else ImGui::StyleColorsLight();
+        ImGuiStyle& style = ImGui::GetStyle();
+        style.Colors[ImGuiCol_WindowBg] = ImGui::ColorConvertU32ToFloat4(g_palette.panel_background);
+        style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+    }
+}
+
+Theme current_theme() { return g_theme; }
+
+const Palette& palette() { return g_palette; }
+
+ImU32 memory_kind_color(std::string_view kind, int index_within_kind) {
+    const Palette& p = g_palette;
+    if (kind == "weights") return p.weights;
+    if (kind == "grads") return index_within_kind == 0 ? p.grads : with_alpha(p.grads, 0.65f);
+    if (kind == "master") return p.master;
+    if (kind == "optimizer") return index_within_kind == 0 ? p.optimizer : p.optimizer_second;
+    if (kind == "activations") return p.activations;
+    if (kind == "kv_cache") return p.kv_cache;
+    return p.text_dim;
+}
+
+ImU32 with_alpha(ImU32 color, float alpha) {
+    const ImU32 a = static_cast<ImU32>(alpha * 255.0f + 0.5f);
+    return (color & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);
+}
+
+}  // namespace widgets

@@ -1,0 +1,51 @@
+#pragma once
+// The contract between the app and every panel: what a panel is handed each frame, and how panels are registered.
+//
+// A panel file (widgets/panel_<name>.cpp) holds a small state struct with commented defaults and a draw function,
+// and exposes one factory `PanelDef make_<name>_panel()` that widgets/panels.cpp lists. The draw function:
+//   - reads figures from ctx.report only (core computes them; a widget never does arithmetic on figures),
+//   - may edit ctx.scenario (the app re-evaluates; an invalid edit is rolled back and shown as an error),
+//   - draws its animation at ctx.playback.t_seconds and never reads a clock,
+//   - sizes everything in multiples of ImGui::GetFontSize().
+#include "core/report.h"
+#include "core/scenario.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace widgets {
+
+// One panel's animation time. The app advances t while playing; transport controls and export set it directly.
+struct Playback {
+    double t_seconds = 0;        // the time the panel draws
+    bool playing = false;
+    double speed = 1.0;          // multiplier on wall-clock time
+    double duration_seconds = 0; // set by the panel each frame from core (0: nothing to animate)
+    double step_seconds = 1.0;   // what "step" moves by, set by the panel
+    bool loop = true;            // restart at 0 after the end while playing
+};
+
+// Data the app loads from files on the panels' behalf (core reads no files).
+struct SharedAssets {
+    std::string measured_roofline_csv;  // assets/h100_measured_roofline.csv
+};
+
+struct PanelContext {
+    core::Scenario& scenario;        // edits are applied by the app after the frame
+    const core::Report& report;      // evaluate(scenario) of the last valid scenario
+    Playback& playback;
+    const SharedAssets& assets;
+    bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
+};
+
+struct PanelDef {
+    const char* name;                // "stack": the View menu and `export --panel` use it
+    const char* title;               // "The 16-byte stack"
+    std::function<void(PanelContext&)> draw;
+};
+
+// Every panel, in View-menu order: stack, walls, cube, roofline, ring, pipeline, configurator.
+std::vector<PanelDef> make_all_panels();
+
+}  // namespace widgets

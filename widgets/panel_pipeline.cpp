@@ -1,0 +1,549 @@
+// Pipeline schedules: two schedules' timelines stacked on one time axis, bubble and in-flight figures beside each.
+// The sliders are a local sandbox seeded from the scenario; core generates every op and every figure.
+#include "core/format.h"
+#include "core/pipeline_schedule.h"
+#include "widgets/figure.h"
+#include "widgets/fonts.h"
+#include "widgets/palette.h"
+#include "widgets/panel.h"
+#include "widgets/transport.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace widgets {
+namespace {
+
+using core::PipelineOp;
+using core::PipelineOpKind;
+using core::ScheduleKind;
+using core::ScheduleParams;
+using core::ScheduleTimeline;
+
+constexpr ScheduleKind kAllKinds[] = {ScheduleKind::naive, ScheduleKind::gpipe, ScheduleKind::one_f_one_b,
+                                      ScheduleKind::interleaved, ScheduleKind::zb_h1};
+constexpr int kMaxStages = 16;
+constexpr int kMaxMicrobatches = 64;
+constexpr int kMaxChunks = 4;
+constexpr int kStagesWithoutPipeline = 4;    // the seed's P = 4, shown when the scenario has pp = 1
+constexpr double kAnimationSeconds = 12.0;   // the longer schedule's whole step plays in this long at 1x
+constexpr float kGhostAlpha = 0.28f;          // ops still to run: a faint preview of the plan
+
+const char* schedule_title(ScheduleKind kind) {
+    switch (kind) {
+        case ScheduleKind::naive: return "Naive (whole batch, no micro-batches)";
+        case ScheduleKind::gpipe: return "GPipe (all forwards, then all backwards)";
+        case ScheduleKind::one_f_one_b: return "1F1B (PipeDream-Flush)";
+        case ScheduleKind::interleaved: return "Interleaved 1F1B (Megatron)";
+        case ScheduleKind::zb_h1: return "ZB-H1 (zero bubble, B and W split)";
+    }
+    return "";
+}
+
+// The lesson's order: each schedule is compared with the one it improves on.
+ScheduleKind predecessor(ScheduleKind kind) {
+    switch (kind) {
+        case ScheduleKind::naive: return ScheduleKind::gpipe;
+        case ScheduleKind::gpipe: return ScheduleKind::naive;
+        case ScheduleKind::one_f_one_b: return ScheduleKind::gpipe;
+        case ScheduleKind::interleaved: return ScheduleKind::one_f_one_b;
+        case ScheduleKind::zb_h1: return ScheduleKind::one_f_one_b;
+    }
+    return ScheduleKind::gpipe;
+}
+
+struct ClosedFormText {
+    const char* bubble_fraction;
+    const char* bubble_overhead;
+    const char* peak_inflight;
+    const char* source;
+};
+
+ClosedFormText closed_form_text(ScheduleKind kind) {
+    switch (kind) {
+        case ScheduleKind::naive: return {"(p-1)/p", "p-1", "m (the whole batch)", "seed 003; Huang et al. 2019 fig. 2"};
+        case ScheduleKind::gpipe: return {"(p-1)/(m+p-1)", "(p-1)/m", "m", "Huang et al. 2019; Narayanan et al. 2021 sec 2.2.1"};
+        case ScheduleKind::one_f_one_b:
+            return {"(p-1)/(m+p-1)", "(p-1)/m", "min(p, m)", "Narayanan et al. 2021 sec 2.2.1"};
+        case ScheduleKind::interleaved:
+            return {"(p-1)/(v m+p-1)", "(p-1)/(v m)", "2(p-1)+(v-1)p+1 chunks", "Narayanan et al. 2021 sec 2.2.2"};
+        case ScheduleKind::zb_h1:
+            return {"I/(I + m(F+B+W)), I = (p-1)(F+B-W)", "(p-1)(F+B-W)/(m(F+B+W))", "min(p, m)",
+                    "Qi et al. 2024 sec 2.1 (ZB-H1)"};
+    }
+    return {"", "", "", ""};
+}
+
+// The panel's sandbox: its own p, m, v and F:B:W, seeded from the scenario and re-seeded when the scenario changes.
+struct PipelinePanelState {
+    int stages = 4;                 // p, GPUs in the pipeline
+    int microbatches = 8;           // m
+    int virtual_chunks = 2;         // v, chunks per GPU when a schedule is interleaved
+    float backward_input = 1.0f;    // B in units of T_F (input gradient)
+    float weight_grad = 1.0f;       // W in units of T_F; B + W = 2 T_F is the papers' usual backward
+    float p2p = 0.0f;               // send/recv between GPUs in units of T_F (0: the papers' free communication)
+    ScheduleKind kinds[2] = {ScheduleKind::gpipe, ScheduleKind::one_f_one_b};
+
+    // What the sandbox was seeded from: a change in the scenario re-seeds it.
+    int seeded_pp = -1, seeded_microbatches = -1, seeded_chunks = -1;
+    ScheduleKind seeded_kind = ScheduleKind::one_f_one_b;
+
+    // Timelines are regenerated only when their parameters change.
+    ScheduleParams cached_params[2];
+    ScheduleTimeline timelines[2];
+    std::string errors[2];
+    bool cached[2] = {false, false};
+};
+
+bool same_params(const ScheduleParams& a, const ScheduleParams& b) {
+    return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches &&
+           a.virtual_chunks == b.virtual_chunks && a.forward_seconds == b.forward_seconds &&
+           a.backward_seconds == b.backward_seconds && a.weight_grad_seconds == b.weight_grad_seconds &&
+           a.p2p_seconds == b.p2p_seconds;
+}
+
+bool shows_interleaved(const PipelinePanelState& state) {
+    return state.kinds[0] == ScheduleKind::interleaved || state.kinds[1] == ScheduleKind::interleaved;
+}
+
+// Interleaving needs m to be a multiple of p: round m to the nearest multiple that the slider allows.
+void constrain_microbatches(PipelinePanelState& state) {
+    state.microbatches = std::clamp(state.microbatches, 1, kMaxMicrobatches);
+    if (!shows_interleaved(state) || state.virtual_chunks == 1) return;
+    const int multiples = std::max(1, (state.microbatches + state.stages / 2) / state.stages);
+    state.microbatches = std::min(multiples, kMaxMicrobatches / state.stages) * state.stages;
+}
+
+void seed_from_scenario(PipelinePanelState& state, const PanelContext& ctx) {
+    const core::ParallelSpec& parallel = ctx.scenario.parallel;
+    const int microbatches = ctx.report.pipeline.microbatches;
+    if (parallel.pp == state.seeded_pp && microbatches == state.seeded_microbatches &&
+        parallel.virtual_stages == state.seeded_chunks && parallel.schedule == state.seeded_kind)
+        return;
+    state.seeded_pp = parallel.pp;
+    state.seeded_microbatches = microbatches;
+    state.seeded_chunks = parallel.virtual_stages;
+    state.seeded_kind = parallel.schedule;
+    state.stages = parallel.pp > 1 ? std::clamp(parallel.pp, 1, kMaxStages) : kStagesWithoutPipeline;
+    state.microbatches = std::clamp(microbatches, 1, kMaxMicrobatches);
+    state.virtual_chunks = parallel.virtual_stages > 1 ? std::clamp(parallel.virtual_stages, 2, kMaxChunks) : 2;
+    state.kinds[0] = predecessor(parallel.schedule);
+    state.kinds[1] = parallel.schedule;
+    if (state.kinds[1] == ScheduleKind::naive) std::swap(state.kinds[0], state.kinds[1]);
+    constrain_microbatches(state);
+}
+
+ScheduleParams params_for(const PipelinePanelState& state, ScheduleKind kind) {
+    ScheduleParams params;
+    params.kind = kind;
+    params.stages = state.stages;
+    params.microbatches = state.microbatches;
+    params.virtual_chunks = kind == ScheduleKind::interleaved ? state.virtual_chunks : 1;
+    params.forward_seconds = 1.0;  // the time unit: T_F
+    params.backward_seconds = double(state.backward_input) + double(state.weight_grad);
+    params.weight_grad_seconds = state.weight_grad;
+    params.p2p_seconds = state.p2p;
+    return params;
+}
+
+void refresh_timelines(PipelinePanelState& state) {
+    for (int i = 0; i < 2; ++i) {
+        const ScheduleParams params = params_for(state, state.kinds[i]);
+        if (state.cached[i] && same_params(params, state.cached_params[i])) continue;
+        state.cached_params[i] = params;
+        state.cached[i] = true;
+        state.errors[i].clear();
+        try {
+            state.timelines[i] = core::generate_schedule(params);
+        } catch (const std::exception& error) {
+            state.timelines[i] = ScheduleTimeline{};
+            state.errors[i] = error.what();
+        }
+    }
+}
+
+// ---- Controls ----
+
+void draw_controls(PipelinePanelState& state) {
+    const float font = ImGui::GetFontSize();
+    const float slider_width = font * 9.0f;
+    ImGui::SetNextItemWidth(slider_width);
+    if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
+    ImGui::SameLine(0, font * 1.5f);
+    ImGui::SetNextItemWidth(slider_width);
+    if (shows_interleaved(state) && state.virtual_chunks > 1) {
+        // Interleaving needs m = k p: the slider moves k and shows m.
+        int multiples = state.microbatches / state.stages;
+        char format[48];
+        std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
+        if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
+            state.microbatches = multiples * state.stages;
+    } else {
+        ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
+    }
+    if (shows_interleaved(state)) {
+        ImGui::SameLine(0, font * 1.5f);
+        ImGui::SetNextItemWidth(font * 6.0f);
+        if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
+    }
+
+    ImGui::SetNextItemWidth(slider_width);
+    ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F");
+    ImGui::SameLine(0, font * 1.5f);
+    ImGui::SetNextItemWidth(slider_width);
+    ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F");
+    ImGui::SameLine(0, font * 1.5f);
+    ImGui::SetNextItemWidth(slider_width);
+    ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
+    ImGui::SameLine(0, font * 1.5f);
+    if (ImGui::Button("Reset to scenario")) state.seeded_pp = -1;
+}
+
+// ---- Legend ----
+
+void legend_swatch(ImU32 color, const char* text) {
+    const float font = ImGui::GetFontSize();
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(ImVec2(at.x, at.y + font * 0.15f), ImVec2(at.x + font * 1.4f, at.y + font * 0.95f), color,
+                        font * 0.12f);
+    ImGui::Dummy(ImVec2(font * 1.5f, font));
+    ImGui::SameLine(0, font * 0.3f);
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(0, font * 1.2f);
+}
+
+void draw_legend(const PipelinePanelState& state) {
+    const Palette& colors = palette();
+    const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1;
+    legend_swatch(colors.forward, "F forward");
+    legend_swatch(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)");
+    if (split) legend_swatch(colors.weight_grad, "W weight grad");
+    legend_swatch(colors.idle, "idle: the bubble");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
+    ImGui::TextUnformatted(shows_interleaved(state) ? "numbers: micro-batch, small: chunk (lighter = later chunk)"
+                                                    : "numbers: micro-batch");
+    ImGui::PopStyleColor();
+}
+
+// ---- One timeline ----
+
+struct TimeAxis {
+    float x0 = 0, x1 = 0;           // screen x of time 0 and of the longest makespan
+    double longest_seconds = 1;     // both grids share this scale
+    float x_of(double seconds) const { return x0 + float(seconds / longest_seconds) * (x1 - x0); }
+};
+
+ImU32 mix(ImU32 a, ImU32 b, float share_of_b) {
+    const ImVec4 ca = ImGui::ColorConvertU32ToFloat4(a);
+    const ImVec4 cb = ImGui::ColorConvertU32ToFloat4(b);
+    const float s = share_of_b;
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(ca.x + (cb.x - ca.x) * s, ca.y + (cb.y - ca.y) * s,
+                                                 ca.z + (cb.z - ca.z) * s, 1.0f));
+}
+
+// Dark text on light fills, light text on dark ones, so labels read in both themes.
+ImU32 label_color_on(ImU32 fill) {
+    const ImVec4 c = ImGui::ColorConvertU32ToFloat4(fill);
+    const float luminance = 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z;
+    return luminance > 0.45f ? IM_COL32(15, 15, 20, 255) : IM_COL32(250, 250, 250, 255);
+}
+
+ImU32 op_color(const PipelineOp& op, int chunks) {
+    const Palette& colors = palette();
+    const ImU32 base = op.kind == PipelineOpKind::forward       ? colors.forward
+                       : op.kind == PipelineOpKind::weight_grad ? colors.weight_grad
+                                                                : colors.backward;
+    if (chunks <= 1) return base;
+    return mix(base, IM_COL32(255, 255, 255, 255), 0.5f * float(op.chunk) / float(chunks - 1));
+}
+
+const char* op_kind_text(PipelineOpKind kind) {
+    switch (kind) {
+        case PipelineOpKind::forward: return "forward";
+        case PipelineOpKind::backward: return "backward (B + W)";
+        case PipelineOpKind::backward_input: return "B, input gradient";
+        case PipelineOpKind::weight_grad: return "W, weight gradient";
+    }
+    return "";
+}
+
+// The micro-batch number (1-based, as in the papers' figures) and, when interleaved, the chunk in small type.
+void draw_op_label(ImDrawList* draw, const PipelineOp& op, bool interleaved, ImVec2 min, ImVec2 max, ImU32 color) {
+    const float font = ImGui::GetFontSize();
+    const float small = font * 0.72f;
+    char number[16];
+    char chunk[16];
+    std::snprintf(number, sizeof number, "%d", op.microbatch + 1);
+    std::snprintf(chunk, sizeof chunk, "%d", op.chunk + 1);
+    ImFont* regular = ImGui::GetFont();
+    const float number_width = regular->CalcTextSizeA(font, 1e9f, 0, number).x;
+    const float chunk_width = interleaved ? regular->CalcTextSizeA(small, 1e9f, 0, chunk).x : 0.0f;
+    const float width = number_width + chunk_width;
+    if (width + font * 0.2f > max.x - min.x || font * 0.9f > max.y - min.y) return;
+    const float x = (min.x + max.x - width) * 0.5f;
+    const float y = (min.y + max.y - font) * 0.5f;
+    draw->AddText(regular, font, ImVec2(x, y), color, number);
+    if (interleaved) draw->AddText(regular, small, ImVec2(x + number_width, y + font * 0.4f), color, chunk);
+}
+
+// Nice tick spacing: 1, 2 or 5 times a power of ten, about `target` ticks across.
+double tick_step(double span, int target) {
+    const double raw = span / std::max(target, 1);
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double factor : {1.0, 2.0, 5.0, 10.0})
+        if (raw <= factor * power) return factor * power;
+    return 10.0 * power;
+}
+
+struct GridLayout {
+    float label_width = 0;      // "GPU 16"
+    float inflight_width = 0;   // "in flight" column at the right
+    float row_height = 0;
+    float axis_height = 0;
+};
+
+void draw_time_axis(ImDrawList* draw, const TimeAxis& axis, float y, float right_edge) {
+    const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
+    draw->AddLine(ImVec2(axis.x0, y), ImVec2(axis.x1, y), colors.axis, std::max(1.0f, font * 0.06f));
+    const double step = tick_step(axis.longest_seconds, int((axis.x1 - axis.x0) / (font * 4.0f)));
+    for (double tick = 0; tick <= axis.longest_seconds + 1e-9; tick += step) {
+        const float x = axis.x_of(tick);
+        draw->AddLine(ImVec2(x, y), ImVec2(x, y + font * 0.3f), colors.axis, std::max(1.0f, font * 0.06f));
+        const std::string text = core::format_number(tick);
+        const float width = ImGui::CalcTextSize(text.c_str()).x;
+        draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text.c_str());
+    }
+    const char* title = "time in T_F (one micro-batch's forward on one GPU)";
+    const float title_width = ImGui::CalcTextSize(title).x;
+    draw->AddText(ImVec2(right_edge - title_width, y + font * 1.4f), colors.text_dim, title);
+}
+
+void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const GridLayout& layout, double t,
+                   float width, bool exporting) {
+    const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float rows_height = layout.row_height * float(timeline.stages);
+    ImGui::Dummy(ImVec2(width, rows_height + layout.axis_height));
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const bool interleaved = timeline.kind == ScheduleKind::interleaved && timeline.virtual_chunks > 1;
+    const double now = std::min(t, timeline.makespan_seconds);
+    const float inset = layout.row_height * 0.08f;
+    const float gap = std::min(font * 0.05f, (axis.x1 - axis.x0) / float(axis.longest_seconds) * 0.05f);
+    const std::vector<int> inflight = core::inflight_at(timeline, t);
+
+    // Column header for the live in-flight count.
+    const float inflight_x = origin.x + width - layout.inflight_width;
+    for (int device = 0; device < timeline.stages; ++device) {
+        const float top = origin.y + layout.row_height * float(device);
+        const float bottom = top + layout.row_height;
+        char label[16];
+        std::snprintf(label, sizeof label, "GPU %d", device + 1);
+        draw->AddText(ImVec2(origin.x, (top + bottom - font) * 0.5f), colors.text_dim, label);
+        // The whole step's extent as an outline; what has elapsed of it is idle grey until an op covers it.
+        draw->AddRect(ImVec2(axis.x0, top + inset), ImVec2(axis.x_of(timeline.makespan_seconds), bottom - inset),
+                      colors.grid, 0, 0, std::max(1.0f, font * 0.05f));
+        if (now > 0)
+            draw->AddRectFilled(ImVec2(axis.x0, top + inset), ImVec2(axis.x_of(now), bottom - inset), colors.idle);
+        char count[16];
+        std::snprintf(count, sizeof count, "%d", inflight[device]);
+        const float count_width = ImGui::CalcTextSize(count).x;
+        draw->AddText(ImVec2(inflight_x + (layout.inflight_width - count_width) * 0.5f, (top + bottom - font) * 0.5f),
+                      colors.text, count);
+    }
+
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    const PipelineOp* hovered = nullptr;
+    for (const PipelineOp& op : timeline.ops) {
+        const float top = origin.y + layout.row_height * float(op.device) + inset;
+        const float bottom = top + layout.row_height - 2 * inset;
+        const ImVec2 min(axis.x_of(op.start_seconds) + gap, top);
+        const ImVec2 max(std::max(min.x + 1.0f, axis.x_of(op.end_seconds()) - gap), bottom);
+        const ImU32 fill = op_color(op, timeline.virtual_chunks);
+        const double progress = core::op_progress(op, t);
+        if (progress < 1) {
+            // What has not run yet is drawn faintly, so the plan is readable before and while it fills.
+            const ImU32 ghost = with_alpha(fill, kGhostAlpha);
+            draw->AddRectFilled(min, max, ghost, font * 0.1f);
+            draw_op_label(draw, op, interleaved, min, max, with_alpha(colors.text, 0.55f));
+        }
+        if (progress > 0) {
+            const ImVec2 run_max(std::max(min.x + 1.0f, axis.x_of(op.start_seconds + op.duration_seconds * progress) - gap),
+                                 bottom);
+            draw->AddRectFilled(min, progress < 1 ? run_max : max, fill, font * 0.1f);
+            if (progress >= 1) draw_op_label(draw, op, interleaved, min, max, label_color_on(fill));
+        }
+        if (!exporting && mouse.x >= min.x && mouse.x < max.x && mouse.y >= min.y && mouse.y < max.y) hovered = &op;
+    }
+
+    // "Now" marker while the step is still running.
+    if (t < timeline.makespan_seconds) {
+        const float x = axis.x_of(t);
+        draw->AddLine(ImVec2(x, origin.y), ImVec2(x, origin.y + rows_height), colors.text,
+                      std::max(1.0f, font * 0.08f));
+    }
+    const float end_x = axis.x_of(timeline.makespan_seconds);
+    draw->AddLine(ImVec2(end_x, origin.y), ImVec2(end_x, origin.y + rows_height), colors.axis,
+                  std::max(1.0f, font * 0.06f));
+    draw_time_axis(draw, axis, origin.y + rows_height + font * 0.2f, inflight_x - font * 0.5f);
+
+    if (hovered) {
+        ImGui::BeginTooltip();
+        ImGui::Text("GPU %d, micro-batch %d", hovered->device + 1, hovered->microbatch + 1);
+        if (timeline.virtual_chunks > 1) ImGui::Text("chunk %d of %d", hovered->chunk + 1, timeline.virtual_chunks);
+        ImGui::Text("%s", op_kind_text(hovered->kind));
+        ImGui::Text("%s to %s T_F", core::format_number(hovered->start_seconds).c_str(),
+                    core::format_number(hovered->end_seconds()).c_str());
+        ImGui::EndTooltip();
+    }
+}
+
+// ---- Figures beside a timeline ----
+
+void dim_text(const std::string& text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::TextWrapped("%s", text.c_str());
+    ImGui::PopStyleColor();
+}
+
+void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params) {
+    const ClosedFormText closed = closed_form_text(params.kind);
+    const bool applies = core::closed_form_applies(params);
+    figure("Bubble", core::format_percent(timeline.bubble_fraction) + " of GPU-time idle",
+           "1 - busy / makespan, measured from the ops: busy " +
+               core::format_number(timeline.busy_seconds_per_device) + " T_F per GPU, makespan " +
+               core::format_number(timeline.makespan_seconds) + " T_F",
+           closed.source);
+    dim_text(std::string("  closed form ") + closed.bubble_fraction + " = " +
+             core::format_percent(core::closed_form_bubble_fraction(params)));
+    figure("Overhead", core::format_percent(timeline.bubble_overhead) + " on top of compute",
+           "(makespan - busy) / busy: the papers' bubble time over ideal time", closed.source);
+    dim_text(std::string("  closed form ") + closed.bubble_overhead + " = " +
+             core::format_percent(core::closed_form_bubble_overhead(params)));
+    figure("Step", core::format_number(timeline.makespan_seconds) + " T_F, ideal " +
+                       core::format_number(timeline.busy_seconds_per_device) + " T_F");
+
+    const int peak = timeline.peak_inflight_microbatches.empty() ? 0 : timeline.peak_inflight_microbatches[0];
+    if (params.kind == ScheduleKind::interleaved && params.virtual_chunks > 1) {
+        figure("Peak in flight, GPU 1", std::to_string(peak) + " chunk-micro-batches",
+               "(micro-batch, chunk) pairs whose forward ran and whose backward has not: each holds 1/v of the "
+               "GPU's layers' activations",
+               closed.source);
+        dim_text("  = " + core::format_number(timeline.peak_inflight_activations[0]) +
+                 " micro-batches' activations; closed form " + closed.peak_inflight + " = " +
+                 std::to_string(core::closed_form_peak_inflight(params)));
+    } else {
+        figure("Peak in flight, GPU 1", std::to_string(peak) + " micro-batches' activations",
+               params.kind == ScheduleKind::zb_h1
+                   ? "forward ran, W not yet done: every GPU keeps p in flight, some only awaiting W"
+                   : "forward ran, backward not yet done",
+               closed.source);
+        dim_text(std::string("  closed form ") + closed.peak_inflight + " = " +
+                 std::to_string(core::closed_form_peak_inflight(params)));
+    }
+    if (!applies) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
+        ImGui::TextWrapped("%s", params.p2p_seconds > 0 ? "Closed forms assume free send/recv: measured differs."
+                                                        : "ZB-H1's closed form assumes m >= p: measured differs.");
+        ImGui::PopStyleColor();
+    }
+}
+
+void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis& axis_template,
+                           const GridLayout& layout, double t, bool exporting) {
+    const float font = ImGui::GetFontSize();
+    const float figures_width = font * 22.0f;
+    const float grid_width = std::max(font * 20.0f, ImGui::GetContentRegionAvail().x - figures_width - font);
+
+    ImGui::PushID(index);
+    const ImVec2 header_origin = ImGui::GetCursorScreenPos();
+    ImGui::SetNextItemWidth(font * 19.0f);
+    if (ImGui::BeginCombo("##schedule", schedule_title(state.kinds[index]))) {
+        for (ScheduleKind kind : kAllKinds) {
+            if (ImGui::Selectable(schedule_title(kind), kind == state.kinds[index])) {
+                state.kinds[index] = kind;
+                constrain_microbatches(state);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    // Header of the live in-flight column, right-aligned over it on the combo's line.
+    const float header_width = ImGui::CalcTextSize("in flight").x;
+    ImGui::GetWindowDrawList()->AddText(
+        ImVec2(header_origin.x + grid_width - (layout.inflight_width + header_width) * 0.5f,
+               header_origin.y + ImGui::GetStyle().FramePadding.y),
+        palette().text_dim, "in flight");
+
+    const ScheduleTimeline& timeline = state.timelines[index];
+    if (!state.errors[index].empty()) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().over_budget), "%s", state.errors[index].c_str());
+        ImGui::PopID();
+        return;
+    }
+    TimeAxis axis = axis_template;
+    const ImVec2 grid_origin = ImGui::GetCursorScreenPos();
+    axis.x0 = grid_origin.x + layout.label_width;
+    axis.x1 = grid_origin.x + grid_width - layout.inflight_width - font * 0.5f;
+
+    ImGui::BeginGroup();
+    draw_timeline(timeline, axis, layout, t, grid_width, exporting);
+    ImGui::EndGroup();
+    ImGui::SameLine(0, font);
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + figures_width);
+    draw_figures(timeline, state.cached_params[index]);
+    ImGui::PopTextWrapPos();
+    ImGui::EndGroup();
+    ImGui::PopID();
+}
+
+void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
+    seed_from_scenario(state, ctx);
+    const float font = ImGui::GetFontSize();
+
+    draw_controls(state);
+    refresh_timelines(state);
+
+    TimeAxis axis;
+    axis.longest_seconds = std::max({state.timelines[0].makespan_seconds, state.timelines[1].makespan_seconds, 1e-9});
+    Playback& playback = ctx.playback;
+    playback.duration_seconds = kAnimationSeconds;
+    playback.step_seconds = kAnimationSeconds / axis.longest_seconds;  // one T_F per step
+    const double t = std::clamp(playback.t_seconds, 0.0, kAnimationSeconds) / kAnimationSeconds * axis.longest_seconds;
+    char caption[64];
+    std::snprintf(caption, sizeof caption, "%s of %s T_F", core::format_number(t).c_str(),
+                  core::format_number(axis.longest_seconds).c_str());
+    draw_transport(playback, caption);
+    draw_legend(state);
+    ImGui::Spacing();
+
+    GridLayout layout;
+    layout.label_width = ImGui::CalcTextSize("GPU 16").x + font * 0.6f;
+    layout.inflight_width = ImGui::CalcTextSize("in flight").x + font * 0.4f;
+    layout.axis_height = font * 2.9f;
+    const float section_chrome = ImGui::GetFrameHeightWithSpacing() + layout.axis_height + font;
+    const float rows_budget = ImGui::GetContentRegionAvail().y * 0.5f - section_chrome;
+    layout.row_height = std::clamp(rows_budget / float(state.stages), font * 1.1f, font * 2.0f);
+
+    for (int index = 0; index < 2; ++index) {
+        if (index == 1) ImGui::Separator();
+        draw_schedule_section(state, index, axis, layout, t, ctx.exporting);
+    }
+}
+
+}  // namespace
+
+PanelDef make_pipeline_panel() {
+    auto state = std::make_shared<PipelinePanelState>();
+    return {"pipeline", "Pipeline schedules", [state](PanelContext& ctx) { draw_pipeline_panel(*state, ctx); }};
+}
+
+}  // namespace widgets

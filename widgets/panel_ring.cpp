@@ -1,0 +1,472 @@
+// The ring all-reduce: ranks on a circle passing chunks step by step, beside what naive, ring and recursive doubling cost.
+#include "core/collectives.h"
+#include "core/format.h"
+#include "core/ring_allreduce.h"
+#include "widgets/figure.h"
+#include "widgets/fonts.h"
+#include "widgets/log_plot.h"
+#include "widgets/palette.h"
+#include "widgets/panel.h"
+#include "widgets/transport.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+namespace widgets {
+namespace {
+
+enum class LinkChoice { scale_up, scale_out, custom };
+
+struct RingPanelOptions {
+    int rank_count = 8;                        // ranks in the ring; up to max_drawn_ranks are drawn one by one
+    double seconds_per_step = 1.0;             // playback time one ring step takes on screen
+    LinkChoice link_choice = LinkChoice::scale_up;  // eight ranks fit in one node: NVLink
+    float custom_gb_per_s = 100.0f;            // custom link, decimal GB/s per direction
+    float custom_latency_us = 5.0f;            // custom link, alpha in microseconds
+    bool buffer_from_model = true;             // S = the model's gradient bytes, the scenario's DP all-reduce
+    float custom_buffer_gb = 1.0f;             // S otherwise, decimal GB
+};
+
+constexpr int max_drawn_ranks = 16;  // beyond this the chunks are too small to read
+constexpr int curve_points_per_doubling = 4;
+
+// The schedule of n = 1024 is 2046 steps of 1024 transfers: build it only when n or S changes.
+struct RingPanelState {
+    RingPanelOptions options;
+    core::RingSchedule schedule;
+};
+
+struct AlgorithmStyle {
+    core::AllReduceAlgorithm algorithm;
+    ImU32 color;
+    MarkerShape marker;
+};
+
+std::vector<AlgorithmStyle> algorithm_styles() {
+    const Palette& colors = palette();
+    return {{core::AllReduceAlgorithm::naive, colors.series[5], MarkerShape::square},
+            {core::AllReduceAlgorithm::ring, colors.series[0], MarkerShape::circle},
+            {core::AllReduceAlgorithm::recursive_doubling, colors.series[3], MarkerShape::diamond}};
+}
+
+ImU32 chunk_color(int chunk, int rank_count) {
+    if (rank_count <= 8) return palette().series[chunk];
+    const float value = current_theme() == Theme::dark ? 0.92f : 0.72f;
+    return ImColor::HSV(static_cast<float>(chunk) / rank_count, 0.62f, value);
+}
+
+ImU32 phase_color(core::RingPhase phase) {
+    return phase == core::RingPhase::all_gather ? palette().weights : palette().grads;
+}
+
+// The gradient block the DP all-reduce moves: the widest one when a recipe keeps two (bf16 and fp32 accumulation).
+const core::MemoryBlock* gradient_block(const core::Report& report) {
+    const core::MemoryBlock* widest = nullptr;
+    for (const core::MemoryBlock& block : report.memory.blocks)
+        if (block.kind == "grads" && (!widest || block.whole_bytes > widest->whole_bytes)) widest = &block;
+    return widest;
+}
+
+core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario) {
+    switch (options.link_choice) {
+        case LinkChoice::scale_up: return scenario.cluster.scale_up;
+        case LinkChoice::scale_out: return scenario.cluster.scale_out;
+        case LinkChoice::custom: break;
+    }
+    core::LinkSpec link;
+    link.id = "custom";
+    link.name = "custom";
+    link.bytes_per_s = options.custom_gb_per_s * 1e9;
+    link.latency_seconds = options.custom_latency_us * 1e-6;
+    return link;
+}
+
+std::string link_label(const core::LinkSpec& link) {
+    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + ", " + core::format_seconds(link.latency_seconds);
+}
+
+ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
+ImVec2 scaled(ImVec2 a, float k) { return ImVec2(a.x * k, a.y * k); }
+ImVec2 lerp(ImVec2 a, ImVec2 b, float t) { return ImVec2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t); }
+
+// How far an axis-aligned box of half size (hx, hy) reaches from its centre along unit direction d.
+float box_reach(ImVec2 half, ImVec2 d) { return std::abs(d.x) * half.x + std::abs(d.y) * half.y; }
+
+// A chunk cell: its fill rises with the share of ranks whose contributions it sums; a complete chunk is outlined.
+void draw_chunk_cell(ImDrawList* draw, ImVec2 min, ImVec2 max, ImU32 color, const core::ChunkHolding& holding, int rank_count,
+                     float em) {
+    draw->AddRectFilled(min, max, with_alpha(color, 0.22f));
+    const float share = static_cast<float>(holding.contributor_count) / rank_count;
+    draw->AddRectFilled(ImVec2(min.x, max.y - (max.y - min.y) * share), max, color);
+    if (holding.complete) draw->AddRect(min, max, palette().text, 0, 0, em * 0.08f);
+}
+
+struct RankBox {
+    ImVec2 center;
+    ImVec2 half;
+    ImVec2 outward;  // unit vector from the ring's centre
+};
+
+// Ranks 0..n-1 clockwise from the top; each holds its buffer as n chunk cells side by side.
+void draw_ring_ranks(ImDrawList* draw, ImVec2 center, float radius, const core::RingSchedule& schedule,
+                     const core::RingFrame& frame, ImU32 link_color, float em) {
+    const int n = schedule.rank_count;
+    const core::RingState state = core::ring_state_after(schedule, frame.steps_done);
+    const core::RingStep* moving = frame.done ? nullptr : &schedule.steps[frame.steps_done];
+    const float spacing = 2.0f * radius * std::sin(std::numbers::pi_v<float> / n);
+    const float cell_width = std::clamp(spacing * 0.72f / n, em * 0.3f, em * 1.2f);
+    const ImVec2 half(cell_width * n * 0.5f + em * 0.2f, em * 1.0f);
+
+    std::vector<RankBox> boxes(n);
+    for (int rank = 0; rank < n; ++rank) {
+        const float angle = -std::numbers::pi_v<float> / 2 + 2 * std::numbers::pi_v<float> * rank / n;
+        const ImVec2 outward(std::cos(angle), std::sin(angle));
+        boxes[rank] = {add(center, scaled(outward, radius)), half, outward};
+    }
+
+    // Links first, so boxes and travelling chunks sit on top; offset sideways so n = 2's two directions stay apart.
+    std::vector<ImVec2> link_start(n), link_end(n);
+    for (int rank = 0; rank < n; ++rank) {
+        const RankBox& from = boxes[rank];
+        const RankBox& to = boxes[(rank + 1) % n];
+        ImVec2 d(to.center.x - from.center.x, to.center.y - from.center.y);
+        const float length = std::sqrt(d.x * d.x + d.y * d.y);
+        d = scaled(d, 1.0f / length);
+        const ImVec2 side = scaled(ImVec2(-d.y, d.x), n == 2 ? em * 1.2f : 0.0f);
+        link_start[rank] = add(add(from.center, scaled(d, box_reach(half, d) + em * 0.3f)), side);
+        link_end[rank] = add(add(to.center, scaled(d, -box_reach(half, d) - em * 0.3f)), side);
+        draw->AddLine(link_start[rank], link_end[rank], with_alpha(link_color, 0.75f), em * 0.14f);
+        const ImVec2 tip = link_end[rank];
+        const ImVec2 back = add(tip, scaled(d, -em * 0.6f));
+        const ImVec2 across = scaled(ImVec2(-d.y, d.x), em * 0.35f);
+        draw->AddTriangleFilled(tip, add(back, across), add(back, scaled(across, -1)), link_color);
+    }
+
+    for (int rank = 0; rank < n; ++rank) {
+        const RankBox& box = boxes[rank];
+        const ImVec2 min = add(box.center, scaled(half, -1));
+        const ImVec2 max = add(box.center, half);
+        draw->AddRectFilled(min, max, palette().panel_background, em * 0.2f);
+        draw->AddRect(min, max, palette().axis, em * 0.2f, 0, em * 0.06f);
+        const float cells_left = box.center.x - cell_width * n * 0.5f;
+        for (int chunk = 0; chunk < n; ++chunk) {
+            const ImVec2 cell_min(cells_left + chunk * cell_width, min.y + em * 0.25f);
+            const ImVec2 cell_max(cell_min.x + cell_width - std::max(1.0f, em * 0.06f), max.y - em * 0.25f);
+            draw_chunk_cell(draw, cell_min, cell_max, chunk_color(chunk, n), state.at(rank, chunk), n, em);
+            // The cells taking part in the step in flight: the one leaving and the one it lands on.
+            if (moving && (moving->transfers[rank].chunk == chunk ||
+                           moving->transfers[(rank + n - 1) % n].chunk == chunk))
+                draw->AddRect(add(cell_min, ImVec2(-1, -1)), add(cell_max, ImVec2(1, 1)), palette().warning, 0, 0,
+                              em * 0.1f);
+        }
+        const std::string label = "GPU " + std::to_string(rank);
+        const ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
+        const ImVec2 label_center =
+            add(box.center, scaled(box.outward, box_reach(half, box.outward) + box_reach(scaled(text_size, 0.5f), box.outward) +
+                                                     em * 0.25f));
+        draw->AddText(add(label_center, scaled(text_size, -0.5f)), palette().text_dim, label.c_str());
+    }
+
+    if (!moving) return;
+    // The chunks in flight: each carries its sender's holding, fill included, along the link.
+    const float flight_width = std::max(cell_width, em * 0.7f);
+    for (const core::RingTransfer& transfer : moving->transfers) {
+        const ImVec2 at = lerp(link_start[transfer.from_rank], link_end[transfer.from_rank],
+                               static_cast<float>(frame.transfer_fraction));
+        const ImVec2 min(at.x - flight_width * 0.5f, at.y - em * 0.75f);
+        const ImVec2 max(at.x + flight_width * 0.5f, at.y + em * 0.75f);
+        draw->AddRectFilled(add(min, ImVec2(-2, -2)), add(max, ImVec2(2, 2)), palette().panel_background);
+        draw_chunk_cell(draw, min, max, chunk_color(transfer.chunk, n), state.at(transfer.from_rank, transfer.chunk), n, em);
+    }
+}
+
+// Beyond max_drawn_ranks: a progress ring and the numbers instead of the chunks.
+void draw_ring_summary(ImDrawList* draw, ImVec2 center, float radius, const core::RingSchedule& schedule,
+                       const core::RingFrame& frame, float em) {
+    const int n = schedule.rank_count;
+    draw->AddCircle(center, radius, palette().grid, 96, em * 0.5f);
+    const float progress = static_cast<float>((frame.steps_done + frame.transfer_fraction) / frame.step_count);
+    const float start = -std::numbers::pi_v<float> / 2;
+    const float half_turn = std::numbers::pi_v<float>;
+    // Reduce-scatter fills the first half turn, all-gather the second.
+    draw->PathArcTo(center, radius, start, start + 2 * half_turn * std::min(progress, 0.5f), 64);
+    draw->PathStroke(phase_color(core::RingPhase::reduce_scatter), 0, em * 0.5f);
+    if (progress > 0.5f) {
+        draw->PathArcTo(center, radius, start + half_turn, start + 2 * half_turn * progress, 64);
+        draw->PathStroke(phase_color(core::RingPhase::all_gather), 0, em * 0.5f);
+    }
+    if (n <= 256) {
+        for (int rank = 0; rank < n; ++rank) {
+            const float angle = start + 2 * half_turn * rank / n;
+            draw->AddCircleFilled(add(center, ImVec2(std::cos(angle) * radius, std::sin(angle) * radius)), em * 0.12f,
+                                  palette().text_dim);
+        }
+    }
+    const std::string lines[] = {
+        std::to_string(n) + " ranks: too many to draw chunk by chunk (up to " + std::to_string(max_drawn_ranks) + ")",
+        std::to_string(frame.step_count) + " steps; in each, every rank sends S/n = " +
+            core::format_bytes(schedule.chunk_bytes),
+        "to its right neighbour and receives one chunk from its left"};
+    float y = center.y - em * 2.0f;
+    for (const std::string& line : lines) {
+        const ImVec2 size = ImGui::CalcTextSize(line.c_str());
+        draw->AddText(ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str());
+        y += em * 1.4f;
+    }
+}
+
+void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& frame, ImU32 link_color, ImVec2 size) {
+    const float em = ImGui::GetFontSize();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::PushFont(fonts().large);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(frame.done ? palette().text : phase_color(frame.phase)));
+    ImGui::TextUnformatted(frame.caption.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().text_dim),
+                       "step %d of %d  |  one transfer = S/n = %s  |  cell fill = share of the %d ranks' gradients summed",
+                       std::min(frame.steps_done + 1, frame.step_count), frame.step_count,
+                       core::format_bytes(schedule.chunk_bytes).c_str(), schedule.rank_count);
+    const float header = ImGui::GetCursorScreenPos().y - origin.y;
+    const ImVec2 area(size.x, std::max(em * 8.0f, size.y - header));
+    const ImVec2 area_min = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(area);
+
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
+    // Leave room outside the circle for a rank box and its label.
+    const float radius = std::max(em * 3.0f, std::min(area.x, area.y) * 0.5f - em * 3.2f);
+    if (schedule.rank_count <= max_drawn_ranks) draw_ring_ranks(draw, center, radius, schedule, frame, link_color, em);
+    else draw_ring_summary(draw, center, radius, schedule, frame, em);
+}
+
+void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report) {
+    const float em = ImGui::GetFontSize();
+    ImGui::SetNextItemWidth(em * 12.0f);
+    ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
+                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    ImGui::SameLine();
+    const std::string use_dp = "use this scenario's DP (" + std::to_string(report.layout.dp) + ")";
+    if (report.layout.dp >= core::ring_min_ranks && report.layout.dp <= core::ring_max_ranks &&
+        ImGui::SmallButton(use_dp.c_str()))
+        options.rank_count = report.layout.dp;
+
+    const std::string choices[] = {"NVLink (scale-up): " + link_label(scenario.cluster.scale_up),
+                                   "InfiniBand (scale-out): " + link_label(scenario.cluster.scale_out),
+                                   "custom bandwidth and latency"};
+    const int current = static_cast<int>(options.link_choice);
+    ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
+    if (ImGui::BeginCombo("link", choices[current].c_str())) {
+        for (int choice = 0; choice < 3; ++choice)
+            if (ImGui::Selectable(choices[choice].c_str(), choice == current)) options.link_choice = static_cast<LinkChoice>(choice);
+        ImGui::EndCombo();
+    }
+    if (options.link_choice == LinkChoice::custom) {
+        ImGui::SetNextItemWidth(em * 9.0f);
+        ImGui::SliderFloat("GB/s per direction", &options.custom_gb_per_s, 1.0f, 2000.0f, "%.0f",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(em * 7.0f);
+        ImGui::SliderFloat("latency (us)", &options.custom_latency_us, 0.1f, 100.0f, "%.1f",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    }
+
+    if (ImGui::RadioButton("S = the model's gradients", options.buffer_from_model)) options.buffer_from_model = true;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("S =", !options.buffer_from_model)) options.buffer_from_model = false;
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(em * 7.0f);
+    if (ImGui::SliderFloat("GB##buffer", &options.custom_buffer_gb, 0.001f, 1000.0f, "%.3g",
+                           ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        options.buffer_from_model = false;
+}
+
+// "S = 2 B x 70.6 B params = 141 GB" and "each rank sends 2(n-1)/n x S": the seed's 2 x 2 x params, with its value.
+void draw_buffer_figures(const core::Report& report, const core::MemoryBlock* gradients, bool buffer_from_model,
+                         const core::AllReduceCost& ring) {
+    const double factor = core::busbw_factor(core::Collective::all_reduce, ring.rank_count);
+    if (buffer_from_model && gradients) {
+        figure("S, the DP all-reduce buffer:",
+               "gradients " + core::format_number(gradients->bytes_per_param) + " B x " + core::format_sci(report.memory.params) +
+                   " params = " + core::format_bytes(ring.buffer_bytes),
+               gradients->whole_formula, "the Report's gradient block of the current model");
+    } else {
+        figure("S, the buffer:", core::format_bytes(ring.buffer_bytes));
+    }
+    std::string sent = "2(n-1)/n x S = " + core::format_number(factor, 4) + " x " + core::format_bytes(ring.buffer_bytes) + " = " +
+                       core::format_bytes(ring.max_bytes_sent_by_a_rank);
+    if (buffer_from_model && gradients)
+        sent += "  ~ 2 x " + core::format_number(gradients->bytes_per_param) + " B x params = " +
+                core::format_bytes(core::ring_bytes_sent_per_rank_large_n(ring.buffer_bytes)) + " for large n";
+    figure("each rank sends (ring):", sent,
+           "2(n-1) steps of S/n each; as n grows 2(n-1)/n -> 2, so a rank sends about 2S whatever n is.",
+           "seed 003; published.md sec 5");
+}
+
+void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::vector<AlgorithmStyle>& styles) {
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("ring_costs", 4, flags)) return;
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    for (const core::AllReduceCost& cost : costs)
+        ImGui::TableSetupColumn(core::all_reduce_algorithm_name(cost.algorithm), ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted("all-reduce of S");
+    for (std::size_t i = 0; i < costs.size(); ++i) {
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(styles[i].color), "%s", core::all_reduce_algorithm_name(costs[i].algorithm));
+    }
+    struct Row {
+        const char* label;
+        const char* explanation;
+        std::string (*value)(const core::AllReduceCost&);
+    };
+    const Row rows[] = {
+        {"busiest link", "Bytes that cross the busiest link one after another. Naive: the root's link, 2(n-1) S. Ring: every link, "
+                         "2(n-1)/n S. Recursive doubling: S per round, lg n rounds.",
+         [](const core::AllReduceCost& c) { return core::format_bytes(c.busiest_link_bytes); }},
+        {"sent by a rank", "Most bytes any one rank sends (naive: the root's broadcast; the others send S once).",
+         [](const core::AllReduceCost& c) { return core::format_bytes(c.max_bytes_sent_by_a_rank); }},
+        {"messages in a row", "Latency terms: how many alphas the critical path pays.",
+         [](const core::AllReduceCost& c) { return std::to_string(c.latency_terms) + " alpha"; }},
+        {"time", "alpha-beta: messages x alpha + busiest-link bytes / bandwidth.",
+         [](const core::AllReduceCost& c) { return core::format_seconds(c.seconds); }},
+        {"algbw", "nccl-tests: S / time.", [](const core::AllReduceCost& c) { return core::format_bandwidth(c.algbw_bytes_per_s); }},
+        {"busbw", "nccl-tests: algbw x 2(n-1)/n, comparable with the link's own bandwidth.",
+         [](const core::AllReduceCost& c) { return core::format_bandwidth(c.busbw_bytes_per_s); }},
+    };
+    for (const Row& row : rows) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().text_dim), "%s", row.label);
+        explain_last_item(row.explanation, "published.md sec 5; nccl-tests doc/PERFORMANCE.md");
+        for (const core::AllReduceCost& cost : costs) {
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row.value(cost).c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
+// Decade-padded range of the positive values, for a log axis.
+void log_range(const std::vector<const std::vector<double>*>& series, double& low, double& high) {
+    low = 0;
+    high = 0;
+    for (const std::vector<double>* values : series) {
+        for (double value : *values) {
+            if (!(value > 0)) continue;
+            low = low > 0 ? std::min(low, value) : value;
+            high = std::max(high, value);
+        }
+    }
+    if (!(low > 0)) low = high = 1;
+    low = std::pow(10.0, std::floor(std::log10(low)));
+    high = std::pow(10.0, std::ceil(std::log10(high) + 1e-9));
+}
+
+void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceCurves& curves,
+                     const std::vector<const std::vector<double>*>& series, const std::vector<double>& marked,
+                     const std::vector<AlgorithmStyle>& styles, int rank_count, ImVec2 size) {
+    LogPlotAxes axes;
+    axes.x_title = "ranks n";
+    axes.y_title = y_title;
+    axes.x_min = curves.rank_counts.front();
+    axes.x_max = curves.rank_counts.back();
+    log_range(series, axes.y_min, axes.y_max);
+    axes.legend = LegendCorner::top_left;
+    if (!BeginLogPlot(id, size, axes)) return;
+    PlotVLine("##current n", rank_count, palette().text_dim, 0.06f, 0.3f);
+    const int count = static_cast<int>(curves.rank_counts.size());
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const char* name = core::all_reduce_algorithm_name(styles[i].algorithm);
+        PlotLine(name, curves.rank_counts.data(), series[i]->data(), count, styles[i].color, 0.14f);
+        PlotPoint("##now", rank_count, marked[i], styles[i].color, 0.35f, styles[i].marker);
+    }
+    const std::string label = "n = " + std::to_string(rank_count);
+    PlotText(rank_count, axes.y_min, label.c_str(), palette().text_dim, ImVec2(0, 1), ImVec2(0.3f, -0.3f));
+    EndLogPlot();
+}
+
+void draw_scenario_dp(const core::Report& report) {
+    for (const core::AxisComm& axis : report.comm.axes) {
+        if (axis.axis != "dp") continue;
+        figure("This scenario's DP step:",
+               axis.collective + " over " + std::to_string(axis.degree) + " ranks on " + axis.link + ": " +
+                   core::format_seconds(axis.seconds) + ", busbw " + core::format_bandwidth(axis.busbw_bytes_per_s),
+               axis.formula, "the Report's communication figures");
+        return;
+    }
+    figure("This scenario's DP step:", "no data parallelism (dp = 1), nothing to all-reduce");
+}
+
+void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
+    RingPanelOptions& options = state.options;
+    const float em = ImGui::GetFontSize();
+    const core::MemoryBlock* gradients = gradient_block(ctx.report);
+    const double buffer_bytes =
+        options.buffer_from_model && gradients ? gradients->whole_bytes : options.custom_buffer_gb * 1e9;
+    options.rank_count = std::clamp(options.rank_count, core::ring_min_ranks, core::ring_max_ranks);
+    if (state.schedule.rank_count != options.rank_count || state.schedule.buffer_bytes != buffer_bytes)
+        state.schedule = core::make_ring_schedule(options.rank_count, buffer_bytes);
+    const core::RingSchedule& schedule = state.schedule;
+
+    ctx.playback.duration_seconds = core::ring_animation_seconds(schedule, options.seconds_per_step);
+    ctx.playback.step_seconds = options.seconds_per_step;
+    draw_transport(ctx.playback);
+    const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
+    const core::RingFrame frame = core::ring_frame_at(schedule, t_seconds, options.seconds_per_step);
+
+    const core::LinkSpec link = chosen_link(options, ctx.scenario);
+    const ImU32 link_color = options.link_choice == LinkChoice::scale_up    ? palette().nvlink
+                             : options.link_choice == LinkChoice::scale_out ? palette().infiniband
+                                                                            : palette().axis;
+    const std::vector<AlgorithmStyle> styles = algorithm_styles();
+    std::vector<core::AllReduceCost> costs;
+    for (const AlgorithmStyle& style : styles)
+        costs.push_back(core::all_reduce_cost(style.algorithm, options.rank_count, buffer_bytes, link));
+    const core::AllReduceCurves curves = core::all_reduce_curves(core::ring_min_ranks, core::ring_max_ranks, buffer_bytes, link,
+                                                                 curve_points_per_doubling);
+
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float side_width = std::clamp(avail.x * 0.5f, std::min(em * 36.0f, avail.x * 0.6f), em * 48.0f);
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const ImVec2 view_size(avail.x - side_width - spacing, avail.y);
+    ImGui::BeginChild("ring_view", view_size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    draw_ring_view(schedule, frame, link_color, ImGui::GetContentRegionAvail());
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
+    draw_controls(options, ctx.scenario, ctx.report);
+    ImGui::Spacing();
+    draw_buffer_figures(ctx.report, gradients, options.buffer_from_model, costs[1]);
+    draw_scenario_dp(ctx.report);
+    ImGui::Spacing();
+    draw_cost_table(costs, styles);
+    ImGui::Spacing();
+    const float plot_height = std::max(em * 10.0f, (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.5f);
+    draw_curve_plot("##busiest link", "bytes through the busiest link (B)", curves,
+                    {&curves.naive_busiest_link_bytes, &curves.ring_busiest_link_bytes,
+                     &curves.recursive_doubling_busiest_link_bytes},
+                    {costs[0].busiest_link_bytes, costs[1].busiest_link_bytes, costs[2].busiest_link_bytes}, styles,
+                    options.rank_count, ImVec2(0, plot_height));
+    draw_curve_plot("##time", "all-reduce time (s)", curves,
+                    {&curves.naive_seconds, &curves.ring_seconds, &curves.recursive_doubling_seconds},
+                    {costs[0].seconds, costs[1].seconds, costs[2].seconds}, styles, options.rank_count,
+                    ImVec2(0, plot_height));
+    ImGui::EndChild();
+}
+
+}  // namespace
+
+PanelDef make_ring_panel() {
+    auto state = std::make_shared<RingPanelState>();
+    return {"ring", "Ring all-reduce", [state](PanelContext& ctx) { draw_ring_panel(*state, ctx); }};
+}
+
+}  // namespace widgets

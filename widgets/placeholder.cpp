@@ -1,0 +1,30 @@
+#include "widgets/placeholder.h"
+
+#include "core/format.h"
+#include "widgets/figure.h"
+#include "widgets/palette.h"
+
+#include <imgui.h>
+
+namespace widgets {
+
+void draw_placeholder(PanelContext& ctx, const char* coming) {
+    const core::Report& report = ctx.report;
+    ImGui::TextWrapped("%s", coming);
+    ImGui::Spacing();
+    figure("Per-GPU memory", core::format_bytes(report.memory.per_gpu.total_bytes) + " of " + core::format_bytes(report.memory.hbm_bytes));
+    figure("Step time", core::format_seconds(report.compute.step_seconds));
+    figure("MFU", core::format_percent(report.compute.mfu));
+    // A bar of the per-GPU share of HBM, so the placeholder already draws from the Report.
+    const float font = ImGui::GetFontSize();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float share = static_cast<float>(report.memory.per_gpu_over_hbm > 1 ? 1 : report.memory.per_gpu_over_hbm);
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + font * 1.5f), palette().idle, font * 0.25f);
+    draw->AddRectFilled(origin, ImVec2(origin.x + width * share, origin.y + font * 1.5f),
+                        report.memory.fits ? palette().within_budget : palette().over_budget, font * 0.25f);
+    ImGui::Dummy(ImVec2(width, font * 1.5f));
+}
+
+}  // namespace widgets
