@@ -24,7 +24,9 @@ struct AppState {
     widgets::SidebarState sidebar;
     widgets::SharedAssets assets;
     std::string scenario_path;         // the file the scenario came from, if any
+    std::vector<std::string> recent_files;
     std::string status;                // last message shown in the status bar
+    std::string file_error;            // a refused open or save, shown in a dialog until dismissed
 };
 
 // Builds the state over a valid scenario (throws InputError if it is not).

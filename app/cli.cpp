@@ -1,12 +1,14 @@
 #include "app/cli.h"
 
 #include "app/export.h"
+#include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
 #include "app/window.h"
 #include "core/errors.h"
 #include "core/evaluate.h"
 #include "core/report_json.h"
+#include "widgets/panel.h"
 
 #include <CLI/CLI.hpp>
 
@@ -61,6 +63,8 @@ int run_cli(int argc, char** argv) {
     exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
     exporter->add_option("--t", t_seconds, "Animation time in seconds");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    std::string lesson_path;
+    exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption");
 
     CLI::App* plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
     std::string plan_scenario;
@@ -96,8 +100,14 @@ int run_cli(int argc, char** argv) {
             if (!(scale >= 0.25f && scale <= 8.0f)) return fail("--scale: must be between 0.25 and 8");
             if (!(t_seconds >= 0 && t_seconds <= 1e6)) return fail("--t: must be between 0 and 1e6 seconds");
             std::string error;
-            options.panels = export_targets(export_panel, &error);
+            const bool lesson_only = !lesson_path.empty() && exporter->count("--panel") == 0;
+            if (!lesson_only) options.panels = export_targets(export_panel, &error);
             if (!error.empty()) return fail(error);
+            if (!lesson_path.empty()) {
+                std::vector<std::string> names;
+                for (const widgets::PanelDef& panel : widgets::make_all_panels()) names.push_back(panel.name);
+                options.lesson = load_lesson_file(lesson_path, names);
+            }
             options.scenario = export_scenario.empty() ? core::default_scenario() : load_scenario_file(export_scenario);
             core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
             options.out_dir = out_dir;

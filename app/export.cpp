@@ -3,6 +3,8 @@
 #include "app/app_state.h"
 #include "app/files.h"
 #include "app/gui.h"
+#include "app/lesson.h"
+#include "app/presentation.h"
 #include "app/ui.h"
 #include "widgets/palette.h"
 
@@ -12,6 +14,8 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <stb/stb_image_write.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -46,19 +50,17 @@ void append_bytes(void* context, void* data, int size) {
     bytes->insert(bytes->end(), begin, begin + size);
 }
 
-// Renders frames of one target and returns the last one as top-down RGBA rows.
-std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames) {
+// Renders frames of draw() and returns the last one as top-down RGBA rows.
+template <typename Draw>
+std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& framebuffer, int frames, Draw draw) {
     ImGuiIO& io = ImGui::GetIO();
-    const int panel = panel_index(state, target);
     for (int frame = 0; frame < frames; ++frame) {
         io.DisplaySize = ImVec2(static_cast<float>(framebuffer.width), static_cast<float>(framebuffer.height));
         io.DisplayFramebufferScale = ImVec2(1, 1);
         io.DeltaTime = 1.0f / 60.0f;
         ImGui_ImplOpenGL3_NewFrame();
         ImGui::NewFrame();
-        UiRequests requests;
-        if (panel >= 0) draw_single_panel(state, panel, true);
-        else draw_main_ui(state, requests, true);
+        draw();
         ImGui::Render();
         apply_scenario_edits(state);
         glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.framebuffer);
@@ -82,7 +84,49 @@ std::vector<unsigned char> render_target(AppState& state, const std::string& tar
     return flipped;
 }
 
+std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames) {
+    const int panel = panel_index(state, target);
+    UiSession session;
+    return render_frames(state, framebuffer, frames, [&] {
+        UiRequests requests;
+        if (panel >= 0) draw_single_panel(state, panel, true);
+        else draw_main_ui(state, session, requests, true);
+    });
+}
+
+std::string write_png(const std::string& path, const std::vector<unsigned char>& pixels, int width, int height) {
+    std::vector<unsigned char> png;
+    if (!stbi_write_png_to_func(append_bytes, &png, width, height, 4, pixels.data(), width * 4)) return "cannot encode " + path;
+    try {
+        write_file_atomic(path, png.data(), png.size());
+    } catch (const std::exception& write_error) {
+        return write_error.what();
+    }
+    return {};
+}
+
+// "03-the-pipeline-bubble" from scene 3's title.
+std::string scene_file_name(int index, const std::string& title) {
+    std::string slug;
+    for (char c : title) {
+        if (std::isalnum(static_cast<unsigned char>(c))) slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        else if (!slug.empty() && slug.back() != '-') slug += '-';
+    }
+    while (!slug.empty() && slug.back() == '-') slug.pop_back();
+    char prefix[8];
+    std::snprintf(prefix, sizeof prefix, "%02d-", index + 1);
+    return prefix + (slug.empty() ? std::string("scene") : slug) + ".png";
+}
+
 }  // namespace
+
+std::string export_panel_in_context(AppState& state, int panel, int width, int height, const std::string& path) {
+    Framebuffer framebuffer;
+    if (!framebuffer.create(width, height)) return "cannot create an offscreen framebuffer";
+    const std::vector<unsigned char> pixels = render_frames(state, framebuffer, 2, [&] { draw_single_panel(state, panel, true); });
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return write_png(path, pixels, width, height);
+}
 
 std::vector<std::string> export_targets(const std::string& panel_argument, std::string* error) {
     const std::vector<widgets::PanelDef> panels = widgets::make_all_panels();
@@ -131,15 +175,19 @@ std::string run_export(const ExportOptions& options) {
             for (const std::string& target : options.panels) {
                 if (!error.empty()) break;
                 const std::vector<unsigned char> pixels = render_target(state, target, framebuffer, options.settle_frames);
-                std::vector<unsigned char> png;
-                if (!stbi_write_png_to_func(append_bytes, &png, pixel_width, pixel_height, 4, pixels.data(), pixel_width * 4)) {
-                    error = "cannot encode " + target + ".png";
-                    break;
-                }
-                try {
-                    write_file_atomic(options.out_dir + "/" + target + ".png", png.data(), png.size());
-                } catch (const std::exception& write_error) {
-                    error = write_error.what();
+                error = write_png(options.out_dir + "/" + target + ".png", pixels, pixel_width, pixel_height);
+            }
+            if (options.lesson && error.empty()) {
+                PresentationState presentation;
+                presentation.lesson = *options.lesson;
+                for (int scene = 0; scene < static_cast<int>(presentation.lesson.scenes.size()) && error.empty(); ++scene) {
+                    error = enter_scene(state, presentation, scene);
+                    if (!error.empty()) break;
+                    presentation.active = true;
+                    const std::vector<unsigned char> pixels = render_frames(state, framebuffer, options.settle_frames,
+                                                                            [&] { draw_presentation(state, presentation, true); });
+                    error = write_png(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title),
+                                      pixels, pixel_width, pixel_height);
                 }
             }
         }

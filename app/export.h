@@ -1,6 +1,10 @@
 #pragma once
 // Headless export: the same draw functions as the window, rendered offscreen and written as PNG files.
+#include "app/app_state.h"
+#include "app/lesson.h"
 #include "core/scenario.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -17,10 +21,14 @@ struct ExportOptions {
     double t_seconds = 0;             // every panel's animation time
     bool light_theme = false;
     int settle_frames = 4;            // frames rendered before the read-back, so the layout settles
+    std::optional<Lesson> lesson;     // also write one PNG per scene: NN-<title>.png
 };
 
 // Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error.
 std::string run_export(const ExportOptions& options);
+
+// Inside a running window (Ctrl+E): renders one panel offscreen at width x height pixels and writes path.
+std::string export_panel_in_context(AppState& state, int panel, int width, int height, const std::string& path);
 
 // The names export accepts: every panel, "window", and "all" (every panel plus window).
 std::vector<std::string> export_targets(const std::string& panel_argument, std::string* error);

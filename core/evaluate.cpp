@@ -3,6 +3,7 @@
 #include "core/comm.h"
 #include "core/format.h"
 #include "core/memory.h"
+#include "core/reliability.h"
 
 #include <algorithm>
 
@@ -25,10 +26,12 @@ double recompute_flops_per_token(const ModelSpec& model, int seq_len, Recompute 
         // Narayanan et al. 2021 eq. 3: one more forward of every layer, logits not recomputed.
         return 2.0 * model.layers * params.per_layer_matmul + 4.0 * model.layers * seq_len * h;
     }
-    if (recompute == Recompute::selective || flash_attention) {
+    if (recompute == Recompute::selective) {
         // Korthikanti et al. 2022 eq. 8 minus eq. 7: 72 B L s h^2 (s/(3h) - s/(6h)) = 12 L s^2 h per sequence.
         return 12.0 * model.layers * seq_len * h;
     }
+    // FlashAttention's backward recomputes the scores QK^T (2 s h per token per layer) instead of storing them.
+    if (flash_attention) return 2.0 * model.layers * seq_len * h;
     return 0.0;
 }
 
@@ -74,8 +77,8 @@ PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_in
     report.closed_form_bubble_overhead = closed_form_bubble_overhead(params);
     if (schedule_op_count(params) <= max_schedule_ops) {
         const ScheduleTimeline timeline = generate_schedule(params);
-        report.bubble_fraction = timeline.bubble_fraction;
-        report.bubble_overhead = timeline.bubble_overhead;
+        report.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
+        report.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
         report.makespan_seconds = timeline.makespan_seconds;
         report.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
         first_device_inflight_activations = timeline.peak_inflight_activations.at(0);
@@ -88,6 +91,15 @@ PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_in
         first_device_inflight_activations = report.peak_inflight_microbatches / static_cast<double>(params.virtual_chunks);
     }
     return report;
+}
+
+// A checkpoint holds the recipe's state but the gradients, which the next step recomputes.
+double checkpoint_bytes(const MemoryReport& memory) {
+    double bytes = 0;
+    for (const MemoryBlock& block : memory.blocks) {
+        if (block.kind != "grads" && block.kind != "activations" && block.kind != "kv_cache") bytes += block.whole_bytes;
+    }
+    return bytes;
 }
 
 }  // namespace
@@ -150,6 +162,16 @@ Report evaluate(const Scenario& scenario) {
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
 
     report.roofline.ridge_flops_per_byte = gpu.bf16_flops_per_s / gpu.hbm_bytes_per_s;
+
+    const OperationsSpec& operations = scenario.operations;
+    ReliabilityInputs reliability_inputs;
+    reliability_inputs.gpu_mtbf_seconds = operations.gpu_mtbf_hours * 3600.0;
+    reliability_inputs.gpus = gpus;
+    reliability_inputs.checkpoint_bytes = checkpoint_bytes(report.memory);
+    reliability_inputs.checkpoint_bytes_per_s = operations.checkpoint_bytes_per_s;
+    reliability_inputs.restart_seconds = operations.restart_seconds;
+    reliability_inputs.train_seconds = compute.train_seconds;
+    report.reliability = reliability(reliability_inputs);
 
     const ParallelSpec& parallel = scenario.parallel;
     if (parallel.tp > 1 && !axis_within_node(scenario, parallel.tp)) {

@@ -115,7 +115,11 @@ void fill_state_memory(const Scenario& scenario, double inflight_microbatches, M
     MemoryBlock activations;
     activations.label = "activations";
     activations.kind = "activations";
-    activations.whole_bytes = memory.activations.bytes_per_layer * scenario.model.layers * scenario.parallel.tp;  // one micro-batch, unsharded
+    // One micro-batch through all layers on one GPU: x tp would count the replicated 10 sbh of Table 2 t times.
+    Scenario unsharded = scenario;
+    unsharded.parallel.tp = 1;
+    unsharded.parallel.cp = 1;
+    activations.whole_bytes = activation_memory(unsharded, 1, 1).bytes_per_layer * scenario.model.layers;
     activations.per_gpu_bytes = memory.activations.first_stage_bytes;
     activations.whole_formula = "activations, one micro-batch, all " + std::to_string(scenario.model.layers) + " layers: " +
                                 format_bytes(activations.whole_bytes);

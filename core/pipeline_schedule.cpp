@@ -270,6 +270,23 @@ private:
     EndTimes ends_;
 };
 
+// Idle time summed over devices: the gaps before, between and after each device's ops. Summing the gaps
+// rather than subtracting busy time from the makespan keeps a gap-free schedule at exactly zero.
+double measure_idle_seconds(const std::vector<PipelineOp>& ops, double first_start, double last_end) {
+    double idle = 0;
+    double previous_end = first_start;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        idle += ops[i].start_seconds - previous_end;
+        previous_end = ops[i].end_seconds();
+        const bool last_on_device = i + 1 == ops.size() || ops[i + 1].device != ops[i].device;
+        if (last_on_device) {
+            idle += last_end - previous_end;
+            previous_end = first_start;
+        }
+    }
+    return idle;
+}
+
 // A forward adds its activations; the op that ends the backward frees them. Naive's one op carries m micro-batches.
 int inflight_count_per_op(ScheduleKind kind, int microbatches) { return kind == ScheduleKind::naive ? microbatches : 1; }
 
@@ -401,9 +418,9 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params) {
     }
     timeline.makespan_seconds = last_end - first_start;
     timeline.busy_seconds_per_device = params.microbatches * (params.forward_seconds + params.backward_seconds);
-    timeline.bubble_fraction = 1.0 - timeline.busy_seconds_per_device / timeline.makespan_seconds;
-    timeline.bubble_overhead =
-        (timeline.makespan_seconds - timeline.busy_seconds_per_device) / timeline.busy_seconds_per_device;
+    const double idle_seconds_per_device = measure_idle_seconds(timeline.ops, first_start, last_end) / params.stages;
+    timeline.bubble_fraction = idle_seconds_per_device / timeline.makespan_seconds;
+    timeline.bubble_overhead = idle_seconds_per_device / timeline.busy_seconds_per_device;
     measure_inflight(params, timeline);
     return timeline;
 }
@@ -469,6 +486,14 @@ std::vector<int> inflight_at(const ScheduleTimeline& timeline, double t_seconds)
             inflight[op.device] -= count_per_op;
     }
     return inflight;
+}
+
+std::vector<double> inflight_activations_at(const ScheduleTimeline& timeline, double t_seconds) {
+    const std::vector<int> counts = inflight_at(timeline, t_seconds);
+    const double per_count = timeline.kind == ScheduleKind::interleaved ? 1.0 / timeline.virtual_chunks : 1.0;
+    std::vector<double> activations(counts.size());
+    for (std::size_t d = 0; d < counts.size(); ++d) activations[d] = counts[d] * per_count;
+    return activations;
 }
 
 }  // namespace core

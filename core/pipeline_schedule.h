@@ -47,8 +47,9 @@ struct ScheduleTimeline {
     int stages = 0, microbatches = 0, virtual_chunks = 1;
     double makespan_seconds = 0;         // first start to last end
     double busy_seconds_per_device = 0;  // ideal compute per device: m*(T_F + T_B+W), the same for naive
-    double bubble_fraction = 0;          // idle share of all device-time: 1 - busy/makespan
-    double bubble_overhead = 0;          // idle time over ideal compute: (makespan - busy)/busy, the papers' (p-1)/m
+    double bubble_fraction = 0;          // idle share of all device-time: idle / makespan (= 1 - busy/makespan)
+    double bubble_overhead = 0;          // idle time over ideal compute: idle / busy, the papers' (p-1)/m
+                                         // (idle: the measured gaps on a device, averaged over devices)
     // Per device, the most micro-batches whose forward has started and whose backward (zb-h1: W) has not finished.
     // Interleaved counts (micro-batch, chunk) pairs, Megatron's unit; naive counts its one batch as m micro-batches.
     std::vector<int> peak_inflight_microbatches;
@@ -94,5 +95,7 @@ double op_progress(const PipelineOp& op, double t_seconds);
 // Per device, what is in flight at t, in peak_inflight_microbatches' units: forwards started before t whose
 // backward (zb-h1: W) has not ended by t. Its maximum over t is the peak.
 std::vector<int> inflight_at(const ScheduleTimeline& timeline, double t_seconds);
+// The same in peak_inflight_activations' units (interleaved: pairs / v), so schedules compare directly.
+std::vector<double> inflight_activations_at(const ScheduleTimeline& timeline, double t_seconds);
 
 }  // namespace core

@@ -1,5 +1,7 @@
 #pragma once
 // Every derived figure, as plain data. Widgets draw these; they never compute a figure themselves.
+#include "core/reliability.h"
+
 #include <string>
 #include <vector>
 
@@ -131,6 +133,7 @@ struct Report {
     CommReport comm;
     PipelineReport pipeline;
     RooflineReport roofline;
+    ReliabilityReport reliability;       // failures, checkpoints and goodput from scenario.operations
     std::vector<std::string> warnings;   // "TP 16 crosses the node boundary (8 GPUs per node)"
 };
 

@@ -52,6 +52,15 @@ std::string report_to_json(const Report& report) {
                         {"bubble_overhead", pipeline.bubble_overhead}, {"closed_form_bubble_overhead", pipeline.closed_form_bubble_overhead},
                         {"makespan_seconds", pipeline.makespan_seconds}, {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
     json["roofline"] = {{"ridge_flops_per_byte", report.roofline.ridge_flops_per_byte}};
+    const ReliabilityReport& reliability = report.reliability;
+    json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},
+                           {"checkpoint_seconds", reliability.checkpoint_seconds},
+                           {"young_interval_seconds", reliability.young_interval_seconds},
+                           {"daly_interval_seconds", reliability.daly_interval_seconds}, {"interval_seconds", reliability.interval_seconds},
+                           {"checkpoint_share", reliability.checkpoint_share}, {"rework_share", reliability.rework_share},
+                           {"restart_share", reliability.restart_share}, {"goodput", reliability.goodput},
+                           {"makes_progress", reliability.makes_progress}, {"wall_seconds", reliability.wall_seconds},
+                           {"expected_failures", reliability.expected_failures}};
     json["warnings"] = report.warnings;
     return json.dump(2) + "\n";
 }

@@ -19,6 +19,11 @@ std::string format_whole(double value) {
     return text;
 }
 
+// Communication intensities run to millions: "19780", then "129 k", "7.88 M" rather than "7.88e+06".
+std::string format_intensity(double flops_per_byte) {
+    return flops_per_byte < 1e5 ? format_number(flops_per_byte) : format_count(flops_per_byte);
+}
+
 void require_positive(const char* field, double value) {
     if (!std::isfinite(value) || value <= 0) {
         throw InputError(field, "must be a finite number > 0, got " + std::to_string(value));
@@ -171,11 +176,12 @@ PlacedKernel place_kernel(const KernelCost& cost, const Ceiling& ceiling) {
     placed.memory_seconds = cost.bytes / ceiling.bytes_per_s;
     placed.seconds = std::max(placed.compute_seconds, placed.memory_seconds);
     placed.bound = placed.memory_seconds > placed.compute_seconds ? Bound::memory : Bound::compute;
-    const std::string where = " (" + format_number(placed.intensity_flops_per_byte) + " FLOP/B, ridge " +
-                              format_number(ridge_flops_per_byte(ceiling)) + ")";
-    placed.explanation = std::string(bound_name(placed.bound)) + ": " +
-                         format_flops_rate(placed.attainable_flops_per_s) + " of " +
-                         format_flops_rate(ceiling.peak_flops_per_s) + where;
+    const std::string intensity = format_number(placed.intensity_flops_per_byte) + " FLOP/B";
+    const std::string ridge = "ridge " + format_number(ridge_flops_per_byte(ceiling));
+    placed.explanation = placed.bound == Bound::memory
+        ? "memory-bound: " + format_flops_rate(placed.attainable_flops_per_s) + " of " +
+              format_flops_rate(ceiling.peak_flops_per_s) + " (" + intensity + " < " + ridge + ")"
+        : "compute-bound: the full " + format_flops_rate(ceiling.peak_flops_per_s) + " (" + intensity + " > " + ridge + ")";
     return placed;
 }
 
@@ -200,11 +206,12 @@ TrafficPoint place_traffic(const std::string& axis, double flops, double bytes_s
     point.comm_intensity_flops_per_byte = flops / bytes_sent;
     point.attainable_flops_per_s = attainable_flops_per_s(link_ceiling, point.comm_intensity_flops_per_byte);
     point.network_bound = point.network_seconds > point.compute_seconds;
-    point.explanation = axis + (point.network_bound ? " network-bound on " : " compute-bound over ") +
-                        link_ceiling.label + ": " + format_number(point.comm_intensity_flops_per_byte) +
-                        " FLOP per byte sent, ridge " + format_number(ridge_flops_per_byte(link_ceiling)) + "; at most " +
-                        format_flops_rate(point.attainable_flops_per_s) + " of " +
-                        format_flops_rate(link_ceiling.peak_flops_per_s);
+    const std::string intensity = format_intensity(point.comm_intensity_flops_per_byte) + " FLOP per byte sent";
+    const std::string ridge = "ridge " + format_intensity(ridge_flops_per_byte(link_ceiling));
+    point.explanation = point.network_bound
+        ? axis + " network-bound on " + link_ceiling.label + ": " + intensity + " < " + ridge + "; at most " +
+              format_flops_rate(point.attainable_flops_per_s) + " of " + format_flops_rate(link_ceiling.peak_flops_per_s)
+        : axis + " compute-bound over " + link_ceiling.label + ": " + intensity + " > " + ridge;
     return point;
 }
 

@@ -92,7 +92,7 @@ struct PlacedKernel {
     double memory_seconds = 0;    // bytes / bandwidth
     double seconds = 0;           // max of the two: the roofline's best case
     Bound bound = Bound::memory;
-    std::string explanation;      // "memory-bound: 2.70 TFLOP/s of 989 TFLOP/s (1.00 FLOP/B, ridge 295)"
+    std::string explanation;      // "memory-bound: 3.35 TFLOP/s of 989 TFLOP/s (1.000 FLOP/B < ridge 295)"
 };
 
 // Throws InputError("roofline.kernel.bytes", ...) unless bytes > 0, ("roofline.kernel.flops", ...) if flops < 0.

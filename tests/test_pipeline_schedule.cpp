@@ -327,6 +327,21 @@ TEST_CASE("every schedule: one op per (stage, micro-batch, pass), no overlap on 
     }
 }
 
+TEST_CASE("one stage never idles: the bubble is exactly zero, not a rounding residue", "[pipeline]") {
+    for (ScheduleKind kind : {ScheduleKind::naive, ScheduleKind::gpipe, ScheduleKind::one_f_one_b,
+                              ScheduleKind::interleaved, ScheduleKind::zb_h1}) {
+        for (int m : {1, 7, 64}) {
+            ScheduleParams params = params_for(kind, 1, m, kind == ScheduleKind::interleaved ? 3 : 1);
+            params.forward_seconds = 0.1;  // not exact in binary: sums of op times drift from m*(T_F+T_B)
+            params.backward_seconds = 0.2;
+            params.weight_grad_seconds = 0.1;
+            const ScheduleTimeline timeline = core::generate_schedule(params);
+            REQUIRE(timeline.bubble_fraction == 0.0);
+            REQUIRE(timeline.bubble_overhead == 0.0);
+        }
+    }
+}
+
 TEST_CASE("GPipe with p2p latency: fill and drain each cross p-1 links, makespan +2(p-1) t_p2p", "[pipeline]") {
     for (int p : {2, 4, 8}) {
         ScheduleParams params = params_for(ScheduleKind::gpipe, p, 8);
@@ -398,6 +413,14 @@ TEST_CASE("Narayanan 2021 sec 2.2.1: in flight over time, GPipe's first stage cl
         REQUIRE(core::inflight_at(*timeline, timeline->makespan_seconds) == std::vector<int>(p, 0));
     }
     REQUIRE(one_f_one_b.peak_inflight_microbatches[0] == p);
+
+    // Interleaved counts (micro-batch, chunk) pairs; in activations each pair is 1/v of the GPU's share.
+    const ScheduleTimeline interleaved = core::generate_schedule(params_for(ScheduleKind::interleaved, p, m, 2));
+    const double t = interleaved.makespan_seconds / 3;
+    const std::vector<int> pairs = core::inflight_at(interleaved, t);
+    const std::vector<double> activations = core::inflight_activations_at(interleaved, t);
+    REQUIRE(pairs[0] > 0);
+    for (int d = 0; d < p; ++d) REQUIRE(activations[d] == Approx(pairs[d] / 2.0));
 }
 
 TEST_CASE("invalid schedule parameters throw InputError naming the field", "[pipeline]") {

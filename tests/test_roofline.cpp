@@ -96,7 +96,7 @@ TEST_CASE("GEMM intensity 2MNK / 2(MK+KN+MN): 4096^3 in bf16 is 1365.3 FLOP/B", 
     const core::PlacedKernel placed = core::place_kernel(gemm, h100_bf16);
     REQUIRE(placed.bound == core::Bound::compute);
     REQUIRE(placed.seconds == Approx(137438953472.0 / 989e12));
-    REQUIRE(placed.explanation.rfind("compute-bound: 989 TFLOP/s of 989 TFLOP/s", 0) == 0);
+    REQUIRE(placed.explanation == "compute-bound: the full 989 TFLOP/s (1365 FLOP/B > ridge 295)");
 }
 
 TEST_CASE("Seed 003 omits the output write: 4096^3 matmul 2048 -> 1365 FLOP/B, ReLU 0.5 -> 0.25 FLOP/B",
@@ -126,7 +126,7 @@ TEST_CASE("ReLU in bf16: 1 FLOP per 4 bytes = 0.25 FLOP/B, memory-bound at 0.84 
     REQUIRE(relu.intensity_flops_per_byte == Approx(0.25));
     REQUIRE(relu.bound == core::Bound::memory);
     REQUIRE(relu.attainable_flops_per_s == Approx(0.8375e12));
-    REQUIRE(relu.explanation == "memory-bound: 838 GFLOP/s of 989 TFLOP/s (0.250 FLOP/B, ridge 295)");
+    REQUIRE(relu.explanation == "memory-bound: 838 GFLOP/s of 989 TFLOP/s (0.250 FLOP/B < ridge 295)");
 }
 
 TEST_CASE("Decode GEMV 8192x8192 bf16: batch 1 is ~1 FLOP/B and memory-bound, batch 1024 compute-bound",
@@ -242,7 +242,8 @@ TEST_CASE("Extended roofline (seed 002): the Report's per-axis traffic becomes o
     REQUIRE(points[1].network_bound);        // 1000 FLOP/B, under the NVLink 4 ridge of 2,198
     REQUIRE(points[1].attainable_flops_per_s == Approx(1000 * 450e9));
     REQUIRE(points[1].explanation ==
-            "TP 8 network-bound on NVLink 4: 1000 FLOP per byte sent, ridge 2198; at most 450 TFLOP/s of 989 TFLOP/s");
+            "TP 8 network-bound on NVLink 4: 1000 FLOP per byte sent < ridge 2198; at most 450 TFLOP/s of 989 TFLOP/s");
+    REQUIRE(points[0].explanation == "DP 8 compute-bound over InfiniBand NDR: 112 k FLOP per byte sent > ridge 19780");
 }
 
 TEST_CASE("h100_measured_roofline.csv: 23 points, all under the H100 SXM bf16 roof", "[roofline][measured]") {

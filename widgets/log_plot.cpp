@@ -22,7 +22,8 @@ struct LegendEntry {
 };
 
 struct PendingText {
-    ImVec2 anchor;   // pixels
+    ImVec2 point;    // the data point, in pixels
+    ImVec2 offset;   // pixels from it
     ImVec2 pivot;
     std::string text;
     ImU32 color = 0;
@@ -51,6 +52,7 @@ struct PlotState {
     bool line_hover_claimed = false;
     std::vector<LegendEntry> legend;
     std::vector<PendingText> texts;
+    std::vector<ImVec4> marker_boxes;   // min x, min y, max x, max y of markers >= 0.3 em: texts keep off them
 };
 
 PlotState plot;
@@ -235,10 +237,6 @@ int label_stride(const std::vector<Tick>& ticks, double axis_min, double axis_ma
     return std::max(1, static_cast<int>(std::ceil((widest_label + gap) / smallest_spacing)));
 }
 
-bool overlaps(const ImVec2& a_min, const ImVec2& a_max, const ImVec2& b_min, const ImVec2& b_max) {
-    return a_min.x < b_max.x && b_min.x < a_max.x && a_min.y < b_max.y && b_min.y < a_max.y;
-}
-
 struct Rect {
     ImVec2 min, max;
 };
@@ -305,39 +303,57 @@ void draw_legend(const LegendLayout& layout) {
     }
 }
 
-// Places each text inside the plot, off the legend and off the texts placed before it, over a halo.
+float overlap_area(const Rect& a, const Rect& b) {
+    const float width = std::min(a.max.x, b.max.x) - std::max(a.min.x, b.min.x);
+    const float height = std::min(a.max.y, b.max.y) - std::max(a.min.y, b.min.y);
+    return width > 0 && height > 0 ? width * height : 0;
+}
+
+// Places each text inside the plot, off the legend and off the texts placed before it, over a halo: the asked-for
+// spot, then spots a line above or below, then the same mirrored to the other side of the anchor; else the least covered.
 void draw_texts(const LegendLayout& legend) {
     std::vector<Rect> taken;
     if (legend.rows > 0) taken.push_back(legend.box);
+    for (const ImVec4& box : plot.marker_boxes) taken.push_back({ImVec2(box.x, box.y), ImVec2(box.z, box.w)});
     const float em = plot.em;
     const float pad = 0.15f * em;
     const ImU32 halo = with_alpha(palette().panel_background, 0.8f);
     for (const PendingText& text : plot.texts) {
         const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
-        ImVec2 origin(text.anchor.x - text.pivot.x * size.x, text.anchor.y - text.pivot.y * size.y);
-        origin.x = std::clamp(origin.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
-        origin.y = std::clamp(origin.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
-        ImVec2 chosen = origin;
         const float step = size.y + 2 * pad;
-        const float shifts[] = {0, -1, 1, -2, 2, -3, 3};
-        for (float shift : shifts) {
-            ImVec2 candidate(origin.x, origin.y + shift * step);
-            if (candidate.y < plot.plot_min.y + pad || candidate.y + size.y > plot.plot_max.y - pad) continue;
-            const ImVec2 candidate_max(candidate.x + size.x, candidate.y + size.y);
-            bool free = true;
-            for (const Rect& rect : taken) {
-                if (overlaps(ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate_max.x + pad, candidate_max.y + pad),
-                             rect.min, rect.max)) {
-                    free = false;
-                    break;
+        const float sides[2] = {text.point.x + text.offset.x - text.pivot.x * size.x,
+                                text.point.x - text.offset.x - (1 - text.pivot.x) * size.x};
+        const float base_y = text.point.y + text.offset.y - text.pivot.y * size.y;
+        ImVec2 chosen, chosen_unclamped;
+        float least_covered = -1;
+        // Nearest first: either side of the anchor on its own line, then a line up or down, then two.
+        for (float shift : {0.0f, -1.0f, 1.0f, -2.0f, 2.0f}) {
+            for (float side_x : sides) {
+                const ImVec2 unclamped(side_x, base_y + shift * step);
+                ImVec2 candidate = unclamped;
+                candidate.x = std::clamp(candidate.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
+                candidate.y = std::clamp(candidate.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
+                const Rect box{ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate.x + size.x + pad, candidate.y + size.y + pad)};
+                float covered = 0;
+                for (const Rect& rect : taken) covered += overlap_area(box, rect);
+                if (least_covered < 0 || covered < least_covered) {
+                    least_covered = covered;
+                    chosen = candidate;
+                    chosen_unclamped = unclamped;
                 }
+                if (covered == 0) break;
             }
-            if (free) {
-                chosen = candidate;
-                break;
-            }
+            if (least_covered == 0) break;
         }
         const ImVec2 chosen_max(chosen.x + size.x, chosen.y + size.y);
+        // A label pushed up, down or in from the edge gets a leader line, so it still points at its anchor.
+        const bool moved = std::fabs(chosen_unclamped.y - base_y) > 0.5f * em || std::fabs(chosen.x - chosen_unclamped.x) > 0.5f * em ||
+                           std::fabs(chosen.y - chosen_unclamped.y) > 0.5f * em;
+        if (moved) {
+            const ImVec2 nearest(std::clamp(text.point.x, chosen.x - pad, chosen_max.x + pad),
+                                 std::clamp(text.point.y, chosen.y, chosen_max.y));
+            plot.draw_list->AddLine(text.point, nearest, with_alpha(text.color, 0.55f), std::max(1.0f, 0.06f * em));
+        }
         plot.draw_list->AddRectFilled(ImVec2(chosen.x - pad, chosen.y), ImVec2(chosen_max.x + pad, chosen_max.y), halo,
                                       0.15f * em);
         plot.draw_list->AddText(chosen, text.color, text.text.c_str());
@@ -490,6 +506,7 @@ void EndLogPlot() {
     plot.active = false;
     plot.legend.clear();
     plot.texts.clear();
+    plot.marker_boxes.clear();
 }
 
 bool PlotLine(const char* label, const double* xs, const double* ys, int count, ImU32 color, float thickness_em,
@@ -558,6 +575,7 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     }
     const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
     draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
+    if (radius_em >= 0.3f) plot.marker_boxes.push_back(ImVec4(center.x - radius, center.y - radius, center.x + radius, center.y + radius));
     const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
                          std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);
     if (hovered) {
@@ -578,7 +596,7 @@ void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, I
         py > plot.plot_max.y + reach) {
         return;
     }
-    plot.texts.push_back({ImVec2(static_cast<float>(px) + offset_em.x * em, static_cast<float>(py) + offset_em.y * em),
+    plot.texts.push_back({ImVec2(static_cast<float>(px), static_cast<float>(py)), ImVec2(offset_em.x * em, offset_em.y * em),
                           pivot, text, color});
 }
 

@@ -26,7 +26,10 @@
 //   Put the unit in the axis title ("FLOP/s"), so "100T" reads as 100 TFLOP/s. Minor ticks at 2..9 of each decade;
 //   when fewer than two decades are visible the minor ticks 2 and 5 are labelled too.
 // - Primitives are clipped to the plot rectangle; points and texts outside it are culled. Texts are laid out at
-//   EndLogPlot: kept inside the plot, moved off the legend and off each other, drawn over a halo.
+//   EndLogPlot: kept inside the plot, moved off the legend, off each other and off markers of radius >= 0.3 em
+//   (mirrored to the other side of the anchor, or a line or two up or down, with a leader line back to the anchor),
+//   drawn over a halo. Smaller markers
+//   (trails, ridge dots, overlays) may be covered by a label.
 // - Hover: PlotPoint returns true while the mouse is on the point (at most one point per frame); PlotLine, PlotSegment
 //   and the reference lines return true while the mouse is near them and no point was hovered on the previous frame,
 //   so a point on a line wins. Show a tooltip from the caller.

@@ -34,6 +34,7 @@ constexpr int kMaxChunks = 4;
 constexpr int kStagesWithoutPipeline = 4;    // the seed's P = 4, shown when the scenario has pp = 1
 constexpr double kAnimationSeconds = 12.0;   // the longer schedule's whole step plays in this long at 1x
 constexpr float kGhostAlpha = 0.28f;          // ops still to run: a faint preview of the plan
+constexpr const char* kInflightHeader = "in flight (peak)";
 
 const char* schedule_title(ScheduleKind kind) {
     switch (kind) {
@@ -72,9 +73,9 @@ ClosedFormText closed_form_text(ScheduleKind kind) {
         case ScheduleKind::one_f_one_b:
             return {"(p-1)/(m+p-1)", "(p-1)/m", "min(p, m)", "Narayanan et al. 2021 sec 2.2.1"};
         case ScheduleKind::interleaved:
-            return {"(p-1)/(v m+p-1)", "(p-1)/(v m)", "2(p-1)+(v-1)p+1 chunks", "Narayanan et al. 2021 sec 2.2.2"};
+            return {"(p-1)/(v m+p-1)", "(p-1)/(v m)", "2(p-1)+(v-1)p+1", "Narayanan et al. 2021 sec 2.2.2"};
         case ScheduleKind::zb_h1:
-            return {"I/(I + m(F+B+W)), I = (p-1)(F+B-W)", "(p-1)(F+B-W)/(m(F+B+W))", "min(p, m)",
+            return {"idle (p-1)(F+B-W)", "(p-1)(F+B-W)/(m(F+B+W))", "min(p, m)",
                     "Qi et al. 2024 sec 2.1 (ZB-H1)"};
     }
     return {"", "", "", ""};
@@ -203,6 +204,16 @@ void draw_controls(PipelinePanelState& state) {
     ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
     ImGui::SameLine(0, font * 1.5f);
     if (ImGui::Button("Reset to scenario")) state.seeded_pp = -1;
+    ImGui::SameLine(0, font);
+    char seeded[96];
+    if (state.seeded_pp > 1)
+        std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
+                      state.seeded_microbatches, core::schedule_name(state.seeded_kind));
+    else
+        std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d", kStagesWithoutPipeline);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::TextUnformatted(seeded);
+    ImGui::PopStyleColor();
 }
 
 // ---- Legend ----
@@ -227,8 +238,9 @@ void draw_legend(const PipelinePanelState& state) {
     if (split) legend_swatch(colors.weight_grad, "W weight grad");
     legend_swatch(colors.idle, "idle: the bubble");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextUnformatted(shows_interleaved(state) ? "numbers: micro-batch, small: chunk (lighter = later chunk)"
-                                                    : "numbers: micro-batch");
+    ImGui::TextUnformatted(shows_interleaved(state)
+                               ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
+                               : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU");
     ImGui::PopStyleColor();
 }
 
@@ -274,23 +286,33 @@ const char* op_kind_text(PipelineOpKind kind) {
     return "";
 }
 
-// The micro-batch number (1-based, as in the papers' figures) and, when interleaved, the chunk in small type.
+// The micro-batch number (1-based, as in the papers' figures) and, when interleaved, the chunk in smaller type.
+// Falls back to a smaller size, then to no label, when the box is too narrow.
 void draw_op_label(ImDrawList* draw, const PipelineOp& op, bool interleaved, ImVec2 min, ImVec2 max, ImU32 color) {
     const float font = ImGui::GetFontSize();
-    const float small = font * 0.72f;
     char number[16];
     char chunk[16];
     std::snprintf(number, sizeof number, "%d", op.microbatch + 1);
     std::snprintf(chunk, sizeof chunk, "%d", op.chunk + 1);
     ImFont* regular = ImGui::GetFont();
-    const float number_width = regular->CalcTextSizeA(font, 1e9f, 0, number).x;
-    const float chunk_width = interleaved ? regular->CalcTextSizeA(small, 1e9f, 0, chunk).x : 0.0f;
-    const float width = number_width + chunk_width;
-    if (width + font * 0.2f > max.x - min.x || font * 0.9f > max.y - min.y) return;
-    const float x = (min.x + max.x - width) * 0.5f;
-    const float y = (min.y + max.y - font) * 0.5f;
-    draw->AddText(regular, font, ImVec2(x, y), color, number);
-    if (interleaved) draw->AddText(regular, small, ImVec2(x + number_width, y + font * 0.4f), color, chunk);
+    for (float size : {font, font * 0.75f}) {
+        const float chunk_size = size * 0.72f;
+        const float number_width = regular->CalcTextSizeA(size, 1e9f, 0, number).x;
+        const float chunk_width = interleaved ? regular->CalcTextSizeA(chunk_size, 1e9f, 0, chunk).x : 0.0f;
+        const float width = number_width + chunk_width;
+        if (width + font * 0.2f > max.x - min.x || size * 0.95f > max.y - min.y) continue;
+        const float x = (min.x + max.x - width) * 0.5f;
+        const float y = (min.y + max.y - size) * 0.5f;
+        draw->AddText(regular, size, ImVec2(x, y), color, number);
+        if (interleaved) draw->AddText(regular, chunk_size, ImVec2(x + number_width, y + size * 0.4f), color, chunk);
+        return;
+    }
+}
+
+// Whole counts without decimals ("16"), fractional ones to three figures ("19.8").
+std::string count_text(double count) {
+    if (count == std::floor(count) && std::fabs(count) < 1e6) return std::to_string(static_cast<long>(count));
+    return core::format_number(count);
 }
 
 // Nice tick spacing: 1, 2 or 5 times a power of ten, about `target` ticks across.
@@ -309,21 +331,22 @@ struct GridLayout {
     float axis_height = 0;
 };
 
-void draw_time_axis(ImDrawList* draw, const TimeAxis& axis, float y, float right_edge) {
+void draw_time_axis(ImDrawList* draw, const TimeAxis& axis, float y) {
     const Palette& colors = palette();
     const float font = ImGui::GetFontSize();
-    draw->AddLine(ImVec2(axis.x0, y), ImVec2(axis.x1, y), colors.axis, std::max(1.0f, font * 0.06f));
+    const float thickness = std::max(1.0f, font * 0.06f);
+    draw->AddLine(ImVec2(axis.x0, y), ImVec2(axis.x1, y), colors.axis, thickness);
     const double step = tick_step(axis.longest_seconds, int((axis.x1 - axis.x0) / (font * 4.0f)));
     for (double tick = 0; tick <= axis.longest_seconds + 1e-9; tick += step) {
         const float x = axis.x_of(tick);
-        draw->AddLine(ImVec2(x, y), ImVec2(x, y + font * 0.3f), colors.axis, std::max(1.0f, font * 0.06f));
-        const std::string text = core::format_number(tick);
-        const float width = ImGui::CalcTextSize(text.c_str()).x;
-        draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text.c_str());
+        draw->AddLine(ImVec2(x, y), ImVec2(x, y + font * 0.3f), colors.axis, thickness);
+        char text[24];
+        std::snprintf(text, sizeof text, step >= 1 ? "%.0f" : "%g", tick);
+        const float width = ImGui::CalcTextSize(text).x;
+        draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text);
     }
-    const char* title = "time in T_F (one micro-batch's forward on one GPU)";
-    const float title_width = ImGui::CalcTextSize(title).x;
-    draw->AddText(ImVec2(right_edge - title_width, y + font * 1.4f), colors.text_dim, title);
+    // The unit, past the axis end where no tick label reaches.
+    draw->AddText(ImVec2(axis.x1 + font * 0.9f, y + font * 0.35f), colors.text_dim, "T_F");
 }
 
 void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const GridLayout& layout, double t,
@@ -338,7 +361,7 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
     const double now = std::min(t, timeline.makespan_seconds);
     const float inset = layout.row_height * 0.08f;
     const float gap = std::min(font * 0.05f, (axis.x1 - axis.x0) / float(axis.longest_seconds) * 0.05f);
-    const std::vector<int> inflight = core::inflight_at(timeline, t);
+    const std::vector<double> inflight = core::inflight_activations_at(timeline, t);
 
     // Column header for the live in-flight count.
     const float inflight_x = origin.x + width - layout.inflight_width;
@@ -353,11 +376,11 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
                       colors.grid, 0, 0, std::max(1.0f, font * 0.05f));
         if (now > 0)
             draw->AddRectFilled(ImVec2(axis.x0, top + inset), ImVec2(axis.x_of(now), bottom - inset), colors.idle);
-        char count[16];
-        std::snprintf(count, sizeof count, "%d", inflight[device]);
-        const float count_width = ImGui::CalcTextSize(count).x;
-        draw->AddText(ImVec2(inflight_x + (layout.inflight_width - count_width) * 0.5f, (top + bottom - font) * 0.5f),
-                      colors.text, count);
+        const std::string count = count_text(inflight[device]) + " (" +
+                                  count_text(timeline.peak_inflight_activations[device]) + ")";
+        const float count_width = ImGui::CalcTextSize(count.c_str()).x;
+        draw->AddText(ImVec2(inflight_x + layout.inflight_width - font * 0.8f - count_width, (top + bottom - font) * 0.5f),
+                      colors.text, count.c_str());
     }
 
     const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -369,18 +392,15 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
         const ImVec2 max(std::max(min.x + 1.0f, axis.x_of(op.end_seconds()) - gap), bottom);
         const ImU32 fill = op_color(op, timeline.virtual_chunks);
         const double progress = core::op_progress(op, t);
-        if (progress < 1) {
-            // What has not run yet is drawn faintly, so the plan is readable before and while it fills.
-            const ImU32 ghost = with_alpha(fill, kGhostAlpha);
-            draw->AddRectFilled(min, max, ghost, font * 0.1f);
-            draw_op_label(draw, op, interleaved, min, max, with_alpha(colors.text, 0.55f));
-        }
+        // What has not run yet is drawn faintly, so the plan is readable before and while it fills.
+        if (progress < 1) draw->AddRectFilled(min, max, with_alpha(fill, kGhostAlpha), font * 0.1f);
         if (progress > 0) {
-            const ImVec2 run_max(std::max(min.x + 1.0f, axis.x_of(op.start_seconds + op.duration_seconds * progress) - gap),
-                                 bottom);
-            draw->AddRectFilled(min, progress < 1 ? run_max : max, fill, font * 0.1f);
-            if (progress >= 1) draw_op_label(draw, op, interleaved, min, max, label_color_on(fill));
+            const float run_x = axis.x_of(op.start_seconds + op.duration_seconds * progress) - gap;
+            draw->AddRectFilled(min, progress < 1 ? ImVec2(std::max(min.x + 1.0f, run_x), bottom) : max, fill,
+                                font * 0.1f);
         }
+        draw_op_label(draw, op, interleaved, min, max,
+                      progress >= 0.5 ? label_color_on(fill) : with_alpha(colors.text, 0.55f));
         if (!exporting && mouse.x >= min.x && mouse.x < max.x && mouse.y >= min.y && mouse.y < max.y) hovered = &op;
     }
 
@@ -393,7 +413,7 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
     const float end_x = axis.x_of(timeline.makespan_seconds);
     draw->AddLine(ImVec2(end_x, origin.y), ImVec2(end_x, origin.y + rows_height), colors.axis,
                   std::max(1.0f, font * 0.06f));
-    draw_time_axis(draw, axis, origin.y + rows_height + font * 0.2f, inflight_x - font * 0.5f);
+    draw_time_axis(draw, axis, origin.y + rows_height + font * 0.2f);
 
     if (hovered) {
         ImGui::BeginTooltip();
@@ -433,15 +453,14 @@ void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params
 
     const int peak = timeline.peak_inflight_microbatches.empty() ? 0 : timeline.peak_inflight_microbatches[0];
     if (params.kind == ScheduleKind::interleaved && params.virtual_chunks > 1) {
-        figure("Peak in flight, GPU 1", std::to_string(peak) + " chunk-micro-batches",
-               "(micro-batch, chunk) pairs whose forward ran and whose backward has not: each holds 1/v of the "
-               "GPU's layers' activations",
+        figure("Peak in flight, GPU 1", count_text(timeline.peak_inflight_activations[0]) + " micro-batches",
+               "(micro-batch, chunk) pairs whose forward ran and whose backward has not, each holding 1/v of the "
+               "GPU's layers: Korthikanti et al. 2022 eq. 5, p(1 + (p-1)/(p v))",
                closed.source);
-        dim_text("  = " + core::format_number(timeline.peak_inflight_activations[0]) +
-                 " micro-batches' activations; closed form " + closed.peak_inflight + " = " +
+        dim_text("  " + std::to_string(peak) + " chunk-micro-batches; closed form " + closed.peak_inflight + " = " +
                  std::to_string(core::closed_form_peak_inflight(params)));
     } else {
-        figure("Peak in flight, GPU 1", std::to_string(peak) + " micro-batches' activations",
+        figure("Peak in flight, GPU 1", std::to_string(peak) + " micro-batches",
                params.kind == ScheduleKind::zb_h1
                    ? "forward ran, W not yet done: every GPU keeps p in flight, some only awaiting W"
                    : "forward ran, backward not yet done",
@@ -476,11 +495,11 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
         ImGui::EndCombo();
     }
     // Header of the live in-flight column, right-aligned over it on the combo's line.
-    const float header_width = ImGui::CalcTextSize("in flight").x;
+    const float header_width = ImGui::CalcTextSize(kInflightHeader).x;
     ImGui::GetWindowDrawList()->AddText(
         ImVec2(header_origin.x + grid_width - (layout.inflight_width + header_width) * 0.5f,
                header_origin.y + ImGui::GetStyle().FramePadding.y),
-        palette().text_dim, "in flight");
+        palette().text_dim, kInflightHeader);
 
     const ScheduleTimeline& timeline = state.timelines[index];
     if (!state.errors[index].empty()) {
@@ -491,7 +510,7 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
     TimeAxis axis = axis_template;
     const ImVec2 grid_origin = ImGui::GetCursorScreenPos();
     axis.x0 = grid_origin.x + layout.label_width;
-    axis.x1 = grid_origin.x + grid_width - layout.inflight_width - font * 0.5f;
+    axis.x1 = grid_origin.x + grid_width - layout.inflight_width - font * 3.2f;
 
     ImGui::BeginGroup();
     draw_timeline(timeline, axis, layout, t, grid_width, exporting);
@@ -519,7 +538,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
     playback.step_seconds = kAnimationSeconds / axis.longest_seconds;  // one T_F per step
     const double t = std::clamp(playback.t_seconds, 0.0, kAnimationSeconds) / kAnimationSeconds * axis.longest_seconds;
     char caption[64];
-    std::snprintf(caption, sizeof caption, "%s of %s T_F", core::format_number(t).c_str(),
+    std::snprintf(caption, sizeof caption, "step time %s of %s T_F", core::format_number(t).c_str(),
                   core::format_number(axis.longest_seconds).c_str());
     draw_transport(playback, caption);
     draw_legend(state);
@@ -527,11 +546,12 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
 
     GridLayout layout;
     layout.label_width = ImGui::CalcTextSize("GPU 16").x + font * 0.6f;
-    layout.inflight_width = ImGui::CalcTextSize("in flight").x + font * 0.4f;
-    layout.axis_height = font * 2.9f;
-    const float section_chrome = ImGui::GetFrameHeightWithSpacing() + layout.axis_height + font;
+    layout.inflight_width = ImGui::CalcTextSize(kInflightHeader).x + font * 0.4f;
+    layout.axis_height = font * 1.8f;
+    const float section_chrome =
+        ImGui::GetFrameHeightWithSpacing() + layout.axis_height + ImGui::GetStyle().ItemSpacing.y * 3.0f;
     const float rows_budget = ImGui::GetContentRegionAvail().y * 0.5f - section_chrome;
-    layout.row_height = std::clamp(rows_budget / float(state.stages), font * 1.1f, font * 2.0f);
+    layout.row_height = std::clamp(rows_budget / float(state.stages), font * 1.05f, font * 2.4f);
 
     for (int index = 0; index < 2; ++index) {
         if (index == 1) ImGui::Separator();

@@ -24,7 +24,7 @@ namespace {
 enum class LinkChoice { scale_up, scale_out, custom };
 
 struct RingPanelOptions {
-    int rank_count = 8;                        // ranks in the ring; up to max_drawn_ranks are drawn one by one
+    int rank_count = 16;                       // ranks in the ring; up to max_drawn_ranks are drawn one by one
     double seconds_per_step = 1.0;             // playback time one ring step takes on screen
     LinkChoice link_choice = LinkChoice::scale_up;  // eight ranks fit in one node: NVLink
     float custom_gb_per_s = 100.0f;            // custom link, decimal GB/s per direction
@@ -91,6 +91,11 @@ std::string link_label(const core::LinkSpec& link) {
     return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + ", " + core::format_seconds(link.latency_seconds);
 }
 
+// "2 B", "2.5 B": bytes per parameter without trailing zeros.
+std::string bytes_per_param_text(double bytes) {
+    return core::format_number(bytes, bytes == std::floor(bytes) && bytes < 10 ? 1 : 3) + " B";
+}
+
 ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
 ImVec2 scaled(ImVec2 a, float k) { return ImVec2(a.x * k, a.y * k); }
 ImVec2 lerp(ImVec2 a, ImVec2 b, float t) { return ImVec2(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t); }
@@ -114,14 +119,24 @@ struct RankBox {
 };
 
 // Ranks 0..n-1 clockwise from the top; each holds its buffer as n chunk cells side by side.
-void draw_ring_ranks(ImDrawList* draw, ImVec2 center, float radius, const core::RingSchedule& schedule,
+void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingSchedule& schedule,
                      const core::RingFrame& frame, ImU32 link_color, float em) {
     const int n = schedule.rank_count;
     const core::RingState state = core::ring_state_after(schedule, frame.steps_done);
     const core::RingStep* moving = frame.done ? nullptr : &schedule.steps[frame.steps_done];
-    const float spacing = 2.0f * radius * std::sin(std::numbers::pi_v<float> / n);
-    const float cell_width = std::clamp(spacing * 0.72f / n, em * 0.3f, em * 1.2f);
-    const ImVec2 half(cell_width * n * 0.5f + em * 0.2f, em * 1.0f);
+    const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
+    const auto cell_width_at = [&](float radius) {
+        return std::clamp(2.0f * radius * std::sin(std::numbers::pi_v<float> / n) * 0.72f / n, em * 0.3f, em * 1.2f);
+    };
+    const auto half_at = [&](float cell_width) { return ImVec2(cell_width * n * 0.5f + em * 0.2f, em * 1.3f); };
+    // The boxes at 3 and 9 o'clock need their half width and a label beside them; those at 12 and 6, a label line.
+    const float label_width = ImGui::CalcTextSize("GPU 00").x;
+    const float first_guess = std::min(area.x, area.y) * 0.5f - em * 3.0f;
+    const ImVec2 guess_half = half_at(cell_width_at(first_guess));
+    const float radius = std::max(em * 3.0f, std::min({first_guess, area.x * 0.5f - guess_half.x - label_width - em * 0.6f,
+                                                       area.y * 0.5f - guess_half.y - em * 1.6f}));
+    const float cell_width = cell_width_at(radius);
+    const ImVec2 half = half_at(cell_width);
 
     std::vector<RankBox> boxes(n);
     for (int rank = 0; rank < n; ++rank) {
@@ -187,9 +202,11 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 center, float radius, const core::
 }
 
 // Beyond max_drawn_ranks: a progress ring and the numbers instead of the chunks.
-void draw_ring_summary(ImDrawList* draw, ImVec2 center, float radius, const core::RingSchedule& schedule,
+void draw_ring_summary(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingSchedule& schedule,
                        const core::RingFrame& frame, float em) {
     const int n = schedule.rank_count;
+    const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
+    const float radius = std::max(em * 3.0f, std::min(area.x, area.y) * 0.5f - em * 1.0f);
     draw->AddCircle(center, radius, palette().grid, 96, em * 0.5f);
     const float progress = static_cast<float>((frame.steps_done + frame.transfer_fraction) / frame.step_count);
     const float start = -std::numbers::pi_v<float> / 2;
@@ -239,11 +256,8 @@ void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& f
     ImGui::Dummy(area);
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
-    // Leave room outside the circle for a rank box and its label.
-    const float radius = std::max(em * 3.0f, std::min(area.x, area.y) * 0.5f - em * 3.2f);
-    if (schedule.rank_count <= max_drawn_ranks) draw_ring_ranks(draw, center, radius, schedule, frame, link_color, em);
-    else draw_ring_summary(draw, center, radius, schedule, frame, em);
+    if (schedule.rank_count <= max_drawn_ranks) draw_ring_ranks(draw, area_min, area, schedule, frame, link_color, em);
+    else draw_ring_summary(draw, area_min, area, schedule, frame, em);
 }
 
 void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report) {
@@ -257,12 +271,12 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
         ImGui::SmallButton(use_dp.c_str()))
         options.rank_count = report.layout.dp;
 
-    const std::string choices[] = {"NVLink (scale-up): " + link_label(scenario.cluster.scale_up),
-                                   "InfiniBand (scale-out): " + link_label(scenario.cluster.scale_out),
+    const std::string choices[] = {"inside a node: " + link_label(scenario.cluster.scale_up),
+                                   "between nodes: " + link_label(scenario.cluster.scale_out),
                                    "custom bandwidth and latency"};
     const int current = static_cast<int>(options.link_choice);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
-    if (ImGui::BeginCombo("link", choices[current].c_str())) {
+    if (ImGui::BeginCombo("link (per direction)", choices[current].c_str())) {
         for (int choice = 0; choice < 3; ++choice)
             if (ImGui::Selectable(choices[choice].c_str(), choice == current)) options.link_choice = static_cast<LinkChoice>(choice);
         ImGui::EndCombo();
@@ -293,7 +307,7 @@ void draw_buffer_figures(const core::Report& report, const core::MemoryBlock* gr
     const double factor = core::busbw_factor(core::Collective::all_reduce, ring.rank_count);
     if (buffer_from_model && gradients) {
         figure("S, the DP all-reduce buffer:",
-               "gradients " + core::format_number(gradients->bytes_per_param) + " B x " + core::format_sci(report.memory.params) +
+               "gradients " + bytes_per_param_text(gradients->bytes_per_param) + " x " + core::format_sci(report.memory.params) +
                    " params = " + core::format_bytes(ring.buffer_bytes),
                gradients->whole_formula, "the Report's gradient block of the current model");
     } else {
@@ -302,7 +316,7 @@ void draw_buffer_figures(const core::Report& report, const core::MemoryBlock* gr
     std::string sent = "2(n-1)/n x S = " + core::format_number(factor, 4) + " x " + core::format_bytes(ring.buffer_bytes) + " = " +
                        core::format_bytes(ring.max_bytes_sent_by_a_rank);
     if (buffer_from_model && gradients)
-        sent += "  ~ 2 x " + core::format_number(gradients->bytes_per_param) + " B x params = " +
+        sent += "  ~ 2 x " + bytes_per_param_text(gradients->bytes_per_param) + " x params = " +
                 core::format_bytes(core::ring_bytes_sent_per_rank_large_n(ring.buffer_bytes)) + " for large n";
     figure("each rank sends (ring):", sent,
            "2(n-1) steps of S/n each; as n grows 2(n-1)/n -> 2, so a rank sends about 2S whatever n is.",
@@ -373,8 +387,9 @@ void log_range(const std::vector<const std::vector<double>*>& series, double& lo
 void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceCurves& curves,
                      const std::vector<const std::vector<double>*>& series, const std::vector<double>& marked,
                      const std::vector<AlgorithmStyle>& styles, int rank_count, ImVec2 size) {
+    const std::string x_title = "ranks n (dashed: n = " + std::to_string(rank_count) + ")";
     LogPlotAxes axes;
-    axes.x_title = "ranks n";
+    axes.x_title = x_title.c_str();
     axes.y_title = y_title;
     axes.x_min = curves.rank_counts.front();
     axes.x_max = curves.rank_counts.back();
@@ -388,8 +403,6 @@ void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceC
         PlotLine(name, curves.rank_counts.data(), series[i]->data(), count, styles[i].color, 0.14f);
         PlotPoint("##now", rank_count, marked[i], styles[i].color, 0.35f, styles[i].marker);
     }
-    const std::string label = "n = " + std::to_string(rank_count);
-    PlotText(rank_count, axes.y_min, label.c_str(), palette().text_dim, ImVec2(0, 1), ImVec2(0.3f, -0.3f));
     EndLogPlot();
 }
 

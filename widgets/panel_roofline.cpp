@@ -247,7 +247,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     axes.x_max = 1e5;
     axes.y_min = 1e10;
     axes.y_max = 1e16;
-    axes.legend = LegendCorner::top_left;
+    axes.legend = LegendCorner::bottom_right;  // under the flat roof, right of every slope: always empty
     if (!BeginLogPlot("##kernel roofline", size, axes)) return;
 
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
@@ -265,6 +265,15 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     if (options.show_measured && !measured.empty()) PlotLegendMarker("measured H100 bf16", gpu_color(1), MarkerShape::ring);
 
     std::string hovered_text;
+    // Under the roofs, so the trail reads as beads on the slope rather than as a dashed roof.
+    if (options.show_decode_trail) {
+        const double element = core::element_bytes(kPrecisions[options.kernel_precision]);
+        const double hidden = ctx.scenario.model.hidden;
+        for (int doubling = 0; doubling <= kMaxDecodeDoublings; ++doubling) {
+            const core::PlacedKernel step = core::place_kernel(core::decode_gemv_cost(std::exp2(doubling), hidden, hidden, element), ceiling);
+            PlotPoint("##decode trail", step.intensity_flops_per_byte, step.attainable_flops_per_s, bound_color(step.bound), 0.22f);
+        }
+    }
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
         if (!options.gpu_shown[i]) continue;
         const ImU32 color = gpu_color(static_cast<int>(i));
@@ -300,15 +309,6 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         }
     }
 
-    if (options.show_decode_trail) {
-        const double element = core::element_bytes(kPrecisions[options.kernel_precision]);
-        const double hidden = ctx.scenario.model.hidden;
-        for (int doubling = 0; doubling <= kMaxDecodeDoublings; ++doubling) {
-            const core::PlacedKernel step = core::place_kernel(core::decode_gemv_cost(std::exp2(doubling), hidden, hidden, element), ceiling);
-            PlotPoint("##decode trail", step.intensity_flops_per_byte, step.attainable_flops_per_s,
-                      with_alpha(bound_color(step.bound), 0.45f), 0.14f);
-        }
-    }
     for (const KernelMark& mark : kernels) {
         const core::PlacedKernel& placed = mark.placed;
         const std::string id = "##" + mark.name;
@@ -317,7 +317,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
             hovered_text = kernel_tooltip(mark, ceiling);
         // Labels below the slope, to the right of the point, so they never sit on a roof.
         PlotText(placed.intensity_flops_per_byte, placed.attainable_flops_per_s, mark.name.c_str(), colors.text, ImVec2(0, 0),
-                 ImVec2(0.5f, 0.35f));
+                 ImVec2(0.65f, 0.35f));
     }
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
@@ -374,7 +374,7 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
                            " at peak vs network " + core::format_seconds(point.network_seconds) + " on " + point.link_label;
         const std::string label = point.axis + (point.network_bound ? ": network-bound" : "");
         PlotText(point.comm_intensity_flops_per_byte, point.attainable_flops_per_s, label.c_str(), colors.text, ImVec2(0, 0),
-                 ImVec2(0.5f, 0.4f));
+                 ImVec2(0.7f, 0.45f));
     }
     if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
     EndLogPlot();

@@ -1,11 +1,329 @@
-// Placeholder until the panel's issue lands: draws the shared Report's headline figures.
+// Issue 4, the 16-byte stack: the whole model's training state and one GPU's share, stacked byte category by category
+// against every catalog GPU's HBM ceiling; play builds the stack and grows the model past the ceilings (seed 000).
+#include "core/format.h"
+#include "core/stack_animation.h"
+#include "core/walls.h"
+#include "widgets/figure.h"
+#include "widgets/fonts.h"
+#include "widgets/palette.h"
 #include "widgets/panel.h"
-#include "widgets/placeholder.h"
+#include "widgets/stacked_bar.h"
+#include "widgets/transport.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace widgets {
+namespace {
+
+constexpr double kMinParams = 1e8;   // the seed's slider: 100M ..
+constexpr double kMaxParams = 2e12;  // .. 2T parameters
+
+struct StackPanelOptions {
+    core::StackTiming timing;        // pacing of the seed's animation (core's defaults)
+    float controls_width_em = 23.0f; // the controls column beside the plot
+};
+
+struct StackPanelState {
+    StackPanelOptions options;
+    bool placed_at_end = false;      // the window opens on the finished stack; export draws the --t it is given
+    double last_duration = -1;       // to keep a finished stack finished when an edit changes the duration
+};
+
+// Adam m and Adam v share the optimizer's hue in two shades: count how many of a kind came before.
+std::vector<int> index_within_kind(const std::vector<core::MemoryBlock>& blocks) {
+    std::vector<int> indices;
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        int before = 0;
+        for (std::size_t j = 0; j < i; ++j) before += blocks[j].kind == blocks[i].kind;
+        indices.push_back(before);
+    }
+    return indices;
+}
+
+bool int_combo(const char* label, int& value, const std::vector<int>& choices) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, std::to_string(value).c_str())) {
+        for (int choice : choices) {
+            if (ImGui::Selectable(std::to_string(choice).c_str(), choice == value)) {
+                value = choice;
+                changed = true;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+std::vector<int> powers_of_two(int from, int to) {
+    std::vector<int> result;
+    for (long long v = from; v <= to; v *= 2) result.push_back(static_cast<int>(v));
+    return result;
+}
+
+// global_batch must stay a multiple of dp x micro-batch: keep the closest multiple.
+void keep_global_batch_divisible(core::Scenario& scenario, int dp) {
+    const int per_step = std::max(1, dp * scenario.train.micro_batch);
+    const int multiples = std::max(1, static_cast<int>(std::lround(static_cast<double>(scenario.train.global_batch) / per_step)));
+    scenario.train.global_batch = per_step * multiples;
+}
+
+void model_controls(core::Scenario& scenario, const core::Report& report) {
+    if (ImGui::BeginCombo("Model", scenario.model.is_bare_count() ? "bare parameter count" : scenario.model.name.c_str())) {
+        for (const core::ModelSpec& model : core::builtin_models()) {
+            if (ImGui::Selectable(model.name.c_str(), model.id == scenario.model.id)) {
+                scenario.model = model;
+                scenario.train.seq_len = model.default_seq_len;
+                while (model.heads % scenario.parallel.tp != 0) scenario.parallel.tp /= 2;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    double params = std::clamp(report.memory.params, kMinParams, kMaxParams);
+    const std::string shown = core::format_count(params) + " parameters";
+    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &kMinParams, &kMaxParams, shown.c_str(),
+                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+        scenario = core::scenario_at_params(scenario, params);
+    }
+    explain_last_item("A bare parameter count from 100M to 2T; its shape (layers, hidden) is synthesized for the activations: "
+                      "h = 128 l, 12 l h^2 = N.");
+    if (ImGui::BeginCombo("Recipe", scenario.precision.name.c_str())) {
+        for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
+            if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) scenario.precision = recipe;
+            explain_last_item(recipe.source);
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item("Adafactor drops Adam's m and v; 'no master copy' drops the fp32 master: watch their bytes leave the stack.");
+    const auto& catalog = core::builtin_hardware();
+    if (ImGui::BeginCombo("GPU", scenario.cluster.gpu.name.c_str())) {
+        for (const core::GpuSpec& gpu : catalog.gpus) {
+            if (ImGui::Selectable(gpu.name.c_str(), gpu.id == scenario.cluster.gpu.id)) {
+                scenario.cluster.gpu = gpu;
+                if (const core::LinkSpec* link = catalog.find_link(gpu.scale_up_link)) scenario.cluster.scale_up = *link;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item("The column turns red above this GPU's HBM.");
+}
+
+void training_controls(core::Scenario& scenario, const core::Report& report) {
+    core::TrainSpec& train = scenario.train;
+    int seq_len = train.seq_len;
+    if (int_combo("Sequence", seq_len, powers_of_two(std::max(256, scenario.parallel.cp), 131072))) train.seq_len = seq_len;
+    explain_last_item("Tokens per sequence: activations grow with it, the training state does not.");
+    int micro = train.micro_batch;
+    if (int_combo("Micro-batch", micro, powers_of_two(1, 64))) {
+        train.micro_batch = micro;
+        keep_global_batch_divisible(scenario, report.layout.dp);
+    }
+    static const char* recomputes[] = {"none", "selective", "full"};
+    int recompute = static_cast<int>(train.recompute);
+    if (ImGui::Combo("Recompute", &recompute, recomputes, 3)) train.recompute = static_cast<core::Recompute>(recompute);
+    explain_last_item("Activation checkpointing: full keeps only each layer's input (2 s b h bytes) and recomputes the rest.",
+                      "Korthikanti et al. 2022");
+    ImGui::SliderInt("ZeRO stage", &scenario.parallel.zero, 0, 3);
+    explain_last_item("ZeRO-1 shards the optimizer state over DP, ZeRO-2 also the gradients, ZeRO-3 also the weights.",
+                      "Rajbhandari et al. 2019");
+    int dp = report.layout.dp;
+    if (int_combo("DP degree", dp, powers_of_two(1, 4096))) {
+        core::ParallelSpec& parallel = scenario.parallel;
+        scenario.cluster.gpus = dp * parallel.tp * parallel.pp * parallel.cp;  // more data-parallel ranks, more GPUs
+        parallel.dp = 0;
+        keep_global_batch_divisible(scenario, dp);
+    }
+    explain_last_item("Data-parallel ranks: the GPU count follows (dp x tp x pp x cp). Without ZeRO every rank holds it all.");
+}
+
+void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
+    const Palette& colors = palette();
+    const core::MemoryReport& memory = report.memory;
+    const core::Overshoot whole = core::overshoot(memory.state_bytes, gpu);
+    const core::Overshoot per_gpu = core::overshoot(memory.per_gpu.total_bytes, gpu);
+    figure("Training state", core::format_bytes(memory.state_bytes),
+           core::format_number(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
+               core::format_bytes(memory.state_bytes),
+           "ZeRO (Rajbhandari et al. 2019) sec 3.1; seed 000");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
+    ImGui::TextWrapped("= %s", whole.caption.c_str());
+    ImGui::PopStyleColor();
+    explain_last_item(core::format_bytes(memory.state_bytes) + " / " + core::format_bytes(gpu.hbm_bytes) + " = " +
+                      core::format_number(whole.gpus_worth) + " GPUs' worth of HBM");
+    figure("Per GPU", core::format_bytes(memory.per_gpu.total_bytes),
+           "state " + core::format_bytes(core::per_gpu_state_bytes(memory.per_gpu)) + " + activations " +
+               core::format_bytes(memory.per_gpu.activations_bytes));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(per_gpu.over ? colors.over_budget : colors.within_budget));
+    ImGui::TextWrapped("= %s", per_gpu.caption.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
+    ImGui::TextWrapped("Hover a block for its formula. %s", core::kUnitConvention);
+    ImGui::PopStyleColor();
+}
+
+struct ColumnView {
+    std::string heading;
+    std::string total_line;
+    std::string detail_line;   // what the total is made of
+    bool over = false;
+    std::vector<StackedBlock> blocks;
+};
+
+ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu) {
+    ColumnView view;
+    view.heading = "Whole model, " + core::format_count(frame.params) + " parameters";
+    const core::Overshoot over = core::overshoot(frame.total_bytes, gpu);
+    view.over = over.over;
+    view.total_line = core::format_bytes(frame.total_bytes) + (over.over ? ": " + over.caption : "");
+    const core::Overshoot state = core::overshoot(frame.state_bytes, gpu);
+    view.detail_line = "training state " + core::format_bytes(frame.state_bytes) + (state.over ? " alone: " : ", ") + state.caption;
+    for (const core::StackLayer& layer : frame.layers) {
+        StackedBlock block;
+        block.label = layer.label;
+        block.value = core::format_bytes(layer.bytes);
+        block.bytes = layer.bytes;
+        block.color = memory_kind_color(layer.kind, layer.index_within_kind);
+        block.visible = layer.shown > 0;
+        block.tooltip = layer.formula;
+        view.blocks.push_back(block);
+    }
+    return view;
+}
+
+ColumnView per_gpu_column(const core::Report& report, const core::GpuSpec& gpu) {
+    ColumnView view;
+    const core::LayoutReport& layout = report.layout;
+    view.heading = "One GPU: tp " + std::to_string(layout.tp) + ", pp " + std::to_string(layout.pp) + ", dp " +
+                   std::to_string(layout.dp) + ", ZeRO-" + std::to_string(layout.zero);
+    const core::Overshoot over = core::overshoot(report.memory.per_gpu.total_bytes, gpu);
+    view.over = over.over;
+    view.total_line = core::format_bytes(report.memory.per_gpu.total_bytes) + (over.over ? ": " + over.caption : "");
+    view.detail_line = "state " + core::format_bytes(core::per_gpu_state_bytes(report.memory.per_gpu)) +
+                       " + activations " + core::format_bytes(report.memory.per_gpu.activations_bytes);
+    const std::vector<int> shades = index_within_kind(report.memory.blocks);
+    for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
+        const core::MemoryBlock& memory_block = report.memory.blocks[i];
+        StackedBlock block;
+        block.label = memory_block.label;
+        block.value = core::format_bytes(memory_block.per_gpu_bytes);
+        block.bytes = memory_block.per_gpu_bytes;
+        block.color = memory_kind_color(memory_block.kind, shades[i]);
+        block.tooltip = memory_block.per_gpu_formula;
+        view.blocks.push_back(block);
+    }
+    return view;
+}
+
+void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::GpuCeiling>& ceilings, double axis_content_bytes,
+               double red_from_bytes, bool hover_enabled) {
+    const Palette& colors = palette();
+    const float em = ImGui::GetFontSize();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    ImGui::InvisibleButton("##stack_plot", ImVec2(std::max(avail.x, 1.0f), std::max(avail.y, 1.0f)));
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+
+    std::vector<HorizontalLine> lines;
+    for (const core::GpuCeiling& ceiling : ceilings) {
+        lines.push_back({ceiling.hbm_bytes, ceiling.gpu_names + "  " + core::format_bytes(ceiling.hbm_bytes), ceiling.selected});
+    }
+
+    // Horizontal plan: axis labels | column | its labels | column | its labels | ceiling labels.
+    const float axis_x = origin.x + em * 5.5f;
+    const float plot_right = origin.x + avail.x - em * 0.5f;
+    const float ceiling_lane = ceiling_labels_width(lines) + em * 1.0f;
+    const float room = plot_right - ceiling_lane - axis_x;
+    const float column_width = std::clamp(room * 0.14f, em * 3.5f, em * 8.0f);
+    const float lane_width = (room - 2.0f * (column_width + em * 1.5f)) / 2.0f;
+
+    const float y_top = origin.y + line * 5.3f;
+    const float y_bottom = origin.y + avail.y - em * 0.8f;
+    const StackAxis axis = make_stack_axis(axis_content_bytes, ceilings.empty() ? 0.0 : ceilings.back().hbm_bytes, y_bottom, y_top);
+    draw_stack_axis(draw, axis, axis_x, plot_right, "bytes (1 GB = 10^9 B)");
+    draw_ceilings(draw, axis, lines, axis_x, plot_right);
+
+    int hovered_column = -1, hovered_block = -1;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        const ColumnView& column = columns[c];
+        const float x_left = axis_x + em * 1.5f + c * (column_width + em * 1.5f + lane_width);
+        ColumnLabels labels{x_left + column_width + em * 1.6f, x_left + column_width + em * 1.5f + lane_width - em * 0.5f};
+        const int hovered = draw_stacked_column(draw, axis, x_left, column_width, column.blocks, labels, red_from_bytes, hover_enabled);
+        if (hovered >= 0) {
+            hovered_column = static_cast<int>(c);
+            hovered_block = hovered;
+        }
+        // Heading and total above the plot, clipped to the column's own lane.
+        const float heading_right = labels.lane_right;
+        draw->PushClipRect(ImVec2(x_left, origin.y), ImVec2(heading_right, y_top), true);
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, column.heading.c_str());
+        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.3f),
+                      column.over ? colors.over_budget : colors.within_budget, column.total_line.c_str());
+        draw->AddText(ImVec2(x_left, origin.y + line * 2.9f), colors.text_dim, column.detail_line.c_str());
+        draw->PopClipRect();
+    }
+    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip, "the Report's memory blocks");
+}
+
+void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
+    const core::Report& report = ctx.report;
+    const core::GpuSpec gpu = ctx.scenario.cluster.gpu;
+    const std::vector<core::GpuCeiling> ceilings = core::gpu_ceilings(core::builtin_hardware(), gpu);
+    const core::StackTimeline timeline = core::stack_timeline(report.memory, ceilings, state.options.timing);
+
+    Playback& playback = ctx.playback;
+    const bool was_finished = state.last_duration >= 0 && playback.t_seconds >= state.last_duration && !playback.playing;
+    if ((!state.placed_at_end && !ctx.exporting) || was_finished) playback.t_seconds = timeline.duration_seconds;
+    state.placed_at_end = true;
+    state.last_duration = timeline.duration_seconds;
+    playback.duration_seconds = timeline.duration_seconds;
+    playback.step_seconds = timeline.step_seconds;
+    playback.loop = false;  // a finished stack stays up
+    draw_transport(playback);
+    const core::StackFrame frame = core::stack_frame(report.memory, ceilings, playback.t_seconds, state.options.timing);
+
+    ImGui::PushFont(fonts().bold);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(frame.crossed.empty() ? palette().text : palette().warning));
+    ImGui::TextWrapped("%s", frame.caption.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    ImGui::Spacing();
+
+    const float em = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float controls_width = std::min(em * state.options.controls_width_em, avail.x * 0.4f);
+    ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
+    ImGui::PushItemWidth(-em * 6.5f);
+    section_heading("Model");
+    model_controls(ctx.scenario, report);
+    ImGui::Spacing();
+    section_heading("Activations and layout");
+    training_controls(ctx.scenario, report);
+    ImGui::PopItemWidth();
+    ImGui::Spacing();
+    section_heading("Figures");
+    draw_figures(report, gpu);
+    ImGui::EndChild();
+    ImGui::SameLine();
+
+    ImGui::BeginChild("stack_plot", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, gpu)};
+    // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
+    const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.total_bytes);
+    draw_plot(columns, ceilings, content, report.memory.hbm_bytes, !ctx.exporting && ImGui::IsWindowHovered());
+    ImGui::EndChild();
+}
+
+}  // namespace
 
 PanelDef make_stack_panel() {
-    return {"stack", "The 16-byte stack", [](PanelContext& ctx) { draw_placeholder(ctx, "The training state stacked byte by byte against HBM ceilings."); }};
+    auto state = std::make_shared<StackPanelState>();
+    return {"stack", "The 16-byte stack", [state](PanelContext& ctx) { draw_stack_panel(*state, ctx); }};
 }
 
 }  // namespace widgets

@@ -1,0 +1,72 @@
+// BM_FrameAllPanels: one UI frame with every panel open and animating at 1920x1080, NewFrame to Render, CPU time only
+// (nothing is rasterised). Target: under 2 ms median. Needs an X display (xvfb-run) for the GL context.
+#include <benchmark/benchmark.h>
+
+#if defined(SHARDSCOPE_ASSET_DIR)  // defined by shardscope_app: the GUI is built and linked
+#include "app/app_state.h"
+#include "app/gui.h"
+#include "app/ui.h"
+#include "bench/bench_scenarios.h"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <backends/imgui_impl_opengl3.h>
+
+namespace {
+
+constexpr int kFrameWidth = 1920;
+constexpr int kFrameHeight = 1080;
+
+// The main window (sidebar + selected tab) and then every panel alone, so each panel's draw runs every frame.
+void build_frame(app::AppState& state, app::UiSession& session) {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(kFrameWidth, kFrameHeight);
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    io.DeltaTime = 1.0f / 60.0f;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    app::UiRequests requests;
+    app::draw_main_ui(state, session, requests, false);
+    for (int panel = 0; panel < static_cast<int>(state.panels.size()); ++panel) app::draw_single_panel(state, panel, false);
+    ImGui::Render();
+}
+
+// What the app does between frames; outside the measured span.
+void finish_frame(app::AppState& state) {
+    app::apply_scenario_edits(state);
+    app::advance_playbacks(state, 1.0 / 60.0);
+}
+
+void BM_FrameAllPanels(benchmark::State& state) {
+    const char* error = nullptr;
+    GLFWwindow* window = app::create_gl_window(kFrameWidth, kFrameHeight, false, "ShardScope bench", &error);
+    if (!window) {
+        state.SkipWithError(error);
+        return;
+    }
+    app::init_imgui(window, false, nullptr);
+    app::apply_ui_scale(1.0f);
+    {
+        app::AppState app_state = app::make_app_state(bench::llama3_405b_scenario());
+        app::UiSession session;
+        for (widgets::Playback& playback : app_state.playbacks) playback.playing = true;
+        for (int frame = 0; frame < 4; ++frame) {  // the layout settles and every panel's caches fill before timing
+            build_frame(app_state, session);
+            finish_frame(app_state);
+        }
+        for (auto _ : state) {
+            build_frame(app_state, session);
+            state.PauseTiming();
+            finish_frame(app_state);
+            state.ResumeTiming();
+        }
+        state.counters["panels"] = static_cast<double>(app_state.panels.size());
+    }
+    app::shutdown_imgui(false);
+    glfwDestroyWindow(window);
+    glfwTerminate();
+}
+BENCHMARK(BM_FrameAllPanels)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+#endif

@@ -1,0 +1,17 @@
+#pragma once
+// The scenario every benchmark measures: Llama 3 405B as Dubey et al. 2024 Table 4 trained it (8K context, 16,384 H100s).
+#include "core/scenario.h"
+
+namespace bench {
+
+// TP 8, PP 16, DP 128, 2,048 sequences of 8,192 tokens per step; the same text as tests/test_planner.cpp's.
+inline core::Scenario llama3_405b_scenario() {
+    return core::parse_scenario(R"({
+        "model": {"preset": "llama3-405b"},
+        "train": {"seq_len": 8192, "micro_batch": 1, "global_batch": 2048, "tokens": 15.6e12,
+                  "recompute": "none", "sequence_parallel": true},
+        "parallel": {"tp": 8, "cp": 1, "pp": 16, "dp": 128, "zero": 1},
+        "cluster": {"gpu": "h100-sxm", "gpus": 16384}})");
+}
+
+}  // namespace bench

@@ -1,0 +1,105 @@
+// Headless render tests: every registered panel through the same draw functions as the window, read back as PNG.
+#include "app/export.h"
+#include "app/files.h"
+#include "core/scenario.h"
+
+#include <catch2/catch.hpp>
+#include <stb/stb_image.h>
+
+#include <filesystem>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Image {
+    int width = 0, height = 0;
+    bool single_colour = true;
+    int distinct_colours = 0;
+};
+
+Image inspect_png(const std::string& path) {
+    Image image;
+    int channels = 0;
+    unsigned char* pixels = stbi_load(path.c_str(), &image.width, &image.height, &channels, 4);
+    REQUIRE(pixels != nullptr);
+    const std::size_t count = static_cast<std::size_t>(image.width) * image.height;
+    std::uint32_t first = 0;
+    std::memcpy(&first, pixels, 4);
+    std::vector<std::uint32_t> seen;
+    for (std::size_t i = 0; i < count; i += 97) {  // a sparse sample is enough to tell a drawing from a blank
+        std::uint32_t colour = 0;
+        std::memcpy(&colour, pixels + 4 * i, 4);
+        if (colour != first) image.single_colour = false;
+        if (seen.size() < 64 && std::find(seen.begin(), seen.end(), colour) == seen.end()) seen.push_back(colour);
+    }
+    image.distinct_colours = static_cast<int>(seen.size());
+    stbi_image_free(pixels);
+    return image;
+}
+
+std::string fresh_directory(const char* name) {
+    const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("shardscope-render-" + std::string(name));
+    std::filesystem::remove_all(directory);
+    std::filesystem::create_directories(directory);
+    return directory.string();
+}
+
+}  // namespace
+
+TEST_CASE("Export of every panel at 1600x900: one PNG per panel plus window.png, exact size, not one colour", "[render]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    std::string error;
+    options.panels = app::export_targets("all", &error);
+    REQUIRE(error.empty());
+    REQUIRE(options.panels.size() == 8);  // seven panels and the whole window
+    options.out_dir = fresh_directory("all");
+    REQUIRE(app::run_export(options).empty());
+    for (const std::string& panel : options.panels) {
+        INFO("panel " << panel);
+        const Image image = inspect_png(options.out_dir + "/" + panel + ".png");
+        CHECK(image.width == 1600);
+        CHECK(image.height == 900);
+        CHECK_FALSE(image.single_colour);
+        CHECK(image.distinct_colours >= 4);  // text, background and at least a drawn element
+    }
+}
+
+TEST_CASE("Export at --scale 2 doubles the pixel size", "[render]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.panels = {"window", "stack"};
+    options.scale = 2.0f;
+    options.width = 800;
+    options.height = 450;
+    options.out_dir = fresh_directory("scale");
+    REQUIRE(app::run_export(options).empty());
+    for (const std::string& panel : options.panels) {
+        const Image image = inspect_png(options.out_dir + "/" + panel + ".png");
+        CHECK(image.width == 1600);
+        CHECK(image.height == 900);
+        CHECK_FALSE(image.single_colour);
+    }
+}
+
+TEST_CASE("Export refuses an unknown panel name and names the choices", "[render]") {
+    std::string error;
+    CHECK(app::export_targets("stak", &error).empty());
+    CHECK(error.find("--panel") == 0);
+    CHECK(error.find("stack") != std::string::npos);
+}
+
+TEST_CASE("Atomic writes never leave a truncated file behind", "[render]") {
+    const std::string directory = fresh_directory("atomic");
+    const std::string path = directory + "/kept.json";
+    const std::string original = "{\"kept\": true}\n";
+    app::write_file_atomic(path, original.data(), original.size());
+    // A write into a directory that does not exist fails, and the existing file is untouched.
+    CHECK_THROWS(app::write_file_atomic(directory + "/missing/dir/x.json", "x", 1));
+    CHECK(app::read_text_file(path) == original);
+    CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+}

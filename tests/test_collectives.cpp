@@ -1,0 +1,135 @@
+// Collectives and per-axis traffic: nccl-tests' busbw, the alpha-beta ring, Narayanan 2021 sec 3.2, ZeRO sec 7
+// (published.md sec 1, 3, 5).
+#include "core/collectives.h"
+#include "tests/test_scenarios.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using core::Collective;
+using core_tests::bare_params;
+using core_tests::megatron_a100;
+
+namespace {
+
+const core::AxisComm& axis(const core::Report& report, const std::string& name) {
+    const auto found = std::find_if(report.comm.axes.begin(), report.comm.axes.end(),
+                                    [&](const core::AxisComm& candidate) { return candidate.axis == name; });
+    INFO("axis " << name);
+    REQUIRE(found != report.comm.axes.end());
+    return *found;
+}
+
+core::LinkSpec test_link() {
+    core::LinkSpec link;
+    link.bytes_per_s = 100e9;
+    link.latency_seconds = 5e-6;
+    return link;
+}
+
+}  // namespace
+
+TEST_CASE("nccl-tests PERFORMANCE.md: busbw = algbw x factor", "[collectives]") {
+    for (int n : {2, 8, 64}) {
+        const double ranks = n;
+        INFO(n << " ranks");
+        REQUIRE(core::busbw_factor(Collective::all_reduce, n) == Approx(2 * (ranks - 1) / ranks));
+        REQUIRE(core::busbw_factor(Collective::reduce_scatter, n) == Approx((ranks - 1) / ranks));
+        REQUIRE(core::busbw_factor(Collective::all_gather, n) == Approx((ranks - 1) / ranks));
+        REQUIRE(core::busbw_factor(Collective::all_to_all, n) == Approx((ranks - 1) / ranks));
+        REQUIRE(core::busbw_factor(Collective::broadcast, n) == 1);
+        REQUIRE(core::busbw_factor(Collective::reduce, n) == 1);
+    }
+    SECTION("8 ranks, all-reduce of 1 GB in 10 ms: algbw 100 GB/s, busbw 175 GB/s") {
+        const core::BandwidthFigures figures = core::nccl_bandwidth(Collective::all_reduce, 8, 1e9, 10e-3);
+        REQUIRE(figures.algbw_bytes_per_s == Approx(100e9));
+        REQUIRE(figures.busbw_bytes_per_s == Approx(175e9));
+    }
+    SECTION("a ring all-reduce's busbw equals the link bandwidth once alpha is negligible") {
+        const core::LinkSpec link = test_link();
+        const double seconds = core::ring_seconds(Collective::all_reduce, 8, 10e9, link);
+        REQUIRE(core::nccl_bandwidth(Collective::all_reduce, 8, 10e9, seconds).busbw_bytes_per_s == Approx(link.bytes_per_s).epsilon(1e-3));
+    }
+}
+
+TEST_CASE("Ring all-reduce in the alpha-beta model: 2(n-1) a + 2((n-1)/n) S b", "[collectives]") {
+    const core::LinkSpec link = test_link();
+    const double alpha = link.latency_seconds, beta = 1 / link.bytes_per_s;
+    for (int n : {2, 4, 8, 1024}) {
+        const double ranks = n, buffer = 2.8e9;
+        INFO(n << " ranks");
+        REQUIRE(core::ring_seconds(Collective::all_reduce, n, buffer, link) ==
+                Approx(2 * (ranks - 1) * alpha + 2 * ((ranks - 1) / ranks) * buffer * beta));
+        // Reduce-scatter then all-gather, each (n-1) a + ((n-1)/n) S b.
+        REQUIRE(core::ring_seconds(Collective::reduce_scatter, n, buffer, link) +
+                    core::ring_seconds(Collective::all_gather, n, buffer, link) ==
+                Approx(core::ring_seconds(Collective::all_reduce, n, buffer, link)));
+        // Each GPU sends 2(n-1)/n S bytes: 2(n-1) steps of S/n.
+        REQUIRE(core::ring_bytes_sent_per_rank(Collective::all_reduce, n, buffer) == Approx(2 * (ranks - 1) * buffer / ranks));
+    }
+    REQUIRE(core::ring_seconds(Collective::all_reduce, 1, 1e9, link) == 0);
+    REQUIRE(core::ring_seconds(Collective::send_recv, 2, 1e9, link) == Approx(alpha + 1e9 * beta));
+}
+
+TEST_CASE("Narayanan 2021 sec 3.2: TP moves 8 b s h (t-1)/t ELEMENTS per layer per micro-batch, x 2 B in bf16", "[collectives][tp]") {
+    // published.md says "bytes"; the paper counts elements (two all-reduces forward, two backward, each 2(t-1)/t x bsh).
+    // In bf16 the bytes are twice that: 16 b s h (t-1)/t.
+    const double s = 2048, h = 12288, layers = 96;
+    for (int t : {2, 4, 8}) {
+        for (int b : {1, 2}) {
+            INFO("t = " << t << ", b = " << b);
+            const int microbatches = 4;
+            const core::Report report = core::evaluate(
+                megatron_a100("gpt3-175b", t, 1, t, b * microbatches, R"(, "micro_batch": )" + std::to_string(b)));
+            const core::AxisComm& tp = axis(report, "tp");
+            const double elements = 8 * b * s * h * (t - 1.0) / t;
+            const double per_layer_per_microbatch = tp.bytes_per_gpu / (layers * microbatches);
+            REQUIRE(per_layer_per_microbatch == Approx(elements * 2));
+            REQUIRE(per_layer_per_microbatch != Approx(elements));  // not the "bytes" of published.md
+            REQUIRE(tp.message_bytes == Approx(b * s * h * 2));
+            REQUIRE_FALSE(tp.crosses_nodes);
+        }
+    }
+    SECTION("sequence parallelism swaps each all-reduce for a reduce-scatter + all-gather: the same bytes") {
+        const core::Report plain = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4));
+        const core::Report sequence = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4, R"(, "sequence_parallel": true)"));
+        REQUIRE(axis(sequence, "tp").bytes_per_gpu == Approx(axis(plain, "tp").bytes_per_gpu));
+    }
+    SECTION("full recompute replays the forward's two all-reduces: 1.5x") {
+        const core::Report plain = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4));
+        const core::Report full = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4, R"(, "recompute": "full")"));
+        REQUIRE(axis(full, "tp").bytes_per_gpu == Approx(1.5 * axis(plain, "tp").bytes_per_gpu));
+    }
+}
+
+TEST_CASE("Narayanan 2021 sec 3.2: PP sends b s h elements per stage boundary per micro-batch, each way", "[collectives][pp]") {
+    const core::Report report = core::evaluate(megatron_a100("gpt3-175b", 8, 8, 64, 64));
+    const core::AxisComm& pp = axis(report, "pp");
+    REQUIRE(pp.message_bytes == Approx(2048.0 * 12288 * 2));
+    REQUIRE(pp.bytes_per_gpu == Approx(2 * 64 * pp.message_bytes));  // activations forward, gradients backward
+    REQUIRE(pp.crosses_nodes);  // TP 8 fills the node: the stages talk over InfiniBand
+}
+
+TEST_CASE("ZeRO sec 7: DP and ZeRO-1/2 move 2 Psi per step, ZeRO-3 3 Psi (1.5x), at one micro-batch", "[collectives][zero]") {
+    const double psi = 7.5e9, n = 64, bf16 = 2;
+    auto dp_bytes = [&](int zero) { return axis(core::evaluate(bare_params(psi, 64, zero, 64)), "dp").bytes_per_gpu; };
+    REQUIRE(dp_bytes(0) == Approx(2 * ((n - 1) / n) * psi * bf16));  // ring all-reduce: reduce-scatter + all-gather
+    REQUIRE(dp_bytes(1) == Approx(dp_bytes(0)));
+    REQUIRE(dp_bytes(2) == Approx(dp_bytes(0)));
+    REQUIRE(dp_bytes(3) == Approx(3 * ((n - 1) / n) * psi * bf16));  // gather forward, gather backward, reduce-scatter
+    REQUIRE(dp_bytes(3) / dp_bytes(0) == Approx(1.5));
+    SECTION("ZeRO-3 gathers the weights again for every micro-batch") {
+        const core::Report two = core::evaluate(bare_params(psi, 64, 3, 128));
+        REQUIRE(axis(two, "dp").bytes_per_gpu == Approx(5 * ((n - 1) / n) * psi * bf16));
+    }
+}
+
+TEST_CASE("Links: TP inside a node rides NVLink, DP across nodes InfiniBand NDR (50 GB/s)", "[collectives]") {
+    const core::Report report = core::evaluate(core::parse_scenario(R"({"parallel": {"tp": 8}, "cluster": {"gpus": 64}})"));
+    REQUIRE(axis(report, "tp").link == "NVLink 4");
+    REQUIRE(axis(report, "tp").link_bytes_per_s == 450e9);
+    REQUIRE(axis(report, "dp").link == "InfiniBand NDR");
+    REQUIRE(axis(report, "dp").link_bytes_per_s == 50e9);
+    REQUIRE(axis(report, "dp").crosses_nodes);
+}

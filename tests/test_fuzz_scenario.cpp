@@ -1,0 +1,416 @@
+// Issue 10's fuzz test: a seeded generator drives parse_scenario + evaluate with malformed and extreme input (truncated
+// JSON, huge and tiny numbers, wrong types, NaN and Infinity spelled out, deep nesting, every key of the real schema).
+// Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity.
+// Inputs that once failed live in tests/fuzz/*.json and are replayed by the last test.
+#include "core/errors.h"
+#include "core/evaluate.h"
+#include "core/report_json.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checking one input.
+
+// The Hugging Face config text the scenario's "model.hf_config" loads (core reads no files; the test hands it over).
+std::string hf_config_text;
+std::string load_hf_config(const std::string&) { return hf_config_text; }
+
+// "nan", "inf", "-inf" as printed by printf-style formatting, not the "inf" inside "InfiniBand".
+bool spells_non_finite(const std::string& text) {
+    static const std::regex non_finite(R"((^|[^A-Za-z])(nan|inf|infinity)([^A-Za-z]|$))", std::regex::icase);
+    return std::regex_search(text, non_finite);
+}
+
+// Every number of report_to_json is finite (nlohmann writes NaN and infinity as null) and no string spells one out.
+std::optional<std::string> non_finite_in_json(const nlohmann::json& value, const std::string& path) {
+    if (value.is_null()) return path + " is null (NaN or infinity in the Report)";
+    if (value.is_number_float() && !std::isfinite(value.get<double>())) return path + " is not finite";
+    if (value.is_string() && spells_non_finite(value.get<std::string>())) return path + " spells NaN or infinity: " + value.get<std::string>();
+    if (value.is_object()) {
+        for (auto item = value.begin(); item != value.end(); ++item) {
+            if (auto problem = non_finite_in_json(item.value(), path + "." + item.key())) return problem;
+        }
+    }
+    if (value.is_array()) {
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            if (auto problem = non_finite_in_json(value[i], path + "[" + std::to_string(i) + "]")) return problem;
+        }
+    }
+    return std::nullopt;
+}
+
+// The figures report_to_json leaves out but the panels draw: memory blocks, their formulas, the per-axis traffic.
+std::optional<std::string> non_finite_in_panel_figures(const core::Report& report) {
+    for (const core::MemoryBlock& block : report.memory.blocks) {
+        if (!std::isfinite(block.whole_bytes) || !std::isfinite(block.per_gpu_bytes)) return "memory block " + block.label + " is not finite";
+        if (spells_non_finite(block.whole_formula + " " + block.per_gpu_formula)) return "memory block formula: " + block.per_gpu_formula;
+    }
+    for (const core::AxisComm& axis : report.comm.axes) {
+        if (spells_non_finite(axis.formula)) return "comm formula of " + axis.axis + ": " + axis.formula;
+    }
+    if (!std::isfinite(report.memory.headroom_bytes) || !std::isfinite(report.memory.per_gpu_over_hbm)) return "memory headroom is not finite";
+    if (spells_non_finite(report.memory.activations.formula)) return "activation formula: " + report.memory.activations.formula;
+    return std::nullopt;
+}
+
+// What is wrong with the outcome of one input; nothing when it was refused with an InputError or evaluated cleanly.
+std::optional<std::string> problem_with(const std::string& scenario_text) {
+    try {
+        const core::Scenario scenario = core::parse_scenario(scenario_text, load_hf_config);
+        const core::Report report = core::evaluate(scenario);
+        const std::string report_json = core::report_to_json(report);
+        if (auto problem = non_finite_in_json(nlohmann::json::parse(report_json), "report")) return problem;
+        if (auto problem = non_finite_in_panel_figures(report)) return problem;
+        // The app re-reads what it writes: the written scenario must evaluate to the same Report.
+        const core::Scenario reread = core::parse_scenario(core::scenario_to_json(scenario));
+        if (core::report_to_json(core::evaluate(reread)) != report_json) return std::string("scenario_to_json round trip changes the Report");
+        return std::nullopt;
+    } catch (const core::InputError& error) {
+        if (error.field().empty()) return std::string("InputError without a field: ") + error.what();
+        return std::nullopt;
+    } catch (const std::exception& error) {
+        return std::string("threw something other than core::InputError: ") + error.what();
+    } catch (...) {
+        return std::string("threw a non-standard exception");
+    }
+}
+
+// Whether the input was accepted and evaluated (to check the generator reaches evaluate() often enough).
+bool evaluates(const std::string& scenario_text) {
+    try {
+        core::evaluate(core::parse_scenario(scenario_text, load_hf_config));
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Generating input. Values are JSON text snippets, so NaN, Infinity and 1e999 can be spelled out as a user might.
+
+// A seeded engine whose draws are the same on every standard library (std:: distributions are not).
+class Random {
+public:
+    explicit Random(std::uint64_t seed) : engine_(seed) {}
+    std::size_t below(std::size_t count) { return static_cast<std::size_t>(engine_() % count); }
+    bool chance(int percent) { return below(100) < static_cast<std::size_t>(percent); }
+    template <typename T> const T& pick(const std::vector<T>& items) { return items[below(items.size())]; }
+
+private:
+    std::mt19937_64 engine_;
+};
+
+using Snippets = std::vector<std::string>;
+
+// One key of the real schema and values near its valid range (its bounds included: they are where NaNs hide).
+struct SchemaKey {
+    std::string section;
+    std::string key;
+    Snippets plausible;
+};
+
+const Snippets kBooleans = {"true", "false"};
+
+const std::vector<SchemaKey>& schema() {
+    static const std::vector<SchemaKey> keys = {
+        {"model", "preset", {"\"llama3-405b\"", "\"llama3-70b\"", "\"llama3-8b\"", "\"gpt2-124m\"", "\"gpt3-175b\"", "\"llama3.2-1b\"",
+                             "\"megatron-1.7b\"", "\"mi300x\"", "\"\""}},
+        {"model", "params", {"1e6", "124e6", "7e9", "70e9", "405e9", "1e15", "999999", "1e16"}},
+        {"model", "hf_config", {"\"config.json\""}},
+        {"model", "layers", {"1", "2", "12", "32", "80", "126", "1000", "100000"}},
+        {"model", "hidden", {"1", "64", "768", "4096", "16384", "10000000"}},
+        {"model", "heads", {"1", "2", "8", "12", "64", "128", "100000"}},
+        {"model", "kv_heads", {"1", "2", "8", "128"}},
+        {"model", "ffn_hidden", {"1", "3072", "14336", "53248", "100000000"}},
+        {"model", "vocab", {"1", "50257", "128256", "100000000"}},
+        {"model", "positions", {"0", "1024", "100000000"}},
+        {"model", "default_seq_len", {"1", "2048", "100000000"}},
+        {"model", "gated_mlp", kBooleans},
+        {"model", "tied_embeddings", kBooleans},
+        {"model", "learned_positions", kBooleans},
+        {"model", "bias", kBooleans},
+        {"model", "name", {"\"x\"", "\"\"", "\"nan\"", "\"line\\nbreak\""}},
+        {"train", "seq_len", {"1", "2", "2048", "8192", "131072", "10000000"}},
+        {"train", "micro_batch", {"1", "2", "4", "16", "1000000"}},
+        {"train", "global_batch", {"1", "16", "64", "512", "2048", "100000000"}},
+        {"train", "tokens", {"1", "1e9", "15e12", "1e17"}},
+        {"train", "recompute", {"\"none\"", "\"selective\"", "\"full\"", "\"some\""}},
+        {"train", "sequence_parallel", kBooleans},
+        {"train", "flash_attention", kBooleans},
+        {"train", "deadline_days", {"0.001", "1", "90", "1e6"}},
+        {"precision", "recipe", {"\"bf16-mixed-adam\"", "\"fp32-adam\"", "\"bf16-adam-no-master\"", "\"bf16-mixed-adam-8bit\"",
+                                 "\"megatron-distributed-optimizer\"", "\"bf16-mixed-sgd-momentum\"", "\"x\""}},
+        {"precision", "weight_bytes", {"0", "0.5", "2", "64"}},
+        {"precision", "grad_bytes", {"0", "2", "4", "64"}},
+        {"precision", "master_bytes", {"0", "4", "64"}},
+        {"precision", "optimizer_bytes", {"0", "1e-300", "8", "64"}},
+        {"parallel", "dp", {"1", "2", "8", "64", "128", "1024", "100000000"}},
+        {"parallel", "tp", {"1", "2", "4", "8", "16", "64", "1000000"}},
+        {"parallel", "pp", {"1", "2", "4", "8", "16", "126", "1024", "1000000"}},
+        {"parallel", "cp", {"1", "2", "4", "16"}},
+        {"parallel", "zero", {"0", "1", "2", "3"}},
+        {"parallel", "schedule", {"\"naive\"", "\"gpipe\"", "\"1f1b\"", "\"interleaved\"", "\"zb-h1\"", "\"2f2b\""}},
+        {"parallel", "virtual_stages", {"1", "2", "4", "8", "1024"}},
+        {"cluster", "gpu", {"\"h100-sxm\"", "\"a100-sxm\"", "\"b200\"", "\"mi300x\"", "\"h200-sxm\"", "\"tpu\"", "{}",
+                            "{\"hbm_bytes\": 1e6, \"bf16_flops_per_s\": 1e9, \"hbm_bytes_per_s\": 1e6}",
+                            "{\"hbm_bytes\": 1e15, \"bf16_flops_per_s\": 1e18, \"hbm_bytes_per_s\": 1e16, \"fp32_flops_per_s\": 0, \"fp8_flops_per_s\": 0}",
+                            "{\"scale_up_link\": \"nowhere\"}", "{\"id\": \"\"}"}},
+        {"cluster", "gpus_per_node", {"1", "4", "8", "72", "1024"}},
+        {"cluster", "gpus", {"1", "8", "64", "1024", "16384", "100000000"}},
+        {"cluster", "scale_up_link", {"\"nvlink3\"", "\"nvlink5\"", "\"ib-ndr\"", "\"x\"",
+                                      "{\"bytes_per_s\": 1e6, \"latency_seconds\": 1}", "{\"bytes_per_s\": 1e15, \"latency_seconds\": 0}"}},
+        {"cluster", "scale_out_link", {"\"ib-hdr\"", "\"infinity-fabric\"", "{\"bytes_per_s\": 1e6, \"latency_seconds\": 1}",
+                                       "{\"bytes_per_s\": 1e15, \"latency_seconds\": 0}"}},
+        {"efficiency", "mfu", {"1e-6", "0.4", "1"}},
+        {"efficiency", "step_seconds", {"1e-9", "1", "1e9"}},
+        {"efficiency", "compute_efficiency", {"1e-3", "0.7", "1"}},
+        {"efficiency", "overlap_dp_comm", kBooleans},
+        {"serving", "batch", {"1", "64", "1000000"}},
+        {"serving", "context_tokens", {"1", "8192", "100000000"}},
+        {"serving", "target_qps", {"1e-6", "10", "1e9"}},
+        {"serving", "output_tokens", {"1", "256", "100000000"}},
+        {"serving", "weight_bytes_per_param", {"0.125", "2", "8"}},
+        {"serving", "kv_bytes_per_element", {"0.125", "2", "8"}},
+        {"operations", "gpu_mtbf_hours", {"1e-3", "50000", "1e12"}},
+        {"operations", "checkpoint_bytes_per_s", {"1e3", "100e9", "1e16"}},
+        {"operations", "restart_seconds", {"0", "600", "1e9"}},
+        {"operations", "dollars_per_gpu_hour", {"0", "2", "1e6"}},
+    };
+    return keys;
+}
+
+// Numbers at and beyond every limit of double and int, and NaN / Infinity as people type them (not JSON, but seen).
+const Snippets kExtremeNumbers = {
+    "0", "-0", "-1", "0.5", "3.0", "1e-320", "4.9e-324", "1e-300", "1e300", "1.7976931348623157e308", "1e999", "-1e999",
+    "2147483647", "2147483648", "-2147483649", "4294967297", "9007199254740993", "18446744073709551615",
+    "99999999999999999999999", "100000001", "1.0000000001", "NaN", "nan", "Infinity", "-Infinity", "inf", "0x10", "01", "+1", ".5",
+};
+
+// Values of the wrong type for any key.
+const Snippets kWrongTypes = {"\"8\"", "\"\"", "true", "null", "[]", "{}", "[1, 2]", "{\"a\": 1}", "\"\\u0000\"", "\"\\ud800\""};
+
+std::string deeply_nested(Random& random) {
+    static const std::vector<std::size_t> depths = {64, 1000, 20000};
+    const std::size_t depth = random.pick(depths);
+    if (random.chance(50)) return std::string(depth, '[') + std::string(depth, ']');
+    std::string text;
+    for (std::size_t i = 0; i < depth; ++i) text += "{\"a\":";
+    return text + "1" + std::string(depth, '}');
+}
+
+std::string random_value(Random& random, const SchemaKey& key) {
+    const std::size_t roll = random.below(100);
+    if (roll < 60) return random.pick(key.plausible);
+    if (roll < 82) return random.pick(kExtremeNumbers);
+    if (roll < 97) return random.pick(kWrongTypes);
+    return deeply_nested(random);
+}
+
+// A scenario as section -> key -> value snippet, serialised in that order.
+using ScenarioText = std::map<std::string, std::map<std::string, std::string>>;
+
+std::string serialise(const ScenarioText& scenario) {
+    std::string text = "{";
+    for (const auto& [section, keys] : scenario) {
+        if (text.size() > 1) text += ", ";
+        text += "\"" + section + "\": {";
+        bool first = true;
+        for (const auto& [key, value] : keys) {
+            text += (first ? "\"" : ", \"") + key + "\": " + value;
+            first = false;
+        }
+        text += "}";
+    }
+    return text + "}";
+}
+
+// Valid starting points, so that after a few mutations many inputs still reach evaluate().
+const std::vector<ScenarioText>& base_scenarios() {
+    static const std::vector<ScenarioText> bases = {
+        {},
+        {{"model", {{"preset", "\"llama3-405b\""}}},
+         {"train", {{"global_batch", "2048"}, {"sequence_parallel", "true"}}},
+         {"parallel", {{"tp", "8"}, {"pp", "16"}, {"zero", "1"}}},
+         {"cluster", {{"gpus", "16384"}}}},
+        {{"model", {{"preset", "\"gpt3-175b\""}}},
+         {"train", {{"seq_len", "2048"}, {"global_batch", "64"}, {"recompute", "\"selective\""}, {"flash_attention", "false"}}},
+         {"parallel", {{"tp", "8"}, {"pp", "8"}, {"schedule", "\"interleaved\""}, {"virtual_stages", "2"}}},
+         {"cluster", {{"gpu", "\"a100-sxm\""}, {"gpus", "64"}}}},
+        {{"model", {{"params", "7e9"}}}, {"parallel", {{"dp", "8"}, {"zero", "3"}}}, {"train", {{"global_batch", "64"}}}},
+        {{"model", {{"hf_config", "\"config.json\""}}}, {"cluster", {{"gpus", "8"}}}, {"train", {{"seq_len", "4096"}, {"global_batch", "16"}}}},
+    };
+    return bases;
+}
+
+// A Hugging Face config: Llama 3 8B's, with some values replaced.
+std::string random_hf_config(Random& random) {
+    std::map<std::string, std::string> config = {
+        {"hidden_size", "4096"}, {"num_hidden_layers", "32"}, {"num_attention_heads", "32"}, {"num_key_value_heads", "8"},
+        {"vocab_size", "128256"}, {"intermediate_size", "14336"}, {"max_position_embeddings", "8192"},
+        {"tie_word_embeddings", "false"}, {"model_type", "\"llama\""}};
+    const std::vector<std::string> keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+                                           "vocab_size", "intermediate_size", "max_position_embeddings", "tie_word_embeddings",
+                                           "model_type", "n_embd", "n_layer", "n_head", "n_positions", "n_inner", "_name_or_path"};
+    const Snippets plausible = {"1", "2", "8", "64", "4096", "2147483647", "\"gpt2\"", "true"};
+    const std::size_t changes = 1 + random.below(3);
+    for (std::size_t i = 0; i < changes; ++i) {
+        const std::string& key = random.pick(keys);
+        if (random.chance(15)) config.erase(key);
+        else config[key] = random.chance(50) ? random.pick(plausible) : random.pick(random.chance(70) ? kExtremeNumbers : kWrongTypes);
+    }
+    std::string text = "{";
+    for (const auto& [key, value] : config) text += (text.size() > 1 ? ", \"" : "\"") + key + "\": " + value;
+    return text + "}";
+}
+
+// Damage at the text level: truncation, a byte dropped, swapped or inserted, a slice repeated.
+std::string damage_text(Random& random, std::string text) {
+    if (text.empty()) return text;
+    static const char kAlphabet[] = "{}[]\",:0123456789eE.+-\\ ntfu\x00\xff";  // NUL and 0xff too: sized explicitly
+    static const std::string alphabet(kAlphabet, sizeof kAlphabet - 1);
+    const std::size_t at = random.below(text.size());
+    switch (random.below(5)) {
+        case 0: return text.substr(0, at);
+        case 1: return text.erase(at, 1);
+        case 2: text[at] = alphabet[random.below(alphabet.size())]; return text;
+        case 3: return text.insert(at, 1, alphabet[random.below(alphabet.size())]);
+        default: return text.insert(at, text.substr(at, random.below(text.size() - at) + 1));
+    }
+}
+
+// One input: a base scenario, one to six keys set (or removed), sometimes a stray key or section, sometimes damaged text.
+std::string random_scenario_text(Random& random) {
+    ScenarioText scenario = random.pick(base_scenarios());
+    const std::size_t changes = 1 + random.below(6);
+    for (std::size_t i = 0; i < changes; ++i) {
+        const SchemaKey& key = random.pick(schema());
+        if (random.chance(10)) scenario[key.section].erase(key.key);
+        else scenario[key.section][key.key] = random_value(random, key);
+    }
+    if (random.chance(5)) scenario[random.pick(schema()).section]["no_such_key"] = "1";
+    if (random.chance(3)) scenario["no_such_section"]["a"] = "1";
+    if (random.chance(3)) scenario["_comment"]["deep"] = deeply_nested(random);
+    std::string text = serialise(scenario);
+    if (random.chance(3)) text = random.pick(kExtremeNumbers);  // a scenario that is not an object at all
+    if (random.chance(15)) text = damage_text(random, text);
+    return text;
+}
+
+std::size_t environment_count(const char* name, std::size_t fallback) {
+    const char* value = std::getenv(name);
+    return value ? static_cast<std::size_t>(std::strtoull(value, nullptr, 10)) : fallback;
+}
+
+std::string quoted_for_report(const std::string& text) {
+    return text.size() > 2000 ? text.substr(0, 2000) + "... (" + std::to_string(text.size()) + " bytes)" : text;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+// SHARDSCOPE_FUZZ_CASES and SHARDSCOPE_FUZZ_SEED run a longer or different search locally; CI runs the fixed seed.
+TEST_CASE("Issue 10 fuzz: random scenarios from the real schema never crash, throw only InputError, report no NaN or inf",
+          "[fuzz]") {
+    const std::uint64_t seed = environment_count("SHARDSCOPE_FUZZ_SEED", 20240610);
+    const std::size_t cases = environment_count("SHARDSCOPE_FUZZ_CASES", 3000);
+    Random random(seed);
+    std::size_t evaluated = 0;
+    std::size_t failures = 0;
+    for (std::size_t i = 0; i < cases; ++i) {
+        hf_config_text = random_hf_config(random);
+        const std::string text = random_scenario_text(random);
+        if (const auto problem = problem_with(text)) {
+            ++failures;
+            if (failures <= 5) {  // the first few, each with the input that reproduces it
+                FAIL_CHECK("seed " << seed << " case " << i << ": " << *problem << "\nscenario: " << quoted_for_report(text)
+                                   << "\nhf_config: " << hf_config_text);
+            }
+        } else if (evaluates(text)) {
+            ++evaluated;
+        }
+    }
+    REQUIRE(failures == 0);
+    // The generator must keep reaching evaluate(), or the search only exercises the parser's refusals.
+    REQUIRE(evaluated >= cases / 10);
+}
+
+TEST_CASE("Issue 10 fuzz: malformed JSON text is refused as InputError naming the scenario", "[fuzz]") {
+    const std::vector<std::string> malformed = {
+        "", "{", "}", "{\"model\": ", "{\"model\": {\"preset\": \"llama3-70b\"}", "{\"train\": {\"seq_len\": NaN}}",
+        "{\"train\": {\"tokens\": Infinity}}", "{\"train\": {\"tokens\": -Infinity}}", "{\"cluster\": {\"gpus\": 0x40}}",
+        "{\"cluster\": {\"gpus\": 064}}", "{'model': {}}", "{\"model\": {},}", std::string("{\"a\"\0:1}", 8), "\xff\xfe{}",
+        std::string(100000, '['),
+    };
+    for (const std::string& text : malformed) {
+        INFO(quoted_for_report(text));
+        try {
+            core::parse_scenario(text);
+            FAIL("accepted malformed JSON");
+        } catch (const core::InputError& error) {
+            REQUIRE(error.field() == "scenario");
+            REQUIRE_THAT(error.reason(), Catch::Matchers::StartsWith("malformed JSON"));
+        }
+    }
+}
+
+TEST_CASE("Issue 10 fuzz: numbers beyond double (1e999) and beyond int are refused naming the field", "[fuzz]") {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"train": {"tokens": 1e999}})", "train.tokens"},
+        {R"({"train": {"seq_len": 1e999}})", "train.seq_len"},
+        {R"({"cluster": {"gpus": 2147483648}})", "cluster.gpus"},
+        {R"({"cluster": {"gpus": 18446744073709551615}})", "cluster.gpus"},
+        {R"({"parallel": {"tp": -2147483649}})", "parallel.tp"},
+        {R"({"train": {"global_batch": 4.5}})", "train.global_batch"},
+        {R"({"operations": {"gpu_mtbf_hours": 4.9e-324}})", "operations.gpu_mtbf_hours"},
+    };
+    for (const auto& [text, field] : cases) {
+        INFO(text);
+        try {
+            core::parse_scenario(text);
+            FAIL("accepted an out-of-range number");
+        } catch (const core::InputError& error) {
+            REQUIRE(error.field() == field);
+        }
+    }
+}
+
+// Each file in tests/fuzz/ is a scenario that once crashed, threw the wrong exception or reported a NaN; a sibling
+// <name>.hf_config holds the Hugging Face config it loads, if any.
+TEST_CASE("Issue 10 fuzz corpus: every input that once failed is now refused cleanly or evaluates to finite figures", "[fuzz]") {
+    const std::filesystem::path corpus = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "tests" / "fuzz";
+    REQUIRE(std::filesystem::is_directory(corpus));
+    std::size_t replayed = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+        if (entry.path().extension() != ".json") continue;
+        std::filesystem::path hf_config = entry.path();
+        hf_config.replace_extension(".hf_config");
+        hf_config_text = std::filesystem::exists(hf_config) ? read_file(hf_config) : "{}";
+        INFO(entry.path().filename().string());
+        const auto problem = problem_with(read_file(entry.path()));
+        CHECK_FALSE(problem.has_value());
+        ++replayed;
+    }
+    REQUIRE(replayed > 0);
+}

@@ -1,0 +1,337 @@
+// The planner (issue 8): every layout it returns is valid and fits, nothing that does not fit is returned, its
+// closed-form estimates equal evaluate(), and the published layouts (Llama 3 405B, GPT-3 175B) fit as the papers ran them.
+#include "core/errors.h"
+#include "core/evaluate.h"
+#include "core/planner.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+// The presets under assets/scenarios, read as the app reads them: parse_scenario over the file's text.
+core::Scenario preset_scenario(const std::string& name) {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
+    REQUIRE(file.good());
+    std::stringstream text;
+    text << file.rdbuf();
+    return core::parse_scenario(text.str());
+}
+
+// Dubey et al. 2024 ("The Llama 3 Herd of Models") Table 4, the 8K-context row on 16,384 H100s: TP 8, CP 1, PP 16,
+// DP 128, 16 sequences per DP rank (2,048 x 8,192 = 16M tokens per step). Sequence parallel with TP, no activation
+// checkpointing at 8K (sec 3.3.2), FSDP that keeps the gathered weights from forward to backward: ZeRO-2.
+core::Scenario llama3_405b() { return preset_scenario("llama3-405b-16k.json"); }
+
+// Llama 3 8B on one node of H100s: small enough to evaluate every layout, big enough that many do not fit.
+core::Scenario llama3_8b_on_8() {
+    return core::parse_scenario(R"({"model": {"preset": "llama3-8b"},
+        "train": {"seq_len": 4096, "global_batch": 16},
+        "cluster": {"gpu": "h100-sxm", "gpus": 8}})");
+}
+
+core::Scenario modelled(core::Scenario scenario) {
+    scenario.efficiency.mfu.reset();
+    scenario.efficiency.step_seconds.reset();
+    return scenario;
+}
+
+std::string describe(const core::Layout& l) {
+    return "tp " + std::to_string(l.tp) + " pp " + std::to_string(l.pp) + " cp " + std::to_string(l.cp) + " dp " + std::to_string(l.dp) +
+           " zero " + std::to_string(l.zero) + " mb " + std::to_string(l.micro_batch) + " recompute " + core::recompute_name(l.recompute) +
+           " " + core::schedule_name(l.schedule) + " v " + std::to_string(l.virtual_stages);
+}
+
+// Every (tp, pp, cp, dp) with the product equal to the GPU count, cp a power of two: valid or not.
+std::vector<std::tuple<int, int, int, int>> meshes(int gpus, int max_pp) {
+    std::vector<std::tuple<int, int, int, int>> result;
+    for (int tp = 1; tp <= gpus; ++tp)
+        for (int pp = 1; pp <= max_pp; ++pp)
+            for (int cp = 1; cp <= gpus; cp *= 2)
+                if (gpus % (tp * pp * cp) == 0) result.emplace_back(tp, pp, cp, gpus / (tp * pp * cp));
+    return result;
+}
+
+// The planner's search space by brute force: the same schedules and recompute choices, checked with evaluate().
+std::vector<core::Layout> planner_space_by_brute_force(const core::Scenario& scenario) {
+    std::vector<core::Layout> layouts;
+    for (auto [tp, pp, cp, dp] : meshes(scenario.cluster.gpus, scenario.model.layers))
+        for (int zero = 0; zero <= 3; ++zero)
+            for (int micro_batch = 1; micro_batch <= scenario.train.global_batch; ++micro_batch)
+                for (core::Recompute recompute : {core::Recompute::none, core::Recompute::full}) {  // flash attention: selective = none
+                    std::vector<std::pair<core::ScheduleKind, int>> schedules = {{core::ScheduleKind::one_f_one_b, 1}};
+                    if (pp > 1) {
+                        schedules.push_back({core::ScheduleKind::zb_h1, 1});
+                        for (int v = 2; v <= scenario.model.layers / pp; ++v) schedules.push_back({core::ScheduleKind::interleaved, v});
+                    }
+                    for (auto [schedule, v] : schedules) {
+                        const core::Layout layout{tp, pp, cp, dp, zero, micro_batch, recompute, schedule, v, tp > 1};
+                        if (!core::layout_is_valid(scenario, layout)) continue;
+                        const int microbatches = scenario.train.global_batch / (dp * micro_batch);
+                        if (schedule == core::ScheduleKind::zb_h1 && microbatches < pp) continue;  // no closed form there
+                        layouts.push_back(layout);
+                    }
+                }
+    return layouts;
+}
+
+}  // namespace
+
+TEST_CASE("Planner: layout_is_valid agrees with validate_scenario (TP | heads, PP x v <= L, CP | s, batch | DP x mb, p | m)",
+          "[planner]") {
+    const core::Scenario scenario = llama3_8b_on_8();
+    int accepted_count = 0, refused_count = 0;
+    for (auto [tp, pp, cp, dp] : meshes(8, 40))
+        for (int micro_batch : {1, 2, 3, 4, 16})
+            for (core::ScheduleKind schedule : {core::ScheduleKind::one_f_one_b, core::ScheduleKind::interleaved})
+                for (int v = 1; v <= 3; ++v) {
+                    const core::Layout layout{tp, pp, cp, dp, 1, micro_batch, core::Recompute::none, schedule, v, false};
+                    bool accepted = true;
+                    try {
+                        core::validate_scenario(core::apply_layout(scenario, layout));
+                    } catch (const core::InputError&) {
+                        accepted = false;
+                    }
+                    INFO(describe(layout));
+                    REQUIRE(core::layout_is_valid(scenario, layout) == accepted);
+                    (accepted ? accepted_count : refused_count) += 1;
+                }
+    REQUIRE(accepted_count > 50);  // the grid exercises both answers
+    REQUIRE(refused_count > 50);
+}
+
+TEST_CASE("Planner: the closed-form estimate equals evaluate() for every layout of Llama 3 8B on 8 H100s", "[planner]") {
+    const core::Scenario scenario = llama3_8b_on_8();
+    const std::vector<core::Layout> layouts = planner_space_by_brute_force(scenario);
+    REQUIRE(layouts.size() > 500);
+    for (const core::Layout& layout : layouts) {
+        const core::Report report = core::evaluate(modelled(core::apply_layout(scenario, layout)));
+        const core::LayoutEstimate estimate = core::estimate_layout(scenario, layout);
+        INFO(describe(layout));
+        REQUIRE(estimate.memory_per_gpu_bytes == Approx(report.memory.per_gpu.total_bytes).epsilon(1e-9));
+        REQUIRE(estimate.activations_bytes == Approx(report.memory.per_gpu.activations_bytes).epsilon(1e-9));
+        REQUIRE(estimate.fits == report.memory.fits);
+        REQUIRE(estimate.compute_seconds == Approx(report.compute.compute_seconds).epsilon(1e-9));
+        REQUIRE(estimate.bubble_seconds == Approx(report.compute.bubble_seconds).epsilon(1e-9).margin(1e-12));
+        REQUIRE(estimate.exposed_comm_seconds == Approx(report.compute.exposed_comm_seconds).epsilon(1e-9).margin(1e-12));
+        REQUIRE(estimate.step_seconds == Approx(report.compute.step_seconds).epsilon(1e-9));
+        REQUIRE(estimate.mfu == Approx(report.compute.mfu).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("Planner: counts and ranks exactly what brute force with evaluate() finds", "[planner]") {
+    const core::Scenario scenario = llama3_8b_on_8();
+    struct Evaluated {
+        core::Layout layout;
+        double step_seconds, memory_bytes;
+    };
+    std::vector<Evaluated> fitting;
+    const std::vector<core::Layout> layouts = planner_space_by_brute_force(scenario);
+    for (const core::Layout& layout : layouts) {
+        const core::Report report = core::evaluate(modelled(core::apply_layout(scenario, layout)));
+        if (report.memory.fits) fitting.push_back({layout, report.compute.step_seconds, report.memory.per_gpu.total_bytes});
+    }
+    REQUIRE(!fitting.empty());
+    REQUIRE(fitting.size() < layouts.size());  // some do not fit: the check below can fail
+    std::sort(fitting.begin(), fitting.end(), [](const Evaluated& a, const Evaluated& b) { return a.step_seconds < b.step_seconds; });
+
+    core::PlanOptions options;
+    options.top = 20;
+    options.collapse_zero_ties = false;  // position by position against the brute force
+    const core::Plan plan = core::plan_layouts(scenario, options);
+    REQUIRE(plan.layouts_considered == static_cast<std::int64_t>(layouts.size()));
+    REQUIRE(plan.layouts_fitting == static_cast<std::int64_t>(fitting.size()));
+    REQUIRE(plan.best.size() == 20);
+    for (std::size_t i = 0; i < plan.best.size(); ++i) {
+        INFO("rank " << i << ": " << describe(plan.best[i].layout));
+        REQUIRE(plan.best[i].estimate.step_seconds == Approx(fitting[i].step_seconds).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("Planner: every returned layout is valid, fits in HBM and is ranked by step time", "[planner]") {
+    for (const core::Scenario& scenario : {llama3_8b_on_8(), llama3_405b(), core::default_scenario()}) {
+        core::PlanOptions options;
+        options.top = 25;
+        const core::Plan plan = core::plan_layouts(scenario, options);
+        INFO(scenario.model.name << " on " << scenario.cluster.gpus << " GPUs");
+        REQUIRE(!plan.best.empty());
+        REQUIRE(plan.layouts_fitting <= plan.layouts_considered);
+        for (std::size_t i = 0; i < plan.best.size(); ++i) {
+            const core::PlanEntry& entry = plan.best[i];
+            INFO(describe(entry.layout));
+            REQUIRE(core::layout_is_valid(scenario, entry.layout));
+            const core::Report report = core::evaluate(modelled(core::apply_layout(scenario, entry.layout)));
+            REQUIRE(report.memory.fits);
+            REQUIRE(report.memory.per_gpu.total_bytes <= scenario.cluster.gpu.hbm_bytes);
+            REQUIRE(entry.estimate.step_seconds == Approx(report.compute.step_seconds).epsilon(1e-9));
+            if (i > 0) REQUIRE(entry.estimate.step_seconds >= plan.best[i - 1].estimate.step_seconds * (1 - 1e-12));
+        }
+    }
+}
+
+TEST_CASE("Planner: layouts that differ only in ZeRO stage and tie on step time are shown once, with the least memory", "[planner]") {
+    core::PlanOptions options;
+    options.top = 30;
+    const core::Plan plan = core::plan_layouts(llama3_405b(), options);
+    REQUIRE(plan.best.size() == 30);
+    for (std::size_t i = 0; i < plan.best.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+            core::Layout other_zero = plan.best[i].layout;
+            other_zero.zero = plan.best[j].layout.zero;
+            const bool same_but_zero = other_zero == plan.best[j].layout;
+            INFO(describe(plan.best[j].layout) << " then " << describe(plan.best[i].layout));
+            if (same_but_zero) REQUIRE(plan.best[i].estimate.step_seconds > plan.best[j].estimate.step_seconds * (1 + 1e-12));
+        }
+    // Without collapsing, ZeRO-0, 1 and 2 of the fastest mesh share its step time (their gradient traffic costs the same).
+    options.collapse_zero_ties = false;
+    const core::Plan raw = core::plan_layouts(llama3_405b(), options);
+    REQUIRE(raw.best[0].estimate.step_seconds == raw.best[1].estimate.step_seconds);
+    REQUIRE(raw.best[0].estimate.memory_per_gpu_bytes < raw.best[1].estimate.memory_per_gpu_bytes);
+}
+
+TEST_CASE("Planner: a layout that does not fit is never returned (405B on one node: nothing fits)", "[planner]") {
+    // 405e9 params x 16 B = 6.5 TB of state over 8 GPUs = 810 GB each even fully sharded: ten times an H100's 80 GB.
+    core::Scenario scenario = llama3_405b();
+    scenario.cluster.gpus = 8;
+    scenario.parallel = core::ParallelSpec{};
+    scenario.train.global_batch = 16;
+    const core::Plan plan = core::plan_layouts(scenario);
+    REQUIRE(plan.layouts_considered > 0);
+    REQUIRE(plan.layouts_fitting == 0);
+    REQUIRE(plan.best.empty());
+}
+
+TEST_CASE("Dubey 2024 Table 4: Llama 3 405B at TP 8, CP 1, PP 16, DP 128 on 16,384 H100s fits in 80 GB", "[planner][llama3]") {
+    const core::Scenario scenario = llama3_405b();
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.layout.tp == 8);
+    REQUIRE(report.layout.pp == 16);
+    REQUIRE(report.layout.cp == 1);
+    REQUIRE(report.layout.dp == 128);
+    REQUIRE(report.layout.microbatches == 16);  // 16 sequences per DP rank, one per micro-batch
+    REQUIRE(report.memory.fits);
+    REQUIRE(report.memory.per_gpu.total_bytes < 80e9);
+    // Without sequence parallelism the LayerNorm and dropout inputs are replicated over TP: it no longer fits.
+    core::Scenario without_sp = scenario;
+    without_sp.train.sequence_parallel = false;
+    REQUIRE_FALSE(core::evaluate(without_sp).memory.fits);
+    // ZeRO-1 keeps whole bf16 gradients of the 8-layer first stage (6.9 GB): over 80 GB too.
+    core::Scenario zero1 = scenario;
+    zero1.parallel.zero = 1;
+    REQUIRE_FALSE(core::evaluate(zero1).memory.fits);
+}
+
+TEST_CASE("ZeRO Table 1 / Dubey 2024: Llama 3 405B with TP = PP = 1 and ZeRO-0 does not fit, and the planner never offers it",
+          "[planner][llama3]") {
+    core::Scenario scenario = llama3_405b();
+    scenario.train.global_batch = 16384;  // one sequence per GPU, so DP 16,384 divides the batch
+    core::Layout replicated = core::layout_of(scenario);
+    replicated.tp = 1;
+    replicated.pp = 1;
+    replicated.dp = 16384;
+    replicated.zero = 0;
+    replicated.sequence_parallel = false;
+    REQUIRE(core::layout_is_valid(scenario, replicated));
+    const core::Report report = core::evaluate(core::apply_layout(scenario, replicated));
+    REQUIRE_FALSE(report.memory.fits);
+    REQUIRE(report.memory.per_gpu.total_bytes > 16 * 400e9);  // every GPU holds all 16 B x 405B of state
+    core::PlanOptions options;
+    options.top = 200;
+    for (const core::PlanEntry& entry : core::plan_layouts(scenario, options).best) {
+        REQUIRE_FALSE((entry.layout.tp == 1 && entry.layout.pp == 1 && entry.layout.zero == 0));
+    }
+}
+
+TEST_CASE("Planner: Llama 3 405B on 16,384 H100s enumerates hundreds of thousands of layouts and finds fitting ones", "[planner][llama3]") {
+    const core::Plan plan = core::plan_layouts(llama3_405b());
+    REQUIRE(plan.layouts_considered > 100000);
+    REQUIRE(plan.layouts_fitting > 0);
+    REQUIRE(plan.best.size() == 10);
+    // The paper's layout is among the fitting ones, and the planner's best is at least as fast.
+    const core::LayoutEstimate paper = core::estimate_layout(llama3_405b(), core::layout_of(llama3_405b()));
+    REQUIRE(paper.fits);
+    REQUIRE(plan.best.front().estimate.step_seconds <= paper.step_seconds);
+}
+
+TEST_CASE("Narayanan 2021 / Korthikanti 2022 Table 5: GPT-3 175B at TP 8, PP 8 on 64 A100s fits in 80 GB", "[planner][gpt3]") {
+    const core::Scenario scenario = preset_scenario("gpt3-175b-megatron.json");
+    REQUIRE(scenario.parallel.tp == 8);
+    REQUIRE(scenario.parallel.pp == 8);
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.layout.dp == 1);
+    REQUIRE(report.memory.fits);
+    // Without selective recompute the 5 a s^2 b / t attention scores are stored, without sequence parallel the rest is
+    // replicated over TP: Korthikanti's point is that only both together fit.
+    core::Scenario plain = scenario;
+    plain.train.recompute = core::Recompute::none;
+    plain.train.sequence_parallel = false;
+    REQUIRE_FALSE(core::evaluate(plain).memory.fits);
+}
+
+TEST_CASE("Configurator: every offered TP, PP, CP, DP and micro-batch gives a scenario evaluate() accepts", "[planner][configurator]") {
+    for (const core::Scenario& scenario : {llama3_405b(), core::default_scenario(), llama3_8b_on_8()}) {
+        const core::LayoutChoices choices = core::layout_choices(scenario);
+        REQUIRE(!choices.tp.empty());
+        REQUIRE(!choices.pp.empty());
+        REQUIRE(!choices.dp.empty());
+        auto check = [&](core::LayoutAxis axis, const std::vector<int>& values) {
+            for (int value : values) {
+                INFO(scenario.model.name << " axis " << static_cast<int>(axis) << " = " << value);
+                const core::Scenario changed = core::with_axis(scenario, axis, value);
+                REQUIRE_NOTHROW(core::evaluate(changed));
+                const core::Layout layout = core::layout_of(changed);
+                REQUIRE(1LL * layout.tp * layout.pp * layout.cp * layout.dp == changed.cluster.gpus);
+            }
+        };
+        check(core::LayoutAxis::tp, choices.tp);
+        check(core::LayoutAxis::pp, choices.pp);
+        check(core::LayoutAxis::cp, choices.cp);
+        check(core::LayoutAxis::dp, choices.dp);
+        check(core::LayoutAxis::micro_batch, choices.micro_batch);
+    }
+    // TP must divide the 128 heads of Llama 3 405B and keep DP a divisor of the batch: 3 is never offered.
+    const core::LayoutChoices choices = core::layout_choices(llama3_405b());
+    REQUIRE(std::find(choices.tp.begin(), choices.tp.end(), 3) == choices.tp.end());
+    REQUIRE(std::find(choices.tp.begin(), choices.tp.end(), 8) != choices.tp.end());
+}
+
+TEST_CASE("Configurator: TP keeps the GPU count and DP follows; DP keeps TP x PP x CP and the GPU count follows", "[planner][configurator]") {
+    const core::Scenario scenario = llama3_405b();
+    const core::Scenario wider_tp = core::with_axis(scenario, core::LayoutAxis::tp, 16);
+    REQUIRE(wider_tp.cluster.gpus == 16384);
+    REQUIRE(core::data_parallel_degree(wider_tp) == 64);
+    const core::Scenario fewer_replicas = core::with_axis(scenario, core::LayoutAxis::dp, 64);
+    REQUIRE(fewer_replicas.cluster.gpus == 8 * 16 * 64);
+    REQUIRE(fewer_replicas.parallel.tp == 8);
+    // An interleaved schedule whose micro-batches PP no longer divides falls back to 1F1B instead of being refused.
+    core::Scenario interleaved = scenario;
+    interleaved.parallel.schedule = core::ScheduleKind::interleaved;
+    interleaved.parallel.virtual_stages = 2;
+    const core::Scenario more_micro_batch = core::with_axis(interleaved, core::LayoutAxis::micro_batch, 2);  // m = 8 < pp 16
+    REQUIRE(more_micro_batch.parallel.schedule == core::ScheduleKind::one_f_one_b);
+    REQUIRE_NOTHROW(core::evaluate(more_micro_batch));
+}
+
+TEST_CASE("Dubey 2024 sec 3.3.2 / seed 003: ranks run TP fastest, so TP 8 fills one node and PP 16 spans 16 nodes", "[planner][mesh]") {
+    const core::Layout llama{8, 16, 1, 128, 2, 1, core::Recompute::none, core::ScheduleKind::one_f_one_b, 1, true};
+    const core::RankCoordinates first = core::rank_coordinates(llama, 8, 0);
+    REQUIRE((first.tp == 0 && first.pp == 0 && first.dp == 0 && first.node == 0 && first.slot == 0));
+    const core::RankCoordinates last_of_node = core::rank_coordinates(llama, 8, 7);
+    REQUIRE((last_of_node.tp == 7 && last_of_node.pp == 0 && last_of_node.node == 0));
+    const core::RankCoordinates next_node = core::rank_coordinates(llama, 8, 8);
+    REQUIRE((next_node.tp == 0 && next_node.pp == 1 && next_node.node == 1));
+    const core::RankCoordinates second_replica = core::rank_coordinates(llama, 8, 128);
+    REQUIRE((second_replica.pp == 0 && second_replica.dp == 1 && second_replica.node == 16));
+    const core::RankCoordinates last = core::rank_coordinates(llama, 8, 16383);
+    REQUIRE((last.tp == 7 && last.pp == 15 && last.dp == 127 && last.node == 2047 && last.slot == 7));
+    // With CP 2 the two sequence halves of one TP group sit side by side: rank 8 is CP 1, still pipeline stage 0.
+    const core::Layout with_cp{4, 2, 2, 2, 1, 1, core::Recompute::none, core::ScheduleKind::one_f_one_b, 1, true};
+    const core::RankCoordinates cp_rank = core::rank_coordinates(with_cp, 8, 4);
+    REQUIRE((cp_rank.tp == 0 && cp_rank.cp == 1 && cp_rank.pp == 0 && cp_rank.node == 0));
+}

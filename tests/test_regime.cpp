@@ -1,0 +1,167 @@
+// The regime cube (seed 000, "3D - the regime cube"): each axis is what one rank needs over what the GPU gives.
+#include "core/errors.h"
+#include "core/evaluate.h"
+#include "core/regime.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace {
+
+const core::RegimePoint& point_of(const core::RegimeCube& cube, const std::string& model_id) {
+    const auto found = std::find_if(cube.points.begin(), cube.points.end(),
+                                    [&](const core::RegimePoint& point) { return point.model_id == model_id && !point.is_current; });
+    REQUIRE(found != cube.points.end());
+    return *found;
+}
+
+}  // namespace
+
+TEST_CASE("Seed 000 accounting: 70B x 16 B = 1.12 TB is 14x an H100, and 1.0 is exactly the GPU's budget", "[regime]") {
+    // A bare 70B count on one GPU holds the whole 16-byte state plus its activations.
+    const core::Scenario one_gpu = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1}})");
+    const core::Report report = core::evaluate(one_gpu);
+    const core::RegimePoint point = core::regime_point(one_gpu, report);
+    REQUIRE(report.memory.state_bytes == Approx(1.12e12));
+    REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.total_bytes / 80e9));
+    REQUIRE(point.memory_fraction >= 14.0);  // the state alone is 14 H100s; activations only add
+
+    SECTION("a GPU with more HBM and bandwidth shrinks the memory and bandwidth axes by exactly its ratio") {
+        core::Scenario on_b200 = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1, "gpu": "b200"}})");
+        const core::RegimePoint b200 = core::regime_point(on_b200, core::evaluate(on_b200));
+        REQUIRE(b200.memory_fraction == Approx(point.memory_fraction * 80.0 / 192.0));
+        REQUIRE(b200.bandwidth_fraction == Approx(point.bandwidth_fraction * 3.35 / 8.0));
+    }
+}
+
+TEST_CASE("Seed 000: 70B x 15T tokens = 6.3e24 FLOPs, ~500 years on one GPU at 0.4 PFLOP/s, over a 90-day deadline", "[regime]") {
+    const core::Scenario one_gpu =
+        core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1}, "efficiency": {"mfu": 0.4}})");
+    const core::RegimePoint point = core::regime_point(one_gpu, core::evaluate(one_gpu));
+    const double seconds_per_year = 365.25 * 86400.0;
+    const double train_years = point.compute_fraction * 90.0 * 86400.0 / seconds_per_year;
+    REQUIRE(train_years == Approx(500).epsilon(0.02));  // 6.3e24 / (989e12 x 0.4) = 505 years
+    REQUIRE(point.compute_fraction == Approx(6.3e24 / (989e12 * 0.4) / (90.0 * 86400.0)));
+}
+
+TEST_CASE("Serving wall: decode reads every weight and the KV cache per step, over HBM bandwidth", "[regime]") {
+    // Llama 3 70B in bf16 on an H100: 2 B x 70.6e9 weights + 2 x 80 layers x 8 KV heads x 128 x 2 B x 8192 context tokens.
+    const core::Scenario scenario = core::default_scenario();
+    const core::Report report = core::evaluate(scenario);
+    const double kv_bytes = 2.0 * 80 * 8 * 128 * 2 * 8192;
+    const double bytes_per_token = 2.0 * report.memory.params + kv_bytes;
+    const double target_tokens_per_s = 10.0 * 256;  // 10 queries/s x 256 output tokens
+    const core::RegimePoint point = core::regime_point(scenario, report);
+    REQUIRE(point.bandwidth_fraction == Approx(bytes_per_token * target_tokens_per_s / 3.35e12));
+    REQUIRE(point.bandwidth_fraction == Approx(110).epsilon(0.01));
+
+    SECTION("a batch of 8 shares each weight read over 8 tokens") {
+        core::Scenario batched = scenario;
+        batched.serving.batch = 8;
+        const core::RegimePoint batched_point = core::regime_point(batched, core::evaluate(batched));
+        REQUIRE(batched_point.bandwidth_fraction == Approx((2.0 * report.memory.params + 8 * kv_bytes) / 8 * target_tokens_per_s / 3.35e12));
+    }
+}
+
+TEST_CASE("Binding wall: the largest fraction binds; ties go to the wall met first", "[regime]") {
+    REQUIRE(core::binding_wall(2.0, 1.0, 0.5) == core::Wall::memory);
+    REQUIRE(core::binding_wall(1.0, 3.0, 2.0) == core::Wall::time);
+    REQUIRE(core::binding_wall(0.1, 0.2, 5.0) == core::Wall::serving);
+    REQUIRE(core::binding_wall(2.0, 2.0, 1.0) == core::Wall::memory);
+    REQUIRE(core::binding_wall(0.5, 2.0, 2.0) == core::Wall::time);
+    REQUIRE(std::string(core::wall_name(core::Wall::serving)) == "serving");
+}
+
+TEST_CASE("Seed 000 regime cube: frontier 405B pins all three axes", "[regime]") {
+    const core::RegimeCube cube = core::regime_cube(core::default_scenario());
+    const core::RegimePoint& llama405 = point_of(cube, "llama3-405b");
+    REQUIRE(llama405.memory_fraction > 1.0);
+    REQUIRE(llama405.compute_fraction > 1.0);
+    REQUIRE(llama405.bandwidth_fraction > 1.0);
+    REQUIRE(llama405.binding_fraction == std::max({llama405.memory_fraction, llama405.compute_fraction, llama405.bandwidth_fraction}));
+    REQUIRE(llama405.binding_wall == core::binding_wall(llama405.memory_fraction, llama405.compute_fraction, llama405.bandwidth_fraction));
+}
+
+TEST_CASE("Seed 000 regime cube: a small model sits near the origin, inside every budget", "[regime]") {
+    const core::RegimeCube cube = core::regime_cube(core::default_scenario());
+    const core::RegimePoint& gpt2 = point_of(cube, "gpt2-124m");
+    for (double fraction : {gpt2.memory_fraction, gpt2.compute_fraction, gpt2.bandwidth_fraction}) {
+        REQUIRE(fraction < 1.0);
+        // Below the cube's middle: nearer the low corner than the far one.
+        REQUIRE(core::regime_axis_position(fraction, cube.log10_min, cube.log10_max) <
+                core::regime_axis_position(1.0, cube.log10_min, cube.log10_max));
+    }
+}
+
+TEST_CASE("Seed 000 regime cube: a 7B model presses against the memory axis when time and serving are funded", "[regime]") {
+    // 1024 GPUs finish 15T tokens in time, one query every 10 s is easy to serve: only the unsharded 16-byte state is left.
+    const core::Scenario scenario = core::parse_scenario(R"({"cluster": {"gpus": 1024}, "train": {"global_batch": 1024}, "serving": {"target_qps": 0.1}})");
+    const core::RegimeCube cube = core::regime_cube(scenario);
+    const core::RegimePoint& llama7 = point_of(cube, "llama2-7b");
+    REQUIRE(llama7.memory_fraction > 1.0);
+    REQUIRE(llama7.memory_fraction >= 16.0 * llama7.params / 80e9);  // 16 B x 6.74e9 = 108 GB of state, before activations
+    REQUIRE(llama7.binding_wall == core::Wall::memory);
+}
+
+TEST_CASE("Regime cube: every preset plus the scenario, on one shared log range containing 1.0", "[regime]") {
+    const core::Scenario scenario = core::default_scenario();
+    const core::RegimeCube cube = core::regime_cube(scenario);
+    REQUIRE(cube.points.size() == core::builtin_models().size() + 1);
+    REQUIRE(cube.points.back().is_current);
+    REQUIRE(cube.gpu_name == "H100 SXM");
+    REQUIRE(cube.log10_min <= 0);
+    REQUIRE(cube.log10_max >= 0);
+    REQUIRE(cube.ticks.size() == static_cast<std::size_t>(cube.log10_max - cube.log10_min) + 1);
+    for (const core::RegimePoint& point : cube.points) {
+        for (double fraction : {point.memory_fraction, point.compute_fraction, point.bandwidth_fraction}) {
+            REQUIRE(fraction >= std::pow(10.0, cube.log10_min));
+            REQUIRE(fraction <= std::pow(10.0, cube.log10_max));
+        }
+    }
+    // The scenario's own model, picked as a preset, lands exactly on its preset's dot.
+    const core::RegimePoint& preset = point_of(cube, "llama3-70b");
+    REQUIRE(cube.points.back().memory_fraction == Approx(preset.memory_fraction));
+    REQUIRE(cube.points.back().compute_fraction == Approx(preset.compute_fraction));
+}
+
+TEST_CASE("Regime cube: a preset the scenario's layout cannot hold takes the nearest layout that can, and says why", "[regime]") {
+    // pp 16 needs 16 layers: GPT-2 has 12, so it gets pp 8 (and TP 4, the most that divides its 12 heads).
+    const core::Scenario scenario = core::parse_scenario(R"({"parallel": {"tp": 8, "pp": 16}, "cluster": {"gpus": 1024}})");
+    const core::RegimeCube cube = core::regime_cube(scenario);
+    const core::RegimePoint& gpt2 = point_of(cube, "gpt2-124m");
+    REQUIRE(gpt2.layout == "dp 32 x tp 4 x pp 8, ZeRO-0");
+    REQUIRE(gpt2.layout_note.find("parallel.pp") != std::string::npos);
+    const core::RegimePoint& llama405 = point_of(cube, "llama3-405b");
+    REQUIRE(llama405.layout == "dp 8 x tp 8 x pp 16, ZeRO-0");
+    REQUIRE(llama405.layout_note.empty());
+
+    SECTION("when no pipeline depth helps, data parallelism alone") {
+        // Context parallelism over 2048 ranks splits Llama's 8192 tokens but not GPT-2's 1024.
+        const core::Scenario long_context =
+            core::parse_scenario(R"({"parallel": {"cp": 2048}, "cluster": {"gpus": 2048}, "train": {"global_batch": 2048}})");
+        const core::RegimeCube long_context_cube = core::regime_cube(long_context);
+        const core::RegimePoint& small = point_of(long_context_cube, "gpt2-124m");
+        REQUIRE(small.layout == "dp 2048 x tp 1 x pp 1, ZeRO-0");
+        REQUIRE(small.layout_note.find("parallel.cp") != std::string::npos);
+    }
+    SECTION("a preset no layout can hold is listed, not dropped silently") {
+        // Data parallelism over 1024 GPUs cannot split 512 sequences; GPT-2 cannot keep pp 16 or tp 8 either.
+        const core::Scenario impossible = core::parse_scenario(R"({"parallel": {"tp": 8, "pp": 16}, "cluster": {"gpus": 4096}, "train": {"global_batch": 32}})");
+        const core::RegimeCube impossible_cube = core::regime_cube(impossible);
+        const bool listed = std::any_of(impossible_cube.unplaced.begin(), impossible_cube.unplaced.end(),
+                                        [](const std::string& line) { return line.rfind("GPT-2 124M: ", 0) == 0; });
+        REQUIRE(listed);
+    }
+}
+
+TEST_CASE("Regime cube axis: log10 position, 1.0 in the middle of 10^-2..10^2, clamped at the faces", "[regime]") {
+    REQUIRE(core::regime_axis_position(1.0, -2, 2) == Approx(0.5));
+    REQUIRE(core::regime_axis_position(10.0, -2, 2) == Approx(0.75));
+    REQUIRE(core::regime_axis_position(100.0, -2, 2) == Approx(1.0));
+    REQUIRE(core::regime_axis_position(1e-3, -2, 2) == 0.0);
+    REQUIRE(core::regime_axis_position(1e9, -2, 2) == 1.0);
+    REQUIRE_THROWS_AS(core::regime_axis_position(1.0, 2, 2), core::InputError);
+}

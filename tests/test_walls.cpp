@@ -1,0 +1,154 @@
+// Seed 000's three walls (memory, time, serving) and its table "Where each wall sends you", through core::walls_of.
+#include "core/errors.h"
+#include "core/evaluate.h"
+#include "core/walls.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+core::Scenario scenario_from(const std::string& json) { return core::parse_scenario(json); }
+
+core::WallsReport walls_for(const std::string& json) {
+    const core::Scenario scenario = scenario_from(json);
+    return core::walls_of(scenario, core::evaluate(scenario));
+}
+
+const core::Wall& wall(const core::WallsReport& walls, core::WallKind kind) { return walls.walls[static_cast<int>(kind)]; }
+
+}  // namespace
+
+TEST_CASE("Seed 000 time wall: 6 N D / (GPUs x peak x MFU) against the deadline, 70B on 64 H100s at 40 % MFU", "[walls]") {
+    const core::WallsReport walls = walls_for(R"({"model": {"params": 70e9}, "efficiency": {"mfu": 0.4}})");
+    // Kaplan et al. 2020: 6 x 70e9 x 15e12 = 6.3e24 FLOP; / (64 x 989e12 x 0.4) = 2.488e8 s = 2880 days; / 90 days.
+    const double train_seconds = 6.0 * 70e9 * 15e12 / (64 * 989e12 * 0.4);
+    const core::Wall& time = wall(walls, core::WallKind::time);
+    REQUIRE(time.used == Approx(train_seconds));
+    REQUIRE(time.budget == Approx(90 * 86400.0));
+    REQUIRE(time.fraction == Approx(train_seconds / (90 * 86400.0)));
+    REQUIRE(time.fraction == Approx(32.0).epsilon(0.01));
+    REQUIRE(time.over);
+    REQUIRE(time.fraction_text == "32.0x");
+}
+
+TEST_CASE("Seed 000 memory wall: (state + activations) per GPU over HBM, 70B with full recompute on an H100", "[walls]") {
+    const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}, "train": {"recompute": "full"}})");
+    // synthesize_shape(70e9): l = round(cbrt(70e9 / (12 x 128^2))) = 71, h = 128 x round(sqrt(70e9 / (12 l)) / 128) = 9088.
+    REQUIRE(scenario.model.layers == 71);
+    REQUIRE(scenario.model.hidden == 9088);
+    const core::WallsReport walls = core::walls_of(scenario, core::evaluate(scenario));
+    // No ZeRO: each GPU holds 16 B x 70e9; full recompute keeps each layer's input, 2 s b h bytes (Korthikanti 2022 sec 4.3).
+    const double state = 16.0 * 70e9;
+    const double activations = 2.0 * 8192 * 1 * 9088 * 71;
+    const core::Wall& memory = wall(walls, core::WallKind::memory);
+    REQUIRE(memory.used == Approx(state + activations));
+    REQUIRE(memory.budget == 80e9);
+    REQUIRE(memory.fraction == Approx((state + activations) / 80e9));
+    REQUIRE(memory.fraction == Approx(14.13).epsilon(0.001));
+
+    // ZeRO-3 over the 64 data-parallel GPUs shards the state: 1.12 TB / 64 = 17.5 GB, and the wall drops under 100 %.
+    const core::Scenario sharded =
+        scenario_from(R"({"model": {"params": 70e9}, "train": {"recompute": "full"}, "parallel": {"zero": 3}})");
+    const core::WallsReport sharded_walls = core::walls_of(sharded, core::evaluate(sharded));
+    const core::Wall& sharded_memory = wall(sharded_walls, core::WallKind::memory);
+    REQUIRE(sharded_memory.used == Approx(state / 64 + activations));
+    REQUIRE_FALSE(sharded_memory.over);
+}
+
+TEST_CASE("Seed 000 serving wall: one replica decodes HBM bandwidth / (weights + KV cache), Llama 3 70B on an H100", "[walls]") {
+    const core::Scenario scenario = scenario_from(R"({"model": {"preset": "llama3-70b"}})");
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.memory.params == Approx(70.55e9).epsilon(0.001));
+    // bf16 weights 2 B x P; KV cache 2 (K, V) x 80 layers x 8 kv heads x 128 x 2 B = 327,680 B per token, x 8192 tokens.
+    const double bytes_per_step = 2.0 * report.memory.params + 327680.0 * 8192;
+    const double decode_tokens_per_s = 3.35e12 / bytes_per_step;  // about 23 tokens/s
+    const core::WallsReport walls = core::walls_of(scenario, report);
+    const core::Wall& serving = wall(walls, core::WallKind::serving);
+    REQUIRE(serving.budget == Approx(decode_tokens_per_s));
+    REQUIRE(serving.budget == Approx(23.3).epsilon(0.01));
+    REQUIRE(serving.used == Approx(10.0 * 256));  // 10 QPS x 256 output tokens
+    REQUIRE(serving.fraction == Approx(2560.0 / decode_tokens_per_s));
+
+    // A batch of 8 reads the weights once per step for eight sequences: nearly 8x the tokens/s.
+    const core::Scenario batched = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"batch": 8}})");
+    const core::Report batched_report = core::evaluate(batched);
+    const core::WallsReport batched_walls = core::walls_of(batched, batched_report);
+    const core::Wall& batched_serving = wall(batched_walls, core::WallKind::serving);
+    REQUIRE(batched_serving.budget == Approx(8 * 3.35e12 / (2.0 * report.memory.params + 8 * 327680.0 * 8192)));
+}
+
+TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest fraction and picks its row", "[walls]") {
+    SECTION("Memory (state): 70B state on one GPU, a trivial token budget and service") {
+        const core::WallsReport walls =
+            walls_for(R"({"model": {"params": 70e9}, "train": {"tokens": 1e9}, "serving": {"target_qps": 0.01}})");
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::memory));
+        REQUIRE(walls.any_over);
+        const core::WallVerdict& verdict = core::where_each_wall_sends_you().at(walls.verdict_row);
+        REQUIRE(verdict.wall == "Memory (state)");
+        REQUIRE(verdict.symptom == "OOM at step 0");
+        REQUIRE(verdict.first_response == "FSDP / ZeRO-3 -> activation checkpointing -> TP");
+    }
+    SECTION("Memory (activations): ZeRO-3 shards the state, a 64k sequence's activations remain") {
+        const core::WallsReport walls = walls_for(
+            R"({"model": {"params": 7e9}, "train": {"tokens": 1e9, "seq_len": 65536}, "parallel": {"zero": 3}, "serving": {"target_qps": 0.01}})");
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::memory));
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).wall == "Memory (activations)");
+    }
+    SECTION("Time (training): 1B on 64 GPUs for 1e14 tokens at 40 % MFU, 3x the 90-day deadline") {
+        const core::WallsReport walls = walls_for(
+            R"({"model": {"params": 1e9}, "train": {"tokens": 1e14}, "efficiency": {"mfu": 0.4}, "serving": {"target_qps": 1}})");
+        REQUIRE(wall(walls, core::WallKind::time).fraction == Approx(6.0 * 1e9 * 1e14 / (64 * 989e12 * 0.4) / (90 * 86400.0)));
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::time));
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "DP -> FSDP-HSDP -> 3D parallelism");
+    }
+    SECTION("Throughput (inference): a 1B replica fits one GPU but cannot decode 10 QPS x 256 tokens") {
+        const core::WallsReport walls = walls_for(R"({"model": {"params": 1e9}, "train": {"tokens": 1e9}})");
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "Replicate -> continuous batching -> APC");
+    }
+    SECTION("Latency (inference): a 70B replica's 141 GB of bf16 weights need TP before replication") {
+        const core::WallsReport walls = walls_for(R"({"model": {"preset": "llama3-70b"}, "train": {"tokens": 1e9}})");
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response ==
+                "TP per replica -> speculative decode -> PD-disagg");
+    }
+    SECTION("No wall: 1B with ZeRO-3, a small token budget and one query a second") {
+        const core::WallsReport walls = walls_for(
+            R"({"model": {"params": 1e9}, "train": {"tokens": 1e9}, "parallel": {"zero": 3}, "serving": {"target_qps": 1}})");
+        REQUIRE_FALSE(walls.any_over);
+        REQUIRE(walls.verdict_row == -1);
+        REQUIRE(walls.summary.rfind("No wall is hit", 0) == 0);
+    }
+}
+
+TEST_CASE("Walls slider: a bare parameter count keeps the scenario's layout valid (tp 8 divides the heads)", "[walls]") {
+    const core::Scenario scenario = scenario_from(R"({"parallel": {"tp": 8, "pp": 4}})");
+    const core::Scenario sized = core::scenario_at_params(scenario, 70e9);
+    REQUIRE(sized.model.is_bare_count());
+    REQUIRE(sized.model.heads % 8 == 0);
+    REQUIRE(sized.parallel.tp == 8);
+    const core::WallsReport walls = core::walls_at(scenario, 70e9);
+    REQUIRE(walls.params == 70e9);
+    REQUIRE(core::walls_at(scenario, 1e8).params == 1e8);  // 8 layers still hold pp 4
+    REQUIRE_THROWS_AS(core::scenario_at_params(scenario, 0), core::InputError);
+}
+
+TEST_CASE("Seed 000 'three walls in one picture': each fraction grows with N and crosses 100 % once", "[walls]") {
+    const core::Scenario scenario = scenario_from(R"({"efficiency": {"mfu": 0.4}})");
+    const core::WallCurves curves = core::wall_curves(scenario, 1e8, 2e12, 9);
+    REQUIRE(curves.params.front() == Approx(1e8));
+    REQUIRE(curves.params.back() == Approx(2e12));
+    for (int w = 0; w < core::wall_count; ++w) {
+        INFO("wall " << w);
+        for (std::size_t i = 1; i < curves.params.size(); ++i) REQUIRE(curves.fractions[w][i] > curves.fractions[w][i - 1]);
+        REQUIRE(curves.crossing_params[w] > 1e8);
+        // At the interpolated crossing the wall is at its budget, within the interpolation's error.
+        REQUIRE(core::walls_at(scenario, curves.crossing_params[w]).walls[w].fraction == Approx(1.0).epsilon(0.1));
+    }
+    // The time wall is linear in N (6 N D): at 40 % MFU on 64 H100s, 15T tokens reach 90 days at N = 2.19e9.
+    REQUIRE(curves.crossing_params[static_cast<int>(core::WallKind::time)] ==
+            Approx(90 * 86400.0 * 64 * 989e12 * 0.4 / (6.0 * 15e12)).epsilon(0.02));
+}

@@ -1,0 +1,137 @@
+#include "widgets/device_mesh.h"
+
+#include "core/format.h"
+#include "widgets/palette.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace widgets {
+namespace {
+
+int coordinate_of(const core::RankCoordinates& where, MeshColouring colour_by) {
+    switch (colour_by) {
+        case MeshColouring::tp: return where.tp;
+        case MeshColouring::cp: return where.cp;
+        case MeshColouring::pp: return where.pp;
+        case MeshColouring::dp: return where.dp;
+    }
+    return 0;
+}
+
+int count_of(const core::Layout& layout, MeshColouring colour_by) {
+    switch (colour_by) {
+        case MeshColouring::tp: return layout.tp;
+        case MeshColouring::cp: return layout.cp;
+        case MeshColouring::pp: return layout.pp;
+        case MeshColouring::dp: return layout.dp;
+    }
+    return 1;
+}
+
+// Whole DP replicas when one fits the budget (so the picture repeats exactly), else the first GPUs in rank order.
+long long gpus_to_draw(const core::Layout& layout, int gpus, int budget) {
+    if (gpus <= budget) return gpus;
+    const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
+    if (replica <= budget) return replica * (budget / replica);
+    return budget;
+}
+
+struct Grid {
+    int columns = 1, rows = 1, cells_across = 8, cells_down = 1;
+    float cell = 0;
+};
+
+// The node-box grid that makes GPU cells largest inside the box; a node lays its GPUs out in one row, or two when wide.
+Grid best_grid(long long nodes, int per_node, ImVec2 size, float gap) {
+    Grid best;
+    for (int cells_down : {1, 2}) {
+        if (per_node % cells_down != 0) continue;
+        const int cells_across = per_node / cells_down;
+        for (long long columns = 1; columns <= nodes; ++columns) {
+            const long long rows = (nodes + columns - 1) / columns;
+            const float cell_w = (size.x - gap * (columns - 1)) / (columns * (cells_across + 0.4f));
+            const float cell_h = (size.y - gap * (rows - 1)) / (rows * (cells_down + 0.4f));
+            const float cell = std::min(cell_w, cell_h);
+            if (cell > best.cell) best = {static_cast<int>(columns), static_cast<int>(rows), cells_across, cells_down, cell};
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+ImU32 coordinate_color(int index, int count) {
+    if (count <= 8) return palette().series[index % 8];
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(0.78f * static_cast<float>(index) / static_cast<float>(count - 1), 0.55f, 0.92f, r, g, b);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
+}
+
+void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, int gpus, int gpus_per_node, ImVec2 size,
+                      const char* scale_up_link, const char* scale_out_link) {
+    const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
+    const float line = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+
+    const long long drawn = gpus_to_draw(layout, gpus, view.max_gpus_drawn);
+    const long long nodes = (drawn + gpus_per_node - 1) / gpus_per_node;
+    const int count = count_of(layout, view.colour_by);
+    const float caption_height = line * 2.0f;
+    const float gap = font * 0.5f;
+    const ImVec2 area(size.x, std::max(font, size.y - caption_height));
+    const Grid grid = best_grid(nodes, gpus_per_node, area, gap);
+    const float cell = std::min(grid.cell, font * 2.4f);
+    const float pad = cell * 0.2f;
+    const float node_w = grid.cells_across * cell + 2 * pad;
+    const float node_h = grid.cells_down * cell + 2 * pad;
+    const bool label_cells = cell >= font * 1.15f;
+
+    for (long long node = 0; node < nodes; ++node) {
+        const float x = origin.x + static_cast<float>(node % grid.columns) * (node_w + gap);
+        const float y = origin.y + static_cast<float>(node / grid.columns) * (node_h + gap);
+        draw->AddRectFilled(ImVec2(x, y), ImVec2(x + node_w, y + node_h), with_alpha(colors.nvlink, 0.12f), pad);
+        draw->AddRect(ImVec2(x, y), ImVec2(x + node_w, y + node_h), colors.nvlink, pad, 0, std::max(1.0f, font * 0.08f));
+        for (int slot = 0; slot < gpus_per_node; ++slot) {
+            const long long rank = node * gpus_per_node + slot;
+            if (rank >= drawn) break;
+            const core::RankCoordinates where = core::rank_coordinates(layout, gpus_per_node, rank);
+            const int value = coordinate_of(where, view.colour_by);
+            const float cx = x + pad + static_cast<float>(slot % grid.cells_across) * cell;
+            const float cy = y + pad + static_cast<float>(slot / grid.cells_across) * cell;
+            const ImVec2 lo(cx + cell * 0.06f, cy + cell * 0.06f), hi(cx + cell * 0.94f, cy + cell * 0.94f);
+            draw->AddRectFilled(lo, hi, coordinate_color(value, count), cell * 0.12f);
+            if (label_cells) {
+                const std::string text = std::to_string(value);
+                const ImVec2 text_size = ImGui::CalcTextSize(text.c_str());
+                draw->AddText(ImVec2((lo.x + hi.x - text_size.x) * 0.5f, (lo.y + hi.y - text_size.y) * 0.5f), IM_COL32(20, 20, 24, 255), text.c_str());
+            }
+        }
+    }
+    const float grid_height = grid.rows * node_h + (grid.rows - 1) * gap;
+    ImGui::Dummy(ImVec2(size.x, std::min(grid_height, area.y)));
+
+    // What the picture shows, and what it stands for when it is a sample of a big cluster.
+    const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
+    std::string shown;
+    if (drawn == gpus) {
+        shown = "All " + std::to_string(gpus) + " GPUs on " + std::to_string(nodes) + (nodes == 1 ? " node." : " nodes.");
+    } else if (drawn % replica == 0) {
+        const long long replicas = drawn / replica;
+        shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": " + std::to_string(replicas) + " of " +
+                std::to_string(layout.dp) + " DP replicas (" + std::to_string(replica) + " GPUs each); the rest repeat them.";
+    } else {
+        shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": part of one DP replica of " +
+                std::to_string(replica) + " GPUs (TP x CP x PP).";
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size.x);
+    ImGui::TextWrapped("%s Box = node (%s inside); between boxes: %s.", shown.c_str(), scale_up_link, scale_out_link);
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
+}
+
+}  // namespace widgets

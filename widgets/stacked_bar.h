@@ -1,0 +1,64 @@
+#pragma once
+// Stacked byte columns against horizontal ceilings, on a value axis that is linear from 0 and breaks above the ceilings
+// when a column towers over them (0.1 GB to 30 TB in one picture, each segment honest about proportions).
+//
+// Usage: make a StackAxis for the plot's pixel range, draw the axis, the ceilings, then each column; every block gets a
+// label beside the column (moved apart and tied back with a leader line when blocks are too thin to hold one).
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace widgets {
+
+struct StackAxis {
+    double break_bytes = 0;   // 0: one linear segment 0..top; otherwise 0..break below and break..top above
+    double top_bytes = 1;
+    float lower_share = 1;    // the lower segment's share of the height
+    float y_bottom = 0;       // pixels of 0 bytes
+    float y_top = 0;          // pixels of top_bytes
+
+    float y_of(double bytes) const;
+    bool has_break() const { return break_bytes > 0; }
+};
+
+// Covers content_max_bytes and every ceiling; breaks just above the highest ceiling when content towers over it.
+StackAxis make_stack_axis(double content_max_bytes, double highest_ceiling_bytes, float y_bottom, float y_top);
+
+// Ticks and their byte labels right-aligned left of x, faint grid lines to x_right, the title above, and the break mark.
+void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_right, const char* title);
+
+struct StackedBlock {
+    std::string label;        // "fp32 master"
+    std::string value;        // "282 GB"
+    double bytes = 0;
+    ImU32 color = 0;
+    bool visible = true;      // false: not yet in the stack (animation); no block, no label
+    std::string tooltip;      // formula with the numbers, shown on hover
+};
+
+struct ColumnLabels {
+    float lane_left = 0;      // labels start here (right of the column)
+    float lane_right = 0;     // and are clipped here
+};
+
+struct HorizontalLine {
+    double bytes = 0;
+    std::string label;        // "H100 SXM  80.0 GB"
+    bool emphasised = false;  // the selected GPU
+};
+
+// The room the ceilings' labels need at the right end of their lines.
+float ceiling_labels_width(const std::vector<HorizontalLine>& lines);
+// Dashed ceilings from x_left to x_right, labels right-aligned at x_right (moved apart when they would touch).
+void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines, float x_left, float x_right);
+
+// Draws the blocks bottom-up and their labels; from red_from_bytes up (if > 0 and below the top) the column is marked
+// over budget. Returns the index of the hovered block or label, -1 if none.
+int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, float width, const std::vector<StackedBlock>& blocks,
+                        const ColumnLabels& labels, double red_from_bytes, bool hover_enabled);
+
+// A tooltip in the style of figure.h's explain_last_item, for areas that are not ImGui items.
+void area_tooltip(const std::string& text, const char* source = nullptr);
+
+}  // namespace widgets
