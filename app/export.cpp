@@ -113,7 +113,7 @@ std::string scene_file_name(int index, const std::string& title) {
         else if (!slug.empty() && slug.back() != '-') slug += '-';
     }
     while (!slug.empty() && slug.back() == '-') slug.pop_back();
-    char prefix[8];
+    char prefix[16];
     std::snprintf(prefix, sizeof prefix, "%02d-", index + 1);
     return prefix + (slug.empty() ? std::string("scene") : slug) + ".png";
 }

@@ -72,13 +72,19 @@ void JsonObjectReader::reject_unknown_keys() const {
 }
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
+    // Copying a parsed value recurses once per level: 100,000 nested objects overflow the stack, so refuse them here.
+    constexpr int max_depth = 64;
+    const auto limit_depth = [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+        if (depth > max_depth) throw InputError(what, "nested deeper than " + std::to_string(max_depth) + " levels");
+        return true;
+    };
     try {
-        // Depth is bounded by nlohmann's recursive parser; callers pass files, not adversarial streams of brackets.
-        return nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& error) {
+        return nlohmann::json::parse(text.begin(), text.end(), limit_depth);
+    } catch (const nlohmann::json::exception& error) {  // parse_error, and out_of_range for a number like 1e999
         std::string message = error.what();
         const auto colon = message.find("parse error");
         if (colon != std::string::npos) message = message.substr(colon);
+        else if (const auto tag_end = message.find("] "); tag_end != std::string::npos) message = message.substr(tag_end + 2);
         throw InputError(what, "malformed JSON: " + message);
     }
 }

@@ -32,7 +32,7 @@ struct ActivationReport {
     double sbh_coefficient = 0;             // the bracket of Table 2: bytes per layer = s b h x this (+ the attention term)
     double attention_score_bytes = 0;       // the 5 a s^2 b / t part (0 with flash attention or selective recompute)
     int layers_on_first_stage = 0;
-    double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p m))
+    double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
     std::string formula;
     std::string configuration;              // "tensor + sequence parallel + selective recompute"

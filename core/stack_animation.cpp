@@ -18,12 +18,14 @@ std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSp
     std::vector<GpuCeiling> ceilings;
     for (const GpuSpec& gpu : gpus) {
         const bool is_selected = gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
+        const std::string short_name = gpu.name.substr(0, gpu.name.find(' '));
         if (!ceilings.empty() && ceilings.back().hbm_bytes == gpu.hbm_bytes) {
             ceilings.back().gpu_names += " / " + gpu.name;
+            ceilings.back().short_names += " / " + short_name;
             ceilings.back().selected = ceilings.back().selected || is_selected;
             continue;
         }
-        ceilings.push_back({gpu.hbm_bytes, gpu.name, is_selected});
+        ceilings.push_back({gpu.hbm_bytes, gpu.name, short_name, is_selected});
     }
     return ceilings;
 }
@@ -72,7 +74,7 @@ double state_bytes_per_param(const MemoryReport& memory) {
 std::string ceiling_list(const std::vector<GpuCeiling>& ceilings) {
     std::string text;
     for (const GpuCeiling& ceiling : ceilings) {
-        text += (text.empty() ? "" : ", ") + ceiling.gpu_names + " (" + format_bytes(ceiling.hbm_bytes) + ")";
+        text += (text.empty() ? "" : ", ") + ceiling.short_names + " (" + format_bytes(ceiling.hbm_bytes) + ")";
     }
     return text;
 }

@@ -14,6 +14,7 @@ namespace core {
 struct GpuCeiling {
     double hbm_bytes = 0;
     std::string gpu_names;        // "A100 SXM 80GB / H100 SXM"
+    std::string short_names;      // "A100 / H100": each name's first word, for a label a room can read
     bool selected = false;        // the scenario's GPU is on this line
 };
 

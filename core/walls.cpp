@@ -12,12 +12,12 @@ namespace core {
 
 const std::vector<WallVerdict>& where_each_wall_sends_you() {
     static const std::vector<WallVerdict> rows = {
-        {"Memory (state)", "OOM at step 0", "FSDP / ZeRO-3 -> activation checkpointing -> TP", "05, then 06"},
-        {"Memory (activations)", "OOM at longer sequence", "Activation checkpointing -> SP -> CP", "05, 08"},
-        {"Memory (KV cache)", "OOM serving long context", "GQA -> KV quantization -> paged KV", "vLLM 09, vLLM 02"},
-        {"Time (training)", "One-step time x steps > deadline", "DP -> FSDP-HSDP -> 3D parallelism", "04, 05, 10"},
-        {"Latency (inference)", "TTFT or ITL miss target", "TP per replica -> speculative decode -> PD-disagg", "11, 12"},
-        {"Throughput (inference)", "QPS shortfall", "Replicate -> continuous batching -> APC", "11, vLLM 04"},
+        {"Memory (state)", "OOM at step 0", "FSDP / ZeRO-3 → activation checkpointing → TP", "05, then 06"},
+        {"Memory (activations)", "OOM at longer sequence", "Activation checkpointing → SP → CP", "05, 08"},
+        {"Memory (KV cache)", "OOM serving long context", "GQA → KV quantization → paged KV", "vLLM 09, vLLM 02"},
+        {"Time (training)", "One-step time x steps > deadline", "DP → FSDP-HSDP → 3D parallelism", "04, 05, 10"},
+        {"Latency (inference)", "TTFT or ITL miss target", "TP per replica → speculative decode → PD-disagg", "11, 12"},
+        {"Throughput (inference)", "QPS shortfall", "Replicate → continuous batching → APC", "11, vLLM 04"},
     };
     return rows;
 }
@@ -61,7 +61,7 @@ Wall time_wall(const Scenario& scenario, const Report& report) {
     Wall wall;
     wall.kind = WallKind::time;
     wall.title = "Time";
-    wall.question = "Can the cluster finish training before the deadline?";
+    wall.question = "Does training finish by the deadline?";
     wall.used = compute.train_seconds;
     wall.budget = scenario.train.deadline_days * 86400.0;
     wall.used_text = format_seconds(wall.used) + " of training";

@@ -125,6 +125,39 @@ TEST_CASE("Planner: the closed-form estimate equals evaluate() for every layout 
     }
 }
 
+TEST_CASE("Planner: the estimate equals evaluate() across nodes, without flash attention or overlap, for other recipes",
+          "[planner]") {
+    // Llama 3 70B on 4 nodes: TP, CP, PP and DP cross onto InfiniBand; stored attention scores; selective recompute;
+    // exposed DP traffic; fp32 grad accumulation and Megatron's distributed optimizer change the sharded bytes.
+    for (const char* recipe : {"bf16-mixed-adam-fp32-grad-acc", "megatron-distributed-optimizer"}) {
+        const core::Scenario scenario = core::parse_scenario(std::string(R"({"model": {"preset": "llama3-70b"},
+            "train": {"seq_len": 4096, "global_batch": 32, "flash_attention": false},
+            "precision": {"recipe": ")") + recipe + R"("},
+            "efficiency": {"overlap_dp_comm": false},
+            "cluster": {"gpu": "h100-sxm", "gpus": 32}})");
+        int checked = 0, index = 0;
+        for (auto [tp, pp, cp, dp] : meshes(32, scenario.model.layers))
+            for (int zero = 0; zero <= 3; ++zero)
+                for (int micro_batch : {1, 2})
+                    for (core::Recompute recompute : {core::Recompute::none, core::Recompute::selective, core::Recompute::full})
+                        for (auto [schedule, v] : {std::pair{core::ScheduleKind::one_f_one_b, 1}, std::pair{core::ScheduleKind::zb_h1, 1},
+                                                   std::pair{core::ScheduleKind::interleaved, 2}}) {
+                            const core::Layout layout{tp, pp, cp, dp, zero, micro_batch, recompute, schedule, v, tp > 1 && zero % 2 == 0};
+                            if (!core::layout_is_valid(scenario, layout) || ++index % 5 != 0) continue;  // every fifth keeps it fast
+                            const int microbatches = scenario.train.global_batch / (dp * micro_batch);
+                            if (schedule == core::ScheduleKind::zb_h1 && microbatches < pp) continue;
+                            const core::Report report = core::evaluate(modelled(core::apply_layout(scenario, layout)));
+                            const core::LayoutEstimate estimate = core::estimate_layout(scenario, layout);
+                            INFO(recipe << ": " << describe(layout));
+                            REQUIRE(estimate.memory_per_gpu_bytes == Approx(report.memory.per_gpu.total_bytes).epsilon(1e-9));
+                            REQUIRE(estimate.exposed_comm_seconds == Approx(report.compute.exposed_comm_seconds).epsilon(1e-9).margin(1e-12));
+                            REQUIRE(estimate.step_seconds == Approx(report.compute.step_seconds).epsilon(1e-9));
+                            ++checked;
+                        }
+        REQUIRE(checked > 200);
+    }
+}
+
 TEST_CASE("Planner: counts and ranks exactly what brute force with evaluate() finds", "[planner]") {
     const core::Scenario scenario = llama3_8b_on_8();
     struct Evaluated {

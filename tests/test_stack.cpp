@@ -93,6 +93,7 @@ TEST_CASE("HBM ceilings from the catalog: A100 and H100 share 80 GB, H200 141 GB
     REQUIRE(ceilings.size() == 3);
     REQUIRE(ceilings[0].hbm_bytes == 80e9);
     REQUIRE(ceilings[0].gpu_names == "A100 SXM 80GB / H100 SXM");
+    REQUIRE(ceilings[0].short_names == "A100 / H100");
     REQUIRE(ceilings[0].selected);
     REQUIRE(ceilings[1].hbm_bytes == 141e9);
     REQUIRE_FALSE(ceilings[1].selected);

@@ -89,7 +89,7 @@ TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest
         const core::WallVerdict& verdict = core::where_each_wall_sends_you().at(walls.verdict_row);
         REQUIRE(verdict.wall == "Memory (state)");
         REQUIRE(verdict.symptom == "OOM at step 0");
-        REQUIRE(verdict.first_response == "FSDP / ZeRO-3 -> activation checkpointing -> TP");
+        REQUIRE(verdict.first_response == "FSDP / ZeRO-3 → activation checkpointing → TP");
     }
     SECTION("Memory (activations): ZeRO-3 shards the state, a 64k sequence's activations remain") {
         const core::WallsReport walls = walls_for(
@@ -102,18 +102,18 @@ TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest
             R"({"model": {"params": 1e9}, "train": {"tokens": 1e14}, "efficiency": {"mfu": 0.4}, "serving": {"target_qps": 1}})");
         REQUIRE(wall(walls, core::WallKind::time).fraction == Approx(6.0 * 1e9 * 1e14 / (64 * 989e12 * 0.4) / (90 * 86400.0)));
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::time));
-        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "DP -> FSDP-HSDP -> 3D parallelism");
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "DP → FSDP-HSDP → 3D parallelism");
     }
     SECTION("Throughput (inference): a 1B replica fits one GPU but cannot decode 10 QPS x 256 tokens") {
         const core::WallsReport walls = walls_for(R"({"model": {"params": 1e9}, "train": {"tokens": 1e9}})");
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
-        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "Replicate -> continuous batching -> APC");
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "Replicate → continuous batching → APC");
     }
     SECTION("Latency (inference): a 70B replica's 141 GB of bf16 weights need TP before replication") {
         const core::WallsReport walls = walls_for(R"({"model": {"preset": "llama3-70b"}, "train": {"tokens": 1e9}})");
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
         REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response ==
-                "TP per replica -> speculative decode -> PD-disagg");
+                "TP per replica → speculative decode → PD-disagg");
     }
     SECTION("No wall: 1B with ZeRO-3, a small token budget and one query a second") {
         const core::WallsReport walls = walls_for(

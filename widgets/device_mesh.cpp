@@ -62,6 +62,14 @@ Grid best_grid(long long nodes, int per_node, ImVec2 size, float gap) {
 
 }  // namespace
 
+MeshColouring effective_colouring(const DeviceMeshView& view, const core::Layout& layout) {
+    if (!view.automatic) return view.colour_by;
+    if (layout.pp > 1) return MeshColouring::pp;
+    if (layout.tp > 1) return MeshColouring::tp;
+    if (layout.cp > 1) return MeshColouring::cp;
+    return MeshColouring::dp;
+}
+
 ImU32 coordinate_color(int index, int count) {
     if (count <= 8) return palette().series[index % 8];
     float r, g, b;
@@ -79,7 +87,8 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
 
     const long long drawn = gpus_to_draw(layout, gpus, view.max_gpus_drawn);
     const long long nodes = (drawn + gpus_per_node - 1) / gpus_per_node;
-    const int count = count_of(layout, view.colour_by);
+    const MeshColouring colour_by = effective_colouring(view, layout);
+    const int count = count_of(layout, colour_by);
     const float caption_height = line * 2.0f;
     const float gap = font * 0.5f;
     const ImVec2 area(size.x, std::max(font, size.y - caption_height));
@@ -99,7 +108,7 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
             const long long rank = node * gpus_per_node + slot;
             if (rank >= drawn) break;
             const core::RankCoordinates where = core::rank_coordinates(layout, gpus_per_node, rank);
-            const int value = coordinate_of(where, view.colour_by);
+            const int value = coordinate_of(where, colour_by);
             const float cx = x + pad + static_cast<float>(slot % grid.cells_across) * cell;
             const float cy = y + pad + static_cast<float>(slot / grid.cells_across) * cell;
             const ImVec2 lo(cx + cell * 0.06f, cy + cell * 0.06f), hi(cx + cell * 0.94f, cy + cell * 0.94f);

@@ -9,9 +9,13 @@ namespace widgets {
 enum class MeshColouring { tp, cp, pp, dp };
 
 struct DeviceMeshView {
-    MeshColouring colour_by = MeshColouring::pp;  // pipeline stages across nodes: the seed's picture
+    bool automatic = true;                        // colour by the first of PP, TP, CP, DP that has more than one rank
+    MeshColouring colour_by = MeshColouring::pp;  // when not automatic: pipeline stages across nodes, the seed's picture
     int max_gpus_drawn = 256;                     // beyond this, whole DP replicas up to it stand for the rest
 };
+
+// What the view colours by for this layout (resolves automatic).
+MeshColouring effective_colouring(const DeviceMeshView& view, const core::Layout& layout);
 
 // Draws in a box of the given size at the cursor and advances the cursor past it; the caption says what is shown.
 void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, int gpus, int gpus_per_node, ImVec2 size,

@@ -265,8 +265,11 @@ CubeProjection make_cube_projection(const CubeView& view, float width_pixels, fl
     }
     cube_to_world.at(3, 3) = 1.0f;
     const float near_plane = std::max(0.05f, distance - 2.0f * bounding_radius);
-    const Mat4 transform = multiply(perspective(vertical_fov, aspect, near_plane, distance + 2.0f * bounding_radius),
-                                    multiply(look_at(eye, {0, 0, 0}, {0, 1, 0}), cube_to_world));
+    Mat4 lift;  // the cube sits a little above centre: its tick labels and axis titles hang below it
+    for (int axis = 0; axis < 4; ++axis) lift.at(axis, axis) = 1.0f;
+    lift.at(1, 3) = 0.06f;
+    const Mat4 transform = multiply(lift, multiply(perspective(vertical_fov, aspect, near_plane, distance + 2.0f * bounding_radius),
+                                                   multiply(look_at(eye, {0, 0, 0}, {0, 1, 0}), cube_to_world)));
     std::copy(std::begin(transform.m), std::end(transform.m), projection.matrix);
     projection.eye[0] = eye.x * 0.5f + 0.5f;
     projection.eye[1] = eye.y * 0.5f + 0.5f;

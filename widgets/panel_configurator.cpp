@@ -21,7 +21,7 @@ namespace {
 
 struct ConfiguratorState {
     DeviceMeshView mesh;              // colour GPUs by PP stage; sample whole DP replicas up to 256 GPUs
-    int plan_rows = 8;                // planner rows in the table
+    int plan_rows = 10;               // planner rows in the table
     float controls_width_em = 20.0f;  // the left column
     float middle_width_em = 37.0f;    // memory, step time, communication
 
@@ -313,15 +313,18 @@ void draw_comm(const core::Report& report) {
 void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
     section_heading("Device mesh");
     static const char* names[] = {"TP rank", "CP rank", "PP stage", "DP replica"};
-    int colour_by = static_cast<int>(state.mesh.colour_by);
+    const core::Scenario& scenario = ctx.scenario;
+    const core::Layout layout = core::layout_of(scenario);
+    const int colour_by = static_cast<int>(effective_colouring(state.mesh, layout));
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Colour GPUs by");
     for (int i = 0; i < 4; ++i) {
         ImGui::SameLine();
-        if (ImGui::RadioButton(names[i], colour_by == i)) state.mesh.colour_by = static_cast<MeshColouring>(i);
+        if (ImGui::RadioButton(names[i], colour_by == i)) {
+            state.mesh.colour_by = static_cast<MeshColouring>(i);
+            state.mesh.automatic = false;
+        }
     }
-    const core::Scenario& scenario = ctx.scenario;
-    const core::Layout layout = core::layout_of(scenario);
     const float width = ImGui::GetContentRegionAvail().x;
     const float remaining = height - ImGui::GetFrameHeightWithSpacing();
     draw_device_mesh(state.mesh, layout, ctx.report.layout.gpus, scenario.cluster.gpus_per_node, ImVec2(width, remaining),

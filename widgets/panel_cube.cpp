@@ -291,7 +291,7 @@ void draw_dot_labels(LabelLayout& layout, const core::RegimeCube& cube, const Cu
         const ImVec2 anchor = layout.screen(projection.to_pixels(at[0], at[1], at[2]));
         const std::string label = point.is_current ? "this scenario: " + point.model_name : point.model_name;
         const ImVec2 size = text_size(label);
-        const float gap = (point.is_current ? 1.0f : 0.4f) * em;
+        const float gap = (point.is_current ? 1.0f : 0.5f) * em;  // just clear of the dot's own disc (0.42 em)
         const ImVec2 directions[] = {{1, 0}, {-1, 0}, {0, -1}, {0, 1}, {0.7f, -0.7f}, {-0.7f, -0.7f}, {0.7f, 0.7f}, {-0.7f, 0.7f}};
         bool drawn = false;
         for (const ImVec2& direction : directions) {
@@ -319,8 +319,13 @@ void draw_point_tooltip(const core::RegimePoint& point) {
     ImGui::PushFont(fonts().bold);
     ImGui::TextUnformatted(point.is_current ? ("This scenario: " + point.model_name).c_str() : point.model_name.c_str());
     ImGui::PopFont();
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall)), "The %s wall binds at %s the GPU's budget",
-                       core::wall_name(point.binding_wall), times(point.binding_fraction).c_str());
+    const ImVec4 binding_color = ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall));
+    if (point.binding_fraction > 1.0)
+        ImGui::TextColored(binding_color, "The %s wall binds: %s the GPU's budget", core::wall_name(point.binding_wall),
+                           times(point.binding_fraction).c_str());
+    else
+        ImGui::TextColored(binding_color, "One GPU is enough; the nearest wall is %s, at %s its budget", core::wall_name(point.binding_wall),
+                           times(point.binding_fraction).c_str());
     ImGui::Text("Memory %s: %s", times(point.memory_fraction).c_str(), point.memory_formula.c_str());
     ImGui::Text("Compute %s: %s", times(point.compute_fraction).c_str(), point.compute_formula.c_str());
     ImGui::Text("Bandwidth %s: %s", times(point.bandwidth_fraction).c_str(), point.bandwidth_formula.c_str());
@@ -505,9 +510,10 @@ void draw_table(CubePanelState& state) {
             ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, with_alpha(wall_color(point.binding_wall), 0.25f));
         ImGui::TableSetColumnIndex(0);
         legend_swatch(point.is_current ? palette().text : wall_color(point.binding_wall), point.is_current);
-        const std::string name = point.model_name + (point.layout_note.empty() ? "" : " *");
+        const std::string name = point.model_name + (point.layout_note.empty() ? "" : " *") + "##row" + std::to_string(index);
         if (point.is_current) ImGui::PushFont(fonts().bold);
-        ImGui::TextUnformatted(name.c_str());
+        // Spans the row, so hovering anywhere on it lights the model's dot in the cube.
+        ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap);
         if (point.is_current) ImGui::PopFont();
         if (ImGui::IsItemHovered()) state.hovered_next = static_cast<int>(index);
         explain_last_item(core::format_count(point.params) + " parameters, evaluated as " + point.layout +

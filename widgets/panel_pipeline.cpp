@@ -171,12 +171,25 @@ void refresh_timelines(PipelinePanelState& state) {
 
 // ---- Controls ----
 
+// Flow layout: continue the line when the next item fits in the window, else start a new line.
+void same_line_if_fits(float next_width, float spacing) {
+    const float line_end = ImGui::GetItemRectMax().x + spacing + next_width;
+    const float content_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+    if (line_end <= content_right) ImGui::SameLine(0, spacing);
+}
+
+// The width a labelled slider takes: frame plus label.
+float labelled_width(float frame_width, const char* label) {
+    return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 void draw_controls(PipelinePanelState& state) {
     const float font = ImGui::GetFontSize();
     const float slider_width = font * 9.0f;
+    const float spacing = font * 1.5f;
     ImGui::SetNextItemWidth(slider_width);
     if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
-    ImGui::SameLine(0, font * 1.5f);
+    same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
     ImGui::SetNextItemWidth(slider_width);
     if (shows_interleaved(state) && state.virtual_chunks > 1) {
         // Interleaving needs m = k p: the slider moves k and shows m.
@@ -189,28 +202,29 @@ void draw_controls(PipelinePanelState& state) {
         ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
     }
     if (shows_interleaved(state)) {
-        ImGui::SameLine(0, font * 1.5f);
+        same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
         ImGui::SetNextItemWidth(font * 6.0f);
         if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
     }
 
     ImGui::SetNextItemWidth(slider_width);
     ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F");
-    ImGui::SameLine(0, font * 1.5f);
+    same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
     ImGui::SetNextItemWidth(slider_width);
     ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F");
-    ImGui::SameLine(0, font * 1.5f);
+    same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
     ImGui::SetNextItemWidth(slider_width);
     ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
-    ImGui::SameLine(0, font * 1.5f);
-    if (ImGui::Button("Reset to scenario")) state.seeded_pp = -1;
-    ImGui::SameLine(0, font);
+    const char* reset = "Reset to scenario";
+    same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
+    if (ImGui::Button(reset)) state.seeded_pp = -1;
     char seeded[96];
     if (state.seeded_pp > 1)
         std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
                       state.seeded_microbatches, core::schedule_name(state.seeded_kind));
     else
         std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d", kStagesWithoutPipeline);
+    same_line_if_fits(ImGui::CalcTextSize(seeded).x, font);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::TextUnformatted(seeded);
     ImGui::PopStyleColor();
@@ -218,8 +232,9 @@ void draw_controls(PipelinePanelState& state) {
 
 // ---- Legend ----
 
-void legend_swatch(ImU32 color, const char* text) {
+void legend_swatch(ImU32 color, const char* text, bool first) {
     const float font = ImGui::GetFontSize();
+    if (!first) same_line_if_fits(font * 1.8f + ImGui::CalcTextSize(text).x, font * 1.2f);
     const ImVec2 at = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     draw->AddRectFilled(ImVec2(at.x, at.y + font * 0.15f), ImVec2(at.x + font * 1.4f, at.y + font * 0.95f), color,
@@ -227,20 +242,23 @@ void legend_swatch(ImU32 color, const char* text) {
     ImGui::Dummy(ImVec2(font * 1.5f, font));
     ImGui::SameLine(0, font * 0.3f);
     ImGui::TextUnformatted(text);
-    ImGui::SameLine(0, font * 1.2f);
 }
 
 void draw_legend(const PipelinePanelState& state) {
     const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
     const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1;
-    legend_swatch(colors.forward, "F forward");
-    legend_swatch(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)");
-    if (split) legend_swatch(colors.weight_grad, "W weight grad");
-    legend_swatch(colors.idle, "idle: the bubble");
+    legend_swatch(colors.forward, "F forward", true);
+    legend_swatch(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)",
+                  false);
+    if (split) legend_swatch(colors.weight_grad, "W weight grad", false);
+    legend_swatch(colors.idle, "idle: the bubble", false);
+    const char* key = shows_interleaved(state)
+                          ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
+                          : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU";
+    same_line_if_fits(ImGui::CalcTextSize(key).x, font * 1.2f);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextUnformatted(shows_interleaved(state)
-                               ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
-                               : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU");
+    ImGui::TextUnformatted(key);
     ImGui::PopStyleColor();
 }
 

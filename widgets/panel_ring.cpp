@@ -24,7 +24,7 @@ namespace {
 enum class LinkChoice { scale_up, scale_out, custom };
 
 struct RingPanelOptions {
-    int rank_count = 16;                       // ranks in the ring; up to max_drawn_ranks are drawn one by one
+    int rank_count = 8;                        // ranks in the ring; up to max_drawn_ranks are drawn one by one
     double seconds_per_step = 1.0;             // playback time one ring step takes on screen
     LinkChoice link_choice = LinkChoice::scale_up;  // eight ranks fit in one node: NVLink
     float custom_gb_per_s = 100.0f;            // custom link, decimal GB/s per direction
@@ -73,12 +73,7 @@ const core::MemoryBlock* gradient_block(const core::Report& report) {
     return widest;
 }
 
-core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario) {
-    switch (options.link_choice) {
-        case LinkChoice::scale_up: return scenario.cluster.scale_up;
-        case LinkChoice::scale_out: return scenario.cluster.scale_out;
-        case LinkChoice::custom: break;
-    }
+core::LinkSpec custom_link(const RingPanelOptions& options) {
     core::LinkSpec link;
     link.id = "custom";
     link.name = "custom";
@@ -87,8 +82,18 @@ core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario
     return link;
 }
 
+core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario) {
+    switch (options.link_choice) {
+        case LinkChoice::scale_up: return scenario.cluster.scale_up;
+        case LinkChoice::scale_out: return scenario.cluster.scale_out;
+        case LinkChoice::custom: break;
+    }
+    return custom_link(options);
+}
+
 std::string link_label(const core::LinkSpec& link) {
-    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + ", " + core::format_seconds(link.latency_seconds);
+    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + " per direction, " +
+           core::format_seconds(link.latency_seconds);
 }
 
 // "2 B", "2.5 B": bytes per parameter without trailing zeros.
@@ -118,23 +123,30 @@ struct RankBox {
     ImVec2 outward;  // unit vector from the ring's centre
 };
 
-// Ranks 0..n-1 clockwise from the top; each holds its buffer as n chunk cells side by side.
+// Ranks 0..n-1 clockwise from the top; each holds its buffer as n chunk cells, in rows of at most 8.
 void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingSchedule& schedule,
                      const core::RingFrame& frame, ImU32 link_color, float em) {
     const int n = schedule.rank_count;
     const core::RingState state = core::ring_state_after(schedule, frame.steps_done);
     const core::RingStep* moving = frame.done ? nullptr : &schedule.steps[frame.steps_done];
     const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
+    const int columns = std::min(n, 8);
+    const int rows = (n + columns - 1) / columns;
+    const float cell_height = rows == 1 ? em * 2.0f : em * 1.0f;
     const auto cell_width_at = [&](float radius) {
-        return std::clamp(2.0f * radius * std::sin(std::numbers::pi_v<float> / n) * 0.72f / n, em * 0.3f, em * 1.2f);
+        return std::clamp(2.0f * radius * std::sin(std::numbers::pi_v<float> / n) * 0.62f / columns, em * 0.35f, em * 1.2f);
     };
-    const auto half_at = [&](float cell_width) { return ImVec2(cell_width * n * 0.5f + em * 0.2f, em * 1.3f); };
-    // The boxes at 3 and 9 o'clock need their half width and a label beside them; those at 12 and 6, a label line.
-    const float label_width = ImGui::CalcTextSize("GPU 00").x;
+    const auto half_at = [&](float cell_width) {
+        return ImVec2(cell_width * columns * 0.5f + em * 0.25f, cell_height * rows * 0.5f + em * 0.25f);
+    };
+    // Few ranks leave the middle empty: labels go outside; many ranks need the outside for the boxes themselves.
+    const bool labels_outside = n <= 4;
+    const ImVec2 margin = labels_outside ? ImVec2(ImGui::CalcTextSize("GPU 0").x + em * 0.6f, em * 1.6f)
+                                         : ImVec2(em * 0.4f, em * 0.4f);
     const float first_guess = std::min(area.x, area.y) * 0.5f - em * 3.0f;
     const ImVec2 guess_half = half_at(cell_width_at(first_guess));
-    const float radius = std::max(em * 3.0f, std::min({first_guess, area.x * 0.5f - guess_half.x - label_width - em * 0.6f,
-                                                       area.y * 0.5f - guess_half.y - em * 1.6f}));
+    const float radius = std::max(em * 3.0f, std::min(area.x * 0.5f - guess_half.x - margin.x,
+                                                      area.y * 0.5f - guess_half.y - margin.y));
     const float cell_width = cell_width_at(radius);
     const ImVec2 half = half_at(cell_width);
 
@@ -169,10 +181,11 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
         const ImVec2 max = add(box.center, half);
         draw->AddRectFilled(min, max, palette().panel_background, em * 0.2f);
         draw->AddRect(min, max, palette().axis, em * 0.2f, 0, em * 0.06f);
-        const float cells_left = box.center.x - cell_width * n * 0.5f;
+        const ImVec2 cells_origin(box.center.x - cell_width * columns * 0.5f, min.y + em * 0.25f);
         for (int chunk = 0; chunk < n; ++chunk) {
-            const ImVec2 cell_min(cells_left + chunk * cell_width, min.y + em * 0.25f);
-            const ImVec2 cell_max(cell_min.x + cell_width - std::max(1.0f, em * 0.06f), max.y - em * 0.25f);
+            const ImVec2 cell_min(cells_origin.x + (chunk % columns) * cell_width, cells_origin.y + (chunk / columns) * cell_height);
+            const ImVec2 cell_max(cell_min.x + cell_width - std::max(1.0f, em * 0.06f),
+                                  cell_min.y + cell_height - std::max(1.0f, em * 0.06f));
             draw_chunk_cell(draw, cell_min, cell_max, chunk_color(chunk, n), state.at(rank, chunk), n, em);
             // The cells taking part in the step in flight: the one leaving and the one it lands on.
             if (moving && (moving->transfers[rank].chunk == chunk ||
@@ -182,9 +195,8 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
         }
         const std::string label = "GPU " + std::to_string(rank);
         const ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
-        const ImVec2 label_center =
-            add(box.center, scaled(box.outward, box_reach(half, box.outward) + box_reach(scaled(text_size, 0.5f), box.outward) +
-                                                     em * 0.25f));
+        const float label_distance = box_reach(half, box.outward) + box_reach(scaled(text_size, 0.5f), box.outward) + em * 0.25f;
+        const ImVec2 label_center = add(box.center, scaled(box.outward, labels_outside ? label_distance : -label_distance));
         draw->AddText(add(label_center, scaled(text_size, -0.5f)), palette().text_dim, label.c_str());
     }
 
@@ -194,8 +206,9 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
     for (const core::RingTransfer& transfer : moving->transfers) {
         const ImVec2 at = lerp(link_start[transfer.from_rank], link_end[transfer.from_rank],
                                static_cast<float>(frame.transfer_fraction));
-        const ImVec2 min(at.x - flight_width * 0.5f, at.y - em * 0.75f);
-        const ImVec2 max(at.x + flight_width * 0.5f, at.y + em * 0.75f);
+        const float flight_half_height = std::max(cell_height, em * 1.2f) * 0.5f;
+        const ImVec2 min(at.x - flight_width * 0.5f, at.y - flight_half_height);
+        const ImVec2 max(at.x + flight_width * 0.5f, at.y + flight_half_height);
         draw->AddRectFilled(add(min, ImVec2(-2, -2)), add(max, ImVec2(2, 2)), palette().panel_background);
         draw_chunk_cell(draw, min, max, chunk_color(transfer.chunk, n), state.at(transfer.from_rank, transfer.chunk), n, em);
     }
@@ -246,17 +259,25 @@ void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& f
     ImGui::TextUnformatted(frame.caption.c_str());
     ImGui::PopStyleColor();
     ImGui::PopFont();
-    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().text_dim),
-                       "step %d of %d  |  one transfer = S/n = %s  |  cell fill = share of the %d ranks' gradients summed",
-                       std::min(frame.steps_done + 1, frame.step_count), frame.step_count,
-                       core::format_bytes(schedule.chunk_bytes).c_str(), schedule.rank_count);
+    const bool drawn_one_by_one = schedule.rank_count <= max_drawn_ranks;
+    const std::string legend = drawn_one_by_one ? "cell fill = share of the " + std::to_string(schedule.rank_count) +
+                                                      " ranks' gradients summed"
+                                                : std::string("arc = progress: reduce-scatter, then all-gather");
+    const std::string subtitle = "step " + std::to_string(std::min(frame.steps_done + 1, frame.step_count)) + " of " +
+                                 std::to_string(frame.step_count) + "  |  one transfer = S/n = " +
+                                 core::format_bytes(schedule.chunk_bytes) + "  |  " + legend;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(subtitle.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::PopStyleColor();
     const float header = ImGui::GetCursorScreenPos().y - origin.y;
     const ImVec2 area(size.x, std::max(em * 8.0f, size.y - header));
     const ImVec2 area_min = ImGui::GetCursorScreenPos();
     ImGui::Dummy(area);
 
     ImDrawList* draw = ImGui::GetWindowDrawList();
-    if (schedule.rank_count <= max_drawn_ranks) draw_ring_ranks(draw, area_min, area, schedule, frame, link_color, em);
+    if (drawn_one_by_one) draw_ring_ranks(draw, area_min, area, schedule, frame, link_color, em);
     else draw_ring_summary(draw, area_min, area, schedule, frame, em);
 }
 
@@ -273,10 +294,10 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
 
     const std::string choices[] = {"inside a node: " + link_label(scenario.cluster.scale_up),
                                    "between nodes: " + link_label(scenario.cluster.scale_out),
-                                   "custom bandwidth and latency"};
+                                   link_label(custom_link(options))};
     const int current = static_cast<int>(options.link_choice);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
-    if (ImGui::BeginCombo("link (per direction)", choices[current].c_str())) {
+    if (ImGui::BeginCombo("link", choices[current].c_str())) {
         for (int choice = 0; choice < 3; ++choice)
             if (ImGui::Selectable(choices[choice].c_str(), choice == current)) options.link_choice = static_cast<LinkChoice>(choice);
         ImGui::EndCombo();
@@ -313,14 +334,17 @@ void draw_buffer_figures(const core::Report& report, const core::MemoryBlock* gr
     } else {
         figure("S, the buffer:", core::format_bytes(ring.buffer_bytes));
     }
-    std::string sent = "2(n-1)/n x S = " + core::format_number(factor, 4) + " x " + core::format_bytes(ring.buffer_bytes) + " = " +
-                       core::format_bytes(ring.max_bytes_sent_by_a_rank);
-    if (buffer_from_model && gradients)
-        sent += "  ~ 2 x " + bytes_per_param_text(gradients->bytes_per_param) + " x params = " +
-                core::format_bytes(core::ring_bytes_sent_per_rank_large_n(ring.buffer_bytes)) + " for large n";
-    figure("each rank sends (ring):", sent,
-           "2(n-1) steps of S/n each; as n grows 2(n-1)/n -> 2, so a rank sends about 2S whatever n is.",
-           "seed 003; published.md sec 5");
+    const char* why = "2(n-1) steps of S/n each; as n grows 2(n-1)/n -> 2, so a rank sends about 2S whatever n is.";
+    figure("each rank sends (ring):",
+           "2(n-1)/n x S = " + core::format_number(factor, 4) + " x " + core::format_bytes(ring.buffer_bytes) + " = " +
+               core::format_bytes(ring.max_bytes_sent_by_a_rank),
+           why, "seed 003; published.md sec 5");
+    const std::string limit = buffer_from_model && gradients
+                                  ? "2 x " + bytes_per_param_text(gradients->bytes_per_param) + " x params = "
+                                  : std::string("2 x S = ");
+    figure("for large n, about:", limit + core::format_bytes(core::ring_bytes_sent_per_rank_large_n(ring.buffer_bytes)) +
+                                      " per rank, whatever n is",
+           why, "seed 003");
 }
 
 void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::vector<AlgorithmStyle>& styles) {
@@ -410,7 +434,7 @@ void draw_scenario_dp(const core::Report& report) {
     for (const core::AxisComm& axis : report.comm.axes) {
         if (axis.axis != "dp") continue;
         figure("This scenario's DP step:",
-               axis.collective + " over " + std::to_string(axis.degree) + " ranks on " + axis.link + ": " +
+               axis.collective + ", " + std::to_string(axis.degree) + " ranks on " + axis.link + ": " +
                    core::format_seconds(axis.seconds) + ", busbw " + core::format_bandwidth(axis.busbw_bytes_per_s),
                axis.formula, "the Report's communication figures");
         return;
@@ -457,8 +481,10 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
     draw_controls(options, ctx.scenario, ctx.report);
     ImGui::Spacing();
+    ImGui::PushTextWrapPos(0.0f);  // long figures wrap inside the column instead of running off it
     draw_buffer_figures(ctx.report, gradients, options.buffer_from_model, costs[1]);
     draw_scenario_dp(ctx.report);
+    ImGui::PopTextWrapPos();
     ImGui::Spacing();
     draw_cost_table(costs, styles);
     ImGui::Spacing();

@@ -173,6 +173,12 @@ void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     section_heading("Kernels");
     ImGui::TextWrapped("Placed on %s (the scenario's GPU).", ceiling.label.c_str());
+    if (ctx.scenario.cluster.gpu.peak_flops_per_s(kPrecisions[options.kernel_precision]) <= 0) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
+        ImGui::TextWrapped("%s has no %s peak: its bf16 roof stands in.", ctx.scenario.cluster.gpu.name.c_str(),
+                           core::precision_name(kPrecisions[options.kernel_precision]));
+        ImGui::PopStyleColor();
+    }
     const float em = ImGui::GetFontSize();
     const float field_width = em * 9.0f;
     static const char* precision_names[] = {"fp32 (4 B)", "bf16 (2 B)", "fp8 (1 B)"};
@@ -263,6 +269,12 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     PlotLegendMarker("memory-bound kernel", colors.hbm);
     PlotLegendMarker("compute-bound kernel", colors.compute);
     if (options.show_measured && !measured.empty()) PlotLegendMarker("measured H100 bf16", gpu_color(1), MarkerShape::ring);
+
+    // Either side of the reference ridge, the regime in words.
+    const double reference_ridge = core::ridge_flops_per_byte(ceiling);
+    PlotVLine("##reference ridge", reference_ridge, with_alpha(colors.text_dim, 0.6f), 0.06f, 0.3f);
+    PlotText(reference_ridge, axes.y_max, "<- memory-bound", colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.4f));
+    PlotText(reference_ridge, axes.y_max, "compute-bound ->", colors.text_dim, ImVec2(0, 0), ImVec2(0.4f, 0.4f));
 
     std::string hovered_text;
     // Under the roofs, so the trail reads as beads on the slope rather than as a dashed roof.
@@ -355,11 +367,16 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
         {{"HBM (for scale)", peak, scenario.cluster.gpu.hbm_bytes_per_s}, with_alpha(colors.hbm, 0.6f), 0.3f},
     };
     std::string hovered_text;
+    // One flat compute roof shared by every slope; each slope stops at its ridge.
+    const std::string peak_label = gpu_label + " peak " + core::format_flops_rate(peak);
+    if (PlotHLine(peak_label.c_str(), peak, colors.ceiling, 0.16f))
+        hovered_text = peak_label + ": no traffic placement climbs above it";
     for (const Roof& roof : roofs) {
         const std::string label = roof.ceiling.label + " " + core::format_bandwidth(roof.ceiling.bytes_per_s);
-        if (plot_roof(label.c_str(), roof.ceiling, axes.x_min, axes.x_max, roof.color, 0.16f, roof.dash_em))
-            hovered_text = ceiling_tooltip({gpu_label + " over " + roof.ceiling.label, peak, roof.ceiling.bytes_per_s}, "link");
         const double ridge = core::ridge_flops_per_byte(roof.ceiling);
+        if (ridge > axes.x_min &&
+            plot_roof(label.c_str(), roof.ceiling, axes.x_min, std::min(ridge, axes.x_max), roof.color, 0.16f, roof.dash_em))
+            hovered_text = ceiling_tooltip({gpu_label + " over " + roof.ceiling.label, peak, roof.ceiling.bytes_per_s}, "link");
         PlotPoint("##ridge", ridge, peak, roof.color, 0.2f);
         const std::string ridge_label = core::format_number(ridge);
         PlotText(ridge, peak, ridge_label.c_str(), roof.color, ImVec2(1.0f, 1.0f), ImVec2(-0.2f, -0.3f));
@@ -377,6 +394,8 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
                  ImVec2(0.7f, 0.45f));
     }
     if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
+    PlotText(axes.x_max, axes.y_min, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(1, 1),
+             ImVec2(-0.4f, -0.4f));
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }

@@ -169,6 +169,7 @@ void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
 struct ColumnView {
     std::string heading;
     std::string total_line;
+    std::string verdict_line;  // "16.5x an H100 SXM" or "fits: 37.8 % of an H100 SXM"
     std::string detail_line;   // what the total is made of
     bool over = false;
     std::vector<StackedBlock> blocks;
@@ -176,12 +177,13 @@ struct ColumnView {
 
 ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu) {
     ColumnView view;
-    view.heading = "Whole model, " + core::format_count(frame.params) + " parameters";
+    view.heading = "Whole model, " + core::format_count(frame.params) + " params";
     const core::Overshoot over = core::overshoot(frame.total_bytes, gpu);
     view.over = over.over;
-    view.total_line = core::format_bytes(frame.total_bytes) + (over.over ? ": " + over.caption : "");
+    view.total_line = core::format_bytes(frame.total_bytes);
+    view.verdict_line = over.caption;
     const core::Overshoot state = core::overshoot(frame.state_bytes, gpu);
-    view.detail_line = "training state " + core::format_bytes(frame.state_bytes) + (state.over ? " alone: " : ", ") + state.caption;
+    view.detail_line = state.over ? "state alone: " + state.caption : "state " + core::format_bytes(frame.state_bytes);
     for (const core::StackLayer& layer : frame.layers) {
         StackedBlock block;
         block.label = layer.label;
@@ -198,11 +200,12 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
 ColumnView per_gpu_column(const core::Report& report, const core::GpuSpec& gpu) {
     ColumnView view;
     const core::LayoutReport& layout = report.layout;
-    view.heading = "One GPU: tp " + std::to_string(layout.tp) + ", pp " + std::to_string(layout.pp) + ", dp " +
-                   std::to_string(layout.dp) + ", ZeRO-" + std::to_string(layout.zero);
+    view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " +
+                   std::to_string(layout.dp) + " ZeRO-" + std::to_string(layout.zero);
     const core::Overshoot over = core::overshoot(report.memory.per_gpu.total_bytes, gpu);
     view.over = over.over;
-    view.total_line = core::format_bytes(report.memory.per_gpu.total_bytes) + (over.over ? ": " + over.caption : "");
+    view.total_line = core::format_bytes(report.memory.per_gpu.total_bytes);
+    view.verdict_line = over.caption;
     view.detail_line = "state " + core::format_bytes(core::per_gpu_state_bytes(report.memory.per_gpu)) +
                        " + activations " + core::format_bytes(report.memory.per_gpu.activations_bytes);
     const std::vector<int> shades = index_within_kind(report.memory.blocks);
@@ -231,7 +234,7 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
 
     std::vector<HorizontalLine> lines;
     for (const core::GpuCeiling& ceiling : ceilings) {
-        lines.push_back({ceiling.hbm_bytes, ceiling.gpu_names + "  " + core::format_bytes(ceiling.hbm_bytes), ceiling.selected});
+        lines.push_back({ceiling.hbm_bytes, ceiling.short_names + "  " + core::format_bytes(ceiling.hbm_bytes), ceiling.selected});
     }
 
     // Horizontal plan: axis labels | column | its labels | column | its labels | ceiling labels.
@@ -242,7 +245,7 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     const float column_width = std::clamp(room * 0.14f, em * 3.5f, em * 8.0f);
     const float lane_width = (room - 2.0f * (column_width + em * 1.5f)) / 2.0f;
 
-    const float y_top = origin.y + line * 5.3f;
+    const float y_top = origin.y + line * 6.3f;
     const float y_bottom = origin.y + avail.y - em * 0.8f;
     const StackAxis axis = make_stack_axis(axis_content_bytes, ceilings.empty() ? 0.0 : ceilings.back().hbm_bytes, y_bottom, y_top);
     draw_stack_axis(draw, axis, axis_x, plot_right, "bytes (1 GB = 10^9 B)");
@@ -262,9 +265,12 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
         const float heading_right = labels.lane_right;
         draw->PushClipRect(ImVec2(x_left, origin.y), ImVec2(heading_right, y_top), true);
         draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, column.heading.c_str());
-        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.3f),
-                      column.over ? colors.over_budget : colors.within_budget, column.total_line.c_str());
-        draw->AddText(ImVec2(x_left, origin.y + line * 2.9f), colors.text_dim, column.detail_line.c_str());
+        const ImU32 verdict_color = column.over ? colors.over_budget : colors.within_budget;
+        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color,
+                      column.total_line.c_str());
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color,
+                      column.verdict_line.c_str());
+        draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, column.detail_line.c_str());
         draw->PopClipRect();
     }
     if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip, "the Report's memory blocks");

@@ -1,11 +1,334 @@
-// Placeholder until the panel's issue lands: draws the shared Report's headline figures.
+// Issue 4, the three walls (seed 000): one model-size slider; how full the memory, time and serving budgets are; the wall
+// that binds and where it sends you; and how each wall's fraction scales with the model size.
+#include "core/errors.h"
+#include "core/format.h"
+#include "core/walls.h"
+#include "widgets/figure.h"
+#include "widgets/fonts.h"
+#include "widgets/log_plot.h"
+#include "widgets/palette.h"
 #include "widgets/panel.h"
-#include "widgets/placeholder.h"
+#include "widgets/stacked_bar.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
 
 namespace widgets {
+namespace {
+
+struct WallsPanelOptions {
+    double min_params = 1e8;         // the slider's range: the seed's 100M ..
+    double max_params = 2e12;        // .. 2T parameters
+    int curve_points = 33;           // model sizes evaluated for the scaling plot (8 per decade)
+    double overflow_decades = 3;     // a bar's red overflow zone shows 100 % .. 1000x on a log scale
+};
+
+struct WallsPanelState {
+    WallsPanelOptions options;
+    double params = 0;               // the slider; follows the scenario's size whenever that changes
+    double followed_params = 0;      // the scenario size the slider last followed
+    std::string evaluated_key;       // scenario JSON + slider value the walls were evaluated for
+    core::WallsReport walls;
+    std::string walls_error;
+    std::string curves_key;          // scenario JSON the curves were computed for
+    core::WallCurves curves;
+    std::string curves_error;
+};
+
+ImU32 wall_color(core::WallKind kind) {
+    const Palette& colors = palette();
+    switch (kind) {
+        case core::WallKind::memory: return colors.memory_wall;
+        case core::WallKind::time: return colors.time_wall;
+        case core::WallKind::serving: return colors.serving_wall;
+    }
+    return colors.text;
+}
+
+// Re-evaluates only when the scenario or the slider moved: evaluate() generates a pipeline schedule.
+void refresh(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report) {
+    if (report.memory.params != state.followed_params) {
+        state.followed_params = report.memory.params;
+        state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
+    }
+    const std::string scenario_json = core::scenario_to_json(scenario);
+    const std::string key = scenario_json + "@" + std::to_string(state.params);
+    if (key != state.evaluated_key) {
+        state.evaluated_key = key;
+        state.walls_error.clear();
+        try {
+            // At the scenario's own size its own model (GQA, gated MLP ...) answers, so this panel agrees with the others.
+            state.walls = state.params == report.memory.params ? core::walls_of(scenario, report) : core::walls_at(scenario, state.params);
+        } catch (const core::InputError& error) {
+            state.walls_error = error.what();
+        }
+    }
+    if (scenario_json != state.curves_key) {
+        state.curves_key = scenario_json;
+        state.curves_error.clear();
+        try {
+            state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, state.options.curve_points);
+        } catch (const core::InputError& error) {
+            state.curves = {};
+            state.curves_error = error.what();
+        }
+    }
+}
+
+void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report) {
+    const float em = ImGui::GetFontSize();
+    ImGui::PushFont(fonts().bold);
+    ImGui::TextUnformatted("Model size");
+    ImGui::PopFont();
+    ImGui::SameLine();
+    const float button_width = ImGui::CalcTextSize("Scenario's size").x + em * 1.5f;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - button_width - ImGui::GetStyle().ItemSpacing.x);
+    const std::string shown = core::format_count(state.params) + " parameters";
+    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &state.options.min_params, &state.options.max_params,
+                        shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    explain_last_item("A bare parameter count (shape synthesized: h = 128 l, 12 l h^2 = N) evaluated on the scenario's cluster, "
+                      "layout, recipe, token budget and service.");
+    ImGui::SameLine();
+    if (ImGui::Button("Scenario's size", ImVec2(button_width, 0))) {
+        state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
+    }
+    explain_last_item("Back to " + core::format_count(report.memory.params) + " parameters, the scenario's model (" + scenario.model.name + ").");
+    const core::LayoutReport& layout = report.layout;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    const std::string model = state.params == report.memory.params
+                                  ? scenario.model.name + ", the scenario's model"
+                                  : "a bare count of " + core::format_count(state.params) + " parameters (shape synthesized)";
+    ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
+                       "tokens, batch %d, %d-token context.",
+                       model.c_str(), layout.gpus, layout.gpu_name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, layout.recipe_name.c_str(),
+                       core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
+                       core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
+                       scenario.serving.batch, scenario.serving.context_tokens);
+    ImGui::PopStyleColor();
+}
+
+// A track: 0..100 % linear over the first part, then 100 % .. 10^overflow_decades x on a log scale, red.
+struct Track {
+    float x0, x1, y0, y1;
+    float budget_x;         // where 100 % sits
+    double overflow_decades;
+    float x_of(double fraction) const {
+        if (!(fraction > 0)) return x0;
+        if (fraction <= 1.0) return x0 + (budget_x - x0) * static_cast<float>(fraction);
+        const double share = std::min(1.0, std::log10(fraction) / overflow_decades);
+        return budget_x + (x1 - budget_x) * static_cast<float>(share);
+    }
+};
+
+void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bool binding, float em) {
+    const Palette& colors = palette();
+    const float rounding = em * 0.3f;
+    draw->AddRectFilled(ImVec2(track.x0, track.y0), ImVec2(track.budget_x, track.y1), colors.idle, rounding, ImDrawFlags_RoundCornersLeft);
+    draw->AddRectFilled(ImVec2(track.budget_x, track.y0), ImVec2(track.x1, track.y1), with_alpha(colors.over_budget, 0.12f), rounding,
+                        ImDrawFlags_RoundCornersRight);
+    const ImU32 fill = wall.over ? colors.over_budget : wall_color(wall.kind);
+    const float end_x = track.x_of(wall.fraction);
+    if (end_x > track.x0 + 1.0f) draw->AddRectFilled(ImVec2(track.x0, track.y0), ImVec2(end_x, track.y1), fill, rounding);
+    // The seed's ball rides the end of the bar.
+    const float middle = (track.y0 + track.y1) * 0.5f;
+    draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.42f, colors.text);
+    draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.30f, fill);
+    // Ticks: 0, 50 %, the budget, then each decade of overflow.
+    auto tick = [&](double fraction, const char* text, bool strong) {
+        const float x = track.x_of(fraction);
+        draw->AddLine(ImVec2(x, track.y0 - em * (strong ? 0.35f : 0.15f)), ImVec2(x, track.y1 + em * 0.15f),
+                      strong ? colors.text : colors.axis, em * (strong ? 0.14f : 0.06f));
+        const ImVec2 size = ImGui::CalcTextSize(text);
+        draw->AddText(ImVec2(x - size.x * 0.5f, track.y1 + em * 0.2f), strong ? colors.text : colors.text_dim, text);
+    };
+    tick(0.0, "0", false);
+    tick(0.5, "50 %", false);
+    tick(1.0, "100 %", true);
+    for (int decade = 1; decade <= static_cast<int>(track.overflow_decades); ++decade) {
+        const std::string text = std::to_string(std::lround(std::pow(10.0, decade))) + "x";
+        tick(std::pow(10.0, decade), text.c_str(), false);
+    }
+    if (binding) draw->AddRect(ImVec2(track.x0 - em * 0.25f, track.y0 - em * 0.25f), ImVec2(track.x1 + em * 0.25f, track.y1 + em * 0.25f),
+                               wall.over ? colors.over_budget : colors.text_dim, rounding, 0, em * 0.1f);
+}
+
+void draw_walls(const WallsPanelState& state, bool hover_enabled) {
+    const Palette& colors = palette();
+    const float em = ImGui::GetFontSize();
+    const core::WallsReport& walls = state.walls;
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float label_width = em * 13.0f;
+    const float value_width = em * 10.5f;
+    const float row_height = em * 4.8f;
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::Dummy(ImVec2(width, row_height * core::wall_count));
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const ImVec2 mouse = ImGui::GetIO().MousePos;
+    for (int i = 0; i < core::wall_count; ++i) {
+        const core::Wall& wall = walls.walls[i];
+        const bool binding = i == walls.binding;
+        const float top = origin.y + row_height * i;
+        ImFont* large = fonts().large;
+        draw->AddText(large, large->FontSize, ImVec2(origin.x, top), wall_color(wall.kind), wall.title.c_str());
+        if (binding) {
+            const char* tag = wall.over ? "binds" : "closest";
+            const float tag_x = origin.x + large->CalcTextSizeA(large->FontSize, FLT_MAX, 0, wall.title.c_str()).x + em * 0.6f;
+            const ImVec2 tag_size = ImGui::CalcTextSize(tag);
+            const ImU32 tag_color = wall.over ? colors.over_budget : colors.text_dim;
+            draw->AddRectFilled(ImVec2(tag_x, top + em * 0.3f), ImVec2(tag_x + tag_size.x + em * 0.8f, top + em * 0.3f + tag_size.y + em * 0.2f),
+                                tag_color, em * 0.3f);
+            draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);
+        }
+        draw->PushClipRect(ImVec2(origin.x, top), ImVec2(origin.x + label_width - em * 0.5f, top + row_height), true);
+        draw->AddText(ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question.c_str(),
+                      nullptr, label_width - em * 1.0f);
+        draw->PopClipRect();
+
+        Track track{origin.x + label_width, origin.x + width - value_width, top + em * 0.5f, top + em * 1.9f, 0,
+                    state.options.overflow_decades};
+        track.budget_x = track.x0 + (track.x1 - track.x0) * 0.6f;
+        draw_track(draw, track, wall, binding, em);
+        const std::string used_line = wall.used_text + "  /  " + wall.budget_text;
+        draw->PushClipRect(ImVec2(track.x0, top), ImVec2(track.x1, top + row_height), true);
+        draw->AddText(ImVec2(track.x0, track.y1 + em * 1.35f), colors.text, used_line.c_str());
+        draw->PopClipRect();
+
+        const float value_x = track.x1 + em * 2.2f;
+        draw->AddText(large, large->FontSize, ImVec2(value_x, top + em * 0.2f), wall.over ? colors.over_budget : colors.within_budget,
+                      wall.fraction_text.c_str());
+        draw->AddText(ImVec2(value_x, top + em * 0.4f + large->FontSize), colors.text_dim, "of its budget");
+
+        const bool hovered = hover_enabled && mouse.x >= origin.x && mouse.x < origin.x + width && mouse.y >= top &&
+                             mouse.y < top + row_height;
+        if (hovered) area_tooltip(wall.formula, i == 1 ? "Kaplan et al. 2020 (6 N D); seed 000" : "seed 000, 'three walls in one picture'");
+    }
+}
+
+void draw_verdict(const core::WallsReport& walls) {
+    const Palette& colors = palette();
+    const core::Wall& binding = walls.walls[walls.binding];
+    ImGui::PushFont(fonts().large);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(walls.any_over ? colors.over_budget : colors.within_budget));
+    ImGui::TextWrapped("%s", walls.summary.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopFont();
+    if (walls.verdict_row >= 0) {
+        const core::WallVerdict& verdict = core::where_each_wall_sends_you()[walls.verdict_row];
+        figure("Symptom:", verdict.symptom);
+        ImGui::PushFont(fonts().bold);
+        figure("First response:", verdict.first_response);
+        ImGui::PopFont();
+    } else {
+        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute (seed 000). "
+                           "%s is the first wall it would hit.", binding.title.c_str());
+    }
+    ImGui::Spacing();
+
+    const ImGuiTableFlags flags = ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg;
+    if (!ImGui::BeginTable("where_each_wall_sends_you", 3, flags)) return;
+    ImGui::TableSetupColumn("Wall", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("Symptom", ImGuiTableColumnFlags_WidthStretch, 1.3f);
+    ImGui::TableSetupColumn("First response", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+    ImGui::TableHeadersRow();
+    const auto& rows = core::where_each_wall_sends_you();
+    for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+        const bool chosen = i == walls.verdict_row;
+        ImGui::TableNextRow();
+        if (chosen) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, with_alpha(colors.over_budget, 0.35f));
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(chosen ? colors.text : colors.text_dim));
+        if (chosen) ImGui::PushFont(fonts().bold);
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", rows[i].wall.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", rows[i].symptom.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", rows[i].first_response.c_str());
+        if (chosen) ImGui::PopFont();
+        ImGui::PopStyleColor();
+    }
+    ImGui::EndTable();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
+    ImGui::TextWrapped("Seed 000, 'Where each wall sends you'.");
+    ImGui::PopStyleColor();
+}
+
+void draw_curves(const WallsPanelState& state, ImVec2 size) {
+    const core::WallCurves& curves = state.curves;
+    if (curves.params.empty()) return;
+    double low = 1.0, high = 1.0;
+    for (const auto& fractions : curves.fractions) {
+        for (double fraction : fractions) {
+            if (!(fraction > 0) || !std::isfinite(fraction)) continue;
+            low = std::min(low, fraction);
+            high = std::max(high, fraction);
+        }
+    }
+    LogPlotAxes axes;
+    axes.x_title = "model size (parameters)";
+    axes.y_title = "used / budget (1 = 100 %)";
+    axes.x_min = state.options.min_params;
+    axes.x_max = state.options.max_params;
+    axes.y_min = std::pow(10.0, std::floor(std::log10(low)));
+    axes.y_max = std::pow(10.0, std::ceil(std::log10(high) + 1e-9));
+    axes.legend = LegendCorner::top_left;
+    if (!BeginLogPlot("##wall curves", size, axes)) return;
+    PlotHLine("##budget", 1.0, palette().over_budget, 0.1f, 0.4f);
+    PlotText(axes.x_max, 1.0, "budget", palette().over_budget, ImVec2(1, 1), ImVec2(-0.3f, -0.2f));
+    PlotVLine("##slider", state.params, palette().text_dim, 0.07f, 0.3f);
+    const int count = static_cast<int>(curves.params.size());
+    for (int w = 0; w < core::wall_count; ++w) {
+        const core::Wall& wall = state.walls.walls[w];
+        const ImU32 color = wall_color(wall.kind);
+        PlotLine(wall.title.c_str(), curves.params.data(), curves.fractions[w].data(), count, color, 0.16f);
+        if (PlotPoint("##now", state.params, wall.fraction, color, 0.38f)) ImGui::SetTooltip("%s", wall.formula.c_str());
+        const double crossing = curves.crossing_params[w];
+        if (crossing > curves.params.front()) {
+            PlotPoint("##crossing", crossing, 1.0, color, 0.3f, MarkerShape::diamond);
+            const std::string text = wall.title + " wall at " + core::format_count(crossing);
+            PlotText(crossing, 1.0, text.c_str(), color, ImVec2(0.0f, 0.0f), ImVec2(0.3f, 0.3f));
+        }
+    }
+    EndLogPlot();
+}
+
+void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
+    ctx.playback.duration_seconds = 0;  // nothing animates: the slider is the time axis here
+    refresh(state, ctx.scenario, ctx.report);
+    draw_slider(state, ctx.scenario, ctx.report);
+    ImGui::Spacing();
+    if (!state.walls_error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().over_budget));
+        ImGui::TextWrapped("Cannot evaluate at this size: %s", state.walls_error.c_str());
+        ImGui::PopStyleColor();
+        return;
+    }
+    draw_walls(state, !ctx.exporting && ImGui::IsWindowHovered());
+    ImGui::Spacing();
+
+    const float em = ImGui::GetFontSize();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float verdict_width = std::clamp(avail.x * 0.48f, std::min(em * 30.0f, avail.x), em * 50.0f);
+    ImGui::BeginChild("walls_verdict", ImVec2(verdict_width, avail.y), false);
+    section_heading("Where it sends you");
+    draw_verdict(state.walls);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("walls_curves", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    section_heading("Three walls, three scaling lines");
+    if (!state.curves_error.empty()) ImGui::TextWrapped("%s", state.curves_error.c_str());
+    else draw_curves(state, ImVec2(0, ImGui::GetContentRegionAvail().y));
+    ImGui::EndChild();
+}
+
+}  // namespace
 
 PanelDef make_walls_panel() {
-    return {"walls", "The three walls", [](PanelContext& ctx) { draw_placeholder(ctx, "Memory, time and serving budgets side by side."); }};
+    auto state = std::make_shared<WallsPanelState>();
+    return {"walls", "The three walls", [state](PanelContext& ctx) { draw_walls_panel(*state, ctx); }};
 }
 
 }  // namespace widgets
