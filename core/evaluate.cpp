@@ -3,6 +3,7 @@
 #include "core/comm.h"
 #include "core/format.h"
 #include "core/memory.h"
+#include "core/roofline.h"
 #include "core/reliability.h"
 
 #include <algorithm>
@@ -161,7 +162,7 @@ Report evaluate(const Scenario& scenario) {
     compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
 
-    report.roofline.ridge_flops_per_byte = gpu.bf16_flops_per_s / gpu.hbm_bytes_per_s;
+    report.roofline.ridge_flops_per_byte = ridge_flops_per_byte(hbm_ceiling(gpu, Precision::bf16));
 
     const OperationsSpec& operations = scenario.operations;
     ReliabilityInputs reliability_inputs;

@@ -1,5 +1,6 @@
 #include "core/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -37,10 +38,19 @@ std::string format_number(double value, int significant) {
         return buffer;
     }
     int digits_before_point = static_cast<int>(std::floor(std::log10(magnitude))) + 1;
-    int decimals = significant - digits_before_point;
-    if (decimals < 0) decimals = 0;
+    int decimals = std::max(0, significant - digits_before_point);
+    // Rounding can carry into a new digit (0.99976 -> 1.00): count digits again on the rounded value.
+    const double rounded = std::fabs(std::round(value * std::pow(10.0, decimals)) / std::pow(10.0, decimals));
+    if (rounded > 0 && static_cast<int>(std::floor(std::log10(rounded))) + 1 > digits_before_point) decimals = std::max(0, decimals - 1);
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string format_plain(double value) {
+    if (!std::isfinite(value)) return "n/a";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
     return buffer;
 }
 

@@ -96,9 +96,9 @@ void fill_state_memory(const Scenario& scenario, double inflight_microbatches, M
         block.bytes_per_param = component.bytes_per_param;
         block.whole_bytes = component.bytes_per_param * stage.total;
         block.per_gpu_bytes = component.bytes_per_param * stage.per_gpu / (sharded ? shard_ranks : 1);
-        block.whole_formula = component.label + ": " + format_number(component.bytes_per_param) + " B x " + format_sci(stage.total) +
+        block.whole_formula = component.label + ": " + format_plain(component.bytes_per_param) + " B x " + format_sci(stage.total) +
                               " = " + format_bytes(block.whole_bytes);
-        block.per_gpu_formula = component.label + ": " + format_number(component.bytes_per_param) + " B x " + format_sci(stage.per_gpu) +
+        block.per_gpu_formula = component.label + ": " + format_plain(component.bytes_per_param) + " B x " + format_sci(stage.per_gpu) +
                                 " params on the GPU (" + layout + ")" +
                                 (sharded ? " / " + std::to_string(shard_ranks) + " (ZeRO-" + std::to_string(zero) + ")" : std::string()) +
                                 " = " + format_bytes(block.per_gpu_bytes);

@@ -2,31 +2,13 @@
 
 #include "core/errors.h"
 #include "core/evaluate.h"
-#include "core/format.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace core {
 
-const char* wall_name(Wall wall) {
-    switch (wall) {
-        case Wall::memory: return "memory";
-        case Wall::time: return "time";
-        case Wall::serving: return "serving";
-    }
-    return "?";
-}
-
-Wall binding_wall(double memory_fraction, double compute_fraction, double bandwidth_fraction) {
-    if (memory_fraction >= compute_fraction && memory_fraction >= bandwidth_fraction) return Wall::memory;
-    if (compute_fraction >= bandwidth_fraction) return Wall::time;
-    return Wall::serving;
-}
-
 namespace {
-
-std::string times(double fraction) { return format_number(fraction) + "x"; }
 
 std::string layout_of(const Report& report) {
     return "dp " + std::to_string(report.layout.dp) + " x tp " + std::to_string(report.layout.tp) + " x pp " +
@@ -57,50 +39,31 @@ Scenario data_parallel_only(Scenario scenario) {
 }  // namespace
 
 RegimePoint regime_point(const Scenario& scenario, const Report& report) {
+    const WallsReport walls = walls_of(scenario, report);
+    const Wall& memory = walls.walls[static_cast<int>(WallKind::memory)];
+    const Wall& time = walls.walls[static_cast<int>(WallKind::time)];
+    const Wall& serving = walls.walls[static_cast<int>(WallKind::serving)];
     RegimePoint point;
     point.model_id = scenario.model.id;
     point.model_name = scenario.model.name;
     point.params = report.memory.params;
     point.layout = layout_of(report);
-
-    const MemoryReport& memory = report.memory;
-    point.memory_fraction = memory.per_gpu.total_bytes / memory.hbm_bytes;
-    point.memory_formula = format_bytes(memory.per_gpu.total_bytes) + " per GPU (" + point.layout + ") / " + format_bytes(memory.hbm_bytes) +
-                           " HBM = " + times(point.memory_fraction);
-
-    const double deadline_seconds = scenario.train.deadline_days * 86400.0;
-    point.compute_fraction = report.compute.train_seconds / deadline_seconds;
-    point.compute_formula = format_count(scenario.train.tokens) + " tokens on " + std::to_string(report.layout.gpus) + " GPUs take " +
-                            format_seconds(report.compute.train_seconds) + " (" + report.compute.step_basis + ") / " +
-                            format_seconds(deadline_seconds) + " deadline = " + times(point.compute_fraction);
-
-    // One decode step of the replica's batch reads every weight and the batch's KV cache once, and yields one token per sequence.
-    const ServingSpec& serving = scenario.serving;
-    const double bytes_per_step = memory.inference_weight_bytes + memory.kv_cache_bytes;
-    const double bytes_per_token = bytes_per_step / serving.batch;
-    const double target_tokens_per_s = serving.target_qps * serving.output_tokens;
-    const double hbm_bytes_per_s = scenario.cluster.gpu.hbm_bytes_per_s;
-    point.bandwidth_fraction = bytes_per_token * target_tokens_per_s / hbm_bytes_per_s;
-    point.bandwidth_formula = "(" + format_bytes(memory.inference_weight_bytes) + " weights + " + format_bytes(memory.kv_cache_bytes) +
-                              " KV cache) / batch " + std::to_string(serving.batch) + " = " + format_bytes(bytes_per_token) +
-                              " read per token; x " + format_number(target_tokens_per_s) + " tokens/s (" +
-                              format_number(serving.target_qps) + " queries/s x " + std::to_string(serving.output_tokens) + " tokens) / " +
-                              format_bandwidth(hbm_bytes_per_s) + " HBM = " + times(point.bandwidth_fraction);
-
-    point.binding_wall = binding_wall(point.memory_fraction, point.compute_fraction, point.bandwidth_fraction);
-    point.binding_fraction = std::max({point.memory_fraction, point.compute_fraction, point.bandwidth_fraction});
+    point.memory_fraction = memory.fraction;
+    point.compute_fraction = time.fraction;
+    // Tokens/s asked over tokens/s one replica decodes = decode bytes/s asked over HBM bandwidth: the same ratio.
+    point.bandwidth_fraction = serving.fraction;
+    point.memory_formula = memory.formula;
+    point.compute_formula = time.formula;
+    point.bandwidth_formula = serving.formula;
+    const Wall& binding = walls.walls[walls.binding];
+    point.binding_wall = binding.kind;
+    point.binding_fraction = binding.fraction;
+    point.binding_title = binding.title;
     return point;
 }
 
 Scenario scenario_with_preset(const Scenario& scenario, const ModelSpec& preset) {
-    Scenario result = scenario;
-    result.model = preset;
-    result.train.seq_len = preset.default_seq_len;
-    result.parallel.tp = std::min(result.parallel.tp, preset.heads);
-    while (preset.heads % result.parallel.tp != 0) result.parallel.tp /= 2;
-    // A measured step time belongs to the model it was measured on.
-    if (preset.id != scenario.model.id) result.efficiency.step_seconds.reset();
-    return result;
+    return with_model(scenario, preset);  // the same rule as picking the preset in the sidebar
 }
 
 RegimeCube regime_cube(const Scenario& scenario) {

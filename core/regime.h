@@ -1,17 +1,15 @@
 #pragma once
 // The regime cube (seed 000, "3D - the regime cube"): a model placed in (memory, compute, bandwidth) space, each axis what
 // it needs of that resource over what the selected GPU gives, so 1.0 is exactly the GPU's budget and the largest axis binds.
+// The axes are the three walls' fractions: memory per GPU / HBM, training time / deadline, decode bytes/s asked / HBM bandwidth.
 #include "core/report.h"
 #include "core/scenario.h"
+#include "core/walls.h"
 
 #include <string>
 #include <vector>
 
 namespace core {
-
-// The seed's three walls, in the order a job meets them (memory at step 0, time over the run, serving after it).
-enum class Wall { memory, time, serving };
-const char* wall_name(Wall);  // "memory", "time", "serving"
 
 struct RegimePoint {
     std::string model_id;               // preset id, or the scenario's own model id
@@ -21,11 +19,12 @@ struct RegimePoint {
     double memory_fraction = 0;         // per-GPU training bytes / HBM
     double compute_fraction = 0;        // time to train on the scenario's GPU count / the deadline
     double bandwidth_fraction = 0;      // HBM bytes/s one replica reads decoding at the target rate / HBM bandwidth
-    Wall binding_wall = Wall::memory;   // the largest of the three
+    WallKind binding_wall = WallKind::memory;  // the largest of the three (walls_of: ties go to the wall met first)
     double binding_fraction = 0;
-    std::string layout;                 // "dp 64, tp 1, pp 1, ZeRO-0": the layout the point was evaluated under
+    std::string binding_title;          // "Memory", "Time", "Serving"
+    std::string layout;                 // "dp 64 x tp 1 x pp 1, ZeRO-0": the layout the point was evaluated under
     std::string layout_note;            // why that differs from the scenario's layout; empty when it does not
-    std::string memory_formula;         // "1.14 TB per GPU / 80.0 GB HBM = 14.2x"
+    std::string memory_formula;         // the walls' formulas, numbers substituted (core/walls.h)
     std::string compute_formula;
     std::string bandwidth_formula;
 };
@@ -39,10 +38,8 @@ struct RegimeCube {
     std::vector<double> ticks;          // one per decade from 10^log10_min to 10^log10_max
 };
 
-// The three fractions of an evaluated scenario.
+// The three fractions of an evaluated scenario: seed 000's three walls (walls_of), so the cube and the walls panel agree.
 RegimePoint regime_point(const Scenario&, const Report&);
-// The largest fraction's wall; ties go to the wall met first (memory, then time, then serving).
-Wall binding_wall(double memory_fraction, double compute_fraction, double bandwidth_fraction);
 // The scenario with a preset's model, as picking it in the sidebar sets it: its sequence length, TP halved until it divides the heads.
 Scenario scenario_with_preset(const Scenario&, const ModelSpec& preset);
 // Every builtin preset under the scenario's GPU, cluster, training and serving settings, then the scenario itself.

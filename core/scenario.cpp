@@ -4,6 +4,7 @@
 #include "core/json_reader.h"
 #include "core/model_json.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace core {
@@ -37,6 +38,24 @@ Recompute parse_recompute(const std::string& text, const std::string& field) {
     throw InputError(field, "must be none, selective or full, got \"" + text + "\"");
 }
 
+// parse_hf_config takes any positive integer; hold its shape to the ranges of a scenario's own model fields
+// (a 2^31 - 1 layer count overflowed int arithmetic in the memory model).
+void require_hf_config_ranges(const ModelSpec& model) {
+    const auto require = [](const char* name, long long value, long long min_value, long long max_value) {
+        if (value < min_value || value > max_value) {
+            throw InputError("model.hf_config", std::string(name) + " must be between " + std::to_string(min_value) + " and " +
+                                                    std::to_string(max_value) + ", got " + std::to_string(value));
+        }
+    };
+    require("layers", model.layers, 1, 100000);
+    require("hidden", model.hidden, 1, 10000000);
+    require("heads", model.heads, 1, 100000);
+    require("kv_heads", model.kv_heads, 1, 100000);
+    require("ffn_hidden", model.ffn_hidden, 1, 100000000);
+    require("vocab", model.vocab, 1, 100000000);
+    require("positions", model.positions, 0, 100000000);
+}
+
 void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_config_loader) {
     JsonObjectReader reader(object, "model");
     const int forms = reader.has("preset") + reader.has("params") + reader.has("hf_config");
@@ -59,6 +78,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
             throw InputError("model.hf_config", "cannot read \"" + *path + "\": " + error.what());
         }
         model = parse_hf_config(text);
+        require_hf_config_ranges(model);
     }
     const bool has_shape_field = reader.has("layers") || reader.has("hidden") || reader.has("heads") || reader.has("kv_heads") ||
                                  reader.has("ffn_hidden") || reader.has("vocab") || reader.has("gated_mlp") ||
@@ -230,6 +250,16 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
     }
     validate_scenario(scenario);
     return scenario;
+}
+
+Scenario with_model(const Scenario& scenario, const ModelSpec& model) {
+    Scenario result = scenario;
+    result.model = model;
+    result.train.seq_len = model.default_seq_len;
+    result.parallel.tp = std::min(result.parallel.tp, model.heads);
+    while (model.heads % result.parallel.tp != 0) result.parallel.tp /= 2;
+    if (model.id != scenario.model.id) result.efficiency.step_seconds.reset();
+    return result;
 }
 
 int data_parallel_degree(const Scenario& scenario) {

@@ -89,6 +89,10 @@ void validate_scenario(const Scenario&);
 // The scenario as JSON naming only what differs from the defaults; parse_scenario(to_json(s)) == s.
 std::string scenario_to_json(const Scenario&);
 
+// The scenario with another model, as picking it in the UI does: its default sequence length, TP halved until it divides
+// the heads, and a measured step time dropped (it was measured on the old model).
+Scenario with_model(const Scenario&, const ModelSpec&);
+
 // Derived layout figures every part of the model needs.
 int data_parallel_degree(const Scenario&);       // dp, explicit or derived
 int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_batch)

@@ -91,7 +91,7 @@ std::string layer_formula(const MemoryBlock& block, double params, double final_
         return block.label + ", one micro-batch: " + format_bytes(block.whole_bytes) + " x (" + format_sci(params) + " / " +
                format_sci(final_params) + ")^(2/3) = " + format_bytes(bytes) + "  (layers x hidden grow as N^(2/3))";
     }
-    return block.label + ": " + format_number(block.bytes_per_param) + " B x " + format_sci(params) + " = " + format_bytes(bytes);
+    return block.label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(params) + " = " + format_bytes(bytes);
 }
 
 }  // namespace
@@ -127,6 +127,7 @@ StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>
 
     StackFrame frame;
     frame.t_seconds = t;
+    if (layer_count == 0) return frame;  // evaluate() always reports activations; nothing to stack otherwise
     if (t < timeline.build_seconds) {
         frame.phase = StackPhase::build;
         frame.params = timeline.start_params;
@@ -180,10 +181,10 @@ StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>
         }
         case StackPhase::grow:
             frame.caption = "Growing to " + format_sci(timeline.final_params) + " parameters: " + format_sci(frame.params) + " x " +
-                            format_number(bytes_per_param) + " B + activations = " + format_bytes(frame.total_bytes) + ", " + crossed;
+                            format_plain(bytes_per_param) + " B + activations = " + format_bytes(frame.total_bytes) + ", " + crossed;
             break;
         case StackPhase::hold:
-            frame.caption = format_sci(frame.params) + " parameters x " + format_number(bytes_per_param) + " B = " +
+            frame.caption = format_sci(frame.params) + " parameters x " + format_plain(bytes_per_param) + " B = " +
                             format_bytes(frame.state_bytes) + " of training state; with activations " +
                             format_bytes(frame.total_bytes) + ", " + crossed;
             break;

@@ -26,9 +26,10 @@ namespace {
 
 enum VerdictRow { memory_state = 0, memory_activations = 1, time_training = 3, latency_inference = 4, throughput_inference = 5 };
 
-// Percent reads well up to 10x; past that "320x" is what a room can take in.
+// Percent reads well up to 10x; past that "320x" is what a room can take in; tiny shares keep three digits.
 std::string fraction_text(double fraction) {
     if (!std::isfinite(fraction)) return "n/a";
+    if (fraction > 0 && fraction < 0.01) return format_number(fraction * 100.0) + " %";
     return fraction < 10.0 ? format_percent(fraction) : format_number(fraction) + "x";
 }
 

@@ -61,7 +61,8 @@ WallsReport walls_at(const Scenario& scenario, double params);
 struct WallCurves {
     std::vector<double> params;
     std::array<std::vector<double>, wall_count> fractions;
-    std::array<double, wall_count> crossing_params{};  // log-interpolated size where the fraction reaches 1; 0 if it never does
+    std::array<double, wall_count> crossing_params{};  // log-interpolated size where the fraction reaches 1 (min_params if
+                                                       // already there, 0 if never)
 };
 WallCurves wall_curves(const Scenario& scenario, double min_params, double max_params, int points);
 

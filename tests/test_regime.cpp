@@ -66,13 +66,22 @@ TEST_CASE("Serving wall: decode reads every weight and the KV cache per step, ov
     }
 }
 
-TEST_CASE("Binding wall: the largest fraction binds; ties go to the wall met first", "[regime]") {
-    REQUIRE(core::binding_wall(2.0, 1.0, 0.5) == core::Wall::memory);
-    REQUIRE(core::binding_wall(1.0, 3.0, 2.0) == core::Wall::time);
-    REQUIRE(core::binding_wall(0.1, 0.2, 5.0) == core::Wall::serving);
-    REQUIRE(core::binding_wall(2.0, 2.0, 1.0) == core::Wall::memory);
-    REQUIRE(core::binding_wall(0.5, 2.0, 2.0) == core::Wall::time);
-    REQUIRE(std::string(core::wall_name(core::Wall::serving)) == "serving");
+TEST_CASE("Binding wall: the largest of the three fractions binds, and its colour names it", "[regime]") {
+    core::Scenario scenario = core::default_scenario();
+    SECTION("decoding 2,560 tokens/s at batch 1 from 141 GB of weights: serving binds, ~110x") {
+        const core::RegimePoint point = core::regime_point(scenario, core::evaluate(scenario));
+        REQUIRE(point.binding_wall == core::WallKind::serving);
+        REQUIRE(point.binding_fraction == point.bandwidth_fraction);
+        REQUIRE(point.binding_title == "Serving");
+    }
+    SECTION("batch 64 shares the weight reads: time binds, 15T tokens on 64 GPUs take years against 90 days") {
+        scenario.serving.batch = 64;
+        const core::RegimePoint point = core::regime_point(scenario, core::evaluate(scenario));
+        REQUIRE(point.binding_wall == core::WallKind::time);
+        REQUIRE(point.binding_fraction == point.compute_fraction);
+        REQUIRE(point.compute_fraction > point.memory_fraction);
+        REQUIRE(point.compute_fraction > point.bandwidth_fraction);
+    }
 }
 
 TEST_CASE("Seed 000 regime cube: frontier 405B pins all three axes", "[regime]") {
@@ -82,7 +91,7 @@ TEST_CASE("Seed 000 regime cube: frontier 405B pins all three axes", "[regime]")
     REQUIRE(llama405.compute_fraction > 1.0);
     REQUIRE(llama405.bandwidth_fraction > 1.0);
     REQUIRE(llama405.binding_fraction == std::max({llama405.memory_fraction, llama405.compute_fraction, llama405.bandwidth_fraction}));
-    REQUIRE(llama405.binding_wall == core::binding_wall(llama405.memory_fraction, llama405.compute_fraction, llama405.bandwidth_fraction));
+    REQUIRE(llama405.binding_wall == core::WallKind::serving);  // 810 GB of weights read per token at batch 1
 }
 
 TEST_CASE("Seed 000 regime cube: a small model sits near the origin, inside every budget", "[regime]") {
@@ -103,7 +112,7 @@ TEST_CASE("Seed 000 regime cube: a 7B model presses against the memory axis when
     const core::RegimePoint& llama7 = point_of(cube, "llama2-7b");
     REQUIRE(llama7.memory_fraction > 1.0);
     REQUIRE(llama7.memory_fraction >= 16.0 * llama7.params / 80e9);  // 16 B x 6.74e9 = 108 GB of state, before activations
-    REQUIRE(llama7.binding_wall == core::Wall::memory);
+    REQUIRE(llama7.binding_wall == core::WallKind::memory);
 }
 
 TEST_CASE("Regime cube: every preset plus the scenario, on one shared log range containing 1.0", "[regime]") {

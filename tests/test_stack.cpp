@@ -51,7 +51,7 @@ TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B
     REQUIRE(end.layers[5].label == "activations");
     REQUIRE(end.layers[5].bytes > 0);
     REQUIRE(end.layers[4].index_within_kind == 1);  // Adam v: the optimizer's second shade
-    REQUIRE(end.layers[2].formula == "fp32 master: 4.00 B x 70.0e9 = 280 GB");
+    REQUIRE(end.layers[2].formula == "fp32 master: 4 B x 70.0e9 = 280 GB");
 }
 
 TEST_CASE("Seed 000: Llama 3 70B overshoots an H100 and a B200; Llama 3.2 1B fits an H100", "[stack]") {

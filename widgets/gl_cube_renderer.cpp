@@ -1,5 +1,7 @@
 #include "widgets/gl_cube_renderer.h"
 
+#include "widgets/embedded_shaders.h"
+
 #include <epoxy/gl.h>
 
 #include <algorithm>
@@ -8,12 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
-#ifndef SHARDSCOPE_SHADER_DIR
-#define SHARDSCOPE_SHADER_DIR "shaders"
-#endif
 
 namespace widgets {
 namespace {
@@ -74,16 +71,11 @@ Mat4 perspective(float vertical_fov_radians, float aspect, float near_plane, flo
 
 // ---- GL plumbing ----
 
+// shaders/ is the source of truth; the build compiles it in, so the app runs from anywhere.
 std::string read_shader(const char* name, std::string& error) {
-    const std::string path = std::string(SHARDSCOPE_SHADER_DIR) + "/" + name;
-    std::ifstream file(path, std::ios::binary);
-    if (!file) {
-        error = "cannot read the shader " + path;
-        return {};
-    }
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
+    const std::string_view source = embedded_shader(name);
+    if (source.empty()) error = std::string("no shader named ") + name + " was built in";
+    return std::string(source);
 }
 
 std::string first_lines(const std::string& log) {

@@ -89,6 +89,12 @@ void set_theme(Theme theme) {
         ImGuiStyle& style = ImGui::GetStyle();
         style.Colors[ImGuiCol_WindowBg] = ImGui::ColorConvertU32ToFloat4(g_palette.panel_background);
         style.Colors[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+        if (theme == Theme::light) {
+            // ImGui's light frames vanish on white: give checkboxes, sliders and combos a visible fill and border.
+            style.Colors[ImGuiCol_FrameBg] = ImVec4(0.86f, 0.87f, 0.90f, 1.0f);
+            style.Colors[ImGuiCol_Border] = ImVec4(0.55f, 0.56f, 0.60f, 0.60f);
+            style.FrameBorderSize = 1.0f;
+        }
     }
 }
 

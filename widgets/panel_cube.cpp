@@ -34,13 +34,23 @@ struct CubePanelState {
 
 constexpr float kSideColumnEm = 30.0f;  // legend and table: wide enough for "Megatron 145.6B" and four figures
 
-ImU32 wall_color(core::Wall wall) {
+ImU32 wall_color(core::WallKind wall) {
     switch (wall) {
-        case core::Wall::memory: return palette().memory_wall;
-        case core::Wall::time: return palette().time_wall;
-        case core::Wall::serving: return palette().serving_wall;
+        case core::WallKind::memory: return palette().memory_wall;
+        case core::WallKind::time: return palette().time_wall;
+        case core::WallKind::serving: return palette().serving_wall;
     }
     return palette().text;
+}
+
+// The wall's name inside a sentence ("the serving wall binds").
+const char* wall_word(core::WallKind wall) {
+    switch (wall) {
+        case core::WallKind::memory: return "memory";
+        case core::WallKind::time: return "time";
+        case core::WallKind::serving: return "serving";
+    }
+    return "?";
 }
 
 std::string times(double fraction) { return core::format_number(fraction) + "\xC3\x97"; }  // "14.2x" with a real times sign
@@ -321,10 +331,10 @@ void draw_point_tooltip(const core::RegimePoint& point) {
     ImGui::PopFont();
     const ImVec4 binding_color = ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall));
     if (point.binding_fraction > 1.0)
-        ImGui::TextColored(binding_color, "The %s wall binds: %s the GPU's budget", core::wall_name(point.binding_wall),
+        ImGui::TextColored(binding_color, "The %s wall binds: %s the GPU's budget", wall_word(point.binding_wall),
                            times(point.binding_fraction).c_str());
     else
-        ImGui::TextColored(binding_color, "One GPU is enough; the nearest wall is %s, at %s its budget", core::wall_name(point.binding_wall),
+        ImGui::TextColored(binding_color, "One GPU is enough; the nearest wall is %s, at %s its budget", wall_word(point.binding_wall),
                            times(point.binding_fraction).c_str());
     ImGui::Text("Memory %s: %s", times(point.memory_fraction).c_str(), point.memory_formula.c_str());
     ImGui::Text("Compute %s: %s", times(point.compute_fraction).c_str(), point.compute_formula.c_str());
@@ -474,7 +484,7 @@ void draw_budgets(core::Scenario& scenario) {
     ImGui::PopStyleColor();
 }
 
-void figure_cell(double fraction, const std::string& formula, bool binding, core::Wall wall) {
+void figure_cell(double fraction, const std::string& formula, bool binding, core::WallKind wall) {
     const std::string text = times(fraction);
     const float width = ImGui::CalcTextSize(text.c_str()).x;
     ImGui::SetCursorPosX(ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x - width);  // right-aligned, digits line up
@@ -513,20 +523,24 @@ void draw_table(CubePanelState& state) {
         const std::string name = point.model_name + (point.layout_note.empty() ? "" : " *") + "##row" + std::to_string(index);
         if (point.is_current) ImGui::PushFont(fonts().bold);
         // Spans the row, so hovering anywhere on it lights the model's dot in the cube.
+        const ImVec4 row_tint = ImGui::ColorConvertU32ToFloat4(with_alpha(wall_color(point.binding_wall), 0.25f));
+        ImGui::PushStyleColor(ImGuiCol_HeaderHovered, row_tint);  // the wall's tint, not the theme's blue, so coloured figures stay legible
+        ImGui::PushStyleColor(ImGuiCol_HeaderActive, row_tint);
         ImGui::Selectable(name.c_str(), false, ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap);
+        ImGui::PopStyleColor(2);
         if (point.is_current) ImGui::PopFont();
         if (ImGui::IsItemHovered()) state.hovered_next = static_cast<int>(index);
         explain_last_item(core::format_count(point.params) + " parameters, evaluated as " + point.layout +
                           (point.layout_note.empty() ? "" : ". " + point.layout_note));
         ImGui::TableSetColumnIndex(1);
-        figure_cell(point.memory_fraction, point.memory_formula, point.binding_wall == core::Wall::memory, core::Wall::memory);
+        figure_cell(point.memory_fraction, point.memory_formula, point.binding_wall == core::WallKind::memory, core::WallKind::memory);
         ImGui::TableSetColumnIndex(2);
-        figure_cell(point.compute_fraction, point.compute_formula, point.binding_wall == core::Wall::time, core::Wall::time);
+        figure_cell(point.compute_fraction, point.compute_formula, point.binding_wall == core::WallKind::time, core::WallKind::time);
         ImGui::TableSetColumnIndex(3);
-        figure_cell(point.bandwidth_fraction, point.bandwidth_formula, point.binding_wall == core::Wall::serving, core::Wall::serving);
+        figure_cell(point.bandwidth_fraction, point.bandwidth_formula, point.binding_wall == core::WallKind::serving, core::WallKind::serving);
         ImGui::TableSetColumnIndex(4);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall)));
-        ImGui::TextUnformatted(core::wall_name(point.binding_wall));
+        ImGui::TextUnformatted(wall_word(point.binding_wall));
         ImGui::PopStyleColor();
     }
     ImGui::EndTable();

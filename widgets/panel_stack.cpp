@@ -147,7 +147,7 @@ void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
     const core::Overshoot whole = core::overshoot(memory.state_bytes, gpu);
     const core::Overshoot per_gpu = core::overshoot(memory.per_gpu.total_bytes, gpu);
     figure("Training state", core::format_bytes(memory.state_bytes),
-           core::format_number(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
+           core::format_plain(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
                core::format_bytes(memory.state_bytes),
            "ZeRO (Rajbhandari et al. 2019) sec 3.1; seed 000");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
@@ -242,7 +242,7 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     const float plot_right = origin.x + avail.x - em * 0.5f;
     const float ceiling_lane = ceiling_labels_width(lines) + em * 1.0f;
     const float room = plot_right - ceiling_lane - axis_x;
-    const float column_width = std::clamp(room * 0.14f, em * 3.5f, em * 8.0f);
+    const float column_width = std::clamp(room * 0.12f, em * 3.0f, em * 8.0f);
     const float lane_width = (room - 2.0f * (column_width + em * 1.5f)) / 2.0f;
 
     const float y_top = origin.y + line * 6.3f;
@@ -302,7 +302,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     const float em = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float controls_width = std::min(em * state.options.controls_width_em, avail.x * 0.4f);
+    const float controls_width = std::clamp(avail.x * 0.28f, std::min(em * 19.0f, avail.x * 0.4f), em * state.options.controls_width_em);
     ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
     ImGui::PushItemWidth(-em * 6.5f);
     section_heading("Model");

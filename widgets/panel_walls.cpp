@@ -33,6 +33,7 @@ struct WallsPanelState {
     double followed_params = 0;      // the scenario size the slider last followed
     std::string evaluated_key;       // scenario JSON + slider value the walls were evaluated for
     core::WallsReport walls;
+    bool at_scenario_size = false;   // the walls are the scenario's own model, not a bare count
     std::string walls_error;
     std::string curves_key;          // scenario JSON the curves were computed for
     core::WallCurves curves;
@@ -62,7 +63,8 @@ void refresh(WallsPanelState& state, const core::Scenario& scenario, const core:
         state.walls_error.clear();
         try {
             // At the scenario's own size its own model (GQA, gated MLP ...) answers, so this panel agrees with the others.
-            state.walls = state.params == report.memory.params ? core::walls_of(scenario, report) : core::walls_at(scenario, state.params);
+            state.at_scenario_size = state.params == report.memory.params;
+            state.walls = state.at_scenario_size ? core::walls_of(scenario, report) : core::walls_at(scenario, state.params);
         } catch (const core::InputError& error) {
             state.walls_error = error.what();
         }
@@ -99,7 +101,7 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     explain_last_item("Back to " + core::format_count(report.memory.params) + " parameters, the scenario's model (" + scenario.model.name + ").");
     const core::LayoutReport& layout = report.layout;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    const std::string model = state.params == report.memory.params
+    const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : "a bare count of " + core::format_count(state.params) + " parameters (shape synthesized)";
     ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
@@ -279,12 +281,16 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
     PlotHLine("##budget", 1.0, palette().over_budget, 0.1f, 0.4f);
     PlotText(axes.x_max, 1.0, "budget", palette().over_budget, ImVec2(1, 1), ImVec2(-0.3f, -0.2f));
     PlotVLine("##slider", state.params, palette().text_dim, 0.07f, 0.3f);
+    // Lines are bare parameter counts; at the scenario's own size a ring marks its own model, which may sit off them.
+    const MarkerShape marker = state.at_scenario_size ? MarkerShape::ring : MarkerShape::circle;
+    PlotLegendMarker(state.at_scenario_size ? "the scenario's model (lines: bare counts)" : "the slider's size", palette().text_dim,
+                     marker);
     const int count = static_cast<int>(curves.params.size());
     for (int w = 0; w < core::wall_count; ++w) {
         const core::Wall& wall = state.walls.walls[w];
         const ImU32 color = wall_color(wall.kind);
         PlotLine(wall.title.c_str(), curves.params.data(), curves.fractions[w].data(), count, color, 0.16f);
-        if (PlotPoint("##now", state.params, wall.fraction, color, 0.38f)) ImGui::SetTooltip("%s", wall.formula.c_str());
+        if (PlotPoint("##now", state.params, wall.fraction, color, 0.42f, marker)) ImGui::SetTooltip("%s", wall.formula.c_str());
         const double crossing = curves.crossing_params[w];
         if (crossing > curves.params.front()) {
             PlotPoint("##crossing", crossing, 1.0, color, 0.3f, MarkerShape::diamond);

@@ -48,12 +48,7 @@ void model_controls(core::Scenario& scenario) {
     const auto& models = core::builtin_models();
     if (ImGui::BeginCombo("Model", scenario.model.name.c_str())) {
         for (const core::ModelSpec& model : models) {
-            if (ImGui::Selectable(model.name.c_str(), model.id == scenario.model.id)) {
-                scenario.model = model;
-                scenario.train.seq_len = model.default_seq_len;
-                scenario.parallel.tp = std::min(scenario.parallel.tp, model.heads);
-                while (model.heads % scenario.parallel.tp != 0) scenario.parallel.tp /= 2;
-            }
+            if (ImGui::Selectable(model.name.c_str(), model.id == scenario.model.id)) scenario = core::with_model(scenario, model);
         }
         ImGui::EndCombo();
     }
@@ -142,8 +137,8 @@ void headline(const core::Report& report) {
                       core::format_bytes(memory.per_gpu.optimizer_bytes) + " + activations " + core::format_bytes(memory.per_gpu.activations_bytes));
     const core::ComputeReport& compute = report.compute;
     figure("Parameters", core::format_count(memory.params));
-    figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_number(memory.bytes_per_param) + " B/param)",
-           core::format_number(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
+    figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
+           core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
     figure("Step time", core::format_seconds(compute.step_seconds), compute.step_basis);
     figure("MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
            core::format_flops(compute.model_flops_per_step) + " / (" + core::format_seconds(compute.step_seconds) + " x " +

@@ -34,6 +34,13 @@ std::vector<float> spread_labels(std::vector<float> centers, float height, float
     return centers;
 }
 
+std::string elided(const std::string& text, float max_width) {
+    if (ImGui::CalcTextSize(text.c_str()).x <= max_width) return text;
+    std::string shorter = text;
+    while (!shorter.empty() && ImGui::CalcTextSize((shorter + "\u2026").c_str()).x > max_width) shorter.pop_back();
+    return shorter.empty() ? std::string() : shorter + "\u2026";
+}
+
 void halo_text(ImDrawList* draw, ImFont* font, ImVec2 position, ImU32 color, const char* text) {
     const float size = font->FontSize;
     const ImVec2 extent = font->CalcTextSizeA(size, FLT_MAX, 0.0f, text);
@@ -218,8 +225,11 @@ int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, f
         draw->AddRectFilled(ImVec2(lane, y - swatch * 0.5f), ImVec2(lane + swatch, y + swatch * 0.5f), block.color, em * 0.1f);
         draw->PushClipRect(ImVec2(lane, y - line_height), ImVec2(labels.lane_right, y + line_height), true);
         const float text_x = lane + swatch + em * 0.35f;
-        halo_text(draw, ImGui::GetFont(), ImVec2(text_x, y - line_height * 0.5f), colors.text, block.label.c_str());
-        const float value_x = text_x + ImGui::CalcTextSize(block.label.c_str()).x + em * 0.45f;
+        // The value always shows; a label too long for the lane gives way with an ellipsis.
+        const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
+        const std::string label = elided(block.label, labels.lane_right - text_x - value_width - em * 0.45f);
+        halo_text(draw, ImGui::GetFont(), ImVec2(text_x, y - line_height * 0.5f), colors.text, label.c_str());
+        const float value_x = text_x + ImGui::CalcTextSize(label.c_str()).x + em * 0.45f;
         halo_text(draw, fonts().bold, ImVec2(value_x, y - line_height * 0.5f), colors.text, block.value.c_str());
         draw->PopClipRect();
         const bool over_label = mouse.x >= lane && mouse.x < labels.lane_right && std::abs(mouse.y - y) < line_height * 0.55f;
