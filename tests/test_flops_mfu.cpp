@@ -179,9 +179,9 @@ TEST_CASE("Modelled step: Llama 3 405B on 16,384 H100s (TP 8, PP 16, DP 128) nea
 }
 
 TEST_CASE("Modelled step of the default scenario: below the compute-efficiency ceiling, above 30 %", "[flops][mfu][model]") {
-    // 64 H100s, DP only: nothing but the last micro-batch's exposed all-reduce stands between it and 0.7 x model/hardware FLOPs.
+    // 64 H100s, DP only: nothing but the last micro-batch's exposed all-reduce stands between it and efficiency x model/hardware FLOPs.
     const core::Report report = core::evaluate(core::default_scenario());
-    const double ceiling = 0.7 * report.compute.model_flops_per_step / report.compute.hardware_flops_per_step;
+    const double ceiling = core::default_scenario().efficiency.compute_efficiency * report.compute.model_flops_per_step / report.compute.hardware_flops_per_step;
     REQUIRE(report.compute.mfu >= 0.30);
     REQUIRE(report.compute.mfu < ceiling);
     REQUIRE(report.compute.exposed_comm_seconds > 0);
