@@ -14,7 +14,11 @@ void set_explain_mode(bool on) { g_explain_mode = on; }
 bool explain_mode() { return g_explain_mode; }
 
 void explain_last_item(const std::string& formula, const char* source) {
-    if (!g_explain_mode || formula.empty() || !ImGui::IsItemHovered()) return;
+    if (ImGui::IsItemHovered()) explain_tooltip(formula, source);
+}
+
+void explain_tooltip(const std::string& formula, const char* source) {
+    if (!g_explain_mode || formula.empty()) return;
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
     ImGui::TextUnformatted(formula.c_str());

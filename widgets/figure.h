@@ -10,6 +10,9 @@ void figure(const char* label, const std::string& value, const std::string& form
 // A tooltip for the last item, if it is hovered: formula and source, wrapped at a readable width.
 void explain_last_item(const std::string& formula, const char* source = nullptr);
 
+// The explanation tooltip itself, for drawn areas that are not ImGui items (bars, blocks); skipped when explain mode is off.
+void explain_tooltip(const std::string& formula, const char* source = nullptr);
+
 // A heading in the bold font, with a thin rule under it.
 void section_heading(const char* text);
 

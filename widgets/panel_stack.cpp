@@ -7,6 +7,7 @@
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/sidebar.h"
 #include "widgets/stacked_bar.h"
 #include "widgets/transport.h"
 
@@ -100,16 +101,7 @@ void model_controls(core::Scenario& scenario, const core::Report& report) {
         ImGui::EndCombo();
     }
     explain_last_item("Adafactor drops Adam's m and v; 'no master copy' drops the fp32 master: watch their bytes leave the stack.");
-    const auto& catalog = core::builtin_hardware();
-    if (ImGui::BeginCombo("GPU", scenario.cluster.gpu.name.c_str())) {
-        for (const core::GpuSpec& gpu : catalog.gpus) {
-            if (ImGui::Selectable(gpu.name.c_str(), gpu.id == scenario.cluster.gpu.id)) {
-                scenario.cluster.gpu = gpu;
-                if (const core::LinkSpec* link = catalog.find_link(gpu.scale_up_link)) scenario.cluster.scale_up = *link;
-            }
-        }
-        ImGui::EndCombo();
-    }
+    gpu_combo("GPU", scenario);
     explain_last_item("The column turns red above this GPU's HBM.");
 }
 

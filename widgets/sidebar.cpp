@@ -63,16 +63,7 @@ void model_controls(core::Scenario& scenario) {
 }
 
 void cluster_controls(core::Scenario& scenario) {
-    const auto& catalog = core::builtin_hardware();
-    if (ImGui::BeginCombo("GPU", scenario.cluster.gpu.name.c_str())) {
-        for (const core::GpuSpec& gpu : catalog.gpus) {
-            if (ImGui::Selectable(gpu.name.c_str(), gpu.id == scenario.cluster.gpu.id)) {
-                scenario.cluster.gpu = gpu;
-                if (const core::LinkSpec* link = catalog.find_link(gpu.scale_up_link)) scenario.cluster.scale_up = *link;
-            }
-        }
-        ImGui::EndCombo();
-    }
+    gpu_combo("GPU", scenario);
     int gpus = scenario.cluster.gpus;
     if (ImGui::InputInt("GPUs", &gpus, 8, 64)) {
         scenario.cluster.gpus = std::clamp(gpus, 1, 1 << 20);
@@ -148,6 +139,7 @@ void headline(const core::Report& report) {
            core::format_seconds(compute.step_seconds));
     figure("GPU-hours", core::format_count(compute.gpu_hours));
     for (const std::string& warning : report.warnings) {
+        if (warning.rfind("Does not fit", 0) == 0) continue;  // the red verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));
         ImGui::TextWrapped("%s", warning.c_str());
         ImGui::PopStyleColor();
@@ -155,6 +147,19 @@ void headline(const core::Report& report) {
 }
 
 }  // namespace
+
+void gpu_combo(const char* label, core::Scenario& scenario) {
+    const auto& catalog = core::builtin_hardware();
+    if (ImGui::BeginCombo(label, scenario.cluster.gpu.name.c_str())) {
+        for (const core::GpuSpec& gpu : catalog.gpus) {
+            if (ImGui::Selectable(gpu.name.c_str(), gpu.id == scenario.cluster.gpu.id)) {
+                scenario.cluster.gpu = gpu;
+                if (const core::LinkSpec* link = catalog.find_link(gpu.scale_up_link)) scenario.cluster.scale_up = *link;
+            }
+        }
+        ImGui::EndCombo();
+    }
+}
 
 void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report) {
     const float label_room = ImGui::GetFontSize() * 7.5f;

@@ -238,18 +238,6 @@ int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, f
     return hovered;
 }
 
-void area_tooltip(const std::string& text, const char* source) {
-    if (!explain_mode() || text.empty()) return;
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(text.c_str());
-    if (source && *source) {
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-        ImGui::Text("Source: %s", source);
-        ImGui::PopStyleColor();
-    }
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-}
+void area_tooltip(const std::string& text, const char* source) { explain_tooltip(text, source); }
 
 }  // namespace widgets
