@@ -3,6 +3,7 @@
 #include "app/app_state.h"
 
 #include <string>
+#include <vector>
 
 namespace app {
 
@@ -10,6 +11,7 @@ struct WindowSettings {
     float zoom = 1.0f;
     bool light_theme = false;
     std::string hidden_panels;  // comma-separated names
+    std::vector<std::string> recent_files;  // File > Open Recent, newest first
 };
 
 WindowSettings load_settings(const std::string& config_dir);

@@ -5,6 +5,7 @@
 #include "app/lesson.h"
 #include "app/scenario_file.h"
 #include "app/scenario_io.h"
+#include "app/settings.h"
 #include "app/ui.h"
 #include "core/evaluate.h"
 #include "core/report_json.h"
@@ -168,4 +169,24 @@ TEST_CASE("A lesson scene with an unknown panel or an invalid scenario is refuse
                       Catch::Contains("lesson.scenes[0].panel"));
     CHECK_THROWS_WITH(app::parse_lesson(R"({"scenes": [{"panel": "ring", "scenario": {"parallel": {"tp": 3}}}]})", panel_names()),
                       Catch::Contains("lesson.scenes[0].scenario.parallel.tp"));
+}
+
+TEST_CASE("Window settings (zoom, theme, hidden panels, recent files) persist in the config directory", "[classroom]") {
+    const std::string directory = scratch("settings");
+    app::AppState state = app::make_app_state(core::default_scenario());
+    state.visible[app::panel_index(state, "cube")] = false;
+    state.recent_files = {"/tmp/a.json", "/tmp/b.json"};
+    app::save_settings(directory, app::capture_settings(state, 1.5f, true));
+
+    app::AppState restored = app::make_app_state(core::default_scenario());
+    const app::WindowSettings settings = app::load_settings(directory);
+    app::apply_settings(restored, settings);
+    CHECK(settings.zoom == 1.5f);
+    CHECK(settings.light_theme);
+    CHECK_FALSE(restored.visible[app::panel_index(restored, "cube")]);
+    CHECK(restored.visible[app::panel_index(restored, "stack")]);
+    CHECK(restored.recent_files == state.recent_files);
+    // A damaged settings file means defaults, never a refusal to start.
+    write(directory + "/settings.json", "{ not json");
+    CHECK(app::load_settings(directory).zoom == 1.0f);
 }
