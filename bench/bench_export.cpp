@@ -4,6 +4,7 @@
 #if defined(SHARDSCOPE_ASSET_DIR)  // defined by shardscope_app: the GUI is built and linked
 #include "app/export.h"
 #include "bench/bench_scenarios.h"
+#include "bench/display_retry.h"
 
 #include <filesystem>
 #include <string>
@@ -23,6 +24,12 @@ void BM_ExportAll(benchmark::State& state) {
     options.out_dir = out_dir.string();
     for (auto _ : state) {
         error = app::run_export(options);
+        for (int attempt = 1; attempt < bench::kDisplayAttempts && error.rfind("cannot open a display", 0) == 0; ++attempt) {
+            state.PauseTiming();
+            bench::wait_for_display_reset();
+            state.ResumeTiming();
+            error = app::run_export(options);
+        }
         if (!error.empty()) {
             state.SkipWithError(error.c_str());
             break;

@@ -74,6 +74,12 @@ public:
         }
     }
 
+    // A benchmark that skipped with an error (no display, export failed) fails the smoke run in CI.
+    bool any_error() const {
+        for (const auto& [name, run] : results_) if (run.error_occurred) return true;
+        return false;
+    }
+
 private:
     std::map<std::string, Run> results_;
 };
@@ -91,12 +97,14 @@ int main(int argc, char** argv) {
     const bool other_format = asks_for_other_format(argc, argv);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    bool failed = false;
     if (other_format) {
         benchmark::RunSpecifiedBenchmarks();
     } else {
         TargetReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_ColorTabular : benchmark::ConsoleReporter::OO_Tabular);
         benchmark::RunSpecifiedBenchmarks(&reporter);
+        failed = reporter.any_error();
     }
     benchmark::Shutdown();
-    return 0;
+    return failed ? 1 : 0;
 }

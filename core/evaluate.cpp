@@ -68,6 +68,26 @@ ScheduleParams schedule_params(const Scenario& scenario, int microbatches, doubl
     return params;
 }
 
+bool same_params(const ScheduleParams& a, const ScheduleParams& b) {
+    return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.virtual_chunks == b.virtual_chunks &&
+           a.forward_seconds == b.forward_seconds && a.backward_seconds == b.backward_seconds &&
+           a.weight_grad_seconds == b.weight_grad_seconds && a.p2p_seconds == b.p2p_seconds;
+}
+
+// The generator is pure, so its last timeline can be reused: dragging a slider that leaves the pipeline alone
+// (precision, ZeRO, the GPU) then costs no schedule. One entry per thread keeps evaluate() thread-safe.
+const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
+    thread_local ScheduleParams cached_params{};
+    thread_local ScheduleTimeline cached_timeline;
+    thread_local bool filled = false;
+    if (!filled || !same_params(params, cached_params)) {
+        cached_timeline = generate_schedule(params);
+        cached_params = params;
+        filled = true;
+    }
+    return cached_timeline;
+}
+
 // Generates the scenario's schedule once: the bubble for the step time, the first device's in-flight activations for memory.
 PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_inflight_activations) {
     PipelineReport report;
@@ -77,7 +97,7 @@ PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_in
     report.virtual_stages = params.virtual_chunks;
     report.closed_form_bubble_overhead = closed_form_bubble_overhead(params);
     if (schedule_op_count(params) <= max_schedule_ops) {
-        const ScheduleTimeline timeline = generate_schedule(params);
+        const ScheduleTimeline& timeline = cached_schedule(params);
         report.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         report.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
         report.makespan_seconds = timeline.makespan_seconds;

@@ -14,7 +14,11 @@ bool same_model_shape(const ModelSpec& a, const ModelSpec& b) {
 }
 
 nlohmann::json model_json(const ModelSpec& model) {
-    if (model.is_bare_count()) return {{"params", model.params_override}};
+    if (model.is_bare_count()) {
+        nlohmann::json json = {{"params", model.params_override}};
+        if (model.name != synthesize_shape(model.params_override).name) json["name"] = model.name;
+        return json;
+    }
     if (const ModelSpec* preset = find_model(model.id); preset && same_model_shape(*preset, model)) {
         nlohmann::json json = {{"preset", model.id}};
         if (model.name != preset->name) json["name"] = model.name;

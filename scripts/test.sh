@@ -22,6 +22,6 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 if [ -x build/shardscope_bench ]; then
   echo "== benchmarks: one smoke run each (targets are in the README, not asserted here)"
-  xvfb-run -a -s "-screen 0 1920x1080x24" build/shardscope_bench --benchmark_min_time=0 --benchmark_repetitions=1 >/dev/null
+  xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" build/shardscope_bench --benchmark_min_time=0 --benchmark_repetitions=1 >/dev/null
   echo "benchmarks ran"
 fi

@@ -103,7 +103,6 @@ Outcome outcome_of(const std::string& scenario_text) {
         if (outcome.problem) return outcome;
         // The app re-reads what it writes: the written scenario must evaluate to the same Report.
         core::Scenario reread = core::parse_scenario(core::scenario_to_json(scenario));
-        reread.model.name = scenario.model.name;  // known: scenario_to_json drops a bare parameter count's name
         if (core::report_to_json(core::evaluate(reread)) != report_json) outcome.problem = "scenario_to_json round trip changes the Report";
     } catch (const core::InputError& error) {
         if (error.field().empty()) outcome.problem = std::string("InputError without a field: ") + error.what();
