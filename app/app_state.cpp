@@ -40,6 +40,7 @@ void apply_scenario_edits(AppState& state) {
         state.report = std::move(report);
         state.applied = state.scenario;
         state.applied_json = std::move(json);
+        ++state.scenario_revision;
         state.sidebar.error.clear();
     } catch (const core::InputError& error) {
         state.scenario = state.applied;  // an invalid edit leaves the app as it was
@@ -56,6 +57,7 @@ std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
     state.scenario = scenario;
     state.applied = scenario;
     state.applied_json = core::scenario_to_json(scenario);
+    ++state.scenario_revision;
     state.sidebar.error.clear();
     return {};
 }

@@ -16,6 +16,7 @@ struct AppState {
     core::Scenario applied;            // the last scenario that evaluated cleanly
     std::string applied_json;          // its JSON, to notice edits cheaply
     core::Report report;               // evaluate(applied)
+    std::uint64_t scenario_revision = 1;  // bumped with every newly applied scenario, so panels key caches without serialising
     std::vector<widgets::PanelDef> panels;
     std::vector<widgets::Playback> playbacks;  // one clock per panel
     std::vector<bool> visible;         // View menu

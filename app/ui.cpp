@@ -38,7 +38,7 @@ constexpr Shortcut kShortcuts[] = {
 };
 
 void draw_panel_body(AppState& state, int index, bool exporting) {
-    widgets::PanelContext context{state.scenario, state.report, state.playbacks[index], state.assets, exporting};
+    widgets::PanelContext context{state.scenario, state.report, state.scenario_revision, state.playbacks[index], state.assets, exporting};
     state.panels[index].draw(context);
 }
 

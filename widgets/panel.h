@@ -10,6 +10,7 @@
 #include "core/report.h"
 #include "core/scenario.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct SharedAssets {
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
+    std::uint64_t scenario_revision; // bumped each time the app applies a new scenario: the cache key for derived data
     Playback& playback;
     const SharedAssets& assets;
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout

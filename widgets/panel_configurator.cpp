@@ -27,6 +27,7 @@ struct ConfiguratorState {
 
     // The plan depends on everything but the layout: it is recomputed only when that changes.
     std::string plan_key;
+    std::uint64_t plan_revision = 0;  // the scenario revision plan_key was last checked at
     core::Plan plan;
     std::string plan_error;
 };
@@ -370,8 +371,10 @@ std::string plan_key(const core::Scenario& scenario) {
     return core::scenario_to_json(layout_free);
 }
 
-void refresh_plan(ConfiguratorState& state, const core::Scenario& scenario) {
-    const std::string key = plan_key(scenario);
+void refresh_plan(ConfiguratorState& state, const core::Scenario& scenario, std::uint64_t revision) {
+    if (revision == state.plan_revision) return;
+    state.plan_revision = revision;
+    const std::string key = plan_key(scenario);  // layout moves leave the ranking as it is
     if (key == state.plan_key) return;
     state.plan_key = key;
     state.plan_error.clear();
@@ -386,7 +389,7 @@ void refresh_plan(ConfiguratorState& state, const core::Scenario& scenario) {
 }
 
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
-    refresh_plan(state, ctx.scenario);
+    refresh_plan(state, ctx.scenario, ctx.scenario_revision);
     const core::Plan& plan = state.plan;
     section_heading("Planner: the fastest layouts that fit (click a row to apply it)");
     if (!state.plan_error.empty()) {

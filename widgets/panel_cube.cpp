@@ -24,7 +24,7 @@ namespace {
 struct CubePanelState {
     CubeView view;                 // the 3/4 view export shows; drag rotates, wheel zooms, double-click resets
     bool label_dots = true;        // preset names beside their dots; a name that would overlap another is left to the table
-    std::string cube_key;          // the scenario (as JSON) the cube below was computed for
+    std::uint64_t cube_revision = 0;  // the scenario revision the cube below was computed for
     core::RegimeCube cube;
     std::string cube_error;        // why the cube could not be computed, if it could not
     int highlighted = -1;          // the point hovered in the table or the cube, -1 for none
@@ -555,9 +555,8 @@ void draw_table(CubePanelState& state) {
 
 void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
     const float em = ImGui::GetFontSize();
-    const std::string key = core::scenario_to_json(ctx.scenario);
-    if (key != state.cube_key) {
-        state.cube_key = key;
+    if (ctx.scenario_revision != state.cube_revision) {
+        state.cube_revision = ctx.scenario_revision;
         state.cube_error.clear();
         try {
             state.cube = core::regime_cube(ctx.scenario);

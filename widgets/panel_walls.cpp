@@ -31,11 +31,11 @@ struct WallsPanelState {
     WallsPanelOptions options;
     double params = 0;               // the slider; follows the scenario's size whenever that changes
     double followed_params = 0;      // the scenario size the slider last followed
-    std::string evaluated_key;       // scenario JSON + slider value the walls were evaluated for
+    std::string evaluated_key;       // scenario revision + slider value the walls were evaluated for
     core::WallsReport walls;
     bool at_scenario_size = false;   // the walls are the scenario's own model, not a bare count
     std::string walls_error;
-    std::string curves_key;          // scenario JSON the curves were computed for
+    std::uint64_t curves_revision = 0;  // scenario revision the curves were computed for
     core::WallCurves curves;
     std::string curves_error;
 };
@@ -51,13 +51,12 @@ ImU32 wall_color(core::WallKind kind) {
 }
 
 // Re-evaluates only when the scenario or the slider moved: evaluate() generates a pipeline schedule.
-void refresh(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report) {
+void refresh(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report, std::uint64_t revision) {
     if (report.memory.params != state.followed_params) {
         state.followed_params = report.memory.params;
         state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
     }
-    const std::string scenario_json = core::scenario_to_json(scenario);
-    const std::string key = scenario_json + "@" + std::to_string(state.params);
+    const std::string key = std::to_string(revision) + "@" + std::to_string(state.params);
     if (key != state.evaluated_key) {
         state.evaluated_key = key;
         state.walls_error.clear();
@@ -69,8 +68,8 @@ void refresh(WallsPanelState& state, const core::Scenario& scenario, const core:
             state.walls_error = error.what();
         }
     }
-    if (scenario_json != state.curves_key) {
-        state.curves_key = scenario_json;
+    if (revision != state.curves_revision) {
+        state.curves_revision = revision;
         state.curves_error.clear();
         try {
             state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, state.options.curve_points);
@@ -303,7 +302,7 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
 
 void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
     ctx.playback.duration_seconds = 0;  // nothing animates: the slider is the time axis here
-    refresh(state, ctx.scenario, ctx.report);
+    refresh(state, ctx.scenario, ctx.report, ctx.scenario_revision);
     draw_slider(state, ctx.scenario, ctx.report);
     ImGui::Spacing();
     if (!state.walls_error.empty()) {
