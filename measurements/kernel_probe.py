@@ -1,0 +1,569 @@
+"""Measures, on one GPU, what ShardScope's step and memory models need as data.
+
+1. bf16 GEMM efficiency against shape: a log2 grid of m, n, k in three operand layouts (NN; NT as nn.Linear's
+   forward x @ W^T; TN as its weight gradient dY^T @ X), plus the exact shapes of published training runs.
+2. Memory-bound kernels against size: copy, add, GeLU, SiLU, LayerNorm, RMSNorm, softmax, dropout, fused AdamW.
+3. Fused attention (SDPA, flash backend) forward and backward against sequence, head dim, batch x heads, causal.
+4. Training steps (PyTorch eager, autocast bf16, fp32 weights, fused AdamW): peak memory and step time for GPT
+   and Llama-style models, with and without fused attention and activation checkpointing.
+
+Method: CUDA events around back-to-back launches after warm-up; the median of 5 repetitions. Inputs rotate
+among several buffers when they would fit in L2, so small shapes are not timed out of cache. Random data
+(never zeros). Peak memory: torch.cuda.max_memory_allocated after one warm-up step, minus what was allocated
+before the model. Writes JSON to $OUT.
+"""
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.checkpoint import checkpoint
+
+dev = "cuda"
+OUT = os.environ.get("OUT", ".")
+L2_BYTES = 50 * 2**20
+t_start = time.time()
+
+
+def log(*args):
+    print(f"[{time.time() - t_start:6.1f}s]", *args, flush=True)
+
+
+def timed(fn, min_seconds=0.01, reps=5):
+    """Median seconds per call over reps repetitions, each long enough to be measured."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    s = torch.cuda.Event(enable_timing=True)
+    e = torch.cuda.Event(enable_timing=True)
+    s.record()
+    fn()
+    e.record()
+    torch.cuda.synchronize()
+    one = max(s.elapsed_time(e) / 1e3, 1e-6)
+    iters = max(3, min(2000, int(min_seconds / one)))
+    samples = []
+    for _ in range(reps):
+        s.record()
+        for _ in range(iters):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        samples.append(s.elapsed_time(e) / 1e3 / iters)
+    return statistics.median(samples)
+
+
+def rotating(make, bytes_each):
+    """Enough independent input sets that one pass over them overflows L2."""
+    count = max(1, min(16, math.ceil(4 * L2_BYTES / max(bytes_each, 1))))
+    return [make() for _ in range(count)]
+
+
+out = {"method": __doc__}
+p = torch.cuda.get_device_properties(0)
+out["gpu"] = p.name
+out["sms"] = p.multi_processor_count
+out["hbm_bytes"] = p.total_memory
+out["torch"] = torch.__version__
+out["cuda"] = torch.version.cuda
+log(out["gpu"], out["torch"])
+
+
+def gemm_time(m, n, k, layout):
+    def make():
+        if layout == "nn":
+            return (torch.randn(m, k, device=dev, dtype=torch.bfloat16), torch.randn(k, n, device=dev, dtype=torch.bfloat16))
+        if layout == "nt":
+            return (torch.randn(m, k, device=dev, dtype=torch.bfloat16), torch.randn(n, k, device=dev, dtype=torch.bfloat16))
+        return (torch.randn(k, m, device=dev, dtype=torch.bfloat16), torch.randn(k, n, device=dev, dtype=torch.bfloat16))
+    bytes_each = 2 * (m * k + k * n + m * n)
+    sets = rotating(make, bytes_each)
+    c = torch.empty(m, n, device=dev, dtype=torch.bfloat16)
+    state = {"i": 0}
+
+    def run():
+        a, b = sets[state["i"] % len(sets)]
+        state["i"] += 1
+        if layout == "nn":
+            torch.matmul(a, b, out=c)
+        elif layout == "nt":
+            torch.matmul(a, b.t(), out=c)
+        else:
+            torch.matmul(a.t(), b, out=c)
+    t = timed(run)
+    del sets, c
+    return t, bytes_each
+
+
+def section(name, fn):
+    try:
+        fn()
+    except Exception:
+        out.setdefault("errors", []).append({name: traceback.format_exc()[-2000:]})
+        log("ERROR in", name, traceback.format_exc()[-500:])
+    torch.cuda.empty_cache()
+    with open(os.path.join(OUT, OUT_NAME), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+def gemm_grid():
+    grid = [128, 256, 512, 1024, 2048, 4096, 8192, 16384]
+    rows = []
+    for layout in ("nn", "nt", "tn"):
+        for m in grid:
+            for n in grid:
+                for k in grid:
+                    t, by = gemm_time(m, n, k, layout)
+                    rows.append([layout, m, n, k, t])
+        log("gemm grid", layout, "done")
+    # Tall-skinny and very large token counts (m up to 65536) for the common weight shapes.
+    for m in (32768, 65536):
+        for n, k in ((1024, 1024), (4096, 4096), (8192, 8192), (3072, 1024), (1024, 4096), (2048, 8192), (8192, 2048)):
+            for layout in ("nn", "nt", "tn"):
+                t, by = gemm_time(m, n, k, layout)
+                rows.append([layout, m, n, k, t])
+    out["gemm_bf16"] = {"columns": ["layout", "m", "n", "k", "seconds"], "rows": rows}
+
+
+def gemm_published_shapes():
+    # The GEMMs of the validation runs (Megatron GPT, TP 8 or less) and of Llama 3 at TP 8, at their micro-batch tokens.
+    shapes = set()
+    for h, tp, tokens in ((2304, 1, 2048), (3072, 2, 2048), (4096, 4, 2048), (6144, 8, 2048), (8192, 8, 2048),
+                          (10240, 8, 2048), (12288, 8, 2048), (16384, 8, 2048), (20480, 8, 2048), (25600, 8, 2048),
+                          (6144, 8, 8192), (8192, 8, 8192), (16384, 8, 8192), (1024, 1, 8192), (2048, 1, 8192),
+                          (4096, 1, 4096)):
+        for n, k in ((3 * h // tp, h), (h, h // tp), (4 * h // tp, h), (h, 4 * h // tp)):
+            shapes.add((tokens, n, k))
+    rows = []
+    for (m, n, k) in sorted(shapes):
+        for layout in ("nt", "nn", "tn"):
+            if layout == "tn":
+                t, _ = gemm_time(n, k, m, "tn")  # weight gradient: [n, k] = dY^T [n, m] @ X [m, k]
+                rows.append(["tn", n, k, m, t])
+            else:
+                t, _ = gemm_time(m, n, k, layout)
+                rows.append([layout, m, n, k, t])
+    out["gemm_bf16_published_shapes"] = {"columns": ["layout", "m", "n", "k", "seconds"], "rows": rows}
+    log("gemm published shapes done", len(rows))
+
+
+def gemm_fp8():
+    if not hasattr(torch, "_scaled_mm"):
+        return
+    rows = []
+    one = torch.tensor(1.0, device=dev)
+    for s in (1024, 2048, 4096, 8192, 16384):
+        a = torch.randn(s, s, device=dev).to(torch.float8_e4m3fn)
+        b = torch.randn(s, s, device=dev).to(torch.float8_e4m3fn).t()
+        t = timed(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+        rows.append(["nt", s, s, s, t])
+    out["gemm_fp8"] = {"columns": ["layout", "m", "n", "k", "seconds"], "rows": rows}
+    log("fp8 done")
+
+
+def memory_bound():
+    rows = []
+    hidden = 4096
+    for log2n in range(14, 31, 2):
+        n = 2**log2n
+        rows_n = max(1, n // hidden)
+        x = torch.randn(n, device=dev, dtype=torch.bfloat16)
+        y = torch.randn(n, device=dev, dtype=torch.bfloat16)
+        z = torch.empty_like(x)
+        x2 = x.view(-1, hidden) if n >= hidden else x.view(1, -1)
+        w = torch.randn(x2.shape[-1], device=dev, dtype=torch.bfloat16)
+        b = torch.randn(x2.shape[-1], device=dev, dtype=torch.bfloat16)
+        ops = {
+            "copy": (lambda: z.copy_(x), 4 * n),
+            "add": (lambda: torch.add(x, y, out=z), 6 * n),
+            "gelu": (lambda: F.gelu(x), 4 * n),
+            "silu_mul": (lambda: F.silu(x) * y, 10 * n),  # eager: two kernels, silu (r+w) then mul (2r+w)
+            "layernorm": (lambda: F.layer_norm(x2, (x2.shape[-1],), w, b), 4 * n),
+            "rmsnorm": (lambda: F.rms_norm(x2, (x2.shape[-1],), w), 4 * n),
+            "softmax": (lambda: torch.softmax(x2, dim=-1), 4 * n),
+            "dropout": (lambda: F.dropout(x, 0.1, training=True), 5 * n),
+        }
+        for name, (fn, nbytes) in ops.items():
+            t = timed(fn)
+            rows.append([name, n, nbytes, t])
+        del x, y, z, x2
+        torch.cuda.empty_cache()
+    out["memory_bound_bf16"] = {"columns": ["op", "elements", "bytes_moved", "seconds"], "rows": rows}
+    log("memory-bound done")
+    # Fused AdamW over fp32 parameters: reads param, grad, m, v and writes param, m, v (28 B per parameter).
+    adam = []
+    for n in (2**20, 2**24, 2**26, 2**28):
+        params = [torch.randn(n, device=dev, requires_grad=True)]
+        params[0].grad = torch.randn(n, device=dev)
+        opt = torch.optim.AdamW(params, lr=1e-4, fused=True)
+        t = timed(lambda: opt.step())
+        adam.append([n, 28 * n, t])
+        del params, opt
+        torch.cuda.empty_cache()
+    out["adamw_fused_fp32"] = {"columns": ["params", "bytes_moved", "seconds"], "rows": adam}
+    log("adam done")
+
+
+def attention():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    rows = []
+    for d in (64, 128):
+        for s in (512, 1024, 2048, 4096, 8192, 16384):
+            for bh in (8, 32, 128):
+                if bh * s * d * 2 * 4 > 6e9:
+                    continue
+                for causal in (False, True):
+                    q = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                    k = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                    v = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+                        fwd = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+                        o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        g = torch.randn_like(o)
+
+                        def fb():
+                            o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                            o.backward(g)
+                        fwd_bwd = timed(fb)
+                    rows.append([d, s, bh, causal, fwd, fwd_bwd])
+                    del q, k, v, o, g
+        log("attention d", d, "done")
+    out["attention_flash_bf16"] = {"columns": ["head_dim", "seq", "batch_x_heads", "causal", "forward_seconds",
+                                               "forward_backward_seconds"], "rows": rows}
+    # Unfused (materialised) attention: the batched GEMMs QK^T and AV, as eager PyTorch runs them.
+    bmm = []
+    for d in (64, 128):
+        for s in (512, 1024, 2048, 4096):
+            for bh in (16, 64):
+                q = torch.randn(bh, s, d, device=dev, dtype=torch.bfloat16)
+                k = torch.randn(bh, s, d, device=dev, dtype=torch.bfloat16)
+                sc = torch.randn(bh, s, s, device=dev, dtype=torch.bfloat16)
+                t_qk = timed(lambda: torch.bmm(q, k.transpose(1, 2)))
+                t_av = timed(lambda: torch.bmm(sc, q))
+                bmm.append([d, s, bh, t_qk, t_av])
+                del q, k, sc
+    out["attention_bmm_bf16"] = {"columns": ["head_dim", "seq", "batch_x_heads", "qk_seconds", "av_seconds"], "rows": bmm}
+    log("bmm done")
+
+
+class Block(nn.Module):
+    def __init__(s, h, a, fused, llama):
+        super().__init__()
+        s.h, s.a, s.fused, s.llama = h, a, fused, llama
+        if llama:
+            f = int(8 * h / 3 / 256 + 0.999) * 256
+            s.ln1 = nn.RMSNorm(h)
+            s.ln2 = nn.RMSNorm(h)
+            s.qkv = nn.Linear(h, 3 * h, bias=False)
+            s.proj = nn.Linear(h, h, bias=False)
+            s.gate = nn.Linear(h, f, bias=False)
+            s.up = nn.Linear(h, f, bias=False)
+            s.down = nn.Linear(f, h, bias=False)
+        else:
+            s.ln1 = nn.LayerNorm(h)
+            s.qkv = nn.Linear(h, 3 * h)
+            s.proj = nn.Linear(h, h)
+            s.ln2 = nn.LayerNorm(h)
+            s.fc1 = nn.Linear(h, 4 * h)
+            s.fc2 = nn.Linear(4 * h, h)
+
+    def forward(s, x):
+        B, S, H = x.shape
+        q, k, v = s.qkv(s.ln1(x)).split(H, dim=2)
+        q, k, v = (t.view(B, S, s.a, H // s.a).transpose(1, 2) for t in (q, k, v))
+        if s.fused:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(H // s.a)
+            mask = torch.ones(S, S, device=x.device, dtype=torch.bool).tril()
+            att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+            y = att @ v
+        y = y.transpose(1, 2).reshape(B, S, H)
+        x = x + s.proj(y)
+        if s.llama:
+            u = s.ln2(x)
+            x = x + s.down(F.silu(s.gate(u)) * s.up(u))
+        else:
+            x = x + s.fc2(F.gelu(s.fc1(s.ln2(x))))
+        return x
+
+
+class GPT(nn.Module):
+    def __init__(s, L, h, a, V, S, fused, ckpt, llama):
+        super().__init__()
+        s.ckpt = ckpt
+        s.llama = llama
+        s.tok = nn.Embedding(V, h)
+        if not llama:
+            s.pos = nn.Embedding(S, h)
+        s.blocks = nn.ModuleList([Block(h, a, fused, llama) for _ in range(L)])
+        s.lnf = nn.RMSNorm(h) if llama else nn.LayerNorm(h)
+        s.head = nn.Linear(h, V, bias=False)
+
+    def forward(s, idx):
+        x = s.tok(idx)
+        if not s.llama:
+            x = x + s.pos(torch.arange(idx.shape[1], device=idx.device))
+        for b in s.blocks:
+            x = checkpoint(b, x, use_reentrant=False) if s.ckpt else b(x)
+        return s.head(s.lnf(x))
+
+
+def train_probe(L, h, a, V, S, B, fused, ckpt, llama=False, precision="amp", steps=4):
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    m = GPT(L, h, a, V, S, fused, ckpt, llama).to(dev)
+    if precision == "bf16":
+        m = m.to(torch.bfloat16)
+    nparam = sum(q.numel() for q in m.parameters())
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=True)
+    idx = torch.randint(0, V, (B, S), device=dev)
+    times = []
+    state = None
+    for i in range(steps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        if precision == "amp":
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = F.cross_entropy(m(idx).float().view(-1, V), idx.view(-1))
+        else:
+            loss = F.cross_entropy(m(idx).float().view(-1, V), idx.view(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+        if i == 0:
+            state = torch.cuda.memory_allocated() - base
+            torch.cuda.reset_peak_memory_stats()
+    peak = torch.cuda.max_memory_allocated() - base
+    reserved = torch.cuda.max_memory_reserved()
+    step = min(times[1:])
+    r = dict(layers=L, hidden=h, heads=a, vocab=V, seq=S, batch=B, fused_attention=fused, checkpointing=ckpt,
+             llama=llama, precision=precision, params=nparam, state_bytes=state, state_bytes_per_param=state / nparam,
+             peak_bytes=peak, activation_bytes=peak - state, max_reserved_bytes=reserved, step_seconds=step,
+             model_tflops=6 * nparam * B * S / step / 1e12)
+    del m, opt, idx, loss
+    torch.cuda.empty_cache()
+    return r
+
+
+def training():
+    runs = []
+    configs = [
+        # gpu_probe.py's seven configurations (shared/reference/probe), the first three of which are published there.
+        dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=False, ckpt=False),
+        dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=True, ckpt=False),
+        dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=True, ckpt=True),
+        dict(L=24, h=2048, a=16, V=32000, S=2048, B=4, fused=False, ckpt=False),
+        dict(L=24, h=2048, a=16, V=32000, S=2048, B=4, fused=True, ckpt=False),
+        dict(L=24, h=2048, a=16, V=32000, S=2048, B=4, fused=True, ckpt=True),
+        dict(L=16, h=4096, a=32, V=32000, S=2048, B=2, fused=True, ckpt=True),
+        # Beyond them: other batch and sequence, a Llama-style block (RMSNorm, SwiGLU, no bias), pure bf16 weights.
+        dict(L=12, h=1024, a=16, V=50257, S=2048, B=4, fused=True, ckpt=False),
+        dict(L=8, h=2048, a=16, V=32000, S=4096, B=2, fused=False, ckpt=False),
+        dict(L=16, h=2048, a=16, V=128256, S=2048, B=4, fused=True, ckpt=False, llama=True),
+        dict(L=16, h=2048, a=16, V=128256, S=2048, B=4, fused=True, ckpt=True, llama=True),
+        dict(L=24, h=2048, a=16, V=32000, S=2048, B=4, fused=True, ckpt=False, precision="bf16"),
+        dict(L=32, h=4096, a=32, V=32000, S=2048, B=1, fused=True, ckpt=True, llama=True),
+    ]
+    for cfg in configs:
+        try:
+            runs.append(train_probe(**cfg))
+        except Exception as ex:
+            runs.append(dict(cfg, error=repr(ex)[:300]))
+        torch.cuda.empty_cache()
+        log("train", {k: runs[-1].get(k) for k in ("layers", "hidden", "batch", "seq", "fused_attention", "checkpointing",
+                                                    "llama", "precision", "peak_bytes", "step_seconds", "error")})
+        out["training_memory"] = runs
+        with open(os.path.join(OUT, OUT_NAME), "w") as f:
+            json.dump(out, f, indent=1)
+
+
+def graph_timed(fn, eager_seconds, reps=5, replay_seconds=0.003):
+    """GPU time per call with the CPU out of the way: many calls captured in one CUDA graph, the graph replayed."""
+    per_graph = int(max(8, min(256, replay_seconds / max(eager_seconds, 2e-6))))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(per_graph):
+            fn()
+    g.replay()
+    torch.cuda.synchronize()
+    s = torch.cuda.Event(enable_timing=True)
+    e = torch.cuda.Event(enable_timing=True)
+    samples = []
+    for _ in range(reps):
+        s.record()
+        g.replay()
+        e.record()
+        torch.cuda.synchronize()
+        samples.append(s.elapsed_time(e) / 1e3 / per_graph)
+    del g
+    return statistics.median(samples)
+
+
+def gemm_graph_time(m, n, k, layout):
+    def make():
+        if layout == "nn":
+            return (torch.randn(m, k, device=dev, dtype=torch.bfloat16), torch.randn(k, n, device=dev, dtype=torch.bfloat16))
+        if layout == "nt":
+            return (torch.randn(m, k, device=dev, dtype=torch.bfloat16), torch.randn(n, k, device=dev, dtype=torch.bfloat16))
+        return (torch.randn(k, m, device=dev, dtype=torch.bfloat16), torch.randn(k, n, device=dev, dtype=torch.bfloat16))
+    sets = rotating(make, 2 * (m * k + k * n + m * n))
+    c = torch.empty(m, n, device=dev, dtype=torch.bfloat16)
+    state = {"i": 0}
+
+    def run():
+        a, b = sets[state["i"] % len(sets)]
+        state["i"] += 1
+        if layout == "nn":
+            torch.matmul(a, b, out=c)
+        elif layout == "nt":
+            torch.matmul(a, b.t(), out=c)
+        else:
+            torch.matmul(a.t(), b, out=c)
+    eager_estimate = 2.0 * m * n * k / 700e12 + 2.0 * (m * k + k * n + m * n) / 2.5e12
+    t = graph_timed(run, eager_estimate)
+    del sets, c
+    return t
+
+
+def gemm_grid_graphs():
+    grid = [128, 256, 512, 1024, 2048, 4096, 8192, 16384]
+    rows = []
+    for layout in ("nn", "nt", "tn"):
+        for m in grid:
+            for n in grid:
+                for k in grid:
+                    rows.append([layout, m, n, k, gemm_graph_time(m, n, k, layout)])
+        log("gemm graph grid", layout, "done")
+    for m in (32768, 65536):
+        for n, k in ((1024, 1024), (4096, 4096), (8192, 8192), (3072, 1024), (1024, 4096), (2048, 8192), (8192, 2048)):
+            for layout in ("nn", "nt", "tn"):
+                rows.append([layout, m, n, k, gemm_graph_time(m, n, k, layout)])
+    out["gemm_bf16_graph"] = {"columns": ["layout", "m", "n", "k", "seconds"], "rows": rows}
+
+
+def launch_overhead():
+    """Eager PyTorch's cost per op when the GPU work is negligible: the CPU dispatch a small model pays per kernel."""
+    rows = []
+    x = torch.randn(16, device=dev, dtype=torch.bfloat16)
+    w = torch.randn(64, 64, device=dev, dtype=torch.bfloat16)
+    a = torch.randn(64, 64, device=dev, dtype=torch.bfloat16)
+    ln = nn.LayerNorm(64).to(dev).to(torch.bfloat16)
+    for name, fn in (("add", lambda: x.add_(1)), ("matmul", lambda: a @ w), ("linear", lambda: F.linear(a, w)),
+                     ("layernorm_module", lambda: ln(a)), ("gelu", lambda: F.gelu(a))):
+        eager = timed(fn, min_seconds=0.05)
+        gpu = graph_timed(fn, 3e-6)
+        rows.append([name, eager, gpu])
+    out["eager_launch_overhead"] = {"columns": ["op", "eager_seconds", "graph_seconds"], "rows": rows}
+    log("launch overhead", rows)
+
+
+def memory_bound_graphs():
+    rows = []
+    hidden = 4096
+    for log2n in range(14, 31, 2):
+        n = 2**log2n
+        sets = rotating(lambda: torch.randn(n, device=dev, dtype=torch.bfloat16), 4 * n)
+        z = torch.empty(n, device=dev, dtype=torch.bfloat16)
+        state = {"i": 0}
+
+        def pick():
+            state["i"] += 1
+            return sets[state["i"] % len(sets)]
+        width = hidden if n >= hidden else n
+        w = torch.randn(width, device=dev, dtype=torch.bfloat16)
+        b = torch.randn(width, device=dev, dtype=torch.bfloat16)
+        ops = {
+            "copy": (lambda: z.copy_(pick()), 4 * n),
+            "gelu": (lambda: F.gelu(pick()), 4 * n),
+            "layernorm": (lambda: F.layer_norm(pick().view(-1, width), (width,), w, b), 4 * n),
+            "rmsnorm": (lambda: F.rms_norm(pick().view(-1, width), (width,), w), 4 * n),
+            "softmax": (lambda: torch.softmax(pick().view(-1, width), dim=-1), 4 * n),
+        }
+        for name, (fn, nbytes) in ops.items():
+            rows.append([name, n, nbytes, graph_timed(fn, nbytes / 2.5e12)])
+        del sets, z
+        torch.cuda.empty_cache()
+    out["memory_bound_bf16_graph"] = {"columns": ["op", "elements", "bytes_moved", "seconds"], "rows": rows}
+    log("memory-bound graphs done")
+
+
+def attention_backends():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    rows = []
+    for backend_name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
+        for d in (128,):
+            for s in (1024, 2048, 4096, 8192, 16384):
+                for bh in (32, 128):
+                    if bh * s * d * 2 * 4 > 6e9:
+                        continue
+                    for causal in (False, True):
+                        try:
+                            q = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                            k = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                            v = torch.randn(1, bh, s, d, device=dev, dtype=torch.bfloat16, requires_grad=True)
+                            with sdpa_kernel([backend]):
+                                fwd = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+                                o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                                g = torch.randn_like(o)
+
+                                def fb():
+                                    o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                                    o.backward(g)
+                                fwd_bwd = timed(fb)
+                            rows.append([backend_name, d, s, bh, causal, fwd, fwd_bwd])
+                            del q, k, v, o, g
+                        except Exception as ex:
+                            rows.append([backend_name, d, s, bh, causal, None, repr(ex)[:200]])
+        log("attention backend", backend_name, "done")
+    out["attention_backends_bf16"] = {"columns": ["backend", "head_dim", "seq", "batch_x_heads", "causal", "forward_seconds",
+                                                  "forward_backward_seconds"], "rows": rows}
+
+
+def sustained():
+    """An 8192^3 product run for 4 s: the clock a long training step settles at, against the first 0.1 s."""
+    a = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device=dev, dtype=torch.bfloat16)
+    c = torch.empty(8192, 8192, device=dev, dtype=torch.bfloat16)
+    windows = []
+    s = torch.cuda.Event(enable_timing=True)
+    e = torch.cuda.Event(enable_timing=True)
+    for _ in range(40):
+        s.record()
+        for _ in range(70):
+            torch.matmul(a, b, out=c)
+        e.record()
+        torch.cuda.synchronize()
+        windows.append(70 * 2 * 8192**3 / (s.elapsed_time(e) / 1e3))
+    out["sustained_gemm_8192_flops_per_s"] = windows
+    log("sustained", [round(w / 1e12) for w in windows[:3]], [round(w / 1e12) for w in windows[-3:]])
+
+
+which = sys.argv[1:] or ["train", "gemm", "shapes", "mem", "attn", "fp8"]
+if "--out-name" in which:
+    i = which.index("--out-name")
+    OUT_NAME = which[i + 1]
+    del which[i:i + 2]
+else:
+    OUT_NAME = "kernel_probe.json"
+for name, fn in (("train", training), ("gemm", gemm_grid), ("shapes", gemm_published_shapes), ("fp8", gemm_fp8),
+                 ("mem", memory_bound), ("attn", attention), ("sustained", sustained), ("overhead", launch_overhead),
+                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends)):
+    if name in which:
+        section(name, fn)
+log("done")
