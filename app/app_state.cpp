@@ -1,8 +1,9 @@
 #include "app/app_state.h"
 
 #include "app/files.h"
-#include "core/errors.h"
-#include "core/evaluate.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/model/scenario_json.h"
 
 #include <algorithm>
 
@@ -13,7 +14,6 @@ AppState make_app_state(const core::Scenario& scenario) {
     state.report = core::evaluate(scenario);
     state.scenario = scenario;
     state.applied = scenario;
-    state.applied_json = core::scenario_to_json(scenario);
     state.panels = widgets::make_all_panels();
     state.playbacks.resize(state.panels.size());
     state.visible.assign(state.panels.size(), true);
@@ -26,20 +26,11 @@ AppState make_app_state(const core::Scenario& scenario) {
 }
 
 void apply_scenario_edits(AppState& state) {
-    std::string json;
-    try {
-        json = core::scenario_to_json(state.scenario);
-    } catch (const std::exception& error) {
-        state.scenario = state.applied;
-        state.sidebar.error = error.what();
-        return;
-    }
-    if (json == state.applied_json) return;
+    if (state.scenario == state.applied) return;  // a struct comparison: no per-frame serialisation
     try {
         core::Report report = core::evaluate(state.scenario);
         state.report = std::move(report);
         state.applied = state.scenario;
-        state.applied_json = std::move(json);
         ++state.scenario_revision;
         state.sidebar.error.clear();
     } catch (const core::InputError& error) {
@@ -56,7 +47,6 @@ std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
     }
     state.scenario = scenario;
     state.applied = scenario;
-    state.applied_json = core::scenario_to_json(scenario);
     ++state.scenario_revision;
     state.sidebar.error.clear();
     return {};

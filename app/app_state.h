@@ -1,7 +1,7 @@
 #pragma once
 // Everything the window shows: the scenario being edited, the last valid one and its Report, the panels and their clocks.
-#include "core/report.h"
-#include "core/scenario.h"
+#include "core/cost/report.h"
+#include "core/model/scenario.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/sidebar.h"
@@ -14,7 +14,6 @@ namespace app {
 struct AppState {
     core::Scenario scenario;           // edited by the sidebar and panels during a frame
     core::Scenario applied;            // the last scenario that evaluated cleanly
-    std::string applied_json;          // its JSON, to notice edits cheaply
     core::Report report;               // evaluate(applied)
     std::uint64_t scenario_revision = 1;  // bumped with every newly applied scenario, so panels key caches without serialising
     std::vector<widgets::PanelDef> panels;
@@ -23,6 +22,7 @@ struct AppState {
     int current_panel = 0;             // the selected tab
     int select_panel_request = -1;     // a tab to bring to front next frame
     widgets::SidebarState sidebar;
+    widgets::EditFeedback feedback;    // what the last control edit changed besides itself
     widgets::SharedAssets assets;
     std::string scenario_path;         // the file the scenario came from, if any
     std::vector<std::string> recent_files;

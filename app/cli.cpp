@@ -5,9 +5,9 @@
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
 #include "app/window.h"
-#include "core/errors.h"
-#include "core/evaluate.h"
-#include "core/report_json.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/cost/report_json.h"
 #include "widgets/panel.h"
 
 #include <CLI/CLI.hpp>

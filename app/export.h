@@ -2,7 +2,7 @@
 // Headless export: the same draw functions as the window, rendered offscreen and written as PNG files.
 #include "app/app_state.h"
 #include "app/lesson.h"
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 #include <optional>
 

@@ -1,6 +1,6 @@
 #include "app/files.h"
 
-#include "core/errors.h"
+#include "core/model/errors.h"
 
 #include <cerrno>
 #include <cstdio>

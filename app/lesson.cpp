@@ -1,8 +1,9 @@
 #include "app/lesson.h"
 
 #include "app/files.h"
-#include "core/errors.h"
-#include "core/json_reader.h"
+#include "core/model/errors.h"
+#include "core/model/json_reader.h"
+#include "core/model/scenario_json.h"
 
 #include <algorithm>
 

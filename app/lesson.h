@@ -1,6 +1,6 @@
 #pragma once
 // Lessons: an ordered list of scenes (title, caption, scenario, panel, animation time) for presentation mode and export.
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 #include <string>
 #include <vector>

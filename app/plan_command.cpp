@@ -1,7 +1,8 @@
 #include "app/plan_command.h"
 
-#include "core/format.h"
-#include "core/planner.h"
+#include "core/model/format.h"
+#include "core/cost/planner.h"
+#include "core/model/layout.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // `shardscope plan SCENARIO.json [--top N]`: the planner's ranking as JSON on stdout.
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 namespace app {
 

@@ -1,7 +1,10 @@
 #include "app/scenario_file.h"
 
 #include "app/files.h"
-#include "core/errors.h"
+#include "core/model/errors.h"
+#include "core/model/model_json.h"
+#include "core/model/scenario_edits.h"
+#include "core/model/scenario_json.h"
 
 #include <filesystem>
 
@@ -27,12 +30,10 @@ core::Scenario load_scenario_file(const std::string& path) {
 }
 
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base) {
-    core::Scenario scenario = base;
-    scenario.model = core::parse_hf_config(read_text_file(path, "model.hf_config"));
-    scenario.train.seq_len = std::min(scenario.train.seq_len, scenario.model.default_seq_len);
-    while (scenario.model.heads % scenario.parallel.tp != 0) scenario.parallel.tp /= 2;
-    core::validate_scenario(scenario);
-    return scenario;
+    // The same rule as picking a preset in the sidebar.
+    const core::Edit edit = core::with_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
+    if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
+    return edit.scenario;
 }
 
 }  // namespace app

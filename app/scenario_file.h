@@ -1,6 +1,6 @@
 #pragma once
 // Reading a scenario file: the file, any Hugging Face config it names (relative to the file), and the parse.
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 #include <string>
 

@@ -2,7 +2,8 @@
 
 #include "app/files.h"
 #include "app/scenario_file.h"
-#include "core/errors.h"
+#include "core/model/errors.h"
+#include "core/model/scenario_json.h"
 
 #include <nlohmann/json.hpp>
 

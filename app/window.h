@@ -1,6 +1,6 @@
 #pragma once
 // The interactive window.
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // BM_Plan: the planner's full search for Llama 3 405B on 16,384 GPUs. Target: at least 1M candidates per second, one core.
 #include "bench/bench_scenarios.h"
-#include "core/planner.h"
+#include "core/cost/planner.h"
 
 #include <benchmark/benchmark.h>
 

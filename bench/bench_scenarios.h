@@ -1,6 +1,7 @@
 #pragma once
 // The scenario every benchmark measures: Llama 3 405B as Dubey et al. 2024 Table 4 trained it (8K context, 16,384 H100s).
-#include "core/scenario.h"
+#include "core/model/scenario.h"
+#include "core/model/scenario_json.h"
 
 namespace bench {
 

@@ -3,9 +3,10 @@
 // Run: fuzz_scenario -max_total_time=60 NEW_DIR tests/fuzz assets/scenarios (libFuzzer writes what it finds into the first
 // directory: keep that one outside the repository; a failing input goes into tests/fuzz/ by hand, with its regression test).
 // An input may carry a Hugging Face config after a line "---": that is what "model.hf_config" loads.
-#include "core/errors.h"
-#include "core/evaluate.h"
-#include "core/report_json.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/cost/report_json.h"
+#include "core/model/scenario_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,6 +2,8 @@
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
+#include "core/cost/memory.h"
+#include "core/model/scenario_json.h"
 
 using core_tests::megatron_a100;
 

@@ -3,6 +3,8 @@
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
+#include "core/cost/flops.h"
+#include "core/model/scenario_json.h"
 
 using core_tests::megatron_a100;
 

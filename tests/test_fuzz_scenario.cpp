@@ -2,9 +2,11 @@
 // JSON, huge and tiny numbers, wrong types, NaN and Infinity spelled out, deep nesting, every key of the real schema).
 // Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity.
 // Inputs that once failed live in tests/fuzz/*.json and are replayed by the last test.
-#include "core/errors.h"
-#include "core/evaluate.h"
-#include "core/report_json.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/cost/report_json.h"
+#include "core/model/model_json.h"
+#include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 // Parameter counts: Narayanan 2021 eq. 2 and Table 1 (published.md sec 3), and the published Llama 3 configs.
-#include "core/model.h"
+#include "core/model/model.h"
+#include "core/model/model_json.h"
 
 #include <catch2/catch.hpp>
 

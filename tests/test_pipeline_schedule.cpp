@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/pipeline_schedule.h"
+#include "core/model/errors.h"
+#include "core/cost/pipeline_schedule.h"
 
 namespace {
 

@@ -1,8 +1,11 @@
 // The planner (issue 8): every layout it returns is valid and fits, nothing that does not fit is returned, its
 // closed-form estimates equal evaluate(), and the published layouts (Llama 3 405B, GPT-3 175B) fit as the papers ran them.
-#include "core/errors.h"
-#include "core/evaluate.h"
-#include "core/planner.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/cost/planner.h"
+#include "core/model/layout.h"
+#include "core/model/scenario_edits.h"
+#include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
 
@@ -309,14 +312,14 @@ TEST_CASE("Narayanan 2021 / Korthikanti 2022 Table 5: GPT-3 175B at TP 8, PP 8 o
 
 TEST_CASE("Configurator: every offered TP, PP, CP, DP and micro-batch gives a scenario evaluate() accepts", "[planner][configurator]") {
     for (const core::Scenario& scenario : {llama3_405b(), core::default_scenario(), llama3_8b_on_8()}) {
-        const core::LayoutChoices choices = core::layout_choices(scenario);
+        const core::Choices choices = core::choices_of(scenario);
         REQUIRE(!choices.tp.empty());
         REQUIRE(!choices.pp.empty());
         REQUIRE(!choices.dp.empty());
         auto check = [&](core::LayoutAxis axis, const std::vector<int>& values) {
             for (int value : values) {
                 INFO(scenario.model.name << " axis " << static_cast<int>(axis) << " = " << value);
-                const core::Scenario changed = core::with_axis(scenario, axis, value);
+                const core::Scenario changed = core::with_axis(scenario, axis, value).scenario;
                 REQUIRE_NOTHROW(core::evaluate(changed));
                 const core::Layout layout = core::layout_of(changed);
                 REQUIRE(1LL * layout.tp * layout.pp * layout.cp * layout.dp == changed.cluster.gpus);
@@ -329,24 +332,24 @@ TEST_CASE("Configurator: every offered TP, PP, CP, DP and micro-batch gives a sc
         check(core::LayoutAxis::micro_batch, choices.micro_batch);
     }
     // TP must divide the 128 heads of Llama 3 405B and keep DP a divisor of the batch: 3 is never offered.
-    const core::LayoutChoices choices = core::layout_choices(llama3_405b());
+    const core::Choices choices = core::choices_of(llama3_405b());
     REQUIRE(std::find(choices.tp.begin(), choices.tp.end(), 3) == choices.tp.end());
     REQUIRE(std::find(choices.tp.begin(), choices.tp.end(), 8) != choices.tp.end());
 }
 
 TEST_CASE("Configurator: TP keeps the GPU count and DP follows; DP keeps TP x PP x CP and the GPU count follows", "[planner][configurator]") {
     const core::Scenario scenario = llama3_405b();
-    const core::Scenario wider_tp = core::with_axis(scenario, core::LayoutAxis::tp, 16);
+    const core::Scenario wider_tp = core::with_axis(scenario, core::LayoutAxis::tp, 16).scenario;
     REQUIRE(wider_tp.cluster.gpus == 16384);
     REQUIRE(core::data_parallel_degree(wider_tp) == 64);
-    const core::Scenario fewer_replicas = core::with_axis(scenario, core::LayoutAxis::dp, 64);
+    const core::Scenario fewer_replicas = core::with_axis(scenario, core::LayoutAxis::dp, 64).scenario;
     REQUIRE(fewer_replicas.cluster.gpus == 8 * 16 * 64);
     REQUIRE(fewer_replicas.parallel.tp == 8);
     // An interleaved schedule whose micro-batches PP no longer divides falls back to 1F1B instead of being refused.
     core::Scenario interleaved = scenario;
     interleaved.parallel.schedule = core::ScheduleKind::interleaved;
     interleaved.parallel.virtual_stages = 2;
-    const core::Scenario more_micro_batch = core::with_axis(interleaved, core::LayoutAxis::micro_batch, 2);  // m = 8 < pp 16
+    const core::Scenario more_micro_batch = core::with_axis(interleaved, core::LayoutAxis::micro_batch, 2).scenario;  // m = 8 < pp 16
     REQUIRE(more_micro_batch.parallel.schedule == core::ScheduleKind::one_f_one_b);
     REQUIRE_NOTHROW(core::evaluate(more_micro_batch));
 }

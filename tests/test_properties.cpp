@@ -1,6 +1,8 @@
 // Properties the model must keep for any valid input (issue 3): sharding never adds memory per GPU, ZeRO stages
 // order, and no NaN or infinity anywhere in the Report.
-#include "core/report_json.h"
+#include "core/cost/report_json.h"
+#include "core/cost/flops.h"
+#include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>

@@ -5,9 +5,9 @@
 #include <set>
 #include <vector>
 
-#include "core/collectives.h"
-#include "core/errors.h"
-#include "core/ring_allreduce.h"
+#include "core/cost/collectives.h"
+#include "core/model/errors.h"
+#include "core/lessons/ring_allreduce.h"
 
 namespace {
 

@@ -8,9 +8,10 @@
 #include <string>
 #include <utility>
 
-#include "core/errors.h"
-#include "core/measured_points.h"
-#include "core/roofline.h"
+#include "core/model/errors.h"
+#include "core/lessons/measured_points.h"
+#include "core/cost/roofline.h"
+#include "core/lessons/textbook_kernels.h"
 
 namespace {
 

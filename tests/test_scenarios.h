@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios the core tests share: built through parse_scenario, the same path a scenario file takes.
-#include "core/evaluate.h"
+#include "core/cost/evaluate.h"
+#include "core/model/scenario_json.h"
 
 #include <string>
 

@@ -1,5 +1,6 @@
 // The seeds' own worked numbers (/work/shared/seeds): right ones reproduced, wrong ones shown with the right figure.
-#include "core/collectives.h"
+#include "core/cost/collectives.h"
+#include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,9 @@
 // The 16-byte stack (seed 000, "the 16-byte stack vs the HBM ceiling") through core::stack_frame and core::overshoot.
-#include "core/evaluate.h"
-#include "core/format.h"
-#include "core/hardware.h"
-#include "core/stack_animation.h"
+#include "core/cost/evaluate.h"
+#include "core/model/format.h"
+#include "core/model/hardware.h"
+#include "core/lessons/stack_animation.h"
+#include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,9 @@
 // Seed 000's three walls (memory, time, serving) and its table "Where each wall sends you", through core::walls_of.
-#include "core/errors.h"
-#include "core/evaluate.h"
-#include "core/walls.h"
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/lessons/walls.h"
+#include "core/model/scenario_edits.h"
+#include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
 
@@ -126,14 +128,15 @@ TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest
 
 TEST_CASE("Walls slider: a bare parameter count keeps the scenario's layout valid (tp 8 divides the heads)", "[walls]") {
     const core::Scenario scenario = scenario_from(R"({"parallel": {"tp": 8, "pp": 4}})");
-    const core::Scenario sized = core::scenario_at_params(scenario, 70e9);
+    const core::Scenario sized = core::with_params(scenario, 70e9).scenario;
     REQUIRE(sized.model.is_bare_count());
     REQUIRE(sized.model.heads % 8 == 0);
     REQUIRE(sized.parallel.tp == 8);
     const core::WallsReport walls = core::walls_at(scenario, 70e9);
     REQUIRE(walls.params == 70e9);
     REQUIRE(core::walls_at(scenario, 1e8).params == 1e8);  // 8 layers still hold pp 4
-    REQUIRE_THROWS_AS(core::scenario_at_params(scenario, 0), core::InputError);
+    REQUIRE_FALSE(core::with_params(scenario, 0).ok());
+    REQUIRE_THROWS_AS(core::walls_at(scenario, 0), core::InputError);
 }
 
 TEST_CASE("Seed 000 'three walls in one picture': each fraction grows with N and crosses 100 % once", "[walls]") {

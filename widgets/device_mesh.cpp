@@ -1,6 +1,7 @@
 #include "widgets/device_mesh.h"
 
-#include "core/format.h"
+#include "core/model/format.h"
+#include "core/model/layout.h"
 #include "widgets/palette.h"
 
 #include <algorithm>

@@ -7,8 +7,9 @@
 //   - may edit ctx.scenario (the app re-evaluates; an invalid edit is rolled back and shown as an error),
 //   - draws its animation at ctx.playback.t_seconds and never reads a clock,
 //   - sizes everything in multiples of ImGui::GetFontSize().
-#include "core/report.h"
-#include "core/scenario.h"
+#include "core/cost/report.h"
+#include "core/model/scenario.h"
+#include "widgets/controls.h"
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,7 @@ struct PanelContext {
     std::uint64_t scenario_revision; // bumped each time the app applies a new scenario: the cache key for derived data
     Playback& playback;
     const SharedAssets& assets;
+    EditFeedback& feedback;          // what the last control edit changed besides itself, shown next to that control
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
 };
 

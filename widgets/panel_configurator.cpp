@@ -1,8 +1,10 @@
 // The 3D-parallelism configurator: layout sliders constrained to valid values, what the layout costs (memory, communication,
 // step time, money, failures), the device mesh, and the planner's fastest layouts (click one to apply it).
-#include "core/format.h"
-#include "core/planner.h"
-#include "core/scenario.h"
+#include "core/model/format.h"
+#include "core/cost/planner.h"
+#include "core/model/scenario.h"
+#include "core/model/layout.h"
+#include "core/model/scenario_edits.h"
 #include "widgets/device_mesh.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -10,6 +12,8 @@
 #include "widgets/panel.h"
 
 #include <imgui.h>
+
+#include <optional>
 
 #include <algorithm>
 #include <memory>
@@ -26,7 +30,7 @@ struct ConfiguratorState {
     float middle_width_em = 37.0f;    // memory, step time, communication
 
     // The plan depends on everything but the layout: it is recomputed only when that changes.
-    std::string plan_key;
+    std::optional<core::Scenario> planned;  // the layout-free scenario the ranking was made for
     std::uint64_t plan_revision = 0;  // the scenario revision plan_key was last checked at
     core::Plan plan;
     std::string plan_error;
@@ -42,31 +46,10 @@ void dim_text(const std::string& text) {
 
 // ---- Controls ----
 
-// A slider over the allowed values only; returns true with chosen set when the user picked another one.
-bool choice_slider(const char* label, int current, const std::vector<int>& choices, int& chosen, const std::string& help) {
-    if (choices.empty()) return false;
-    int index = 0;
-    for (std::size_t i = 0; i < choices.size(); ++i) if (choices[i] <= current) index = static_cast<int>(i);
-    const std::string shown = std::to_string(current);  // the slider prints the value, not the index
-    const bool moved = ImGui::SliderInt(label, &index, 0, static_cast<int>(choices.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp);
-    explain_last_item(help);
-    if (!moved || choices[index] == current) return false;
-    chosen = choices[index];
-    return true;
-}
-
-std::string list_text(const std::vector<int>& values) {
-    std::string text;
-    for (std::size_t i = 0; i < values.size() && i < 24; ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-    if (values.size() > 24) text += ", ...";
-    return text;
-}
-
 void draw_controls(PanelContext& ctx) {
     core::Scenario& scenario = ctx.scenario;
     const core::Report& report = ctx.report;
-    const core::LayoutChoices choices = core::layout_choices(scenario);
-    const core::Layout now = core::layout_of(scenario);
+    EditFeedback& feedback = ctx.feedback;
     const float font = ImGui::GetFontSize();
 
     section_heading("Layout");
@@ -74,58 +57,29 @@ void draw_controls(PanelContext& ctx) {
                        report.layout.dp, report.layout.gpus, report.layout.nodes, report.layout.gpus_per_node);
     ImGui::Spacing();
     ImGui::PushItemWidth(-font * 6.5f);
-    int chosen = 0;
-    if (choice_slider("TP", now.tp, choices.tp, chosen,
-                      "Tensor parallel: splits every weight matrix. Must divide the " + std::to_string(scenario.model.heads) +
-                          " heads; DP follows to keep the GPU count. Allowed: " + list_text(choices.tp)))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::tp, chosen);
-    if (choice_slider("PP", now.pp, choices.pp, chosen,
-                      "Pipeline stages: the heaviest holds ceil(" + std::to_string(scenario.model.layers) +
-                          " / PP) layers. DP follows. Allowed: " + list_text(choices.pp)))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::pp, chosen);
-    if (choice_slider("CP", now.cp, choices.cp, chosen,
-                      "Context parallel: splits the sequence (must divide " + std::to_string(scenario.train.seq_len) +
-                          "); ring attention passes K and V. Allowed: " + list_text(choices.cp)))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::cp, chosen);
-    if (choice_slider("DP", now.dp, choices.dp, chosen,
-                      "Data-parallel replicas: must divide the global batch (" + std::to_string(scenario.train.global_batch) +
-                          "). Moving DP adds or removes GPUs. Allowed: " + list_text(choices.dp)))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::dp, chosen);
-    int zero = scenario.parallel.zero;
-    if (ImGui::SliderInt("ZeRO", &zero, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp)) ctx.scenario.parallel.zero = zero;
-    explain_last_item("ZeRO-1 shards optimizer state, ZeRO-2 also gradients, ZeRO-3 also weights, over the DP x CP ranks.",
-                      "Rajbhandari et al. 2019");
-    if (choice_slider("Micro-batch", now.micro_batch, choices.micro_batch, chosen,
-                      "Sequences per micro-batch; micro-batches per step m = global batch / (DP x micro-batch) = " +
-                          std::to_string(report.layout.microbatches)))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::micro_batch, chosen);
-
-    static const char* recomputes[] = {"none", "selective", "full"};
-    int recompute = static_cast<int>(scenario.train.recompute);
-    if (ImGui::Combo("Recompute", &recompute, recomputes, 3)) ctx.scenario.train.recompute = static_cast<core::Recompute>(recompute);
+    axis_slider("TP", scenario, core::LayoutAxis::tp, feedback,
+                "Tensor parallel: splits every weight matrix. Must divide the " + std::to_string(scenario.model.heads) +
+                    " heads; DP follows to keep the GPU count.");
+    axis_slider("PP", scenario, core::LayoutAxis::pp, feedback,
+                "Pipeline stages: the heaviest holds ceil(" + std::to_string(scenario.model.layers) + " / PP) layers. DP follows.");
+    axis_slider("CP", scenario, core::LayoutAxis::cp, feedback,
+                "Context parallel: splits the sequence (must divide " + std::to_string(scenario.train.seq_len) +
+                    "); ring attention passes K and V.");
+    axis_slider("DP", scenario, core::LayoutAxis::dp, feedback,
+                "Data-parallel replicas: must divide the global batch (" + std::to_string(scenario.train.global_batch) +
+                    "). Moving DP adds or removes GPUs.");
+    zero_slider("ZeRO", scenario, feedback);
+    axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback,
+                "Sequences per micro-batch; micro-batches per step m = global batch / (DP x micro-batch) = " +
+                    std::to_string(report.layout.microbatches) + ".");
+    recompute_combo("Recompute", scenario, feedback);
     explain_last_item("Selective recomputes the attention scores (Korthikanti 2022); full recomputes every layer's forward (+1 forward of FLOPs).");
-
-    static const core::ScheduleKind kinds[] = {core::ScheduleKind::one_f_one_b, core::ScheduleKind::interleaved, core::ScheduleKind::zb_h1,
-                                               core::ScheduleKind::gpipe, core::ScheduleKind::naive};
-    if (ImGui::BeginCombo("Schedule", core::schedule_name(scenario.parallel.schedule))) {
-        for (core::ScheduleKind kind : kinds) {
-            core::Layout candidate = now;
-            candidate.schedule = kind;
-            candidate.virtual_stages = kind == core::ScheduleKind::interleaved ? std::min(2, std::max(1, scenario.model.layers / now.pp)) : 1;
-            const bool allowed = core::layout_is_valid(scenario, candidate);
-            if (ImGui::Selectable(core::schedule_name(kind), kind == scenario.parallel.schedule, allowed ? 0 : ImGuiSelectableFlags_Disabled)) {
-                ctx.scenario.parallel.schedule = kind;
-                ctx.scenario.parallel.virtual_stages = candidate.virtual_stages;
-            }
-            if (!allowed) explain_last_item("Needs the micro-batches (" + std::to_string(report.layout.microbatches) + ") to be a multiple of PP.");
-        }
-        ImGui::EndCombo();
+    schedule_combo("Schedule", scenario, feedback);
+    if (scenario.parallel.schedule == core::ScheduleKind::interleaved) {
+        axis_slider("Virtual stages", scenario, core::LayoutAxis::virtual_stages, feedback,
+                    "Model chunks per GPU: the bubble shrinks v-fold, pipeline sends grow v-fold (Narayanan 2021 sec 2.2.2).");
     }
-    if (scenario.parallel.schedule == core::ScheduleKind::interleaved &&
-        choice_slider("Virtual stages", now.virtual_stages, choices.virtual_stages, chosen,
-                      "Model chunks per GPU: the bubble shrinks v-fold, pipeline sends grow v-fold (Narayanan 2021 sec 2.2.2)."))
-        ctx.scenario = core::with_axis(scenario, core::LayoutAxis::virtual_stages, chosen);
-    ImGui::Checkbox("Sequence parallel", &ctx.scenario.train.sequence_parallel);
+    sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
     double dollars = scenario.operations.dollars_per_gpu_hour;
@@ -359,7 +313,8 @@ void draw_reliability(const core::Scenario& scenario, const core::Report& report
 
 // ---- Planner ----
 
-std::string plan_key(const core::Scenario& scenario) {
+// What the ranking depends on: the scenario without its layout (the planner searches that).
+core::Scenario layout_free(const core::Scenario& scenario) {
     core::Scenario layout_free = scenario;
     layout_free.parallel = core::ParallelSpec{};
     layout_free.train.micro_batch = 1;
@@ -368,15 +323,15 @@ std::string plan_key(const core::Scenario& scenario) {
     layout_free.efficiency.mfu.reset();
     layout_free.efficiency.step_seconds.reset();
     layout_free.operations = core::OperationsSpec{};
-    return core::scenario_to_json(layout_free);
+    return layout_free;
 }
 
 void refresh_plan(ConfiguratorState& state, const core::Scenario& scenario, std::uint64_t revision) {
     if (revision == state.plan_revision) return;
     state.plan_revision = revision;
-    const std::string key = plan_key(scenario);  // layout moves leave the ranking as it is
-    if (key == state.plan_key) return;
-    state.plan_key = key;
+    core::Scenario key = layout_free(scenario);  // layout moves leave the ranking as it is
+    if (state.planned && *state.planned == key) return;
+    state.planned = std::move(key);
     state.plan_error.clear();
     core::PlanOptions options;
     options.top = state.plan_rows;
@@ -422,9 +377,7 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
         ImGui::PushID(static_cast<int>(i));
         const std::string rank = std::to_string(i + 1);
         if (ImGui::Selectable(rank.c_str(), l == current, ImGuiSelectableFlags_SpanAllColumns)) {
-            core::Scenario applied = core::apply_layout(ctx.scenario, l);
-            applied.efficiency = ctx.scenario.efficiency;  // applying a layout keeps an assumed MFU assumed
-            ctx.scenario = applied;
+            apply_edit(core::with_layout(ctx.scenario, l), ctx.scenario, ctx.feedback, "Planner");
         }
         ImGui::PopID();
         const std::string schedule = l.schedule == core::ScheduleKind::interleaved

@@ -1,7 +1,7 @@
 // The regime cube (issue 4, seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory,
 // compute and bandwidth over what the selected GPU gives, on a rotatable log-scaled cube; dots coloured by the wall that binds.
-#include "core/format.h"
-#include "core/regime.h"
+#include "core/model/format.h"
+#include "core/lessons/regime.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/gl_cube_renderer.h"
@@ -442,7 +442,7 @@ void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
     }
 }
 
-// A slider whose value is written by core/format.h: the format string is the formatted text, with '%' escaped.
+// A slider whose value is written by core/model/format.h: the format string is the formatted text, with '%' escaped.
 std::string literal_format(const std::string& text) {
     std::string escaped;
     for (char c : text) escaped += c == '%' ? std::string("%%") : std::string(1, c);

@@ -1,7 +1,7 @@
 // The ring all-reduce: ranks on a circle passing chunks step by step, beside what naive, ring and recursive doubling cost.
-#include "core/collectives.h"
-#include "core/format.h"
-#include "core/ring_allreduce.h"
+#include "core/cost/collectives.h"
+#include "core/model/format.h"
+#include "core/lessons/ring_allreduce.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/log_plot.h"

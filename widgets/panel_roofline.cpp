@@ -1,8 +1,9 @@
 // Issue 5, the roofline: kernels under the HBM roofs of the chosen GPUs, and the scenario's traffic under the network roofs.
-#include "core/errors.h"
-#include "core/format.h"
-#include "core/measured_points.h"
-#include "core/roofline.h"
+#include "core/model/errors.h"
+#include "core/model/format.h"
+#include "core/lessons/measured_points.h"
+#include "core/cost/roofline.h"
+#include "core/lessons/textbook_kernels.h"
 #include "widgets/figure.h"
 #include "widgets/log_plot.h"
 #include "widgets/palette.h"

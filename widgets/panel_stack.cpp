@@ -1,8 +1,10 @@
 // Issue 4, the 16-byte stack: the whole model's training state and one GPU's share, stacked byte category by category
 // against every catalog GPU's HBM ceiling; play builds the stack and grows the model past the ceilings (seed 000).
-#include "core/format.h"
-#include "core/stack_animation.h"
-#include "core/walls.h"
+#include "core/model/format.h"
+#include "core/lessons/stack_animation.h"
+#include "core/lessons/walls.h"
+#include "core/model/scenario_edits.h"
+#include "widgets/controls.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
@@ -47,90 +49,33 @@ std::vector<int> index_within_kind(const std::vector<core::MemoryBlock>& blocks)
     return indices;
 }
 
-bool int_combo(const char* label, int& value, const std::vector<int>& choices) {
-    bool changed = false;
-    if (ImGui::BeginCombo(label, std::to_string(value).c_str())) {
-        for (int choice : choices) {
-            if (ImGui::Selectable(std::to_string(choice).c_str(), choice == value)) {
-                value = choice;
-                changed = true;
-            }
-        }
-        ImGui::EndCombo();
-    }
-    return changed;
-}
-
-std::vector<int> powers_of_two(int from, int to) {
-    std::vector<int> result;
-    for (long long v = from; v <= to; v *= 2) result.push_back(static_cast<int>(v));
-    return result;
-}
-
-// global_batch must stay a multiple of dp x micro-batch: keep the closest multiple.
-void keep_global_batch_divisible(core::Scenario& scenario, int dp) {
-    const int per_step = std::max(1, dp * scenario.train.micro_batch);
-    const int multiples = std::max(1, static_cast<int>(std::lround(static_cast<double>(scenario.train.global_batch) / per_step)));
-    scenario.train.global_batch = per_step * multiples;
-}
-
-void model_controls(core::Scenario& scenario, const core::Report& report) {
-    if (ImGui::BeginCombo("Model", scenario.model.is_bare_count() ? "bare parameter count" : scenario.model.name.c_str())) {
-        for (const core::ModelSpec& model : core::builtin_models()) {
-            if (ImGui::Selectable(model.name.c_str(), model.id == scenario.model.id)) {
-                scenario.model = model;
-                scenario.train.seq_len = model.default_seq_len;
-                while (model.heads % scenario.parallel.tp != 0) scenario.parallel.tp /= 2;
-            }
-        }
-        ImGui::EndCombo();
-    }
+void model_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
+    model_combo("Model", scenario, feedback);
     double params = std::clamp(report.memory.params, kMinParams, kMaxParams);
     const std::string shown = core::format_count(params) + " parameters";
     if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &kMinParams, &kMaxParams, shown.c_str(),
                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
-        scenario = core::scenario_at_params(scenario, params);
+        apply_edit(core::with_params(scenario, params), scenario, feedback, "Size");
     }
     explain_last_item("A bare parameter count from 100M to 2T; its shape (layers, hidden) is synthesized for the activations: "
                       "h = 128 l, 12 l h^2 = N.");
-    if (ImGui::BeginCombo("Recipe", scenario.precision.name.c_str())) {
-        for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
-            if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) scenario.precision = recipe;
-            explain_last_item(recipe.source);
-        }
-        ImGui::EndCombo();
-    }
+    draw_feedback("Size", feedback);
+    precision_combo("Recipe", scenario, feedback);
     explain_last_item("Adafactor drops Adam's m and v; 'no master copy' drops the fp32 master: watch their bytes leave the stack.");
-    gpu_combo("GPU", scenario);
+    gpu_combo("GPU", scenario, feedback);
     explain_last_item("The column turns red above this GPU's HBM.");
 }
 
-void training_controls(core::Scenario& scenario, const core::Report& report) {
-    core::TrainSpec& train = scenario.train;
-    int seq_len = train.seq_len;
-    if (int_combo("Sequence", seq_len, powers_of_two(std::max(256, scenario.parallel.cp), 131072))) train.seq_len = seq_len;
+void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    seq_len_combo("Sequence", scenario, feedback);
     explain_last_item("Tokens per sequence: activations grow with it, the training state does not.");
-    int micro = train.micro_batch;
-    if (int_combo("Micro-batch", micro, powers_of_two(1, 64))) {
-        train.micro_batch = micro;
-        keep_global_batch_divisible(scenario, report.layout.dp);
-    }
-    static const char* recomputes[] = {"none", "selective", "full"};
-    int recompute = static_cast<int>(train.recompute);
-    if (ImGui::Combo("Recompute", &recompute, recomputes, 3)) train.recompute = static_cast<core::Recompute>(recompute);
+    axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback, "Sequences per micro-batch: activations grow with it.");
+    recompute_combo("Recompute", scenario, feedback);
     explain_last_item("Activation checkpointing: full keeps only each layer's input (2 s b h bytes) and recomputes the rest.",
                       "Korthikanti et al. 2022");
-    ImGui::SliderInt("ZeRO stage", &scenario.parallel.zero, 0, 3);
-    explain_last_item("ZeRO-1 shards the optimizer state over DP, ZeRO-2 also the gradients, ZeRO-3 also the weights.",
-                      "Rajbhandari et al. 2019");
-    int dp = report.layout.dp;
-    if (int_combo("DP degree", dp, powers_of_two(1, 4096))) {
-        core::ParallelSpec& parallel = scenario.parallel;
-        scenario.cluster.gpus = dp * parallel.tp * parallel.pp * parallel.cp;  // more data-parallel ranks, more GPUs
-        parallel.dp = 0;
-        keep_global_batch_divisible(scenario, dp);
-    }
-    explain_last_item("Data-parallel ranks: the GPU count follows (dp x tp x pp x cp). Without ZeRO every rank holds it all.");
+    zero_slider("ZeRO stage", scenario, feedback);
+    axis_slider("DP degree", scenario, core::LayoutAxis::dp, feedback,
+                "Data-parallel ranks: the GPU count follows (dp x tp x pp x cp). Without ZeRO every rank holds it all.");
 }
 
 void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
@@ -298,10 +243,10 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
     ImGui::PushItemWidth(-em * 6.5f);
     section_heading("Model");
-    model_controls(ctx.scenario, report);
+    model_controls(ctx.scenario, report, ctx.feedback);
     ImGui::Spacing();
     section_heading("Activations and layout");
-    training_controls(ctx.scenario, report);
+    training_controls(ctx.scenario, ctx.feedback);
     ImGui::PopItemWidth();
     ImGui::Spacing();
     section_heading("Figures");

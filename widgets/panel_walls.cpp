@@ -1,8 +1,8 @@
 // Issue 4, the three walls (seed 000): one model-size slider; how full the memory, time and serving budgets are; the wall
 // that binds and where it sends you; and how each wall's fraction scales with the model size.
-#include "core/errors.h"
-#include "core/format.h"
-#include "core/walls.h"
+#include "core/model/errors.h"
+#include "core/model/format.h"
+#include "core/lessons/walls.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/log_plot.h"

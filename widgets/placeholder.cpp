@@ -1,6 +1,6 @@
 #include "widgets/placeholder.h"
 
-#include "core/format.h"
+#include "core/model/format.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
 

@@ -1,6 +1,7 @@
 #include "widgets/sidebar.h"
 
-#include "core/format.h"
+#include "core/model/format.h"
+#include "widgets/controls.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
 
@@ -14,105 +15,41 @@
 namespace widgets {
 namespace {
 
-// A combo over a list of integers; returns true when the choice changed.
-bool int_combo(const char* label, int& value, const std::vector<int>& choices) {
-    bool changed = false;
-    const std::string preview = std::to_string(value);
-    if (ImGui::BeginCombo(label, preview.c_str())) {
-        for (int choice : choices) {
-            const bool selected = choice == value;
-            if (ImGui::Selectable(std::to_string(choice).c_str(), selected)) {
-                value = choice;
-                changed = true;
-            }
-            if (selected) ImGui::SetItemDefaultFocus();
-        }
-        ImGui::EndCombo();
-    }
-    return changed;
+void model_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    model_combo("Model", scenario, feedback);
+    precision_combo("Precision", scenario, feedback);
 }
 
-std::vector<int> divisors_up_to(int n, int limit) {
-    std::vector<int> result;
-    for (int d = 1; d <= std::min(n, limit); ++d) if (n % d == 0) result.push_back(d);
-    return result;
+void cluster_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    gpu_combo("GPU", scenario, feedback);
+    gpus_input("GPUs", scenario, feedback);
+    gpus_per_node_combo("GPUs per node", scenario, feedback);
 }
 
-std::vector<int> powers_of_two(int from, int to) {
-    std::vector<int> result;
-    for (long long v = from; v <= to; v *= 2) result.push_back(static_cast<int>(v));
-    return result;
-}
-
-void model_controls(core::Scenario& scenario) {
-    const auto& models = core::builtin_models();
-    if (ImGui::BeginCombo("Model", scenario.model.name.c_str())) {
-        for (const core::ModelSpec& model : models) {
-            if (ImGui::Selectable(model.name.c_str(), model.id == scenario.model.id)) scenario = core::with_model(scenario, model);
-        }
-        ImGui::EndCombo();
-    }
-    const auto& recipes = core::builtin_recipes();
-    if (ImGui::BeginCombo("Precision", scenario.precision.name.c_str())) {
-        for (const core::PrecisionRecipe& recipe : recipes) {
-            if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) scenario.precision = recipe;
-            if (ImGui::IsItemHovered() && !recipe.source.empty()) ImGui::SetTooltip("%s", recipe.source.c_str());
-        }
-        ImGui::EndCombo();
-    }
-}
-
-void cluster_controls(core::Scenario& scenario) {
-    gpu_combo("GPU", scenario);
-    int gpus = scenario.cluster.gpus;
-    if (ImGui::InputInt("GPUs", &gpus, 8, 64)) {
-        scenario.cluster.gpus = std::clamp(gpus, 1, 1 << 20);
-        scenario.parallel.dp = 0;  // the data-parallel degree follows the GPU count
-    }
-    int per_node = scenario.cluster.gpus_per_node;
-    if (int_combo("GPUs per node", per_node, {1, 2, 4, 8, 16, 32, 64, 72})) scenario.cluster.gpus_per_node = per_node;
-}
-
-void layout_controls(core::Scenario& scenario, const core::Report& report) {
-    core::ParallelSpec& parallel = scenario.parallel;
-    auto layout_changed = [&] { parallel.dp = 0; };
-    if (int_combo("TP", parallel.tp, divisors_up_to(scenario.model.heads, 128))) layout_changed();
-    explain_last_item("Tensor parallel: splits every weight matrix; must divide the attention heads (" +
-                      std::to_string(scenario.model.heads) + ").");
-    std::vector<int> pp_choices;
-    for (int p = 1; p <= std::min(scenario.model.layers, 128); ++p) {
-        if (scenario.model.layers % p == 0 || p == 16) pp_choices.push_back(p);  // 16 over 126 layers: Llama 3's uneven split
-    }
-    if (int_combo("PP", parallel.pp, pp_choices)) layout_changed();
-    if (int_combo("CP", parallel.cp, powers_of_two(1, 64))) layout_changed();
+void layout_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
+    axis_slider("TP", scenario, core::LayoutAxis::tp, feedback,
+                "Tensor parallel: splits every weight matrix; must divide the " + std::to_string(scenario.model.heads) + " attention heads.");
+    axis_slider("PP", scenario, core::LayoutAxis::pp, feedback,
+                "Pipeline stages: the heaviest holds ceil(" + std::to_string(scenario.model.layers) + " / PP) layers; DP follows.");
+    axis_slider("CP", scenario, core::LayoutAxis::cp, feedback,
+                "Context parallel: splits the sequence (must divide " + std::to_string(scenario.train.seq_len) + "); DP follows.");
     ImGui::Text("DP  %d  (GPUs / (TP x PP x CP))", report.layout.dp);
-    ImGui::SliderInt("ZeRO stage", &parallel.zero, 0, 3);
-    explain_last_item("ZeRO-1 shards optimizer state, ZeRO-2 also gradients, ZeRO-3 also weights, over the data-parallel ranks.",
-                      "Rajbhandari et al. 2019");
-    static const char* schedules[] = {"naive", "gpipe", "1f1b", "interleaved", "zb-h1"};
-    int schedule = static_cast<int>(parallel.schedule);
-    if (ImGui::Combo("Schedule", &schedule, schedules, IM_ARRAYSIZE(schedules))) {
-        parallel.schedule = static_cast<core::ScheduleKind>(schedule);
-        if (parallel.schedule != core::ScheduleKind::interleaved) parallel.virtual_stages = 1;
-        else if (parallel.virtual_stages == 1) parallel.virtual_stages = 2;
+    zero_slider("ZeRO stage", scenario, feedback);
+    schedule_combo("Schedule", scenario, feedback);
+    if (scenario.parallel.schedule == core::ScheduleKind::interleaved) {
+        axis_slider("Virtual stages", scenario, core::LayoutAxis::virtual_stages, feedback,
+                    "Model chunks per GPU: the bubble shrinks v-fold, pipeline sends grow v-fold (Narayanan 2021 sec 2.2.2).");
     }
-    if (parallel.schedule == core::ScheduleKind::interleaved) int_combo("Virtual stages", parallel.virtual_stages, {1, 2, 3, 4, 6, 8});
 }
 
-void training_controls(core::Scenario& scenario) {
-    core::TrainSpec& train = scenario.train;
-    int_combo("Sequence length", train.seq_len, powers_of_two(256, 131072));
-    int micro = train.micro_batch;
-    if (ImGui::InputInt("Micro-batch", &micro)) train.micro_batch = std::max(1, micro);
-    int global = train.global_batch;
-    if (ImGui::InputInt("Global batch", &global, 16, 256)) train.global_batch = std::max(1, global);
+void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    seq_len_combo("Sequence length", scenario, feedback);
+    axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback, "Sequences per micro-batch per data-parallel rank.");
+    global_batch_input("Global batch", scenario, feedback);
     explain_last_item("Sequences per optimizer step across all data-parallel ranks; micro-batches per pipeline = global / (DP x micro-batch).");
-    static const char* recomputes[] = {"none", "selective", "full"};
-    int recompute = static_cast<int>(train.recompute);
-    if (ImGui::Combo("Recompute", &recompute, recomputes, 3)) train.recompute = static_cast<core::Recompute>(recompute);
-    ImGui::Checkbox("Sequence parallel", &train.sequence_parallel);
-    ImGui::SameLine();
-    ImGui::Checkbox("Flash attention", &train.flash_attention);
+    recompute_combo("Recompute", scenario, feedback);
+    sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
+    flash_attention_checkbox("Flash attention", scenario, feedback);
 }
 
 void headline(const core::Report& report) {
@@ -148,33 +85,20 @@ void headline(const core::Report& report) {
 
 }  // namespace
 
-void gpu_combo(const char* label, core::Scenario& scenario) {
-    const auto& catalog = core::builtin_hardware();
-    if (ImGui::BeginCombo(label, scenario.cluster.gpu.name.c_str())) {
-        for (const core::GpuSpec& gpu : catalog.gpus) {
-            if (ImGui::Selectable(gpu.name.c_str(), gpu.id == scenario.cluster.gpu.id)) {
-                scenario.cluster.gpu = gpu;
-                if (const core::LinkSpec* link = catalog.find_link(gpu.scale_up_link)) scenario.cluster.scale_up = *link;
-            }
-        }
-        ImGui::EndCombo();
-    }
-}
-
-void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report) {
+void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
     const float label_room = ImGui::GetFontSize() * 7.5f;
     ImGui::PushItemWidth(-label_room);
     section_heading("Model");
-    model_controls(scenario);
+    model_controls(scenario, feedback);
     ImGui::Spacing();
     section_heading("Cluster");
-    cluster_controls(scenario);
+    cluster_controls(scenario, feedback);
     ImGui::Spacing();
     section_heading("Parallel layout");
-    layout_controls(scenario, report);
+    layout_controls(scenario, report, feedback);
     ImGui::Spacing();
     section_heading("Training");
-    training_controls(scenario);
+    training_controls(scenario, feedback);
     ImGui::PopItemWidth();
     ImGui::Spacing();
     if (!state.error.empty()) {

@@ -1,6 +1,6 @@
 #include "widgets/stacked_bar.h"
 
-#include "core/format.h"
+#include "core/model/format.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"

@@ -7,8 +7,8 @@
 #include "app/scenario_io.h"
 #include "app/settings.h"
 #include "app/ui.h"
-#include "core/evaluate.h"
-#include "core/report_json.h"
+#include "core/cost/evaluate.h"
+#include "core/cost/report_json.h"
 #include "widgets/fonts.h"
 
 #include <catch2/catch.hpp>
@@ -59,10 +59,10 @@ TEST_CASE("A scenario saved from the app and read back by eval gives the report 
 
 TEST_CASE("An invalid edit in the UI is rolled back and named", "[classroom]") {
     app::AppState state = app::make_app_state(core::default_scenario());
-    const std::string before = state.applied_json;
+    const core::Scenario before = state.applied;
     state.scenario.parallel.tp = 3;  // does not divide Llama 3 70B's 64 heads
     app::apply_scenario_edits(state);
-    CHECK(state.applied_json == before);
+    CHECK(state.applied == before);
     CHECK(state.scenario.parallel.tp == 1);
     CHECK(state.sidebar.error.find("parallel.tp") == 0);
 }
@@ -82,14 +82,14 @@ TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and
         {"empty.json", "", "malformed JSON"},
     };
     app::AppState state = app::make_app_state(core::default_scenario());
-    const std::string before = state.applied_json;
+    const core::Scenario before = state.applied;
     const std::string report_before = core::report_to_json(state.report);
     for (const Case& c : cases) {
         INFO(c.file);
         write(directory + "/" + c.file, c.text);
         const std::string error = app::open_scenario(state, directory + "/" + c.file);
         CHECK(error.find(c.field) != std::string::npos);
-        CHECK(state.applied_json == before);
+        CHECK(state.applied == before);
         CHECK(core::report_to_json(state.report) == report_before);
         state.file_error = error;
     }
@@ -111,7 +111,7 @@ TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and
     CHECK(ImGui::IsPopupOpen("File error"));
     ImGui::Render();
     ImGui::DestroyContext();
-    CHECK(state.applied_json == before);
+    CHECK(state.applied == before);
 }
 
 TEST_CASE("A Hugging Face config.json opens as the model", "[classroom]") {

@@ -1,7 +1,7 @@
 // Headless render tests: every registered panel through the same draw functions as the window, read back as PNG.
 #include "app/export.h"
 #include "app/files.h"
-#include "core/scenario.h"
+#include "core/model/scenario.h"
 
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>

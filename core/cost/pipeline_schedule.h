@@ -1,0 +1,95 @@
+#pragma once
+// Pipeline-parallel schedules as timelines: which device runs which micro-batch's F, B or W, and when.
+// Bubble and in-flight figures are measured from the generated op list, and the closed forms of the papers
+// (Huang 2019, Narayanan 2021, Qi 2024) are given beside them for comparison.
+#include "core/model/schedule_kind.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace core {
+
+// backward = the whole backward (B and W together, every schedule but zb-h1);
+// backward_input = B and weight_grad = W, the two halves zb-h1 schedules separately.
+enum class PipelineOpKind { forward, backward, backward_input, weight_grad };
+const char* pipeline_op_kind_name(PipelineOpKind kind);  // "F", "B", "B", "W"
+
+struct PipelineOp {
+    int device = 0;       // 0..p-1
+    int chunk = 0;        // virtual chunk on the device, 0..v-1 (0 unless interleaved); virtual stage = chunk*p + device
+    int microbatch = 0;   // 0..m-1 (naive: 0, the whole batch)
+    PipelineOpKind kind = PipelineOpKind::forward;
+    double start_seconds = 0;
+    double duration_seconds = 0;
+    double end_seconds() const { return start_seconds + duration_seconds; }
+};
+
+struct ScheduleParams {
+    ScheduleKind kind = ScheduleKind::one_f_one_b;
+    int stages = 4;                  // p, devices in the pipeline
+    int microbatches = 8;            // m
+    int virtual_chunks = 1;          // v, interleaved only: each device holds v chunks of L/(p*v) layers
+    double forward_seconds = 1;      // T_F: one micro-batch through one device's whole share of layers
+    double backward_seconds = 2;     // B + W: one micro-batch's whole backward on one device
+    double weight_grad_seconds = 1;  // W, the part of backward_seconds zb-h1 defers; read by zb-h1 only
+    double p2p_seconds = 0;          // send/recv between consecutive stages on different devices (0 = free)
+};
+
+struct ScheduleTimeline {
+    ScheduleKind kind = ScheduleKind::one_f_one_b;
+    std::vector<PipelineOp> ops;     // sorted by device, then start
+    int stages = 0, microbatches = 0, virtual_chunks = 1;
+    double makespan_seconds = 0;         // first start to last end
+    double busy_seconds_per_device = 0;  // ideal compute per device: m*(T_F + T_B+W), the same for naive
+    double bubble_fraction = 0;          // idle share of all device-time: idle / makespan (= 1 - busy/makespan)
+    double bubble_overhead = 0;          // idle time over ideal compute: idle / busy, the papers' (p-1)/m
+                                         // (idle: the measured gaps on a device, averaged over devices)
+    // Per device, the most micro-batches whose forward has started and whose backward (zb-h1: W) has not finished.
+    // Interleaved counts (micro-batch, chunk) pairs, Megatron's unit; naive counts its one batch as m micro-batches.
+    std::vector<int> peak_inflight_microbatches;
+    // The same peak in micro-batches' worth of activations for the device's whole share of layers
+    // (interleaved: pairs / v), so schedules compare directly.
+    std::vector<double> peak_inflight_activations;
+};
+
+// Above this many ops the timeline is refused (memory and time); use the closed forms instead.
+inline constexpr std::size_t max_schedule_ops = 1'000'000;
+
+// How many ops generate_schedule would produce (valid params assumed): p*m*2 (zb-h1: 3, interleaved: *v, naive: p*2).
+std::size_t schedule_op_count(const ScheduleParams& params);
+
+// Throws InputError naming the field: parallel.schedule, parallel.pp, parallel.microbatches,
+// parallel.virtual_stages, schedule.forward_seconds, schedule.backward_seconds, schedule.weight_grad_seconds,
+// schedule.p2p_seconds.
+void validate_schedule_params(const ScheduleParams& params);
+
+// Validates, orders each device's ops as the schedule prescribes, then places every op at the earliest time its
+// dependencies and its device allow (list scheduling), and measures the figures from the result.
+ScheduleTimeline generate_schedule(const ScheduleParams& params);
+
+// ---- Closed forms from the papers, for free communication (p2p ignored) ----
+// Idle time over ideal compute: naive p-1; gpipe and 1f1b (p-1)/m; interleaved (p-1)/(v*m);
+// zb-h1 (p-1)(T_F+T_B-T_W)/(m(T_F+T_B+T_W)) with T_B the B part only (Qi et al. 2024 sec 2.1), for m >= p.
+// The paper's form assumes T_W <= T_F and T_W <= T_B; beyond that the F or B chain sets the idle time, so zb-h1
+// uses (p-1)*max(T_F+T_B-T_W, T_F, T_B), which equals the paper's inside its regime.
+double closed_form_bubble_overhead(const ScheduleParams& params);
+// Idle share of device-time, overhead/(1+overhead): naive (p-1)/p, gpipe and 1f1b (p-1)/(m+p-1),
+// interleaved (p-1)/(v*m+p-1).
+double closed_form_bubble_fraction(const ScheduleParams& params);
+// Peak in-flight on the first device, in peak_inflight_microbatches' units: naive and gpipe m, 1f1b and zb-h1
+// min(p, m), interleaved min(2(p-1) + (v-1)p + 1, v*m) (Megatron's warm-up plus one).
+int closed_form_peak_inflight(const ScheduleParams& params);
+// False where the closed forms above do not describe the generated schedule exactly:
+// p2p > 0, or zb-h1 with m < p.
+bool closed_form_applies(const ScheduleParams& params);
+
+// ---- Animation: time is a parameter ----
+// How far op has run at t: 0 before its start, 1 after its end, linear in between.
+double op_progress(const PipelineOp& op, double t_seconds);
+// Per device, what is in flight at t, in peak_inflight_microbatches' units: forwards started before t whose
+// backward (zb-h1: W) has not ended by t. Its maximum over t is the peak.
+std::vector<int> inflight_at(const ScheduleTimeline& timeline, double t_seconds);
+// The same in peak_inflight_activations' units (interleaved: pairs / v), so schedules compare directly.
+std::vector<double> inflight_activations_at(const ScheduleTimeline& timeline, double t_seconds);
+
+}  // namespace core

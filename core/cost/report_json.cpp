@@ -1,0 +1,69 @@
+#include "core/cost/report_json.h"
+#include "core/cost/memory.h"
+
+#include <nlohmann/json.hpp>
+
+namespace core {
+
+std::string report_to_json(const Report& report) {
+    nlohmann::ordered_json json;
+    const LayoutReport& layout = report.layout;
+    json["model"] = layout.model_name;
+    json["gpu"] = layout.gpu_name;
+    json["recipe"] = layout.recipe_name;
+    json["layout"] = {{"gpus", layout.gpus}, {"nodes", layout.nodes}, {"gpus_per_node", layout.gpus_per_node}, {"dp", layout.dp},
+                      {"tp", layout.tp}, {"pp", layout.pp}, {"cp", layout.cp}, {"zero", layout.zero}, {"microbatches", layout.microbatches}};
+    const MemoryReport& memory = report.memory;
+    json["params"] = memory.params;
+    nlohmann::ordered_json memory_json;
+    memory_json["bytes_per_param"] = memory.bytes_per_param;
+    memory_json["state_bytes"] = memory.state_bytes;
+    memory_json["params_per_gpu"] = memory.params_per_gpu;
+    memory_json["per_gpu"] = {{"weights_bytes", memory.per_gpu.weights_bytes}, {"grads_bytes", memory.per_gpu.grads_bytes},
+                              {"master_bytes", memory.per_gpu.master_bytes}, {"optimizer_bytes", memory.per_gpu.optimizer_bytes},
+                              {"activations_bytes", memory.per_gpu.activations_bytes}, {"total_bytes", memory.per_gpu.total_bytes}};
+    memory_json["activations"] = {{"bytes_per_layer", memory.activations.bytes_per_layer},
+                                  {"configuration", memory.activations.configuration},
+                                  {"layers_on_first_stage", memory.activations.layers_on_first_stage},
+                                  {"inflight_microbatches", memory.activations.inflight_microbatches}};
+    memory_json["hbm_bytes"] = memory.hbm_bytes;
+    memory_json["fits"] = memory.fits;
+    memory_json["state_gpus_worth"] = memory.state_gpus_worth;
+    memory_json["kv_cache_bytes"] = memory.kv_cache_bytes;
+    json["memory"] = memory_json;
+    const ComputeReport& compute = report.compute;
+    json["compute"] = {{"tokens_per_step", compute.tokens_per_step}, {"model_flops_per_step", compute.model_flops_per_step},
+                       {"hardware_flops_per_step", compute.hardware_flops_per_step}, {"six_n_flops_per_step", compute.six_n_flops_per_step},
+                       {"compute_seconds", compute.compute_seconds}, {"bubble_seconds", compute.bubble_seconds},
+                       {"exposed_comm_seconds", compute.exposed_comm_seconds}, {"step_seconds", compute.step_seconds},
+                       {"step_basis", compute.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu},
+                       {"train_seconds", compute.train_seconds}, {"train_days", compute.train_seconds / 86400.0},
+                       {"gpu_hours", compute.gpu_hours}, {"cost_dollars", compute.cost_dollars}};
+    nlohmann::ordered_json comm = nlohmann::ordered_json::object();
+    for (const AxisComm& axis : report.comm.axes) {
+        comm[axis.axis] = {{"degree", axis.degree}, {"collective", axis.collective}, {"link", axis.link},
+                           {"crosses_nodes", axis.crosses_nodes}, {"message_bytes", axis.message_bytes},
+                           {"bytes_per_gpu", axis.bytes_per_gpu}, {"seconds", axis.seconds}, {"exposed_seconds", axis.exposed_seconds},
+                           {"algbw_bytes_per_s", axis.algbw_bytes_per_s}, {"busbw_bytes_per_s", axis.busbw_bytes_per_s}};
+    }
+    json["comm"] = comm;
+    const PipelineReport& pipeline = report.pipeline;
+    json["pipeline"] = {{"schedule", pipeline.schedule}, {"stages", pipeline.stages}, {"microbatches", pipeline.microbatches},
+                        {"virtual_stages", pipeline.virtual_stages}, {"bubble_fraction", pipeline.bubble_fraction},
+                        {"bubble_overhead", pipeline.bubble_overhead}, {"closed_form_bubble_overhead", pipeline.closed_form_bubble_overhead},
+                        {"makespan_seconds", pipeline.makespan_seconds}, {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
+    json["roofline"] = {{"ridge_flops_per_byte", report.roofline.ridge_flops_per_byte}};
+    const ReliabilityReport& reliability = report.reliability;
+    json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},
+                           {"checkpoint_seconds", reliability.checkpoint_seconds},
+                           {"young_interval_seconds", reliability.young_interval_seconds},
+                           {"daly_interval_seconds", reliability.daly_interval_seconds}, {"interval_seconds", reliability.interval_seconds},
+                           {"checkpoint_share", reliability.checkpoint_share}, {"rework_share", reliability.rework_share},
+                           {"restart_share", reliability.restart_share}, {"goodput", reliability.goodput},
+                           {"makes_progress", reliability.makes_progress}, {"wall_seconds", reliability.wall_seconds},
+                           {"expected_failures", reliability.expected_failures}};
+    json["warnings"] = report.warnings;
+    return json.dump(2) + "\n";
+}
+
+}  // namespace core

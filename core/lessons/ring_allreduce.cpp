@@ -1,0 +1,246 @@
+#include "core/lessons/ring_allreduce.h"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "core/cost/collectives.h"
+#include "core/model/errors.h"
+
+namespace core {
+
+namespace {
+
+int wrap_rank(int rank, int rank_count) { return ((rank % rank_count) + rank_count) % rank_count; }
+
+void require_rank_count(int rank_count) {
+    if (rank_count < ring_min_ranks || rank_count > ring_max_ranks)
+        throw InputError("ring.ranks", "must be in " + std::to_string(ring_min_ranks) + ".." +
+                                           std::to_string(ring_max_ranks) + ", got " + std::to_string(rank_count));
+}
+
+}  // namespace
+
+const char* ring_phase_name(RingPhase phase) {
+    switch (phase) {
+        case RingPhase::initial: return "initial";
+        case RingPhase::reduce_scatter: return "reduce-scatter";
+        case RingPhase::all_gather: return "all-gather";
+        case RingPhase::done: return "done";
+    }
+    return "done";
+}
+
+RingSchedule make_ring_schedule(int rank_count, double buffer_bytes) {
+    require_rank_count(rank_count);
+    if (!std::isfinite(buffer_bytes) || buffer_bytes < 0)
+        throw InputError("ring.buffer_bytes", "must be a finite number >= 0, got " + std::to_string(buffer_bytes));
+
+    RingSchedule schedule;
+    schedule.rank_count = rank_count;
+    schedule.buffer_bytes = buffer_bytes;
+    schedule.chunk_bytes = buffer_bytes / rank_count;
+    const int steps_per_phase = rank_count - 1;
+    schedule.steps.reserve(2 * steps_per_phase);
+    for (int phase_index = 0; phase_index < 2; ++phase_index) {
+        for (int step = 0; step < steps_per_phase; ++step) {
+            RingStep ring_step;
+            ring_step.phase = phase_index == 0 ? RingPhase::reduce_scatter : RingPhase::all_gather;
+            ring_step.step_in_phase = step + 1;
+            ring_step.transfers.reserve(rank_count);
+            for (int rank = 0; rank < rank_count; ++rank) {
+                // Reduce-scatter passes chunk r-s on, so chunk c ends complete on rank c-1; all-gather
+                // then forwards the complete chunk each rank received one step earlier.
+                const int chunk = phase_index == 0 ? rank - step : rank + 1 - step;
+                ring_step.transfers.push_back(
+                    {rank, wrap_rank(rank + 1, rank_count), wrap_rank(chunk, rank_count)});
+            }
+            schedule.steps.push_back(std::move(ring_step));
+        }
+    }
+    return schedule;
+}
+
+RingState ring_initial_state(int rank_count) {
+    require_rank_count(rank_count);
+    RingState state;
+    state.rank_count = rank_count;
+    state.holdings.resize(static_cast<std::size_t>(rank_count) * rank_count);
+    const bool masks_exact = rank_count <= ring_mask_max_ranks;
+    for (int rank = 0; rank < rank_count; ++rank) {
+        for (int chunk = 0; chunk < rank_count; ++chunk) {
+            ChunkHolding& holding = state.at(rank, chunk);
+            holding.contributor_mask = masks_exact ? std::uint64_t{1} << rank : 0;
+            holding.contributor_count = 1;
+            holding.complete = false;
+        }
+    }
+    return state;
+}
+
+void apply_ring_step(const RingStep& step, RingState& state) {
+    // Every send reads the sender's holding before this step, as all ranks send at once.
+    std::vector<ChunkHolding> sent;
+    sent.reserve(step.transfers.size());
+    for (const RingTransfer& transfer : step.transfers) sent.push_back(state.at(transfer.from_rank, transfer.chunk));
+
+    for (std::size_t index = 0; index < step.transfers.size(); ++index) {
+        const RingTransfer& transfer = step.transfers[index];
+        ChunkHolding& received = state.at(transfer.to_rank, transfer.chunk);
+        if (step.phase == RingPhase::reduce_scatter) {
+            received.contributor_mask |= sent[index].contributor_mask;
+            received.contributor_count += sent[index].contributor_count;
+        } else {
+            received = sent[index];
+        }
+        received.complete = received.contributor_count == state.rank_count;
+    }
+}
+
+RingState ring_state_after(const RingSchedule& schedule, int steps_done) {
+    const int step_count = static_cast<int>(schedule.steps.size());
+    if (steps_done < 0 || steps_done > step_count)
+        throw InputError("ring.steps_done",
+                         "must be in 0.." + std::to_string(step_count) + ", got " + std::to_string(steps_done));
+    RingState state = ring_initial_state(schedule.rank_count);
+    for (int step = 0; step < steps_done; ++step) apply_ring_step(schedule.steps[step], state);
+    return state;
+}
+
+double ring_animation_seconds(const RingSchedule& schedule, double step_seconds) {
+    return static_cast<double>(schedule.steps.size()) * step_seconds;
+}
+
+RingFrame ring_frame_at(const RingSchedule& schedule, double t_seconds, double step_seconds) {
+    if (!std::isfinite(t_seconds) || t_seconds < 0)
+        throw InputError("ring.t_seconds", "must be a finite number >= 0, got " + std::to_string(t_seconds));
+    if (!std::isfinite(step_seconds) || step_seconds <= 0)
+        throw InputError("ring.step_seconds", "must be a finite number > 0, got " + std::to_string(step_seconds));
+
+    RingFrame frame;
+    frame.step_count = static_cast<int>(schedule.steps.size());
+    frame.steps_per_phase = schedule.rank_count - 1;
+    const double steps_elapsed = t_seconds / step_seconds;
+    if (steps_elapsed >= frame.step_count) {
+        frame.steps_done = frame.step_count;
+        frame.phase = RingPhase::done;
+        frame.step_in_phase = 0;
+        frame.transfer_fraction = 0;
+        frame.done = true;
+        frame.caption = "done";
+        return frame;
+    }
+    frame.steps_done = static_cast<int>(std::floor(steps_elapsed));
+    frame.transfer_fraction = steps_elapsed - frame.steps_done;
+    const RingStep& current = schedule.steps[frame.steps_done];
+    frame.phase = current.phase;
+    frame.step_in_phase = current.step_in_phase;
+    frame.caption = std::string(ring_phase_name(current.phase)) + ", step " + std::to_string(current.step_in_phase) +
+                    " of " + std::to_string(frame.steps_per_phase);
+    return frame;
+}
+
+// ---- Costs ----
+
+const char* all_reduce_algorithm_name(AllReduceAlgorithm algorithm) {
+    switch (algorithm) {
+        case AllReduceAlgorithm::naive: return "naive";
+        case AllReduceAlgorithm::ring: return "ring";
+        case AllReduceAlgorithm::recursive_doubling: return "recursive doubling";
+    }
+    return "ring";
+}
+
+AllReduceCost all_reduce_cost(AllReduceAlgorithm algorithm, int rank_count, double buffer_bytes, const LinkSpec& link) {
+    require_rank_count(rank_count);
+    if (!std::isfinite(buffer_bytes) || buffer_bytes < 0)
+        throw InputError("ring.buffer_bytes", "must be a finite number >= 0, got " + std::to_string(buffer_bytes));
+    if (!std::isfinite(link.bytes_per_s) || link.bytes_per_s <= 0)
+        throw InputError("link.bytes_per_s", "must be a finite number > 0, got " + std::to_string(link.bytes_per_s));
+    if (!std::isfinite(link.latency_seconds) || link.latency_seconds < 0)
+        throw InputError("link.latency_seconds",
+                         "must be a finite number >= 0, got " + std::to_string(link.latency_seconds));
+
+    const double n = rank_count;
+    const double size = buffer_bytes;
+    AllReduceCost cost;
+    cost.algorithm = algorithm;
+    cost.rank_count = rank_count;
+    cost.buffer_bytes = buffer_bytes;
+    switch (algorithm) {
+        case AllReduceAlgorithm::naive:
+            // The root's link takes n-1 buffers in, then (after the reduce) sends n-1 out: nothing overlaps.
+            cost.latency_terms = 2 * (rank_count - 1);
+            cost.busiest_link_bytes = 2.0 * (n - 1) * size;
+            cost.max_bytes_sent_by_a_rank = (n - 1) * size;
+            cost.min_bytes_sent_by_a_rank = size;
+            break;
+        case AllReduceAlgorithm::ring:
+            cost.latency_terms = 2 * (rank_count - 1);
+            cost.busiest_link_bytes = ring_bytes_sent_per_rank(Collective::all_reduce, rank_count, size);
+            cost.max_bytes_sent_by_a_rank = cost.busiest_link_bytes;
+            cost.min_bytes_sent_by_a_rank = cost.busiest_link_bytes;
+            break;
+        case AllReduceAlgorithm::recursive_doubling: {
+            const int lg = std::bit_width(static_cast<unsigned>(rank_count)) - 1;  // floor(lg n)
+            const bool power_of_two = std::has_single_bit(static_cast<unsigned>(rank_count));
+            cost.latency_terms = power_of_two ? lg : lg + 2;
+            cost.busiest_link_bytes = cost.latency_terms * size;
+            // A partner of an extra rank also sends it the result: lg + 1 buffers; the extra rank sends only one.
+            cost.max_bytes_sent_by_a_rank = (power_of_two ? lg : lg + 1) * size;
+            cost.min_bytes_sent_by_a_rank = power_of_two ? lg * size : size;
+            break;
+        }
+    }
+    cost.seconds = algorithm == AllReduceAlgorithm::ring
+                       ? ring_seconds(Collective::all_reduce, rank_count, size, link)
+                       : cost.latency_terms * link.latency_seconds + cost.busiest_link_bytes / link.bytes_per_s;
+    const BandwidthFigures bandwidth = nccl_bandwidth(Collective::all_reduce, rank_count, size, cost.seconds);
+    cost.algbw_bytes_per_s = bandwidth.algbw_bytes_per_s;
+    cost.busbw_bytes_per_s = bandwidth.busbw_bytes_per_s;
+    return cost;
+}
+
+double ring_bytes_sent_per_rank_large_n(double buffer_bytes) { return 2.0 * buffer_bytes; }
+
+AllReduceCurves all_reduce_curves(int min_ranks, int max_ranks, double buffer_bytes, const LinkSpec& link,
+                                  int points_per_doubling) {
+    require_rank_count(min_ranks);
+    require_rank_count(max_ranks);
+    if (max_ranks < min_ranks)
+        throw InputError("ring.max_ranks", "must be >= min_ranks " + std::to_string(min_ranks) + ", got " +
+                                               std::to_string(max_ranks));
+    if (points_per_doubling < 1 || points_per_doubling > 64)
+        throw InputError("ring.points_per_doubling",
+                         "must be in 1..64, got " + std::to_string(points_per_doubling));
+
+    std::vector<int> rank_counts;
+    for (int point = 0;; ++point) {
+        const double exact = min_ranks * std::exp2(static_cast<double>(point) / points_per_doubling);
+        const int rank_count = static_cast<int>(std::lround(exact));
+        if (rank_count >= max_ranks) break;
+        // Log spacing rounds several points to the same small n.
+        if (rank_counts.empty() || rank_count != rank_counts.back()) rank_counts.push_back(rank_count);
+    }
+    rank_counts.push_back(max_ranks);  // the plot always reaches the end of the range
+
+    AllReduceCurves curves;
+    for (int rank_count : rank_counts) {
+        const auto cost_of = [&](AllReduceAlgorithm algorithm) {
+            return all_reduce_cost(algorithm, rank_count, buffer_bytes, link);
+        };
+        const AllReduceCost naive = cost_of(AllReduceAlgorithm::naive);
+        const AllReduceCost ring = cost_of(AllReduceAlgorithm::ring);
+        const AllReduceCost doubling = cost_of(AllReduceAlgorithm::recursive_doubling);
+        curves.rank_counts.push_back(rank_count);
+        curves.naive_busiest_link_bytes.push_back(naive.busiest_link_bytes);
+        curves.ring_busiest_link_bytes.push_back(ring.busiest_link_bytes);
+        curves.recursive_doubling_busiest_link_bytes.push_back(doubling.busiest_link_bytes);
+        curves.naive_seconds.push_back(naive.seconds);
+        curves.ring_seconds.push_back(ring.seconds);
+        curves.recursive_doubling_seconds.push_back(doubling.seconds);
+    }
+    return curves;
+}
+
+}  // namespace core

@@ -1,0 +1,195 @@
+#include "core/lessons/stack_animation.h"
+
+#include "core/model/format.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace core {
+
+std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSpec& selected) {
+    std::vector<GpuSpec> gpus = catalog.gpus;
+    const bool in_catalog = std::any_of(gpus.begin(), gpus.end(), [&](const GpuSpec& gpu) {
+        return gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
+    });
+    if (!in_catalog) gpus.push_back(selected);  // a custom GPU still gets its line
+    std::stable_sort(gpus.begin(), gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.hbm_bytes < b.hbm_bytes; });
+    std::vector<GpuCeiling> ceilings;
+    for (const GpuSpec& gpu : gpus) {
+        const bool is_selected = gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
+        const std::string short_name = gpu.name.substr(0, gpu.name.find(' '));
+        if (!ceilings.empty() && ceilings.back().hbm_bytes == gpu.hbm_bytes) {
+            ceilings.back().gpu_names += " / " + gpu.name;
+            ceilings.back().short_names += " / " + short_name;
+            ceilings.back().selected = ceilings.back().selected || is_selected;
+            continue;
+        }
+        ceilings.push_back({gpu.hbm_bytes, gpu.name, short_name, is_selected});
+    }
+    return ceilings;
+}
+
+double per_gpu_state_bytes(const PerGpuMemory& per_gpu) {
+    return per_gpu.weights_bytes + per_gpu.grads_bytes + per_gpu.master_bytes + per_gpu.optimizer_bytes;
+}
+
+std::string with_article(const std::string& gpu_name) {
+    if (gpu_name.empty()) return "a GPU";
+    const char first = static_cast<char>(std::toupper(static_cast<unsigned char>(gpu_name[0])));
+    const bool spelled_out = gpu_name.size() > 1 && !std::islower(static_cast<unsigned char>(gpu_name[1]));
+    // Vowels, and the letters whose names start with a vowel sound when read as an acronym: "an H100", "an MI300X".
+    const bool vowel_sound = std::string("AEIOU").find(first) != std::string::npos ||
+                             (spelled_out && std::string("FHLMNRSX").find(first) != std::string::npos);
+    return (vowel_sound ? "an " : "a ") + gpu_name;
+}
+
+Overshoot overshoot(double bytes, const GpuSpec& gpu) {
+    Overshoot result;
+    result.bytes = bytes;
+    result.hbm_bytes = gpu.hbm_bytes;
+    result.gpus_worth = gpu.hbm_bytes > 0 ? bytes / gpu.hbm_bytes : 0.0;
+    result.over = bytes > gpu.hbm_bytes;
+    result.over_bytes = result.over ? bytes - gpu.hbm_bytes : 0.0;
+    result.caption = result.over ? format_number(result.gpus_worth) + "x " + with_article(gpu.name)
+                                 : "fits: " + format_percent(result.gpus_worth) + " of " + with_article(gpu.name);
+    return result;
+}
+
+namespace {
+
+double smoothstep(double x) {
+    x = std::clamp(x, 0.0, 1.0);
+    return x * x * (3.0 - 2.0 * x);
+}
+
+bool is_state(const MemoryBlock& block) { return block.kind != "activations" && block.kind != "kv_cache"; }
+
+double state_bytes_per_param(const MemoryReport& memory) {
+    double bytes = 0;
+    for (const MemoryBlock& block : memory.blocks) if (is_state(block)) bytes += block.bytes_per_param;
+    return bytes;
+}
+
+std::string ceiling_list(const std::vector<GpuCeiling>& ceilings) {
+    std::string text;
+    for (const GpuCeiling& ceiling : ceilings) {
+        text += (text.empty() ? "" : ", ") + ceiling.short_names + " (" + format_bytes(ceiling.hbm_bytes) + ")";
+    }
+    return text;
+}
+
+// Activations grow with layers x hidden, which at a fixed aspect ratio (h = 128 l, as synthesize_shape) is N^(2/3).
+double activations_at(double final_bytes, double params, double final_params) {
+    if (!(final_params > 0) || params >= final_params) return final_bytes;
+    return final_bytes * std::pow(params / final_params, 2.0 / 3.0);
+}
+
+std::string layer_formula(const MemoryBlock& block, double params, double final_params, double bytes) {
+    if (params >= final_params) return block.whole_formula;  // the Report's own words at the scenario's size
+    if (!is_state(block)) {
+        return block.label + ", one micro-batch: " + format_bytes(block.whole_bytes) + " x (" + format_sci(params) + " / " +
+               format_sci(final_params) + ")^(2/3) = " + format_bytes(bytes) + "  (layers x hidden grow as N^(2/3))";
+    }
+    return block.label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(params) + " = " + format_bytes(bytes);
+}
+
+}  // namespace
+
+StackTimeline stack_timeline(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, const StackTiming& timing) {
+    StackTimeline timeline;
+    timeline.final_params = memory.params;
+    for (const MemoryBlock& block : memory.blocks) timeline.final_total_bytes += block.whole_bytes;
+    const double bytes_per_param = state_bytes_per_param(memory);
+    timeline.start_params = memory.params;
+    if (!ceilings.empty() && bytes_per_param > 0) {
+        const double fits_lowest = timing.start_fill * ceilings.front().hbm_bytes / bytes_per_param;
+        timeline.start_params = std::min(memory.params, fits_lowest);
+    }
+    const double layer_count = static_cast<double>(memory.blocks.size());
+    timeline.step_seconds = timing.seconds_per_category;
+    // The first category stands at t = 0; each further one takes a slot, and one more slot lets the last be read.
+    timeline.build_seconds = layer_count * timing.seconds_per_category;
+    if (timeline.final_params > timeline.start_params * 1.0001) {
+        const double decades = std::log10(timeline.final_params / timeline.start_params);
+        timeline.grow_seconds = std::max(timing.min_grow_seconds, decades * timing.seconds_per_decade);
+    }
+    timeline.duration_seconds = timeline.build_seconds + timeline.grow_seconds + timing.hold_seconds;
+    return timeline;
+}
+
+StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, double t_seconds,
+                       const StackTiming& timing) {
+    const StackTimeline timeline = stack_timeline(memory, ceilings, timing);
+    const double t = std::isfinite(t_seconds) ? std::clamp(t_seconds, 0.0, timeline.duration_seconds) : 0.0;
+    const double slot = timing.seconds_per_category;
+    const int layer_count = static_cast<int>(memory.blocks.size());
+
+    StackFrame frame;
+    frame.t_seconds = t;
+    if (layer_count == 0) return frame;  // evaluate() always reports activations; nothing to stack otherwise
+    if (t < timeline.build_seconds) {
+        frame.phase = StackPhase::build;
+        frame.params = timeline.start_params;
+        frame.appearing = std::clamp(static_cast<int>(std::ceil(t / slot - 1e-9)), 0, layer_count - 1);
+    } else if (t < timeline.build_seconds + timeline.grow_seconds) {
+        frame.phase = StackPhase::grow;
+        const double progress = smoothstep((t - timeline.build_seconds) / timeline.grow_seconds);
+        frame.params = timeline.start_params * std::pow(timeline.final_params / timeline.start_params, progress);
+    } else {
+        frame.phase = StackPhase::hold;
+        frame.params = timeline.final_params;
+    }
+
+    std::vector<int> seen_of_kind;
+    std::vector<std::string> kinds;
+    for (int i = 0; i < layer_count; ++i) {
+        const MemoryBlock& block = memory.blocks[i];
+        StackLayer layer;
+        layer.label = block.label;
+        layer.kind = block.kind;
+        const auto kind = std::find(kinds.begin(), kinds.end(), block.kind);
+        if (kind == kinds.end()) {
+            kinds.push_back(block.kind);
+            seen_of_kind.push_back(1);
+        } else {
+            layer.index_within_kind = seen_of_kind[kind - kinds.begin()]++;
+        }
+        layer.bytes_per_param = block.bytes_per_param;
+        layer.final_bytes = block.whole_bytes;
+        layer.shown = i == 0 ? 1.0 : smoothstep((t - (i - 1) * slot) / slot);
+        const double full = is_state(block) ? block.bytes_per_param * frame.params
+                                            : activations_at(block.whole_bytes, frame.params, timeline.final_params);
+        const double exact_end = frame.params >= timeline.final_params ? block.whole_bytes : full;
+        layer.bytes = exact_end * layer.shown;
+        layer.formula = layer_formula(block, frame.params, timeline.final_params, exact_end);
+        if (is_state(block)) frame.state_bytes += layer.bytes;
+        frame.total_bytes += layer.bytes;
+        frame.layers.push_back(layer);
+    }
+    for (const GpuCeiling& ceiling : ceilings) {
+        if (frame.total_bytes > ceiling.hbm_bytes) frame.crossed.push_back(ceiling);
+    }
+
+    const double bytes_per_param = state_bytes_per_param(memory);
+    const std::string crossed = frame.crossed.empty() ? std::string("under every ceiling") : "past " + ceiling_list(frame.crossed);
+    switch (frame.phase) {
+        case StackPhase::build: {
+            const StackLayer& layer = frame.layers.at(frame.appearing);
+            frame.caption = std::string(frame.appearing == 0 ? "" : "+ ") + layer.formula + "; the stack: " + format_bytes(frame.total_bytes);
+            break;
+        }
+        case StackPhase::grow:
+            frame.caption = "Growing to " + format_sci(timeline.final_params) + " parameters: " + format_sci(frame.params) + " x " +
+                            format_plain(bytes_per_param) + " B + activations = " + format_bytes(frame.total_bytes) + ", " + crossed;
+            break;
+        case StackPhase::hold:
+            frame.caption = format_sci(frame.params) + " parameters x " + format_plain(bytes_per_param) + " B = " +
+                            format_bytes(frame.state_bytes) + " of training state; with activations " +
+                            format_bytes(frame.total_bytes) + ", " + crossed;
+            break;
+    }
+    return frame;
+}
+
+}  // namespace core

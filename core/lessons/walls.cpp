@@ -1,0 +1,172 @@
+#include "core/lessons/walls.h"
+
+#include "core/model/errors.h"
+#include "core/cost/evaluate.h"
+#include "core/model/format.h"
+#include "core/lessons/stack_animation.h"
+#include "core/cost/flops.h"
+#include "core/model/scenario_edits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+
+const std::vector<WallVerdict>& where_each_wall_sends_you() {
+    static const std::vector<WallVerdict> rows = {
+        {"Memory (state)", "OOM at step 0", "FSDP / ZeRO-3 → activation checkpointing → TP", "05, then 06"},
+        {"Memory (activations)", "OOM at longer sequence", "Activation checkpointing → SP → CP", "05, 08"},
+        {"Memory (KV cache)", "OOM serving long context", "GQA → KV quantization → paged KV", "vLLM 09, vLLM 02"},
+        {"Time (training)", "One-step time x steps > deadline", "DP → FSDP-HSDP → 3D parallelism", "04, 05, 10"},
+        {"Latency (inference)", "TTFT or ITL miss target", "TP per replica → speculative decode → PD-disagg", "11, 12"},
+        {"Throughput (inference)", "QPS shortfall", "Replicate → continuous batching → APC", "11, vLLM 04"},
+    };
+    return rows;
+}
+
+namespace {
+
+enum VerdictRow { memory_state = 0, memory_activations = 1, time_training = 3, latency_inference = 4, throughput_inference = 5 };
+
+// Percent reads well up to 10x; past that "320x" is what a room can take in; tiny shares keep three digits.
+std::string fraction_text(double fraction) {
+    if (!std::isfinite(fraction)) return "n/a";
+    if (fraction > 0 && fraction < 0.01) return format_number(fraction * 100.0) + " %";
+    return fraction < 10.0 ? format_percent(fraction) : format_number(fraction) + "x";
+}
+
+void finish(Wall& wall) {
+    wall.fraction = wall.budget > 0 ? wall.used / wall.budget : INFINITY;
+    wall.over = wall.fraction > 1.0;
+    wall.fraction_text = fraction_text(wall.fraction);
+}
+
+Wall memory_wall(const Scenario& scenario, const Report& report) {
+    const MemoryReport& memory = report.memory;
+    Wall wall;
+    wall.kind = WallKind::memory;
+    wall.title = "Memory";
+    wall.question = "Does the training state fit in one GPU's HBM?";
+    wall.used = memory.per_gpu.total_bytes;
+    wall.budget = memory.hbm_bytes;
+    wall.used_text = format_bytes(wall.used) + " per GPU";
+    wall.budget_text = format_bytes(wall.budget) + " of HBM (" + scenario.cluster.gpu.name + ")";
+    const double state = per_gpu_state_bytes(memory.per_gpu);
+    wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) +
+                   ") per GPU / " + format_bytes(wall.budget) + " HBM";
+    finish(wall);
+    wall.formula += " = " + wall.fraction_text;
+    return wall;
+}
+
+Wall time_wall(const Scenario& scenario, const Report& report) {
+    const ComputeReport& compute = report.compute;
+    Wall wall;
+    wall.kind = WallKind::time;
+    wall.title = "Time";
+    wall.question = "Does training finish by the deadline?";
+    wall.used = compute.train_seconds;
+    wall.budget = scenario.train.deadline_days * 86400.0;
+    wall.used_text = format_seconds(wall.used) + " of training";
+    wall.budget_text = format_number(scenario.train.deadline_days) + " days deadline";
+    const double training_flops = compute.model_flops_per_token * scenario.train.tokens;
+    wall.formula = format_flops(training_flops) + " / (" + std::to_string(report.layout.gpus) + " GPUs x " +
+                   format_flops_rate(compute.peak_flops_per_s) + " x " + format_percent(compute.mfu) + " MFU) = " +
+                   format_seconds(wall.used) + " vs " + wall.budget_text;
+    finish(wall);
+    wall.formula += " = " + wall.fraction_text;
+    return wall;
+}
+
+Wall serving_wall(const Scenario& scenario, const Report& report) {
+    const MemoryReport& memory = report.memory;
+    const ServingSpec& serving = scenario.serving;
+    const double bytes_per_step = memory.inference_weight_bytes + memory.kv_cache_bytes;
+    const double bandwidth = scenario.cluster.gpu.hbm_bytes_per_s;
+    Wall wall;
+    wall.kind = WallKind::serving;
+    wall.title = "Serving";
+    wall.question = "Can one replica meet the target QPS?";
+    wall.used = serving.target_qps * serving.output_tokens;
+    wall.budget = bytes_per_step > 0 ? serving.batch * bandwidth / bytes_per_step : INFINITY;
+    wall.used_text = format_number(wall.used) + " tokens/s asked (" + format_number(serving.target_qps) + " QPS x " +
+                     std::to_string(serving.output_tokens) + " tokens)";
+    wall.budget_text = format_number(wall.budget) + " tokens/s from one replica";
+    wall.formula = "one replica decodes batch " + std::to_string(serving.batch) + " x " + format_bandwidth(bandwidth) +
+                   " / (weights " + format_bytes(memory.inference_weight_bytes) + " + KV cache " + format_bytes(memory.kv_cache_bytes) +
+                   ") = " + format_number(wall.budget) + " tokens/s; the service asks " + format_number(serving.target_qps) +
+                   " QPS x " + std::to_string(serving.output_tokens) + " tokens = " + format_number(wall.used) + " tokens/s";
+    finish(wall);
+    wall.formula += " = " + wall.fraction_text;
+    return wall;
+}
+
+int verdict_row(const WallsReport& walls, const Scenario& scenario, const Report& report) {
+    if (!walls.any_over) return -1;
+    const MemoryReport& memory = report.memory;
+    switch (walls.walls[walls.binding].kind) {
+        case WallKind::memory:
+            return memory.per_gpu.activations_bytes > per_gpu_state_bytes(memory.per_gpu)
+                       ? memory_activations : memory_state;
+        case WallKind::time: return time_training;
+        case WallKind::serving:
+            // A replica that does not fit one GPU has to be sharded before it is copied.
+            return memory.inference_weight_bytes + memory.kv_cache_bytes > scenario.cluster.gpu.hbm_bytes ? latency_inference
+                                                                                                          : throughput_inference;
+    }
+    return -1;
+}
+
+}  // namespace
+
+WallsReport walls_of(const Scenario& scenario, const Report& report) {
+    WallsReport walls;
+    walls.params = report.memory.params;
+    walls.walls = {memory_wall(scenario, report), time_wall(scenario, report), serving_wall(scenario, report)};
+    for (int i = 1; i < wall_count; ++i) {
+        if (walls.walls[i].fraction > walls.walls[walls.binding].fraction) walls.binding = i;
+    }
+    const Wall& binding = walls.walls[walls.binding];
+    walls.any_over = binding.over;
+    walls.verdict_row = verdict_row(walls, scenario, report);
+    walls.summary = walls.any_over ? "Binding: " + binding.title + ", " + binding.fraction_text + " of its budget"
+                                   : "No wall is hit; the closest is " + binding.title + " at " + binding.fraction_text;
+    return walls;
+}
+
+WallsReport walls_at(const Scenario& scenario, double params) {
+    const Edit sized = with_params(scenario, params);
+    if (!sized.ok()) throw InputError(sized.problem->field, sized.problem->reason);
+    return walls_of(sized.scenario, evaluate(sized.scenario));
+}
+
+WallCurves wall_curves(const Scenario& scenario, double min_params, double max_params, int points) {
+    if (!(min_params > 0 && max_params > min_params)) throw InputError("wall_curves", "needs 0 < min_params < max_params");
+    if (points < 2) throw InputError("wall_curves", "needs at least 2 points, got " + std::to_string(points));
+    WallCurves curves;
+    const double decades = std::log10(max_params / min_params);
+    for (int i = 0; i < points; ++i) {
+        const double params = min_params * std::pow(10.0, decades * i / (points - 1));
+        const WallsReport walls = walls_at(scenario, params);
+        curves.params.push_back(params);
+        for (int w = 0; w < wall_count; ++w) curves.fractions[w].push_back(walls.walls[w].fraction);
+    }
+    for (int w = 0; w < wall_count; ++w) {
+        const std::vector<double>& fraction = curves.fractions[w];
+        for (int i = 0; i < points; ++i) {
+            if (fraction[i] < 1.0) continue;
+            if (i == 0) {
+                curves.crossing_params[w] = curves.params[0];
+            } else {
+                // Log-log interpolation: the walls are power laws in N.
+                const double span = std::log(fraction[i] / fraction[i - 1]);
+                const double share = span > 0 ? std::log(1.0 / fraction[i - 1]) / span : 1.0;
+                curves.crossing_params[w] = curves.params[i - 1] * std::pow(curves.params[i] / curves.params[i - 1], share);
+            }
+            break;
+        }
+    }
+    return curves;
+}
+
+}  // namespace core

@@ -1,0 +1,66 @@
+#pragma once
+// Seed 000's three walls: does the state fit one GPU's HBM (memory), does training finish before the deadline (time),
+// can one replica decode what the service asks for (serving). Each is a fraction of its budget; the largest binds and
+// sends you to its row of the seed's "Where each wall sends you" table.
+#include "core/cost/report.h"
+#include "core/model/scenario.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace core {
+
+enum class WallKind { memory, time, serving };
+inline constexpr int wall_count = 3;
+
+struct Wall {
+    WallKind kind = WallKind::memory;
+    std::string title;          // "Memory", "Time", "Serving"
+    std::string question;       // the seed's question for this wall
+    double used = 0;            // bytes per GPU, seconds of training, tokens/s asked of one replica
+    double budget = 0;          // HBM bytes, deadline seconds, tokens/s one replica decodes
+    double fraction = 0;        // used / budget; > 1 means the wall is hit
+    bool over = false;
+    std::string used_text;      // "1.32 TB per GPU"
+    std::string budget_text;    // "80.0 GB of HBM (H100 SXM)"
+    std::string fraction_text;  // "27.3 %" up to 10x, then "16.5x"
+    std::string formula;        // with the numbers substituted
+};
+
+// One row of seed 000's table "Where each wall sends you".
+struct WallVerdict {
+    std::string wall;            // "Memory (state)"
+    std::string symptom;         // "OOM at step 0"
+    std::string first_response;  // "FSDP / ZeRO-3 -> activation checkpointing -> TP"
+    std::string lessons;         // "05, then 06"
+};
+// The six rows, in the seed's order.
+const std::vector<WallVerdict>& where_each_wall_sends_you();
+
+struct WallsReport {
+    double params = 0;
+    std::array<Wall, wall_count> walls;  // memory, time, serving
+    int binding = 0;                     // index of the largest fraction: the wall that binds (or is closest to)
+    bool any_over = false;
+    int verdict_row = -1;                // row of where_each_wall_sends_you() for the binding wall; -1 when no wall is hit
+    std::string summary;                 // "Binding: serving, 110x its budget"
+};
+
+// The three walls of an evaluated scenario. Serving: one replica on one GPU reads the weights and the batch's KV cache
+// per decode step, so it decodes batch x HBM bandwidth / (weights + KV cache) tokens/s.
+WallsReport walls_of(const Scenario& scenario, const Report& report);
+
+// walls_of(evaluate(with_params(scenario, params))). Throws InputError if the scenario is invalid at that size.
+WallsReport walls_at(const Scenario& scenario, double params);
+
+// Each wall's fraction over a log-spaced range of model sizes, and where it crosses 100 %.
+struct WallCurves {
+    std::vector<double> params;
+    std::array<std::vector<double>, wall_count> fractions;
+    std::array<double, wall_count> crossing_params{};  // log-interpolated size where the fraction reaches 1 (min_params if
+                                                       // already there, 0 if never)
+};
+WallCurves wall_curves(const Scenario& scenario, double min_params, double max_params, int points);
+
+}  // namespace core

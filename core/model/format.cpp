@@ -1,0 +1,124 @@
+#include "core/model/format.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace core {
+namespace {
+
+struct Prefix {
+    double scale;
+    const char* symbol;
+};
+
+// Three significant digits with a decimal prefix: the precision a design doc quotes.
+std::string with_prefix(double value, const char* unit, const Prefix* prefixes, int prefix_count) {
+    if (!std::isfinite(value)) return std::string("n/a ") + unit;
+    const double magnitude = std::fabs(value);
+    for (int i = 0; i < prefix_count; ++i) {
+        if (magnitude >= prefixes[i].scale * 0.9995 || i == prefix_count - 1) {
+            return format_number(value / prefixes[i].scale) + " " + prefixes[i].symbol + unit;
+        }
+    }
+    return format_number(value) + " " + unit;
+}
+
+const Prefix kDecimal[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}};
+
+}  // namespace
+
+std::string format_number(double value, int significant) {
+    if (!std::isfinite(value)) return "n/a";
+    if (value == 0.0) return "0";
+    const double magnitude = std::fabs(value);
+    if (magnitude >= 1e6 || magnitude < 1e-3) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.*e", significant - 1, value);
+        return buffer;
+    }
+    int digits_before_point = static_cast<int>(std::floor(std::log10(magnitude))) + 1;
+    int decimals = std::max(0, significant - digits_before_point);
+    // Rounding can carry into a new digit (0.99976 -> 1.00): count digits again on the rounded value.
+    const double rounded = std::fabs(std::round(value * std::pow(10.0, decimals)) / std::pow(10.0, decimals));
+    if (rounded > 0 && static_cast<int>(std::floor(std::log10(rounded))) + 1 > digits_before_point) decimals = std::max(0, decimals - 1);
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+std::string format_plain(double value) {
+    if (!std::isfinite(value)) return "n/a";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", value);
+    return buffer;
+}
+
+std::string format_bytes(double bytes) {
+    if (std::isfinite(bytes) && std::fabs(bytes) < 1000.0) return format_number(bytes) + " B";
+    return with_prefix(bytes, "B", kDecimal, 7);
+}
+
+std::string format_flops(double flops) {
+    if (!std::isfinite(flops)) return "n/a FLOP";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2e FLOP", flops);
+    return buffer;
+}
+
+std::string format_flops_rate(double flops_per_s) { return with_prefix(flops_per_s, "FLOP/s", kDecimal, 7); }
+
+std::string format_bandwidth(double bytes_per_s) { return with_prefix(bytes_per_s, "B/s", kDecimal, 7); }
+
+std::string format_seconds(double seconds) {
+    if (!std::isfinite(seconds)) return "n/a";
+    const double magnitude = std::fabs(seconds);
+    if (magnitude == 0.0) return "0 s";
+    if (magnitude < 1e-6) return format_number(seconds * 1e9) + " ns";
+    if (magnitude < 1e-3) return format_number(seconds * 1e6) + " us";
+    if (magnitude < 1.0) return format_number(seconds * 1e3) + " ms";
+    if (magnitude < 120.0) return format_number(seconds) + " s";
+    if (magnitude < 7200.0) return format_number(seconds / 60.0) + " min";
+    if (magnitude < 2.0 * 86400.0) return format_number(seconds / 3600.0) + " h";
+    if (magnitude < 2.0 * 365.25 * 86400.0) return format_number(seconds / 86400.0) + " days";
+    return format_number(seconds / (365.25 * 86400.0)) + " years";
+}
+
+std::string format_count(double count) {
+    static const Prefix kCount[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}};
+    if (!std::isfinite(count)) return "n/a";
+    const double magnitude = std::fabs(count);
+    for (const Prefix& prefix : kCount) {
+        if (magnitude >= prefix.scale * 0.9995 || prefix.scale == 1.0) {
+            std::string text = format_number(count / prefix.scale);
+            return prefix.symbol[0] ? text + " " + prefix.symbol : text;
+        }
+    }
+    return format_number(count);
+}
+
+std::string format_sci(double value) {
+    if (!std::isfinite(value)) return "n/a";
+    if (value == 0.0) return "0";
+    int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+    exponent -= exponent % 3 < 0 ? exponent % 3 + 3 : exponent % 3;  // engineering notation: 70.0e9, not 7.00e10
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1fe%d", value / std::pow(10.0, exponent), exponent);
+    return buffer;
+}
+
+std::string format_percent(double fraction) {
+    if (!std::isfinite(fraction)) return "n/a %";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f %%", fraction * 100.0);
+    return buffer;
+}
+
+std::string format_whole(double value) {
+    if (value != std::floor(value) || std::fabs(value) >= 1e15) return format_number(value);
+    char text[24];
+    std::snprintf(text, sizeof text, "%.0f", value);
+    return text;
+}
+
+}  // namespace core

@@ -1,0 +1,22 @@
+#pragma once
+// Every figure is formatted here and only here. Convention: decimal SI units (1 GB = 1e9 B), as the seeds and papers use.
+#include <string>
+
+namespace core {
+
+std::string format_bytes(double bytes);               // "1.12 TB", "80.0 GB", "512 B"
+std::string format_flops(double flops);               // "6.30e24 FLOP"
+std::string format_flops_rate(double flops_per_s);    // "989 TFLOP/s"
+std::string format_bandwidth(double bytes_per_s);     // "3.35 TB/s"
+std::string format_seconds(double seconds);           // "8.60 s", "12.3 ms", "43.4 days", "499 years"
+std::string format_count(double count);               // "70.6 B", "405 B", "124 M" (parameters, tokens)
+std::string format_sci(double value);                 // "70.0e9"
+std::string format_percent(double fraction);          // "27.3 %"
+std::string format_number(double value, int significant = 3);  // "295", "1.37", "0.250"
+std::string format_plain(double value);
+std::string format_whole(double value);                         // "4096", "1": shapes and counts, never "1.00"                         // "4", "16", "0.5", "6.09": no trailing zeros
+
+// The one line the UI prints so nobody wonders whether GB means 1e9 or 2^30.
+inline constexpr const char* kUnitConvention = "Units: decimal SI (1 GB = 10^9 bytes, 1 TFLOP/s = 10^12 FLOP/s)";
+
+}  // namespace core

@@ -1,0 +1,97 @@
+#include "core/model/layout.h"
+
+#include <algorithm>
+
+namespace core {
+
+Layout layout_of(const Scenario& scenario) {
+    Layout layout;
+    layout.tp = scenario.parallel.tp;
+    layout.pp = scenario.parallel.pp;
+    layout.cp = scenario.parallel.cp;
+    layout.dp = data_parallel_degree(scenario);
+    layout.zero = scenario.parallel.zero;
+    layout.micro_batch = scenario.train.micro_batch;
+    layout.recompute = scenario.train.recompute;
+    layout.schedule = scenario.parallel.schedule;
+    layout.virtual_stages = scenario.parallel.virtual_stages;
+    layout.sequence_parallel = scenario.train.sequence_parallel;
+    return layout;
+}
+
+Scenario apply_layout(Scenario scenario, const Layout& layout) {
+    scenario.parallel.tp = layout.tp;
+    scenario.parallel.pp = layout.pp;
+    scenario.parallel.cp = layout.cp;
+    scenario.parallel.dp = 0;  // derived from the GPU count below, so the two can never contradict
+    scenario.parallel.zero = layout.zero;
+    scenario.parallel.schedule = layout.schedule;
+    scenario.parallel.virtual_stages = layout.virtual_stages;
+    scenario.train.micro_batch = layout.micro_batch;
+    scenario.train.recompute = layout.recompute;
+    scenario.train.sequence_parallel = layout.sequence_parallel;
+    scenario.cluster.gpus = static_cast<int>(std::clamp<long long>(1LL * layout.tp * layout.pp * layout.cp * layout.dp, 1, 100000000));
+    return scenario;
+}
+
+std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout& layout) {
+    const ModelSpec& model = scenario.model;
+    const TrainSpec& train = scenario.train;
+    const auto problem = [](const char* field, std::string reason) { return LayoutProblem{field, std::move(reason)}; };
+    if (layout.tp < 1) return problem("parallel.tp", "must be >= 1, got " + std::to_string(layout.tp));
+    if (layout.pp < 1) return problem("parallel.pp", "must be >= 1, got " + std::to_string(layout.pp));
+    if (layout.cp < 1) return problem("parallel.cp", "must be >= 1, got " + std::to_string(layout.cp));
+    if (layout.micro_batch < 1) return problem("train.micro_batch", "must be >= 1, got " + std::to_string(layout.micro_batch));
+    if (layout.virtual_stages < 1) return problem("parallel.virtual_stages", "must be >= 1, got " + std::to_string(layout.virtual_stages));
+    if (layout.zero < 0 || layout.zero > 3) return problem("parallel.zero", "must be 0 to 3, got " + std::to_string(layout.zero));
+    if (model.heads % layout.tp != 0) {
+        return problem("parallel.tp", std::to_string(layout.tp) + " does not divide the " + std::to_string(model.heads) + " attention heads");
+    }
+    if (1LL * layout.pp * layout.virtual_stages > model.layers) {
+        return problem("parallel.pp", "pp x virtual_stages = " + std::to_string(1LL * layout.pp * layout.virtual_stages) +
+                                          " is more than the " + std::to_string(model.layers) + " layers");
+    }
+    if (layout.virtual_stages > 1 && layout.schedule != ScheduleKind::interleaved) {
+        return problem("parallel.virtual_stages", "only the interleaved schedule has virtual stages");
+    }
+    if (train.seq_len % layout.cp != 0) {
+        return problem("parallel.cp", std::to_string(layout.cp) + " does not divide seq_len " + std::to_string(train.seq_len));
+    }
+    const long long model_parallel = 1LL * layout.tp * layout.pp * layout.cp;
+    const int gpus = scenario.cluster.gpus;
+    if (model_parallel > gpus || gpus % model_parallel != 0) {
+        return problem("cluster.gpus", std::to_string(gpus) + " GPUs are not divisible by tp x pp x cp = " + std::to_string(model_parallel));
+    }
+    if (layout.dp < 1) return problem("parallel.dp", "must be >= 1, got " + std::to_string(layout.dp));
+    if (model_parallel * layout.dp != gpus) {
+        return problem("parallel.dp", "dp x tp x pp x cp = " + std::to_string(model_parallel * layout.dp) + " contradicts cluster.gpus = " +
+                                          std::to_string(gpus));
+    }
+    const long long per_step = 1LL * layout.dp * layout.micro_batch;
+    if (train.global_batch % per_step != 0) {
+        return problem("train.global_batch", std::to_string(train.global_batch) + " is not divisible by dp x micro_batch = " +
+                                                 std::to_string(per_step));
+    }
+    const long long microbatches = train.global_batch / per_step;
+    if (layout.schedule == ScheduleKind::interleaved && microbatches % layout.pp != 0) {
+        return problem("parallel.schedule", "interleaved needs micro-batches (" + std::to_string(microbatches) +
+                                                ") to be a multiple of pp (" + std::to_string(layout.pp) + ")");
+    }
+    if (microbatches > kMaxMicrobatches) return problem("train.global_batch", "more than 100,000 micro-batches per step");
+    return std::nullopt;
+}
+
+bool within_node(int span_gpus, int gpus_per_node) { return span_gpus <= gpus_per_node && gpus_per_node % span_gpus == 0; }
+
+RankCoordinates rank_coordinates(const Layout& layout, int gpus_per_node, long long rank) {
+    RankCoordinates where;
+    where.tp = static_cast<int>(rank % layout.tp);
+    where.cp = static_cast<int>(rank / layout.tp % layout.cp);
+    where.pp = static_cast<int>(rank / (1LL * layout.tp * layout.cp) % layout.pp);
+    where.dp = static_cast<int>(rank / (1LL * layout.tp * layout.cp * layout.pp));
+    where.node = rank / gpus_per_node;
+    where.slot = static_cast<int>(rank % gpus_per_node);
+    return where;
+}
+
+}  // namespace core

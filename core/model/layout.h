@@ -1,0 +1,55 @@
+#pragma once
+// A parallel layout: how a scenario's model is split over its GPUs. The one place where a layout's validity is decided.
+#include "core/model/scenario.h"
+
+#include <optional>
+#include <string>
+
+namespace core {
+
+// More micro-batches per step than this are refused (a timeline of that length is not a useful picture).
+inline constexpr int kMaxMicrobatches = 100000;
+
+// One point of the planner's search space; everything else comes from the scenario.
+struct Layout {
+    int tp = 1;
+    int pp = 1;
+    int cp = 1;
+    int dp = 1;
+    int zero = 0;
+    int micro_batch = 1;
+    Recompute recompute = Recompute::none;
+    ScheduleKind schedule = ScheduleKind::one_f_one_b;
+    int virtual_stages = 1;
+    bool sequence_parallel = false;
+
+    bool operator==(const Layout&) const = default;
+};
+
+// The layout a scenario has now (dp resolved, sequence parallel as the scenario says).
+Layout layout_of(const Scenario&);
+
+// The scenario with the layout applied: the GPU count becomes tp x pp x cp x dp, dp is derived from it.
+Scenario apply_layout(Scenario, const Layout&);
+
+// The first rule the layout breaks for this scenario's model, batch and cluster, naming the field; none when valid.
+struct LayoutProblem {
+    std::string field;   // "parallel.tp"
+    std::string reason;  // "3 does not divide the 64 attention heads"
+};
+std::optional<LayoutProblem> check_layout(const Scenario&, const Layout&);
+inline bool layout_is_valid(const Scenario& scenario, const Layout& layout) { return !check_layout(scenario, layout); }
+
+// Whether a group of span_gpus consecutive ranks stays inside one node (ranks run TP fastest, then CP, PP, DP).
+bool within_node(int span_gpus, int gpus_per_node);
+
+// Where a global rank sits in the mesh: ranks run TP fastest, then CP, PP, DP, and nodes hold gpus_per_node
+// consecutive ranks.
+struct RankCoordinates {
+    int tp = 0, cp = 0, pp = 0, dp = 0;
+    long long node = 0;
+    int slot = 0;  // the GPU's index inside its node
+};
+RankCoordinates rank_coordinates(const Layout&, int gpus_per_node, long long rank);
+
+}  // namespace core

@@ -1,0 +1,21 @@
+#pragma once
+// Models as JSON: preset files (assets/models.json), the model fields of a scenario, Hugging Face config.json files.
+#include "core/model/json_reader.h"
+#include "core/model/model.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// The architecture fields of a JSON object over base (a scenario's "model" or a preset entry).
+ModelSpec read_model_fields(JsonObjectReader& reader, const ModelSpec& base);
+// hidden divisible by heads, kv_heads dividing heads; throws InputError(path + ".heads" / ".kv_heads").
+void validate_model_shape(const ModelSpec& model, const std::string& path);
+// The presets file: {"models": [{id, name, layers, ...}, ...]}.
+std::vector<ModelSpec> parse_model_presets(std::string_view json_text);
+// A Hugging Face transformers config.json (LlamaConfig, GPT2Config, ...) as a ModelSpec; throws InputError naming the key.
+ModelSpec parse_hf_config(std::string_view json_text);
+
+}  // namespace core

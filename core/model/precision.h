@@ -1,0 +1,39 @@
+#pragma once
+// Precision recipes: how many bytes of training state each parameter costs, piece by piece (assets/recipes.json).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+enum class StateKind { weights, grads, master, optimizer };
+const char* state_kind_name(StateKind);
+
+struct StateComponent {
+    std::string label;       // "fp32 master"
+    StateKind kind = StateKind::weights;
+    double bytes_per_param = 0;
+
+    bool operator==(const StateComponent&) const = default;
+};
+
+struct PrecisionRecipe {
+    std::string id = "bf16-mixed-adam";
+    std::string name = "bf16 mixed + fp32 master + Adam (16 B)";
+    std::string source;
+    std::vector<StateComponent> components;  // in the order the stack draws them
+    bool sharded_optimizer = false;          // Megatron's distributed optimizer: master + optimizer sharded over DP at any ZeRO stage
+
+    double bytes_per_param() const;
+    double bytes_per_param(StateKind) const;
+    double grad_comm_bytes_per_param() const;   // the widest gradient buffer, the one that is reduced
+    double weight_comm_bytes_per_param() const; // the compute copy of the weights, the one ZeRO-3 gathers
+
+    bool operator==(const PrecisionRecipe&) const = default;
+};
+
+const std::vector<PrecisionRecipe>& builtin_recipes();
+const PrecisionRecipe* find_recipe(std::string_view id);
+std::vector<PrecisionRecipe> parse_recipes(std::string_view json_text);
+
+}  // namespace core

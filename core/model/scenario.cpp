@@ -1,0 +1,58 @@
+#include "core/model/scenario.h"
+
+#include "core/model/errors.h"
+#include "core/model/layout.h"
+#include "core/model/model_json.h"
+
+namespace core {
+
+const char* recompute_name(Recompute recompute) {
+    switch (recompute) {
+        case Recompute::none: return "none";
+        case Recompute::selective: return "selective";
+        case Recompute::full: return "full";
+    }
+    return "?";
+}
+
+LinkSpec scale_up_link_of(const GpuSpec& gpu) {
+    const LinkSpec* link = builtin_hardware().find_link(gpu.scale_up_link);
+    if (!link) throw InputError("cluster.gpu.scale_up_link", "no link \"" + gpu.scale_up_link + "\" in the hardware catalog");
+    return *link;
+}
+
+Scenario default_scenario() {
+    Scenario scenario;
+    scenario.model = *find_model("llama3-70b");
+    scenario.precision = *find_recipe("bf16-mixed-adam");
+    const HardwareCatalog& catalog = builtin_hardware();
+    scenario.cluster.gpu = *catalog.find_gpu("h100-sxm");
+    scenario.cluster.scale_up = scale_up_link_of(scenario.cluster.gpu);
+    scenario.cluster.scale_out = *catalog.find_link(catalog.default_scale_out_link);
+    return scenario;
+}
+
+int data_parallel_degree(const Scenario& scenario) {
+    const ParallelSpec& parallel = scenario.parallel;
+    if (parallel.dp > 0) return parallel.dp;
+    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
+    return static_cast<int>(scenario.cluster.gpus / model_parallel);
+}
+
+int microbatches_per_step(const Scenario& scenario) {
+    return scenario.train.global_batch / (data_parallel_degree(scenario) * scenario.train.micro_batch);
+}
+
+void validate_scenario(const Scenario& scenario) {
+    validate_model_shape(scenario.model, "model");
+    const ParallelSpec& parallel = scenario.parallel;
+    // An explicit dp that contradicts the GPU count is named as such before the layout's own rules run.
+    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
+    if (parallel.dp > 0 && parallel.tp > 0 && parallel.pp > 0 && parallel.cp > 0 && parallel.dp * model_parallel != scenario.cluster.gpus) {
+        throw InputError("parallel.dp", "dp x tp x pp x cp = " + std::to_string(parallel.dp * model_parallel) +
+                                            " contradicts cluster.gpus = " + std::to_string(scenario.cluster.gpus));
+    }
+    if (const auto problem = check_layout(scenario, layout_of(scenario))) throw InputError(problem->field, problem->reason);
+}
+
+}  // namespace core

@@ -1,0 +1,107 @@
+#pragma once
+// The inputs: everything a user can set. A scenario file names only what differs from these defaults
+// (core/model/scenario_json.h reads and writes it; core/model/scenario_edits.h changes it).
+#include "core/model/hardware.h"
+#include "core/model/model.h"
+#include "core/model/precision.h"
+#include "core/model/schedule_kind.h"
+
+#include <optional>
+
+namespace core {
+
+enum class Recompute { none, selective, full };
+const char* recompute_name(Recompute);  // "none", "selective", "full"
+
+struct TrainSpec {
+    int seq_len = 8192;             // tokens per sequence (the seeds' B = 1, T = 8k)
+    int micro_batch = 1;            // sequences per micro-batch per data-parallel rank
+    int global_batch = 512;         // sequences per optimizer step, across all data-parallel ranks
+    double tokens = 15e12;          // training budget (Llama 3: 15T)
+    Recompute recompute = Recompute::none;
+    bool sequence_parallel = false; // Korthikanti et al. 2022: shard LayerNorm/dropout activations over TP
+    bool flash_attention = true;    // no s x s attention matrix stored: drops the 5as/h term
+    double deadline_days = 90;      // the time wall's budget
+
+    bool operator==(const TrainSpec&) const = default;
+};
+
+struct ParallelSpec {
+    int dp = 0;                     // 0: derived as gpus / (tp * pp * cp)
+    int tp = 1;
+    int pp = 1;
+    int cp = 1;
+    int zero = 0;                   // ZeRO stage 0..3 over the data-parallel group
+    ScheduleKind schedule = ScheduleKind::one_f_one_b;
+    int virtual_stages = 1;         // interleaved schedule: model chunks per device
+
+    bool operator==(const ParallelSpec&) const = default;
+};
+
+struct ClusterSpec {
+    GpuSpec gpu;                    // default: H100 SXM from the catalog
+    int gpus_per_node = 8;
+    int gpus = 64;                  // seed 001's cluster: eight nodes of eight H100s
+    LinkSpec scale_up;              // inside a node (NVLink), from the GPU's catalog entry
+    LinkSpec scale_out;             // between nodes (InfiniBand NDR)
+
+    bool operator==(const ClusterSpec&) const = default;
+};
+
+struct EfficiencySpec {
+    std::optional<double> mfu;            // assume this MFU: step = model FLOPs / (GPUs x peak x mfu)
+    std::optional<double> step_seconds;   // a measured iteration time: MFU follows from it
+    double compute_efficiency = 0.6;      // share of peak the kernels reach when nothing waits: big GEMMs reach 0.80 on an H100
+                                          // (assets/h100_measured_roofline.csv), norms, softmax and small GEMMs far less
+    bool overlap_dp_comm = true;          // gradient reduction overlaps the last micro-batch's backward
+
+    bool operator==(const EfficiencySpec&) const = default;
+};
+
+struct ServingSpec {
+    int batch = 1;                  // sequences decoded together by one replica
+    int context_tokens = 8192;      // KV cache length per sequence
+    double target_qps = 10;         // queries per second the service must answer
+    int output_tokens = 256;        // tokens generated per query
+    double weight_bytes_per_param = 2;  // bf16 inference weights
+    double kv_bytes_per_element = 2;
+
+    bool operator==(const ServingSpec&) const = default;
+};
+
+struct OperationsSpec {
+    double gpu_mtbf_hours = 50000;          // per GPU; Llama 3: 419 interruptions in 54 days on 16,384 GPUs ~ 50k h
+    double checkpoint_bytes_per_s = 100e9;  // aggregate write bandwidth to storage
+    double restart_seconds = 600;           // detect, reschedule, reload after a failure
+    double dollars_per_gpu_hour = 2.0;
+
+    bool operator==(const OperationsSpec&) const = default;
+};
+
+struct Scenario {
+    ModelSpec model;                // Llama 3 70B
+    TrainSpec train;
+    PrecisionRecipe precision;      // bf16 mixed + fp32 master + Adam: 16 B per parameter
+    ParallelSpec parallel;
+    ClusterSpec cluster;
+    EfficiencySpec efficiency;
+    ServingSpec serving;
+    OperationsSpec operations;
+
+    bool operator==(const Scenario&) const = default;
+};
+
+// The seeds' headline case: Llama 3 70B, 16 B/param, H100 SXM, 8 per node, 64 GPUs.
+Scenario default_scenario();
+
+// Checks the cross-field rules (the model's shape, then check_layout's rules); throws InputError naming the field.
+void validate_scenario(const Scenario&);
+
+// Derived layout figures every part of the model needs.
+int data_parallel_degree(const Scenario&);       // dp, explicit or derived
+int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_batch)
+
+// The catalog's link for a GPU's scale-up (its NVLink generation); the GPU's own entry names it.
+LinkSpec scale_up_link_of(const GpuSpec&);
+
+}  // namespace core

@@ -1,0 +1,340 @@
+#include "core/model/scenario_edits.h"
+
+#include "core/model/errors.h"
+#include "core/model/format.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+namespace {
+
+// What the user moved: the settling keeps it and moves the others.
+enum class Moved { model, gpus, layout, batch, other };
+
+std::vector<int> divisors_of(int n) {
+    std::vector<int> result;
+    for (int d = 1; 1LL * d * d <= n; ++d) {
+        if (n % d != 0) continue;
+        result.push_back(d);
+        if (d != n / d) result.push_back(n / d);
+    }
+    std::sort(result.begin(), result.end());
+    return result;
+}
+
+std::string change(const char* what, long long from, long long to, const std::string& because) {
+    return std::string(what) + " " + std::to_string(from) + " -> " + std::to_string(to) + ": " + because;
+}
+
+long long model_parallel(const ParallelSpec& p) { return 1LL * p.tp * p.pp * p.cp; }
+
+// The fields that must follow an edit, in a fixed order: the model's shape bounds TP, PP and CP; the GPU count must hold
+// TP x PP x CP; DP follows the GPU count; the batch must divide over DP; the schedule must fit the micro-batches.
+Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {}) {
+    ParallelSpec& parallel = scenario.parallel;
+    TrainSpec& train = scenario.train;
+    const ModelSpec& model = scenario.model;
+    const int gpus = scenario.cluster.gpus;
+    const auto fits_gpus = [&](long long product) { return product <= gpus && gpus % product == 0; };
+
+    if (model.heads % parallel.tp != 0) {
+        int tp = 1;
+        for (int d : divisors_of(model.heads)) {
+            if (d <= parallel.tp && fits_gpus(1LL * d * parallel.pp * parallel.cp)) tp = d;
+        }
+        if (tp != parallel.tp) {
+            notes.push_back(change("TP", parallel.tp, tp, "it must divide the " + std::to_string(model.heads) + " attention heads"));
+            parallel.tp = tp;
+        }
+    }
+    if (1LL * parallel.pp * parallel.virtual_stages > model.layers) {
+        if (parallel.virtual_stages > 1) {
+            const int v = std::max(1, model.layers / parallel.pp);
+            notes.push_back(change("Virtual stages", parallel.virtual_stages, v, "each chunk needs a layer"));
+            parallel.virtual_stages = v;
+        }
+        if (parallel.pp > model.layers) {
+            int pp = 1;
+            for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
+            notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
+            parallel.pp = pp;
+        }
+    }
+    if (train.seq_len % parallel.cp != 0) {
+        int cp = 1;
+        for (int d : divisors_of(train.seq_len)) if (d <= parallel.cp && fits_gpus(1LL * parallel.tp * parallel.pp * d)) cp = d;
+        notes.push_back(change("CP", parallel.cp, cp, "it must divide the sequence length " + std::to_string(train.seq_len)));
+        parallel.cp = cp;
+    }
+    if (!fits_gpus(model_parallel(parallel))) {
+        return {scenario, notes,
+                LayoutProblem{"cluster.gpus", std::to_string(gpus) + " GPUs are not divisible by tp x pp x cp = " +
+                                                  std::to_string(model_parallel(parallel))}};
+    }
+    parallel.dp = 0;  // derived from the GPU count from here on, so the two never contradict
+    const int dp = data_parallel_degree(scenario);
+    if (train.global_batch % dp != 0) {
+        if (moved == Moved::batch) {
+            return {scenario, notes,
+                    LayoutProblem{"train.global_batch", std::to_string(train.global_batch) + " is not divisible by dp = " + std::to_string(dp)}};
+        }
+        const long long batch = (1LL * train.global_batch + dp - 1) / dp * dp;
+        if (batch > 100000000) return {scenario, notes, LayoutProblem{"train.global_batch", "would exceed 100,000,000 sequences"}};
+        notes.push_back(change("Global batch", train.global_batch, batch, "it must divide over DP " + std::to_string(dp)));
+        train.global_batch = static_cast<int>(batch);
+    }
+    const int per_rank = train.global_batch / dp;
+    if (per_rank % train.micro_batch != 0) {
+        int micro = 1;
+        for (int d : divisors_of(per_rank)) if (d <= train.micro_batch) micro = d;
+        notes.push_back(change("Micro-batch", train.micro_batch, micro, "it must divide the " + std::to_string(per_rank) + " sequences per DP rank"));
+        train.micro_batch = micro;
+    }
+    if (parallel.virtual_stages > 1 && parallel.schedule != ScheduleKind::interleaved) parallel.virtual_stages = 1;
+    const int microbatches = per_rank / train.micro_batch;
+    if (parallel.schedule == ScheduleKind::interleaved && microbatches % parallel.pp != 0) {
+        notes.push_back("Schedule interleaved -> 1f1b: the " + std::to_string(microbatches) + " micro-batches are not a multiple of PP " +
+                        std::to_string(parallel.pp));
+        parallel.schedule = ScheduleKind::one_f_one_b;
+        parallel.virtual_stages = 1;
+    }
+    Edit edit{scenario, std::move(notes), check_layout(scenario, layout_of(scenario))};
+    return edit;
+}
+
+Edit refused(const Scenario& scenario, const char* field, std::string reason) { return {scenario, {}, LayoutProblem{field, std::move(reason)}}; }
+
+// Offers each candidate whose edit is valid.
+template <typename Value, typename EditFn>
+std::vector<Value> offered(const std::vector<Value>& candidates, EditFn edit) {
+    std::vector<Value> result;
+    for (const Value& value : candidates) if (edit(value).ok()) result.push_back(value);
+    return result;
+}
+
+}  // namespace
+
+Edit with_model(const Scenario& scenario, const ModelSpec& model) {
+    Scenario result = scenario;
+    result.model = model;
+    result.train.seq_len = model.default_seq_len;
+    if (!(model == scenario.model)) result.efficiency.step_seconds.reset();  // it was measured on the other model
+    return settle(result, Moved::model);
+}
+
+Edit with_params(const Scenario& scenario, double params) {
+    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    // The shape adapts to the layout rather than the layout to the shape: the slider only moves the size.
+    ModelSpec model = synthesize_shape(params);
+    const int tp = std::max(1, scenario.parallel.tp);
+    if (model.heads % tp != 0) {
+        model.heads = (model.heads / tp + 1) * tp;
+        model.kv_heads = model.heads;
+        model.hidden = model.heads * 128;
+        model.ffn_hidden = 4 * model.hidden;
+    }
+    model.layers = std::max(model.layers, scenario.parallel.pp * scenario.parallel.virtual_stages);
+    Scenario result = scenario;
+    result.model = model;
+    result.efficiency.step_seconds.reset();
+    return settle(result, Moved::other);
+}
+
+Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
+    Scenario result = scenario;
+    result.cluster.gpu = gpu;
+    result.cluster.scale_up = scale_up_link_of(gpu);
+    if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
+    return settle(result, Moved::other);
+}
+
+Edit with_gpus(const Scenario& scenario, int gpus) {
+    if (gpus < 1 || gpus > 100000000) return refused(scenario, "cluster.gpus", "must be between 1 and 100,000,000, got " + std::to_string(gpus));
+    Scenario result = scenario;
+    result.cluster.gpus = gpus;
+    result.parallel.dp = 0;
+    return settle(result, Moved::gpus);
+}
+
+Edit with_gpus_per_node(const Scenario& scenario, int gpus_per_node) {
+    if (gpus_per_node < 1 || gpus_per_node > 1024) {
+        return refused(scenario, "cluster.gpus_per_node", "must be between 1 and 1024, got " + std::to_string(gpus_per_node));
+    }
+    Scenario result = scenario;
+    result.cluster.gpus_per_node = gpus_per_node;
+    return settle(result, Moved::other);
+}
+
+Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
+    if (value < 1) return refused(scenario, "parallel", "must be >= 1, got " + std::to_string(value));
+    Scenario result = scenario;
+    ParallelSpec& parallel = result.parallel;
+    switch (axis) {
+        case LayoutAxis::tp: parallel.tp = value; break;
+        case LayoutAxis::pp: parallel.pp = value; break;
+        case LayoutAxis::cp: parallel.cp = value; break;
+        case LayoutAxis::dp: {
+            const long long gpus = 1LL * value * parallel.tp * parallel.pp * parallel.cp;
+            if (gpus > 100000000) return refused(scenario, "parallel.dp", "dp x tp x pp x cp would exceed 100,000,000 GPUs");
+            result.cluster.gpus = static_cast<int>(gpus);
+            break;
+        }
+        case LayoutAxis::micro_batch: result.train.micro_batch = value; break;
+        case LayoutAxis::virtual_stages:
+            parallel.virtual_stages = value;
+            if (value > 1) parallel.schedule = ScheduleKind::interleaved;
+            break;
+    }
+    if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
+        return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
+    }
+    if (axis == LayoutAxis::cp && scenario.train.seq_len % value != 0) {
+        return refused(scenario, "parallel.cp", std::to_string(value) + " does not divide seq_len " + std::to_string(scenario.train.seq_len));
+    }
+    if (axis == LayoutAxis::micro_batch) {
+        const int dp = data_parallel_degree(scenario);
+        if (scenario.train.global_batch % (1LL * dp * value) != 0) {
+            return refused(scenario, "train.micro_batch", std::to_string(value) + " does not divide the " +
+                                                              std::to_string(scenario.train.global_batch / std::max(1, dp)) + " sequences per DP rank");
+        }
+    }
+    return settle(result, axis == LayoutAxis::dp ? Moved::gpus : Moved::layout);
+}
+
+Edit with_zero(const Scenario& scenario, int stage) {
+    if (stage < 0 || stage > 3) return refused(scenario, "parallel.zero", "must be 0 to 3, got " + std::to_string(stage));
+    Scenario result = scenario;
+    result.parallel.zero = stage;
+    return settle(result, Moved::other);
+}
+
+Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
+    Scenario result = scenario;
+    ParallelSpec& parallel = result.parallel;
+    parallel.schedule = kind;
+    if (kind != ScheduleKind::interleaved) parallel.virtual_stages = 1;
+    else if (parallel.virtual_stages == 1 && 2LL * parallel.pp <= scenario.model.layers) parallel.virtual_stages = 2;
+    if (kind == ScheduleKind::interleaved && microbatches_per_step(scenario) % parallel.pp != 0) {
+        return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
+                                                          ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");
+    }
+    return settle(result, Moved::layout);
+}
+
+Edit with_recompute(const Scenario& scenario, Recompute recompute) {
+    Scenario result = scenario;
+    result.train.recompute = recompute;
+    return settle(result, Moved::other);
+}
+
+Edit with_precision(const Scenario& scenario, const PrecisionRecipe& recipe) {
+    Scenario result = scenario;
+    result.precision = recipe;
+    return settle(result, Moved::other);
+}
+
+Edit with_seq_len(const Scenario& scenario, int seq_len) {
+    if (seq_len < 1 || seq_len > 10000000) return refused(scenario, "train.seq_len", "must be between 1 and 10,000,000, got " + std::to_string(seq_len));
+    Scenario result = scenario;
+    result.train.seq_len = seq_len;
+    return settle(result, Moved::other);
+}
+
+Edit with_global_batch(const Scenario& scenario, int global_batch) {
+    if (global_batch < 1 || global_batch > 100000000) {
+        return refused(scenario, "train.global_batch", "must be between 1 and 100,000,000, got " + std::to_string(global_batch));
+    }
+    Scenario result = scenario;
+    result.train.global_batch = global_batch;
+    return settle(result, Moved::batch);
+}
+
+Edit with_sequence_parallel(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.train.sequence_parallel = on;
+    return settle(result, Moved::other);
+}
+
+Edit with_flash_attention(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.train.flash_attention = on;
+    return settle(result, Moved::other);
+}
+
+Edit with_layout(const Scenario& scenario, const Layout& layout) {
+    Scenario result = apply_layout(scenario, layout);  // an assumed MFU stays assumed, as with every layout control
+    if (const auto problem = check_layout(result, layout_of(result))) return {result, {}, problem};
+    return settle(result, Moved::layout);
+}
+
+Choices choices_of(const Scenario& scenario) {
+    Choices choices;
+    const int gpus = scenario.cluster.gpus;
+    const ModelSpec& model = scenario.model;
+    const auto axis = [&](LayoutAxis which) { return [&, which](int value) { return with_axis(scenario, which, value); }; };
+    std::vector<int> tp_candidates;
+    for (int d : divisors_of(model.heads)) if (d <= gpus) tp_candidates.push_back(d);
+    choices.tp = offered(tp_candidates, axis(LayoutAxis::tp));
+    std::vector<int> pp_candidates;
+    for (int p = 1; p <= std::min(model.layers, gpus); ++p) if (gpus % p == 0) pp_candidates.push_back(p);
+    choices.pp = offered(pp_candidates, axis(LayoutAxis::pp));
+    std::vector<int> cp_candidates;
+    for (int d : divisors_of(scenario.train.seq_len)) if (d <= gpus) cp_candidates.push_back(d);
+    choices.cp = offered(cp_candidates, axis(LayoutAxis::cp));
+    const long long model_parallel = 1LL * scenario.parallel.tp * scenario.parallel.pp * scenario.parallel.cp;
+    std::vector<int> dp_candidates;
+    for (int d : divisors_of(scenario.train.global_batch)) if (model_parallel * d <= 100000000) dp_candidates.push_back(d);
+    choices.dp = offered(dp_candidates, axis(LayoutAxis::dp));
+    const int dp = data_parallel_degree(scenario);
+    if (dp > 0 && scenario.train.global_batch % dp == 0) choices.micro_batch = offered(divisors_of(scenario.train.global_batch / dp), axis(LayoutAxis::micro_batch));
+    std::vector<int> v_candidates;
+    for (int v = 1; v <= model.layers / std::max(1, scenario.parallel.pp); ++v) v_candidates.push_back(v);
+    choices.virtual_stages = offered(v_candidates, axis(LayoutAxis::virtual_stages));
+    choices.zero = offered(std::vector<int>{0, 1, 2, 3}, [&](int stage) { return with_zero(scenario, stage); });
+    std::vector<int> seq_candidates;
+    for (long long s = 128; s <= (1 << 20); s *= 2) seq_candidates.push_back(static_cast<int>(s));
+    if (std::find(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len) == seq_candidates.end()) {
+        seq_candidates.insert(std::upper_bound(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len), scenario.train.seq_len);
+    }
+    choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s); });
+    choices.schedules = offered(std::vector<ScheduleKind>{ScheduleKind::one_f_one_b, ScheduleKind::interleaved, ScheduleKind::zb_h1,
+                                                          ScheduleKind::gpipe, ScheduleKind::naive},
+                                [&](ScheduleKind kind) { return with_schedule(scenario, kind); });
+    choices.recomputes = offered(std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full},
+                                 [&](Recompute recompute) { return with_recompute(scenario, recompute); });
+    return choices;
+}
+
+int next_gpus(const Scenario& scenario, int direction) {
+    const long long step = 1LL * scenario.parallel.tp * scenario.parallel.pp * scenario.parallel.cp;
+    long long gpus = scenario.cluster.gpus;
+    // Count in whole model replicas, so every candidate holds TP x PP x CP; at most a few thousand tries.
+    for (int tries = 0; tries < 4096; ++tries) {
+        gpus = direction > 0 ? (gpus / step + 1) * step : ((gpus + step - 1) / step - 1) * step;
+        if (gpus < 1 || gpus > 100000000) break;
+        if (with_gpus(scenario, static_cast<int>(gpus)).ok()) return static_cast<int>(gpus);
+    }
+    return scenario.cluster.gpus;
+}
+
+int next_global_batch(const Scenario& scenario, int direction) {
+    const long long step = 1LL * data_parallel_degree(scenario) * scenario.train.micro_batch;
+    long long batch = scenario.train.global_batch;
+    for (int tries = 0; tries < 4096; ++tries) {
+        batch = direction > 0 ? (batch / step + 1) * step : ((batch + step - 1) / step - 1) * step;
+        if (batch < 1 || batch > 100000000) break;
+        if (with_global_batch(scenario, static_cast<int>(batch)).ok()) return static_cast<int>(batch);
+    }
+    return scenario.train.global_batch;
+}
+
+int nearest_choice_index(const std::vector<int>& choices, int value) {
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(choices.size()); ++i) {
+        if (std::llabs(1LL * choices[i] - value) < std::llabs(1LL * choices[best] - value)) best = i;
+    }
+    return best;
+}
+
+}  // namespace core

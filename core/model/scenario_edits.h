@@ -1,0 +1,58 @@
+#pragma once
+// One way to change a scenario. Every control (sidebar, panels, lesson player, file import) goes through these: each
+// sets one field, then settles the fields that must follow it and says what it changed, rather than refusing.
+// The choice lists offer only the values whose edit gives a scenario validate_scenario accepts.
+#include "core/model/layout.h"
+#include "core/model/scenario.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace core {
+
+struct Edit {
+    Scenario scenario;                     // the edited scenario, settled
+    std::vector<std::string> notes;        // what else changed and why: "TP 8 -> 4: it must divide the 20 heads"
+    std::optional<LayoutProblem> problem;  // set when no valid scenario follows; scenario is then the unsettled edit
+
+    bool ok() const { return !problem.has_value(); }
+};
+
+// The axes a layout control moves. TP, PP and CP keep the GPU count (DP follows); DP keeps TP, PP and CP (GPUs follow).
+enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages };
+
+Edit with_model(const Scenario&, const ModelSpec&);       // the model's default sequence length; a measured step is dropped
+Edit with_params(const Scenario&, double params);         // a bare parameter count, its shape fitted to the current layout
+Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation; a measured step is dropped
+Edit with_gpus(const Scenario&, int gpus);                // DP follows
+Edit with_gpus_per_node(const Scenario&, int gpus_per_node);
+Edit with_axis(const Scenario&, LayoutAxis, int value);
+Edit with_zero(const Scenario&, int stage);
+Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at 2 virtual stages where it can
+Edit with_recompute(const Scenario&, Recompute);
+Edit with_precision(const Scenario&, const PrecisionRecipe&);
+Edit with_seq_len(const Scenario&, int seq_len);
+Edit with_global_batch(const Scenario&, int global_batch);
+Edit with_sequence_parallel(const Scenario&, bool on);
+Edit with_flash_attention(const Scenario&, bool on);
+Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
+
+// The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
+struct Choices {
+    std::vector<int> tp, pp, cp, dp, micro_batch, virtual_stages, zero;
+    std::vector<int> seq_len;                   // powers of two from 128 to 1M that CP divides, and the current one
+    std::vector<ScheduleKind> schedules;
+    std::vector<Recompute> recomputes;
+};
+Choices choices_of(const Scenario&);
+
+// The next GPU count (direction +1) or the previous (-1) that with_gpus accepts, or the current count if none.
+int next_gpus(const Scenario&, int direction);
+// The next global batch (direction +1) or the previous (-1) that with_global_batch accepts, or the current one.
+int next_global_batch(const Scenario&, int direction);
+
+// The value in a sorted choice list nearest to value (for a slider that shows the current value among the offered ones).
+int nearest_choice_index(const std::vector<int>& choices, int value);
+
+}  // namespace core

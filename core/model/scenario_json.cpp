@@ -1,0 +1,329 @@
+// Scenario files: reading one over the defaults (strict: every error names the field), and writing one back with
+// only what differs from the defaults, in the same shape.
+#include "core/model/scenario_json.h"
+
+#include "core/model/errors.h"
+#include "core/model/json_reader.h"
+#include "core/model/model_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+namespace {
+
+// The architecture alone, names and ids aside: whether a model is still its preset.
+bool same_model_shape(ModelSpec a, const ModelSpec& b) {
+    a.id = b.id;
+    a.name = b.name;
+    a.default_seq_len = b.default_seq_len;
+    return a == b;
+}
+
+LinkSpec link_or_throw(const char* id, const char* field) {
+    const LinkSpec* link = builtin_hardware().find_link(id);
+    if (!link) throw InputError(field, std::string("no link \"") + id + "\" in the hardware catalog");
+    return *link;
+}
+
+void set_gpu(ClusterSpec& cluster, const GpuSpec& gpu) {
+    cluster.gpu = gpu;
+    cluster.scale_up = scale_up_link_of(gpu);
+}
+
+Recompute parse_recompute(const std::string& text, const std::string& field) {
+    if (text == "none") return Recompute::none;
+    if (text == "selective") return Recompute::selective;
+    if (text == "full") return Recompute::full;
+    throw InputError(field, "must be none, selective or full, got \"" + text + "\"");
+}
+
+// parse_hf_config takes any positive integer; hold its shape to the ranges of a scenario's own model fields
+// (a 2^31 - 1 layer count overflowed int arithmetic in the memory model).
+void require_hf_config_ranges(const ModelSpec& model) {
+    const auto require = [](const char* name, long long value, long long min_value, long long max_value) {
+        if (value < min_value || value > max_value) {
+            throw InputError("model.hf_config", std::string(name) + " must be between " + std::to_string(min_value) + " and " +
+                                                    std::to_string(max_value) + ", got " + std::to_string(value));
+        }
+    };
+    require("layers", model.layers, 1, 100000);
+    require("hidden", model.hidden, 1, 10000000);
+    require("heads", model.heads, 1, 100000);
+    require("kv_heads", model.kv_heads, 1, 100000);
+    require("ffn_hidden", model.ffn_hidden, 1, 100000000);
+    require("vocab", model.vocab, 1, 100000000);
+    require("positions", model.positions, 0, 100000000);
+}
+
+void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_config_loader) {
+    JsonObjectReader reader(object, "model");
+    const int forms = reader.has("preset") + reader.has("params") + reader.has("hf_config");
+    if (forms > 1) throw InputError("model", "give one of preset, params or hf_config");
+    ModelSpec model = scenario.model;
+    if (auto preset = reader.string("preset")) {
+        const ModelSpec* found = find_model(*preset);
+        if (!found) throw InputError("model.preset", "unknown preset \"" + *preset + "\"");
+        model = *found;
+    } else if (auto params = reader.number("params", 1e6, 1e15)) {
+        model = synthesize_shape(*params);
+    } else if (auto path = reader.string("hf_config")) {
+        if (!hf_config_loader) throw InputError("model.hf_config", "reading files is not available here");
+        std::string text;
+        try {
+            text = hf_config_loader(*path);
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::exception& error) {
+            throw InputError("model.hf_config", "cannot read \"" + *path + "\": " + error.what());
+        }
+        model = parse_hf_config(text);
+        require_hf_config_ranges(model);
+    }
+    const bool has_shape_field = reader.has("layers") || reader.has("hidden") || reader.has("heads") || reader.has("kv_heads") ||
+                                 reader.has("ffn_hidden") || reader.has("vocab") || reader.has("gated_mlp") ||
+                                 reader.has("tied_embeddings") || reader.has("learned_positions") || reader.has("positions") ||
+                                 reader.has("bias");
+    if (has_shape_field) {
+        if (model.is_bare_count()) throw InputError("model.params", "a bare parameter count takes no architecture fields");
+        model = read_model_fields(reader, model);
+        model.id = "custom";
+    }
+    if (auto name = reader.string("name")) model.name = *name;
+    else if (has_shape_field && !reader.has("hf_config")) model.name = "Custom model";
+    reader.reject_unknown_keys();
+    validate_model_shape(model, "model");
+    scenario.model = model;
+}
+
+void read_train(TrainSpec& train, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "train");
+    train.seq_len = static_cast<int>(reader.integer("seq_len", 1, 10000000).value_or(train.seq_len));
+    train.micro_batch = static_cast<int>(reader.integer("micro_batch", 1, 1000000).value_or(train.micro_batch));
+    train.global_batch = static_cast<int>(reader.integer("global_batch", 1, 100000000).value_or(train.global_batch));
+    train.tokens = reader.number("tokens", 1, 1e17).value_or(train.tokens);
+    if (auto recompute = reader.string("recompute")) train.recompute = parse_recompute(*recompute, "train.recompute");
+    train.sequence_parallel = reader.boolean("sequence_parallel").value_or(train.sequence_parallel);
+    train.flash_attention = reader.boolean("flash_attention").value_or(train.flash_attention);
+    train.deadline_days = reader.number("deadline_days", 1e-3, 1e6).value_or(train.deadline_days);
+    reader.reject_unknown_keys();
+}
+
+void read_precision(PrecisionRecipe& recipe, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "precision");
+    if (auto id = reader.string("recipe")) {
+        const PrecisionRecipe* found = find_recipe(*id);
+        if (!found) throw InputError("precision.recipe", "unknown recipe \"" + *id + "\"");
+        recipe = *found;
+    }
+    const bool explicit_bytes = reader.has("weight_bytes") || reader.has("grad_bytes") || reader.has("master_bytes") || reader.has("optimizer_bytes");
+    if (explicit_bytes) {
+        if (reader.has("recipe")) throw InputError("precision", "give a recipe or explicit bytes, not both");
+        PrecisionRecipe custom;
+        custom.id = "custom";
+        custom.name = "Custom bytes per parameter";
+        custom.source = "scenario file";
+        auto add = [&](const char* key, const char* label, StateKind kind) {
+            const double bytes = reader.number(key, 0, 64).value_or(0);
+            if (bytes > 0) custom.components.push_back({label, kind, bytes});
+        };
+        add("weight_bytes", "weight", StateKind::weights);
+        add("grad_bytes", "grad", StateKind::grads);
+        add("master_bytes", "master", StateKind::master);
+        add("optimizer_bytes", "optimizer", StateKind::optimizer);
+        if (custom.bytes_per_param(StateKind::weights) <= 0) throw InputError("precision.weight_bytes", "must be > 0");
+        recipe = custom;
+    }
+    reader.reject_unknown_keys();
+}
+
+void read_parallel(ParallelSpec& parallel, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "parallel");
+    parallel.dp = static_cast<int>(reader.integer("dp", 1, 100000000).value_or(parallel.dp));
+    parallel.tp = static_cast<int>(reader.integer("tp", 1, 1000000).value_or(parallel.tp));
+    parallel.pp = static_cast<int>(reader.integer("pp", 1, 1000000).value_or(parallel.pp));
+    parallel.cp = static_cast<int>(reader.integer("cp", 1, 1000000).value_or(parallel.cp));
+    parallel.zero = static_cast<int>(reader.integer("zero", 0, 3).value_or(parallel.zero));
+    if (auto schedule = reader.string("schedule")) parallel.schedule = parse_schedule_kind(*schedule, "parallel.schedule");
+    parallel.virtual_stages = static_cast<int>(reader.integer("virtual_stages", 1, 1024).value_or(parallel.virtual_stages));
+    reader.reject_unknown_keys();
+}
+
+void read_cluster(Scenario& scenario, const nlohmann::json& object, bool& gpus_given) {
+    ClusterSpec& cluster = scenario.cluster;
+    JsonObjectReader reader(object, "cluster");
+    if (reader.has("gpu")) {
+        const nlohmann::json& gpu = reader.raw("gpu");
+        if (gpu.is_string()) {
+            const GpuSpec* found = builtin_hardware().find_gpu(gpu.get<std::string>());
+            if (!found) throw InputError("cluster.gpu", "unknown GPU \"" + gpu.get<std::string>() + "\"");
+            set_gpu(cluster, *found);
+        } else if (gpu.is_object()) {
+            nlohmann::json with_id = gpu;
+            if (!with_id.contains("id")) with_id["id"] = "custom";
+            set_gpu(cluster, parse_gpu_object(with_id, "cluster.gpu"));
+        } else {
+            throw InputError("cluster.gpu", "must be a catalog id or a GPU object");
+        }
+    }
+    cluster.gpus_per_node = static_cast<int>(reader.integer("gpus_per_node", 1, 1024).value_or(cluster.gpus_per_node));
+    if (auto gpus = reader.integer("gpus", 1, 100000000)) {
+        cluster.gpus = static_cast<int>(*gpus);
+        gpus_given = true;
+    }
+    for (const char* key : {"scale_up_link", "scale_out_link"}) {
+        if (!reader.has(key)) continue;
+        const nlohmann::json& link = reader.raw(key);
+        LinkSpec parsed;
+        if (link.is_string()) parsed = link_or_throw(link.get<std::string>().c_str(), reader.field(key).c_str());
+        else if (link.is_object()) {
+            nlohmann::json with_id = link;
+            if (!with_id.contains("id")) with_id["id"] = "custom";
+            parsed = parse_link_object(with_id, reader.field(key));
+        } else throw InputError(reader.field(key), "must be a catalog id or a link object");
+        (std::string(key) == "scale_up_link" ? cluster.scale_up : cluster.scale_out) = parsed;
+    }
+    reader.reject_unknown_keys();
+}
+
+void read_efficiency(EfficiencySpec& efficiency, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "efficiency");
+    if (auto mfu = reader.number("mfu", 1e-6, 1.0)) efficiency.mfu = *mfu;
+    if (auto step = reader.number("step_seconds", 1e-9, 1e9)) efficiency.step_seconds = *step;
+    if (efficiency.mfu && efficiency.step_seconds) throw InputError("efficiency", "give mfu or step_seconds, not both");
+    efficiency.compute_efficiency = reader.number("compute_efficiency", 1e-3, 1.0).value_or(efficiency.compute_efficiency);
+    efficiency.overlap_dp_comm = reader.boolean("overlap_dp_comm").value_or(efficiency.overlap_dp_comm);
+    reader.reject_unknown_keys();
+}
+
+void read_serving(ServingSpec& serving, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "serving");
+    serving.batch = static_cast<int>(reader.integer("batch", 1, 1000000).value_or(serving.batch));
+    serving.context_tokens = static_cast<int>(reader.integer("context_tokens", 1, 100000000).value_or(serving.context_tokens));
+    serving.target_qps = reader.number("target_qps", 1e-6, 1e9).value_or(serving.target_qps);
+    serving.output_tokens = static_cast<int>(reader.integer("output_tokens", 1, 100000000).value_or(serving.output_tokens));
+    serving.weight_bytes_per_param = reader.number("weight_bytes_per_param", 0.125, 8).value_or(serving.weight_bytes_per_param);
+    serving.kv_bytes_per_element = reader.number("kv_bytes_per_element", 0.125, 8).value_or(serving.kv_bytes_per_element);
+    reader.reject_unknown_keys();
+}
+
+void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "operations");
+    operations.gpu_mtbf_hours = reader.number("gpu_mtbf_hours", 1e-3, 1e12).value_or(operations.gpu_mtbf_hours);
+    operations.checkpoint_bytes_per_s = reader.number("checkpoint_bytes_per_s", 1e3, 1e16).value_or(operations.checkpoint_bytes_per_s);
+    operations.restart_seconds = reader.number("restart_seconds", 0, 1e9).value_or(operations.restart_seconds);
+    operations.dollars_per_gpu_hour = reader.number("dollars_per_gpu_hour", 0, 1e6).value_or(operations.dollars_per_gpu_hour);
+    reader.reject_unknown_keys();
+}
+
+nlohmann::json model_json(const ModelSpec& model) {
+    if (model.is_bare_count()) {
+        nlohmann::json json = {{"params", model.params_override}};
+        if (model.name != synthesize_shape(model.params_override).name) json["name"] = model.name;
+        return json;
+    }
+    if (const ModelSpec* preset = find_model(model.id); preset && same_model_shape(*preset, model)) {
+        nlohmann::json json = {{"preset", model.id}};
+        if (model.name != preset->name) json["name"] = model.name;
+        return json;
+    }
+    return {{"name", model.name}, {"layers", model.layers}, {"hidden", model.hidden}, {"heads", model.heads},
+            {"kv_heads", model.kv_heads}, {"ffn_hidden", model.ffn_hidden}, {"vocab", model.vocab},
+            {"gated_mlp", model.gated_mlp}, {"tied_embeddings", model.tied_embeddings},
+            {"learned_positions", model.learned_positions}, {"positions", model.positions}, {"bias", model.bias}};
+}
+
+nlohmann::json precision_json(const PrecisionRecipe& recipe) {
+    if (const PrecisionRecipe* builtin = find_recipe(recipe.id)) {
+        if (builtin->bytes_per_param() == recipe.bytes_per_param()) return {{"recipe", recipe.id}};
+    }
+    return {{"weight_bytes", recipe.bytes_per_param(StateKind::weights)}, {"grad_bytes", recipe.bytes_per_param(StateKind::grads)},
+            {"master_bytes", recipe.bytes_per_param(StateKind::master)}, {"optimizer_bytes", recipe.bytes_per_param(StateKind::optimizer)}};
+}
+
+nlohmann::json gpu_json(const GpuSpec& gpu) {
+    if (const GpuSpec* builtin = builtin_hardware().find_gpu(gpu.id); builtin && *builtin == gpu) return gpu.id;
+    return {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
+            {"fp32_flops_per_s", gpu.fp32_flops_per_s}, {"bf16_flops_per_s", gpu.bf16_flops_per_s},
+            {"fp8_flops_per_s", gpu.fp8_flops_per_s}, {"scale_up_link", gpu.scale_up_link}};
+}
+
+nlohmann::json link_json(const LinkSpec& link) {
+    if (const LinkSpec* builtin = builtin_hardware().find_link(link.id); builtin && *builtin == link) return link.id;
+    return {{"id", link.id}, {"name", link.name}, {"bytes_per_s", link.bytes_per_s}, {"latency_seconds", link.latency_seconds}};
+}
+
+nlohmann::json full_json(const Scenario& s) {
+    nlohmann::json json;
+    json["model"] = model_json(s.model);
+    json["train"] = {{"seq_len", s.train.seq_len}, {"micro_batch", s.train.micro_batch}, {"global_batch", s.train.global_batch},
+                     {"tokens", s.train.tokens}, {"recompute", recompute_name(s.train.recompute)},
+                     {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention},
+                     {"deadline_days", s.train.deadline_days}};
+    json["precision"] = precision_json(s.precision);
+    json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
+                        {"zero", s.parallel.zero}, {"schedule", schedule_name(s.parallel.schedule)},
+                        {"virtual_stages", s.parallel.virtual_stages}};
+    json["cluster"] = {{"gpu", gpu_json(s.cluster.gpu)}, {"gpus_per_node", s.cluster.gpus_per_node}, {"gpus", s.cluster.gpus},
+                       {"scale_up_link", link_json(s.cluster.scale_up)}, {"scale_out_link", link_json(s.cluster.scale_out)}};
+    nlohmann::json efficiency = {{"compute_efficiency", s.efficiency.compute_efficiency}, {"overlap_dp_comm", s.efficiency.overlap_dp_comm}};
+    if (s.efficiency.mfu) efficiency["mfu"] = *s.efficiency.mfu;
+    if (s.efficiency.step_seconds) efficiency["step_seconds"] = *s.efficiency.step_seconds;
+    json["efficiency"] = efficiency;
+    json["serving"] = {{"batch", s.serving.batch}, {"context_tokens", s.serving.context_tokens}, {"target_qps", s.serving.target_qps},
+                       {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
+                       {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
+    json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
+                          {"restart_seconds", s.operations.restart_seconds}, {"dollars_per_gpu_hour", s.operations.dollars_per_gpu_hour}};
+    return json;
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader) {
+    const nlohmann::json root = parse_json_text(json_text, "scenario");
+    JsonObjectReader reader(root, "");
+    Scenario scenario = default_scenario();
+    bool gpus_given = false;
+    if (reader.has("model")) read_model(scenario, reader.raw("model"), hf_config_loader);
+    if (reader.has("train")) read_train(scenario.train, reader.raw("train"));
+    if (reader.has("precision")) read_precision(scenario.precision, reader.raw("precision"));
+    if (reader.has("parallel")) read_parallel(scenario.parallel, reader.raw("parallel"));
+    if (reader.has("cluster")) read_cluster(scenario, reader.raw("cluster"), gpus_given);
+    if (reader.has("efficiency")) read_efficiency(scenario.efficiency, reader.raw("efficiency"));
+    if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
+    if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
+    reader.reject_unknown_keys();
+    // An explicit dp without a GPU count sizes the cluster; the default 64 GPUs only apply when neither is given.
+    const ParallelSpec& parallel = scenario.parallel;
+    if (!gpus_given && parallel.dp > 0) {
+        const double product = 1.0 * parallel.dp * parallel.tp * parallel.pp * parallel.cp;
+        if (product > 1e8) throw InputError("parallel.dp", "dp x tp x pp x cp is more than 100,000,000 GPUs");
+        scenario.cluster.gpus = static_cast<int>(product);
+    }
+    validate_scenario(scenario);
+    return scenario;
+}
+
+std::string scenario_to_json(const Scenario& scenario) {
+    const nlohmann::json current = full_json(scenario);
+    const nlohmann::json defaults = full_json(default_scenario());
+    nlohmann::json out = nlohmann::json::object();
+    for (auto section = current.begin(); section != current.end(); ++section) {
+        const nlohmann::json& base = defaults.at(section.key());
+        if (section.key() == "model" || section.key() == "precision") {
+            if (*section != base) out[section.key()] = *section;  // written whole: their forms exclude each other
+            continue;
+        }
+        for (auto field = section->begin(); field != section->end(); ++field) {
+            if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;
+        }
+    }
+    // The GPU count decides the cluster: keep it whenever the layout is written, so dp stays consistent.
+    if (out.contains("parallel") && !out.contains("cluster")) out["cluster"]["gpus"] = scenario.cluster.gpus;
+    return out.dump(2) + "\n";
+}
+
+}  // namespace core

@@ -1,0 +1,243 @@
+#include "widgets/controls.h"
+
+#include "core/model/format.h"
+#include "widgets/figure.h"
+#include "widgets/palette.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <string>
+
+namespace widgets {
+namespace {
+
+ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
+
+// A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
+template <typename Item, typename Name, typename Same, typename EditOf>
+bool edit_combo(const char* label, const char* preview, const std::vector<Item>& items, Name name, Same same, EditOf edit_of,
+                core::Scenario& scenario, EditFeedback& feedback) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, preview)) {
+        for (const Item& item : items) {
+            const bool selected = same(item);
+            if (ImGui::Selectable(name(item), selected)) changed = apply_edit(edit_of(item), scenario, feedback, label);
+            if (selected) ImGui::SetItemDefaultFocus();
+        }
+        ImGui::EndCombo();
+    }
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+// An integer field with - and + that step through valid values; what is typed applies on Enter only.
+template <typename Next, typename EditOf>
+bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core::Scenario& scenario, EditFeedback& feedback) {
+    bool changed = false;
+    const float button = ImGui::GetFrameHeight();
+    const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
+    ImGui::PushID(label);
+    ImGui::SetNextItemWidth(std::max(button, ImGui::CalcItemWidth() - 2 * (button + spacing)));
+    int typed = value;
+    if (ImGui::InputInt("##value", &typed, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && typed != value) {
+        changed = apply_edit(edit_of(typed), scenario, feedback, label);
+    }
+    ImGui::SameLine(0, spacing);
+    if (ImGui::Button("-", ImVec2(button, button))) {
+        const int previous = next(-1);
+        if (previous != value) changed = apply_edit(edit_of(previous), scenario, feedback, label);
+    }
+    ImGui::SameLine(0, spacing);
+    if (ImGui::Button("+", ImVec2(button, button))) {
+        const int following = next(+1);
+        if (following != value) changed = apply_edit(edit_of(following), scenario, feedback, label);
+    }
+    ImGui::SameLine(0, spacing);
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+}  // namespace
+
+bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& feedback, const char* control) {
+    feedback.clear();
+    feedback.control = control;
+    if (!edit.ok()) {
+        feedback.error = edit.problem->field + ": " + edit.problem->reason;
+        return false;
+    }
+    feedback.notes = edit.notes;
+    const bool changed = !(edit.scenario == scenario);
+    scenario = edit.scenario;
+    return changed;
+}
+
+void draw_feedback(const char* control, const EditFeedback& feedback) {
+    if (feedback.control != control) return;
+    const Palette& colors = palette();
+    for (const std::string& note : feedback.notes) {
+        ImGui::PushStyleColor(ImGuiCol_Text, color4(colors.text_dim));
+        ImGui::TextWrapped("  also: %s", note.c_str());
+        ImGui::PopStyleColor();
+    }
+    if (!feedback.error.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, color4(colors.warning));
+        ImGui::TextWrapped("  Not applied: %s", feedback.error.c_str());
+        ImGui::PopStyleColor();
+    }
+}
+
+const core::Choices& choices_for(const core::Scenario& scenario) {
+    static core::Scenario cached_scenario;
+    static core::Choices cached;
+    static bool filled = false;
+    if (!filled || !(cached_scenario == scenario)) {
+        cached = core::choices_of(scenario);
+        cached_scenario = scenario;
+        filled = true;
+    }
+    return cached;
+}
+
+bool model_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const std::string preview = scenario.model.is_bare_count() ? core::format_count(scenario.model.params_override) + " parameters (bare count)"
+                                                               : scenario.model.name;
+    return edit_combo(
+        label, preview.c_str(), core::builtin_models(), [](const core::ModelSpec& model) { return model.name.c_str(); },
+        [&](const core::ModelSpec& model) { return model.id == scenario.model.id; },
+        [&](const core::ModelSpec& model) { return core::with_model(scenario, model); }, scenario, feedback);
+}
+
+bool precision_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, scenario.precision.name.c_str())) {
+        for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
+            if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) {
+                changed = apply_edit(core::with_precision(scenario, recipe), scenario, feedback, label);
+            }
+            if (!recipe.source.empty()) explain_last_item(recipe.source);
+        }
+        ImGui::EndCombo();
+    }
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool gpu_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return edit_combo(
+        label, scenario.cluster.gpu.name.c_str(), core::builtin_hardware().gpus, [](const core::GpuSpec& gpu) { return gpu.name.c_str(); },
+        [&](const core::GpuSpec& gpu) { return gpu.id == scenario.cluster.gpu.id; },
+        [&](const core::GpuSpec& gpu) { return core::with_gpu(scenario, gpu); }, scenario, feedback);
+}
+
+bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    static const std::vector<int> per_node = {1, 2, 4, 8, 16, 32, 64, 72};
+    const std::string preview = std::to_string(scenario.cluster.gpus_per_node);
+    return edit_combo(
+        label, preview.c_str(), per_node, [](int n) { static std::string text; text = std::to_string(n); return text.c_str(); },
+        [&](int n) { return n == scenario.cluster.gpus_per_node; }, [&](int n) { return core::with_gpus_per_node(scenario, n); }, scenario,
+        feedback);
+}
+
+bool gpus_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return stepped_input(
+        label, scenario.cluster.gpus, [&](int direction) { return core::next_gpus(scenario, direction); },
+        [&](int gpus) { return core::with_gpus(scenario, gpus); }, scenario, feedback);
+}
+
+bool global_batch_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return stepped_input(
+        label, scenario.train.global_batch, [&](int direction) { return core::next_global_batch(scenario, direction); },
+        [&](int batch) { return core::with_global_batch(scenario, batch); }, scenario, feedback);
+}
+
+bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis axis, EditFeedback& feedback, const std::string& help) {
+    const core::Choices& choices = choices_for(scenario);
+    const core::Layout now = core::layout_of(scenario);
+    int current = 0;
+    const std::vector<int>* values = nullptr;
+    switch (axis) {
+        case core::LayoutAxis::tp: values = &choices.tp; current = now.tp; break;
+        case core::LayoutAxis::pp: values = &choices.pp; current = now.pp; break;
+        case core::LayoutAxis::cp: values = &choices.cp; current = now.cp; break;
+        case core::LayoutAxis::dp: values = &choices.dp; current = now.dp; break;
+        case core::LayoutAxis::micro_batch: values = &choices.micro_batch; current = now.micro_batch; break;
+        case core::LayoutAxis::virtual_stages: values = &choices.virtual_stages; current = now.virtual_stages; break;
+    }
+    bool changed = false;
+    if (values->empty()) {
+        ImGui::BeginDisabled();
+        int shown = current;
+        ImGui::SliderInt(label, &shown, current, current);
+        ImGui::EndDisabled();
+    } else {
+        int index = core::nearest_choice_index(*values, current);
+        const std::string shown = std::to_string(current);  // the slider prints the value, not the index
+        const int last = static_cast<int>(values->size()) - 1;
+        if (ImGui::SliderInt(label, &index, 0, std::max(0, last), shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && (*values)[index] != current) {
+            changed = apply_edit(core::with_axis(scenario, axis, (*values)[index]), scenario, feedback, label);
+        }
+    }
+    std::string allowed;
+    for (std::size_t i = 0; values && i < values->size() && i < 24; ++i) allowed += (i ? ", " : "") + std::to_string((*values)[i]);
+    if (values && values->size() > 24) allowed += ", ...";
+    explain_last_item(help + (allowed.empty() ? "" : " Allowed: " + allowed + "."));
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool zero_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    int stage = scenario.parallel.zero;
+    bool changed = false;
+    if (ImGui::SliderInt(label, &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
+        changed = apply_edit(core::with_zero(scenario, stage), scenario, feedback, label);
+    }
+    explain_last_item("ZeRO-1 shards the optimizer state over the data-parallel ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights.",
+                      "Rajbhandari et al. 2019");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool recompute_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const bool changed = edit_combo(
+        label, core::recompute_name(scenario.train.recompute), choices_for(scenario).recomputes,
+        [](core::Recompute recompute) { return core::recompute_name(recompute); },
+        [&](core::Recompute recompute) { return recompute == scenario.train.recompute; },
+        [&](core::Recompute recompute) { return core::with_recompute(scenario, recompute); }, scenario, feedback);
+    return changed;
+}
+
+bool schedule_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return edit_combo(
+        label, core::schedule_name(scenario.parallel.schedule), choices_for(scenario).schedules,
+        [](core::ScheduleKind kind) { return core::schedule_name(kind); }, [&](core::ScheduleKind kind) { return kind == scenario.parallel.schedule; },
+        [&](core::ScheduleKind kind) { return core::with_schedule(scenario, kind); }, scenario, feedback);
+}
+
+bool seq_len_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const std::string preview = std::to_string(scenario.train.seq_len);
+    return edit_combo(
+        label, preview.c_str(), choices_for(scenario).seq_len, [](int s) { static std::string text; text = std::to_string(s); return text.c_str(); },
+        [&](int s) { return s == scenario.train.seq_len; }, [&](int s) { return core::with_seq_len(scenario, s); }, scenario, feedback);
+}
+
+bool sequence_parallel_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    bool on = scenario.train.sequence_parallel;
+    bool changed = false;
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_sequence_parallel(scenario, on), scenario, feedback, label);
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    bool on = scenario.train.flash_attention;
+    bool changed = false;
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_flash_attention(scenario, on), scenario, feedback, label);
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+}  // namespace widgets

@@ -1,0 +1,49 @@
+#pragma once
+// The scenario's controls, shared by the sidebar, the stack panel and the configurator. Every one edits through
+// core/model/scenario_edits.h, offers only values that give a valid scenario, and shows what its edit changed
+// (or why it was refused) right under itself until another control edits.
+#include "core/model/scenario.h"
+#include "core/model/scenario_edits.h"
+
+#include <string>
+#include <vector>
+
+namespace widgets {
+
+// What the last control's edit changed besides its own field, or why it was refused.
+struct EditFeedback {
+    std::string control;              // the label of the control that made the edit
+    std::vector<std::string> notes;   // "TP 8 -> 4: it must divide the 12 attention heads"
+    std::string error;                // a refused edit: the field and the reason
+
+    void clear() { *this = {}; }
+};
+
+// Applies an edit made by the control labelled `control`: the scenario changes only when the edit is valid.
+// Returns whether the scenario changed.
+bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& feedback, const char* control);
+
+// The notes or the error of the last edit, if `control` made it; call right after drawing the control.
+void draw_feedback(const char* control, const EditFeedback& feedback);
+
+bool model_combo(const char* label, core::Scenario&, EditFeedback&);
+bool precision_combo(const char* label, core::Scenario&, EditFeedback&);
+bool gpu_combo(const char* label, core::Scenario&, EditFeedback&);
+bool gpus_per_node_combo(const char* label, core::Scenario&, EditFeedback&);
+// The GPU count: - and + step to the previous / next count that holds the layout; a typed count applies on Enter.
+bool gpus_input(const char* label, core::Scenario&, EditFeedback&);
+// The global batch: - and + step to the previous / next multiple of DP x micro-batch; a typed value applies on Enter.
+bool global_batch_input(const char* label, core::Scenario&, EditFeedback&);
+// A slider over the values the axis may take (core::choices_of); help is the hover explanation.
+bool axis_slider(const char* label, core::Scenario&, core::LayoutAxis, EditFeedback&, const std::string& help);
+bool zero_slider(const char* label, core::Scenario&, EditFeedback&);
+bool recompute_combo(const char* label, core::Scenario&, EditFeedback&);
+bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
+bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);
+bool sequence_parallel_checkbox(const char* label, core::Scenario&, EditFeedback&);
+bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&);
+
+// core::choices_of for the scenario, computed once per distinct scenario (controls ask every frame).
+const core::Choices& choices_for(const core::Scenario&);
+
+}  // namespace widgets
