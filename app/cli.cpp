@@ -1,6 +1,8 @@
 #include "app/cli.h"
 
+#include "app/cli_docs.h"
 #include "app/export.h"
+#include "app/files.h"
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
@@ -37,40 +39,63 @@ bool parse_size(const std::string& text, int& width, int& height) {
 // The first line of CLI11's message, so every usage error stays one line.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+constexpr const char* kSummary = "the cost of distributed LLM training, made visible";
+
+// Every value --panel takes, as the export accepts them.
+std::vector<CliVocabulary::Panel> panel_choices() {
+    std::vector<CliVocabulary::Panel> choices;
+    for (const widgets::PanelDef& panel : widgets::make_all_panels()) choices.push_back({panel.name, panel.title});
+    choices.push_back({"window", "The whole window: sidebar and every visible panel"});
+    choices.push_back({"all", "Every panel, then the window, one PNG each"});
+    return choices;
+}
+
+std::string panel_choice_list() {
+    std::string names;
+    for (const CliVocabulary::Panel& panel : panel_choices()) names += (names.empty() ? "" : ", ") + panel.name;
+    return names;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
-    CLI::App cli("ShardScope: the cost of distributed LLM training, made visible.", "shardscope");
-    cli.set_version_flag("--version", std::string("shardscope ") + SHARDSCOPE_VERSION);
+    CLI::App cli(std::string("ShardScope: ") + kSummary + ".", "shardscope");
+    // The second line says where lessons and example scenarios are read from: installed, moved, or the source tree.
+    cli.set_version_flag("--version", [] { return std::string("shardscope ") + SHARDSCOPE_VERSION + "\nassets: " + asset_directory(); });
     cli.require_subcommand(0, 1);
     std::string window_scenario;
     std::string theme = "dark";
-    cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window");
+    cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window")->type_name("FILE");
     cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
 
     CLI::App* eval = cli.add_subcommand("eval", "Print the Report of a scenario as JSON");
     std::string eval_scenario;
-    eval->add_option("scenario", eval_scenario, "Scenario JSON")->required();
+    eval->add_option("scenario", eval_scenario, "Scenario JSON")->required()->type_name("FILE");
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
     float scale = 1.0f;
     double t_seconds = 0;
-    exporter->add_option("--scenario", export_scenario, "Scenario JSON (default: the built-in scenario)");
-    exporter->add_option("--panel", export_panel, "Panel name, window, or all");
-    exporter->add_option("--out", out_dir, "Output directory");
-    exporter->add_option("--size", size, "Logical size WxH");
+    exporter->add_option("--scenario", export_scenario, "Scenario JSON (default: the built-in scenario)")->type_name("FILE");
+    exporter->add_option("--panel", export_panel, "Panel to render: " + panel_choice_list())->type_name("PANEL");
+    exporter->add_option("--out", out_dir, "Output directory")->type_name("DIR");
+    exporter->add_option("--size", size, "Logical size WxH")->type_name("WxH");
     exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
     exporter->add_option("--t", t_seconds, "Animation time in seconds");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     std::string lesson_path;
-    exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption");
+    exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
 
     CLI::App* plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
     std::string plan_scenario;
     int top = 10;
-    plan->add_option("scenario", plan_scenario, "Scenario JSON")->required();
+    plan->add_option("scenario", plan_scenario, "Scenario JSON")->required()->type_name("FILE");
     plan->add_option("--top", top, "How many layouts to print");
+
+    // The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
+    CLI::App* generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
+    std::string generated = "man";
+    generate->add_option("what", generated, "man, bash or zsh")->required()->check(CLI::IsMember({"man", "bash", "zsh"}));
 
     try {
         cli.parse(argc, argv);
@@ -82,6 +107,15 @@ int run_cli(int argc, char** argv) {
         return cli.exit(version);
     } catch (const CLI::ParseError& error) {
         return fail(first_line(error.what()));
+    }
+
+    if (*generate) {
+        const CliVocabulary vocabulary{kSummary, SHARDSCOPE_VERSION, panel_choices()};
+        const std::string text = generated == "man"    ? man_page(cli, vocabulary)
+                               : generated == "bash" ? bash_completion(cli, vocabulary)
+                                                     : zsh_completion(cli, vocabulary);
+        std::fputs(text.c_str(), stdout);
+        return 0;
     }
 
     try {

@@ -54,7 +54,16 @@ std::string config_directory() {
 
 std::string asset_directory() {
     if (const char* override_dir = std::getenv("SHARDSCOPE_ASSETS"); override_dir && *override_dir) return override_dir;
-    return SHARDSCOPE_ASSET_DIR;
+    namespace fs = std::filesystem;
+    std::error_code error;
+    // Installed, <prefix>/bin/shardscope reads <prefix>/share/shardscope, wherever the prefix was put or moved.
+    const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+    const fs::path beside_executable = error ? fs::path() : (executable.parent_path() / SHARDSCOPE_ASSETS_FROM_BINDIR).lexically_normal();
+    // Then the source tree, for the binary in a build directory; then the configured prefix, for a system without /proc.
+    for (const fs::path& candidate : {beside_executable, fs::path(SHARDSCOPE_ASSET_DIR), fs::path(SHARDSCOPE_INSTALLED_ASSET_DIR)}) {
+        if (!candidate.empty() && fs::is_directory(candidate, error)) return candidate.string();
+    }
+    return beside_executable.empty() ? SHARDSCOPE_INSTALLED_ASSET_DIR : beside_executable.string();
 }
 
 }  // namespace app

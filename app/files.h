@@ -10,7 +10,8 @@ std::string read_text_file(const std::string& path, const char* what = "file");
 void write_file_atomic(const std::string& path, const void* data, std::size_t size);
 // $XDG_CONFIG_HOME/shardscope, else ~/.config/shardscope; created on demand. Empty if neither is usable.
 std::string config_directory();
-// The directory holding assets/ (the source tree's in a build, overridable with SHARDSCOPE_ASSETS).
+// The directory holding the assets: $SHARDSCOPE_ASSETS, else share/shardscope beside the installed binary's bin/,
+// else the source tree's assets/ for a binary in a build directory.
 std::string asset_directory();
 
 }  // namespace app

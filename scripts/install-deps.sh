@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages ShardScope builds, tests and runs with; only what dpkg does not already have.
+# Installs the Debian packages ShardScope builds, tests and runs with (and validates its desktop files with);
+# only what dpkg does not already have.
 set -euo pipefail
 packages=(
   cmake g++ make pkg-config
@@ -7,6 +8,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev catch2 libbenchmark-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang libclang-rt-14-dev
+  desktop-file-utils appstream
 )
 missing=()
 for package in "${packages[@]}"; do
