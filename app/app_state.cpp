@@ -12,6 +12,7 @@ namespace app {
 AppState make_app_state(const core::Scenario& scenario) {
     AppState state;
     state.report = core::evaluate(scenario);
+    state.text = core::explain(scenario, state.report);
     state.scenario = scenario;
     state.applied = scenario;
     state.panels = widgets::make_all_panels();
@@ -30,6 +31,7 @@ void apply_scenario_edits(AppState& state) {
     try {
         core::Report report = core::evaluate(state.scenario);
         state.report = std::move(report);
+        state.text = core::explain(state.scenario, state.report);
         state.applied = state.scenario;
         ++state.scenario_revision;
         state.sidebar.error.clear();
@@ -45,6 +47,7 @@ std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
     } catch (const core::InputError& error) {
         return error.what();
     }
+    state.text = core::explain(scenario, state.report);
     state.scenario = scenario;
     state.applied = scenario;
     ++state.scenario_revision;

@@ -1,5 +1,6 @@
 #pragma once
 // Everything the window shows: the scenario being edited, the last valid one and its Report, the panels and their clocks.
+#include "core/cost/explain.h"
 #include "core/cost/report.h"
 #include "core/model/scenario.h"
 #include "widgets/palette.h"
@@ -15,6 +16,7 @@ struct AppState {
     core::Scenario scenario;           // edited by the sidebar and panels during a frame
     core::Scenario applied;            // the last scenario that evaluated cleanly
     core::Report report;               // evaluate(applied)
+    core::ReportText text;             // explain(applied, report), rebuilt with it
     std::uint64_t scenario_revision = 1;  // bumped with every newly applied scenario, so panels key caches without serialising
     std::vector<widgets::PanelDef> panels;
     std::vector<widgets::Playback> playbacks;  // one clock per panel

@@ -121,7 +121,7 @@ int run_cli(int argc, char** argv) {
     try {
         if (*eval) {
             const core::Scenario scenario = load_scenario_file(eval_scenario);
-            std::fputs(core::report_to_json(core::evaluate(scenario)).c_str(), stdout);
+            std::fputs(core::report_to_json(scenario, core::evaluate(scenario)).c_str(), stdout);
             return 0;
         }
         if (*plan) {

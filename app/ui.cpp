@@ -38,7 +38,7 @@ constexpr Shortcut kShortcuts[] = {
 };
 
 void draw_panel_body(AppState& state, int index, bool exporting) {
-    widgets::PanelContext context{state.scenario, state.report, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting};
+    widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting};
     state.panels[index].draw(context);
 }
 
@@ -246,7 +246,7 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
 
     ImGui::SetNextWindowPos(origin);
     ImGui::SetNextWindowSize(ImVec2(sidebar_width, size.y));
-    if (ImGui::Begin("Scenario", nullptr, kFixedWindow)) widgets::draw_sidebar(state.sidebar, state.scenario, state.report, state.feedback);
+    if (ImGui::Begin("Scenario", nullptr, kFixedWindow)) widgets::draw_sidebar(state.sidebar, state.scenario, state.report, state.text, state.feedback);
     ImGui::End();
 
     ImGui::SetNextWindowPos(ImVec2(origin.x + sidebar_width, origin.y));

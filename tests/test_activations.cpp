@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include "core/cost/memory.h"
+#include "core/model/layout.h"
 #include "core/model/scenario_json.h"
 
 using core_tests::megatron_a100;
@@ -21,7 +22,7 @@ const Shape gpt175b{"gpt3-175b", 2048, 12288, 96, 96};
 core::ActivationReport layer(const Shape& shape, int tp, int micro_batch, const std::string& train_options) {
     const std::string train = R"(, "micro_batch": )" + std::to_string(micro_batch) + train_options;
     const core::Scenario scenario = megatron_a100(shape.preset, tp, 1, tp, micro_batch, train);
-    return core::activation_memory(scenario, 1, 1);
+    return core::activation_per_layer(scenario, core::layout_of(scenario));
 }
 
 }  // namespace
@@ -61,13 +62,22 @@ TEST_CASE("Korthikanti 2022 sec 4.1: 34 = attention 11 + MLP 19 + layer norms 4,
     SECTION("the MLP's 16 inside TP are its two 4h-wide tensors x 2 B: halving ffn_hidden drops 8 of them") {
         const std::string json = R"({"model": {"layers": 96, "hidden": 12288, "heads": 96, "ffn_hidden": 24576, "vocab": 51200,
             "gated_mlp": false, "tied_embeddings": true, "learned_positions": true, "bias": true},
-            "train": {"seq_len": 2048, "global_batch": 64, "recompute": "selective"}, "cluster": {"gpus": 1}})";
-        REQUIRE(core::activation_memory(core::parse_scenario(json), 1, 1).sbh_coefficient == Approx(34 - 8));
+            "train": {"seq_len": 2048, "global_batch": 64, "recompute": "selective", "dropout": true}, "cluster": {"gpus": 1}})";
+        const core::Scenario scenario = core::parse_scenario(json);
+        REQUIRE(core::activation_per_layer(scenario, core::layout_of(scenario)).sbh_coefficient == Approx(34 - 8));
     }
     SECTION("the attention term is 5 a s^2 b: softmax 2, dropout mask 1, dropout output 2 bytes per score") {
         const core::ActivationReport report = layer(gpt175b, 1, 1, "");
         REQUIRE(report.attention_score_bytes == Approx(5.0 * 96 * 2048.0 * 2048.0));
     }
+}
+
+TEST_CASE("Without dropout (Llama's training) the two masks and the probabilities' mask leave: 8 + 24/t and 4 a s^2 b", "[activations]") {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "gpt3-175b"}, "train": {"seq_len": 2048, "global_batch": 64,
+        "flash_attention": false, "dropout": false}, "parallel": {"tp": 8, "pp": 8}, "cluster": {"gpus": 64}})");
+    const core::ActivationReport report = core::activation_per_layer(scenario, core::layout_of(scenario));
+    REQUIRE(report.sbh_coefficient == Approx(8 + 24.0 / 8));
+    REQUIRE(report.attention_score_bytes == Approx(4.0 * 96 * 2048.0 * 2048.0 / 8));
 }
 
 TEST_CASE("Flash attention never stores the s x s scores: the 5as/h term drops, nothing else", "[activations]") {
@@ -130,7 +140,7 @@ TEST_CASE("The stack's activation block is one micro-batch unsharded: Table 2's 
         INFO("tp " << tp);
         const core::Report report = core::evaluate(megatron_a100("gpt3-175b", tp, 8, 8 * tp, 64));
         const core::MemoryBlock& activations = report.memory.blocks.back();
-        REQUIRE(activations.kind == "activations");
+        REQUIRE(activations.kind == core::MemoryKind::activations);
         REQUIRE(activations.whole_bytes == Approx(96 * sbh * (34 + 5 * a * s / h)));
     }
 }

@@ -16,7 +16,7 @@ namespace {
 
 const core::AxisComm& axis(const core::Report& report, const std::string& name) {
     const auto found = std::find_if(report.comm.axes.begin(), report.comm.axes.end(),
-                                    [&](const core::AxisComm& candidate) { return candidate.axis == name; });
+                                    [&](const core::AxisComm& candidate) { return core::comm_axis_name(candidate.axis) == name; });
     INFO("axis " << name);
     REQUIRE(found != report.comm.axes.end());
     return *found;
@@ -92,10 +92,11 @@ TEST_CASE("Narayanan 2021 sec 3.2: TP moves 8 b s h (t-1)/t ELEMENTS per layer p
             REQUIRE_FALSE(tp.crosses_nodes);
         }
     }
-    SECTION("sequence parallelism swaps each all-reduce for a reduce-scatter + all-gather: the same bytes") {
+    SECTION("sequence parallelism swaps each all-reduce for a reduce-scatter + all-gather (the same bytes), and the backward "
+            "gathers the two column-parallel inputs again for their weight gradients: 10 instead of 8 x (t-1)/t x b s h") {
         const core::Report plain = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4));
         const core::Report sequence = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4, R"(, "sequence_parallel": true)"));
-        REQUIRE(axis(sequence, "tp").bytes_per_gpu == Approx(axis(plain, "tp").bytes_per_gpu));
+        REQUIRE(axis(sequence, "tp").bytes_per_gpu == Approx(1.25 * axis(plain, "tp").bytes_per_gpu));
     }
     SECTION("full recompute replays the forward's two all-reduces: 1.5x") {
         const core::Report plain = core::evaluate(megatron_a100("gpt3-175b", 8, 1, 8, 4));
@@ -104,10 +105,11 @@ TEST_CASE("Narayanan 2021 sec 3.2: TP moves 8 b s h (t-1)/t ELEMENTS per layer p
     }
 }
 
-TEST_CASE("Narayanan 2021 sec 3.2: PP sends b s h elements per stage boundary per micro-batch, each way", "[collectives][pp]") {
+TEST_CASE("Narayanan 2021 sec 3.2 and 4.1: PP sends b s h elements per boundary per micro-batch each way, 1/t from each TP rank",
+          "[collectives][pp]") {
     const core::Report report = core::evaluate(megatron_a100("gpt3-175b", 8, 8, 64, 64));
     const core::AxisComm& pp = axis(report, "pp");
-    REQUIRE(pp.message_bytes == Approx(2048.0 * 12288 * 2));
+    REQUIRE(pp.message_bytes == Approx(2048.0 * 12288 * 2 / 8));  // the scatter/gather optimization
     REQUIRE(pp.bytes_per_gpu == Approx(2 * 64 * pp.message_bytes));  // activations forward, gradients backward
     REQUIRE(pp.crosses_nodes);  // TP 8 fills the node: the stages talk over InfiniBand
 }
@@ -120,17 +122,23 @@ TEST_CASE("ZeRO sec 7: DP and ZeRO-1/2 move 2 Psi per step, ZeRO-3 3 Psi (1.5x),
     REQUIRE(dp_bytes(2) == Approx(dp_bytes(0)));
     REQUIRE(dp_bytes(3) == Approx(3 * ((n - 1) / n) * psi * bf16));  // gather forward, gather backward, reduce-scatter
     REQUIRE(dp_bytes(3) / dp_bytes(0) == Approx(1.5));
-    SECTION("ZeRO-3 gathers the weights again for every micro-batch") {
+    SECTION("ZeRO-3 gathers the weights again and reduce-scatters the (sharded) gradients for every micro-batch") {
         const core::Report two = core::evaluate(bare_params(psi, 64, 3, 128));
-        REQUIRE(axis(two, "dp").bytes_per_gpu == Approx(5 * ((n - 1) / n) * psi * bf16));
+        REQUIRE(axis(two, "dp").bytes_per_gpu == Approx(2 * 3 * ((n - 1) / n) * psi * bf16));
     }
 }
 
-TEST_CASE("Links: TP inside a node rides NVLink, DP across nodes InfiniBand NDR (50 GB/s)", "[collectives]") {
+TEST_CASE("GTC24 S62129: TP inside a node rides NVLink 4 at NCCL's 370 GB/s; DP across nodes one NDR NIC per GPU of the group", "[collectives]") {
     const core::Report report = core::evaluate(core::parse_scenario(R"({"parallel": {"tp": 8}, "cluster": {"gpus": 64}})"));
-    REQUIRE(axis(report, "tp").link == "NVLink 4");
-    REQUIRE(axis(report, "tp").link_bytes_per_s == 450e9);
-    REQUIRE(axis(report, "dp").link == "InfiniBand NDR");
-    REQUIRE(axis(report, "dp").link_bytes_per_s == 50e9);
+    REQUIRE_FALSE(axis(report, "tp").crosses_nodes);
+    REQUIRE(axis(report, "tp").bus_bytes_per_s == Approx(370e9).epsilon(0.01));
     REQUIRE(axis(report, "dp").crosses_nodes);
+    REQUIRE(axis(report, "dp").bus_bytes_per_s == Approx(48e9));  // one GPU of each node in the group: one NIC's 48 GB/s
+}
+
+TEST_CASE("GTC24 S62129: a DP ring over whole DGX nodes uses every NIC at once: 8 x 24 = 192 GB/s (A100), 8 x 48 = 384 (H100)", "[collectives]") {
+    const core::Scenario a100 = core_tests::megatron_a100("gpt3-175b", 1, 1, 32, 32);
+    REQUIRE(axis(core::evaluate(a100), "dp").bus_bytes_per_s == Approx(192e9).epsilon(0.01));
+    const core::Report h100 = core::evaluate(core::parse_scenario(R"({"parallel": {"tp": 1, "pp": 1}, "cluster": {"gpus": 64}})"));
+    REQUIRE(axis(h100, "dp").bus_bytes_per_s == Approx(370e9).epsilon(0.01));  // NVLink's 370 bounds the node's 384 of NICs
 }

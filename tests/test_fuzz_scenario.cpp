@@ -3,6 +3,7 @@
 // Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity.
 // Inputs that once failed live in tests/fuzz/*.json and are replayed by the last test.
 #include "core/model/errors.h"
+#include "core/cost/explain.h"
 #include "core/cost/evaluate.h"
 #include "core/cost/report_json.h"
 #include "core/model/model_json.h"
@@ -72,17 +73,25 @@ std::optional<std::string> non_finite_in_json(const nlohmann::json& value, const
     return std::nullopt;
 }
 
-// The figures report_to_json leaves out but the panels draw: memory blocks, their formulas, the per-axis traffic.
-std::optional<std::string> non_finite_in_panel_figures(const core::Report& report, const std::vector<std::string>& names) {
-    for (const core::MemoryBlock& block : report.memory.blocks) {
-        if (!std::isfinite(block.whole_bytes) || !std::isfinite(block.per_gpu_bytes)) return "memory block " + block.label + " is not finite";
-        if (spells_non_finite(block.whole_formula + " " + block.per_gpu_formula, names)) return "memory block formula: " + block.per_gpu_formula;
+// The figures report_to_json leaves out but the panels draw: memory blocks, every formula explain() writes, the timeline.
+std::optional<std::string> non_finite_in_panel_figures(const core::Scenario& scenario, const core::Report& report, const std::vector<std::string>& names) {
+    const core::ReportText text = core::explain(scenario, report);
+    for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
+        const core::MemoryBlock& block = report.memory.blocks[i];
+        if (!std::isfinite(block.whole_bytes) || !std::isfinite(block.per_gpu_bytes)) return "memory block " + text.block_labels[i] + " is not finite";
+        if (spells_non_finite(text.block_whole[i].formula + " " + text.block_per_gpu[i].formula, names)) return "memory block formula: " + text.block_per_gpu[i].formula;
     }
-    for (const core::AxisComm& axis : report.comm.axes) {
-        if (spells_non_finite(axis.formula, names)) return "comm formula of " + axis.axis + ": " + axis.formula;
+    for (const core::Explanation& formula : text.axis_formulas) {
+        if (spells_non_finite(formula.formula, names)) return "comm formula: " + formula.formula;
+    }
+    for (const core::Explanation& kernel : text.kernels) {
+        if (spells_non_finite(kernel.formula, names)) return "kernel formula: " + kernel.formula;
+    }
+    for (const core::TimelineOp& op : report.compute.layer_timeline) {
+        if (!std::isfinite(op.start_seconds) || !std::isfinite(op.duration_seconds)) return "layer timeline op is not finite";
     }
     if (!std::isfinite(report.memory.headroom_bytes) || !std::isfinite(report.memory.per_gpu_over_hbm)) return "memory headroom is not finite";
-    if (spells_non_finite(report.memory.activations.formula, names)) return "activation formula: " + report.memory.activations.formula;
+    if (spells_non_finite(text.activations.formula, names)) return "activation formula: " + text.activations.formula;
     return std::nullopt;
 }
 
@@ -98,14 +107,14 @@ Outcome outcome_of(const std::string& scenario_text) {
         const core::Scenario scenario = core::parse_scenario(scenario_text, load_hf_config);
         const core::Report report = core::evaluate(scenario);
         outcome.evaluated = true;
-        const std::string report_json = core::report_to_json(report);
+        const std::string report_json = core::report_to_json(scenario, report);
         const std::vector<std::string> names = names_in(scenario);
         outcome.problem = non_finite_in_json(nlohmann::json::parse(report_json), "report", names);
-        if (!outcome.problem) outcome.problem = non_finite_in_panel_figures(report, names);
+        if (!outcome.problem) outcome.problem = non_finite_in_panel_figures(scenario, report, names);
         if (outcome.problem) return outcome;
         // The app re-reads what it writes: the written scenario must evaluate to the same Report.
         core::Scenario reread = core::parse_scenario(core::scenario_to_json(scenario));
-        if (core::report_to_json(core::evaluate(reread)) != report_json) outcome.problem = "scenario_to_json round trip changes the Report";
+        if (core::report_to_json(reread, core::evaluate(reread)) != report_json) outcome.problem = "scenario_to_json round trip changes the Report";
     } catch (const core::InputError& error) {
         if (error.field().empty()) outcome.problem = std::string("InputError without a field: ") + error.what();
     } catch (const std::exception& error) {
@@ -194,8 +203,15 @@ const std::vector<SchemaKey>& schema() {
                                        "{\"bytes_per_s\": 1e15, \"latency_seconds\": 0}"}},
         {"efficiency", "mfu", {"1e-6", "0.4", "1"}},
         {"efficiency", "step_seconds", {"1e-9", "1", "1e9"}},
-        {"efficiency", "compute_efficiency", {"1e-3", "0.7", "1"}},
-        {"efficiency", "overlap_dp_comm", kBooleans},
+        {"overlap", "dp_grad_reduce", kBooleans},
+        {"overlap", "dp_param_gather", kBooleans},
+        {"overlap", "zero3_prefetch", kBooleans},
+        {"overlap", "tp_comm", kBooleans},
+        {"overlap", "cp_ring", kBooleans},
+        {"overlap", "pp_p2p", kBooleans},
+        {"train", "framework", {"\"megatron\"", "\"pytorch-eager\"", "\"jax\""}},
+        {"train", "dropout", kBooleans},
+        {"train", "gradient_accumulation_fusion", kBooleans},
         {"serving", "batch", {"1", "64", "1000000"}},
         {"serving", "context_tokens", {"1", "8192", "100000000"}},
         {"serving", "target_qps", {"1e-6", "10", "1e9"}},

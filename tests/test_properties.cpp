@@ -1,5 +1,6 @@
 // Properties the model must keep for any valid input (issue 3): sharding never adds memory per GPU, ZeRO stages
 // order, and no NaN or infinity anywhere in the Report.
+#include "core/cost/explain.h"
 #include "core/cost/report_json.h"
 #include "core/cost/flops.h"
 #include "core/model/scenario_json.h"
@@ -60,29 +61,42 @@ std::vector<std::pair<std::string, double>> every_number(const core::Report& r) 
         {"reliability.failures", f.expected_failures},
     };
     for (const core::MemoryBlock& block : m.blocks) {
-        numbers.push_back({"block " + block.label + " bytes_per_param", block.bytes_per_param});
-        numbers.push_back({"block " + block.label + " whole", block.whole_bytes});
-        numbers.push_back({"block " + block.label + " per_gpu", block.per_gpu_bytes});
+        const std::string kind = core::memory_kind_name(block.kind);
+        numbers.push_back({"block " + kind + " bytes_per_param", block.bytes_per_param});
+        numbers.push_back({"block " + kind + " whole", block.whole_bytes});
+        numbers.push_back({"block " + kind + " per_gpu", block.per_gpu_bytes});
     }
     for (const core::AxisComm& axis : r.comm.axes) {
-        for (const auto& [name, value] : {std::pair<const char*, double>{"link", axis.link_bytes_per_s}, {"message", axis.message_bytes},
+        for (const auto& [name, value] : {std::pair<const char*, double>{"bus", axis.bus_bytes_per_s}, {"message", axis.message_bytes},
                                           {"bytes_per_gpu", axis.bytes_per_gpu}, {"seconds", axis.seconds},
                                           {"exposed", axis.exposed_seconds}, {"algbw", axis.algbw_bytes_per_s},
                                           {"busbw", axis.busbw_bytes_per_s}}) {
-            numbers.push_back({"comm." + axis.axis + "." + name, value});
+            numbers.push_back({std::string("comm.") + core::comm_axis_name(axis.axis) + "." + name, value});
         }
+    }
+    const core::StepBreakdown& parts = c.breakdown_seconds;
+    numbers.push_back({"breakdown.gemm", parts.gemm_seconds});
+    numbers.push_back({"breakdown.attention", parts.attention_seconds});
+    numbers.push_back({"breakdown.elementwise", parts.elementwise_seconds});
+    numbers.push_back({"breakdown.optimizer", parts.optimizer_seconds});
+    numbers.push_back({"breakdown.bubble", parts.bubble_seconds});
+    for (int axis = 0; axis < 4; ++axis) numbers.push_back({"breakdown.exposed_comm", parts.exposed_comm_seconds[axis]});
+    for (const core::Kernel& kernel : c.kernels) {
+        numbers.push_back({std::string("kernel ") + core::kernel_name(kernel.id) + " seconds", kernel.seconds});
+        numbers.push_back({std::string("kernel ") + core::kernel_name(kernel.id) + " flops", kernel.flops});
+        numbers.push_back({std::string("kernel ") + core::kernel_name(kernel.id) + " bytes", kernel.bytes});
     }
     return numbers;
 }
 
-std::vector<std::string> every_text(const core::Report& r) {
-    std::vector<std::string> texts = {r.compute.step_basis, r.memory.activations.formula};
-    for (const core::MemoryBlock& block : r.memory.blocks) {
-        texts.push_back(block.whole_formula);
-        texts.push_back(block.per_gpu_formula);
-    }
-    for (const core::AxisComm& axis : r.comm.axes) texts.push_back(axis.formula);
-    for (const std::string& warning : r.warnings) texts.push_back(warning);
+std::vector<std::string> every_text(const core::Scenario& scenario, const core::Report& r) {
+    const core::ReportText text = core::explain(scenario, r);
+    std::vector<std::string> texts = {text.step_basis, text.activations.formula, text.mfu.formula};
+    for (const core::Explanation& block : text.block_whole) texts.push_back(block.formula);
+    for (const core::Explanation& block : text.block_per_gpu) texts.push_back(block.formula);
+    for (const core::Explanation& axis : text.axis_formulas) texts.push_back(axis.formula);
+    for (const core::Explanation& kernel : text.kernels) texts.push_back(kernel.formula);
+    for (const std::string& warning : text.warnings) texts.push_back(warning);
     return texts;
 }
 
@@ -108,11 +122,11 @@ void require_all_finite(const core::Scenario& scenario) {
         REQUIRE(std::isfinite(value));
         if (name != "memory.headroom") REQUIRE(value >= 0);  // headroom aside, no figure of the model is negative
     }
-    for (const std::string& text : every_text(report)) {
+    for (const std::string& text : every_text(scenario, report)) {
         INFO(text);
         REQUIRE_FALSE(mentions_non_number(text));
     }
-    REQUIRE(core::report_to_json(report).find("null") == std::string::npos);  // nlohmann writes NaN and inf as null
+    REQUIRE(core::report_to_json(scenario, report).find("null") == std::string::npos);  // nlohmann writes NaN and inf as null
     REQUIRE(report.memory.per_gpu.total_bytes > 0);
     REQUIRE(report.compute.step_seconds > 0);
     REQUIRE(report.compute.mfu > 0);

@@ -150,7 +150,7 @@ TEST_CASE("evaluate() fills report.reliability from scenario.operations, and eva
     REQUIRE(reliability.young_interval_seconds ==
             Approx(std::sqrt(2 * reliability.checkpoint_seconds * reliability.cluster_mtbf_seconds)));
     REQUIRE(reliability.wall_seconds == Approx(report.compute.train_seconds / reliability.goodput));
-    const std::string json = core::report_to_json(report);
+    const std::string json = core::report_to_json(core::default_scenario(), report);
     REQUIRE(json.find("\"reliability\"") != std::string::npos);
     REQUIRE(json.find("\"goodput\"") != std::string::npos);
     REQUIRE(json.find("\"daly_interval_seconds\"") != std::string::npos);

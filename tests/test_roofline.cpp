@@ -220,18 +220,19 @@ TEST_CASE("Extended roofline (seed 002): the Report's per-axis traffic becomes o
     report.compute.hardware_flops_per_step = 64 * 2.75e16;
     report.compute.peak_flops_per_s = 989e12;
     core::AxisComm dp;
-    dp.axis = "dp";
+    dp.axis = core::CommAxis::dp;
     dp.degree = 8;
-    dp.link = "InfiniBand NDR";
-    dp.link_bytes_per_s = 50e9;
+    dp.crosses_nodes = true;
+    dp.bus_bytes_per_s = 50e9;
     dp.bytes_per_gpu = 245e9;
     core::AxisComm tp = dp;
-    tp.axis = "tp";
-    tp.link = "NVLink 4";
-    tp.link_bytes_per_s = 450e9;
+    tp.axis = core::CommAxis::tp;
+    tp.crosses_nodes = false;
+    tp.bus_bytes_per_s = 450e9;
     tp.bytes_per_gpu = 2.75e13;
     report.comm.axes = {dp, tp};
-    const std::vector<core::TrafficPoint> points = core::traffic_points(report);
+    // The ceilings' slopes are each group's bus bandwidth; their names come from the scenario's links.
+    const std::vector<core::TrafficPoint> points = core::traffic_points(core::default_scenario(), report);
     REQUIRE(points.size() == 2);
     REQUIRE(points[0].axis == "DP 8");
     REQUIRE(points[0].link_label == "InfiniBand NDR");

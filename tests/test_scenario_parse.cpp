@@ -25,7 +25,7 @@ std::string refused_field(const std::string& json) {
     return "(accepted)";
 }
 
-std::string report_of(const core::Scenario& scenario) { return core::report_to_json(core::evaluate(scenario)); }
+std::string report_of(const core::Scenario& scenario) { return core::report_to_json(scenario, core::evaluate(scenario)); }
 
 std::string llama_config_loader(const std::string& path) {
     if (path != "llama3-8b/config.json") throw std::runtime_error("no such file");

@@ -13,12 +13,12 @@ inline double state_per_gpu_bytes(const core::Report& report) {
     return per_gpu.weights_bytes + per_gpu.grads_bytes + per_gpu.master_bytes + per_gpu.optimizer_bytes;
 }
 
-// Megatron-LM's setting (Narayanan 2021, Korthikanti 2022): A100 SXM, s = 2048, no flash attention.
+// Megatron-LM's setting (Narayanan 2021, Korthikanti 2022): A100 SXM, s = 2048, no flash attention, dropout 0.1.
 inline core::Scenario megatron_a100(const std::string& preset, int tp, int pp, int gpus, int global_batch,
                                     const std::string& extra_train = "") {
     const std::string json = R"({"model": {"preset": ")" + preset + R"("},
         "train": {"seq_len": 2048, "global_batch": )" + std::to_string(global_batch) +
-                             R"(, "flash_attention": false)" + extra_train + R"(},
+                             R"(, "flash_attention": false, "dropout": true)" + extra_train + R"(},
         "parallel": {"tp": )" + std::to_string(tp) + R"(, "pp": )" + std::to_string(pp) + R"(},
         "cluster": {"gpu": "a100-sxm", "gpus": )" + std::to_string(gpus) + R"(, "scale_up_link": "nvlink3", "scale_out_link": "ib-hdr"}})";
     return core::parse_scenario(json);

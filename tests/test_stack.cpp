@@ -19,8 +19,8 @@ std::vector<core::GpuCeiling> ceilings_for(const core::Scenario& scenario) {
     return core::gpu_ceilings(core::builtin_hardware(), scenario.cluster.gpu);
 }
 
-core::StackFrame final_frame(const core::Report& report, const std::vector<core::GpuCeiling>& ceilings) {
-    return core::stack_frame(report.memory, ceilings, core::stack_timeline(report.memory, ceilings).duration_seconds);
+core::StackFrame final_frame(const core::Scenario& scenario, const core::Report& report, const std::vector<core::GpuCeiling>& ceilings) {
+    return core::stack_frame(report.memory, core::explain(scenario, report), ceilings, core::stack_timeline(report.memory, ceilings).duration_seconds);
 }
 
 }  // namespace
@@ -28,7 +28,7 @@ core::StackFrame final_frame(const core::Report& report, const std::vector<core:
 TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 14x an H100", "[stack]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}})");
     const core::Report report = core::evaluate(scenario);
-    const core::StackFrame end = final_frame(report, ceilings_for(scenario));
+    const core::StackFrame end = final_frame(scenario, report, ceilings_for(scenario));
     REQUIRE(end.params == Approx(70e9));
     REQUIRE(end.state_bytes == Approx(1.12e12));
     const core::Overshoot over = core::overshoot(end.state_bytes, catalog_gpu("h100-sxm"));
@@ -40,7 +40,7 @@ TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 14x an H100", "[sta
 
 TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B per parameter, then activations", "[stack]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}})");
-    const core::StackFrame end = final_frame(core::evaluate(scenario), ceilings_for(scenario));
+    const core::StackFrame end = final_frame(scenario, core::evaluate(scenario), ceilings_for(scenario));
     REQUIRE(end.layers.size() == 6);
     const char* labels[] = {"bf16 weight", "bf16 grad", "fp32 master", "Adam m", "Adam v", "activations"};
     const double bytes[] = {140e9, 140e9, 280e9, 280e9, 280e9};
@@ -69,20 +69,20 @@ TEST_CASE("Seed 000: Llama 3 70B overshoots an H100 and a B200; Llama 3.2 1B fit
     REQUIRE(fits.caption == "fits: " + core::format_percent(fits.gpus_worth) + " of an H100 SXM");
     // The whole 1B column (state + one micro-batch's activations) stays under the lowest ceiling too.
     const core::Scenario small_scenario = scenario_from(R"({"model": {"preset": "llama3.2-1b"}})");
-    REQUIRE(final_frame(small, ceilings_for(small_scenario)).crossed.empty());
+    REQUIRE(final_frame(small_scenario, small, ceilings_for(small_scenario)).crossed.empty());
 }
 
 TEST_CASE("Shazeer & Stern 2018: Adafactor removes Adam's m and v bytes; dropping the master removes 4 B", "[stack]") {
     const core::Scenario adam = scenario_from(R"({"model": {"params": 70e9}})");
     const core::Scenario adafactor = scenario_from(R"({"model": {"params": 70e9}, "precision": {"recipe": "bf16-mixed-adafactor"}})");
     const core::Scenario no_master = scenario_from(R"({"model": {"params": 70e9}, "precision": {"recipe": "bf16-adam-no-master"}})");
-    const core::StackFrame with_adam = final_frame(core::evaluate(adam), ceilings_for(adam));
-    const core::StackFrame with_adafactor = final_frame(core::evaluate(adafactor), ceilings_for(adafactor));
-    const core::StackFrame without_master = final_frame(core::evaluate(no_master), ceilings_for(no_master));
+    const core::StackFrame with_adam = final_frame(adam, core::evaluate(adam), ceilings_for(adam));
+    const core::StackFrame with_adafactor = final_frame(adafactor, core::evaluate(adafactor), ceilings_for(adafactor));
+    const core::StackFrame without_master = final_frame(no_master, core::evaluate(no_master), ceilings_for(no_master));
     for (const core::StackLayer& layer : with_adafactor.layers) {
         INFO(layer.label);
         REQUIRE(layer.label.find("Adam") == std::string::npos);
-        if (layer.kind == "optimizer") REQUIRE(layer.bytes == 0);  // the factored second moment, O(rows + cols)
+        if (layer.kind == core::MemoryKind::optimizer) REQUIRE(layer.bytes == 0);  // the factored second moment, O(rows + cols)
     }
     REQUIRE(with_adafactor.state_bytes == Approx(8.0 * 70e9));  // 2 + 2 + 4
     REQUIRE(with_adam.state_bytes - with_adafactor.state_bytes == Approx(8.0 * 70e9));
@@ -130,18 +130,18 @@ TEST_CASE("Seed 000 animation: the stack at t = 0 is the bf16 weight alone, the 
     REQUIRE(timeline.final_total_bytes == Approx(report.memory.state_bytes + report.memory.blocks.back().whole_bytes));
     REQUIRE(timeline.grow_seconds > 0);
 
-    const core::StackFrame start = core::stack_frame(report.memory, ceilings, 0.0);
+    const core::StackFrame start = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 0.0);
     REQUIRE(start.phase == core::StackPhase::build);
     REQUIRE(start.layers[0].bytes == Approx(2.0 * timeline.start_params));
     for (std::size_t i = 1; i < start.layers.size(); ++i) REQUIRE(start.layers[i].bytes == 0);
     REQUIRE(start.crossed.empty());
 
-    const core::StackFrame end = core::stack_frame(report.memory, ceilings, timeline.duration_seconds);
+    const core::StackFrame end = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, timeline.duration_seconds);
     REQUIRE(end.phase == core::StackPhase::hold);
     REQUIRE(end.params == report.memory.params);
     for (std::size_t i = 0; i < end.layers.size(); ++i) {
         REQUIRE(end.layers[i].bytes == report.memory.blocks[i].whole_bytes);
-        REQUIRE(end.layers[i].formula == report.memory.blocks[i].whole_formula);
+        REQUIRE(end.layers[i].formula == core::explain(scenario, report).block_whole[i].formula);
     }
     REQUIRE(end.total_bytes > start.total_bytes);
     REQUIRE(end.crossed.size() == 3);  // past 80, 141 and 192 GB
@@ -155,18 +155,18 @@ TEST_CASE("Seed 000 animation: monotonic in t, one category per step, then past 
 
     // Each step adds exactly one fully grown category.
     for (int step = 0; step < 6; ++step) {
-        const core::StackFrame frame = core::stack_frame(report.memory, ceilings, step * timeline.step_seconds);
+        const core::StackFrame frame = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, step * timeline.step_seconds);
         INFO("step " << step);
         REQUIRE(frame.appearing == step);
         for (int i = 0; i < 6; ++i) REQUIRE(frame.layers[i].shown == (i <= step ? 1.0 : 0.0));
     }
 
-    core::StackFrame previous = core::stack_frame(report.memory, ceilings, 0.0);
+    core::StackFrame previous = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 0.0);
     std::size_t most_crossed = 0;
     const int samples = 400;
     for (int i = 1; i <= samples; ++i) {
         const double t = timeline.duration_seconds * i / samples;
-        const core::StackFrame frame = core::stack_frame(report.memory, ceilings, t);
+        const core::StackFrame frame = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, t);
         INFO("t = " << t);
         REQUIRE(frame.params >= previous.params * (1 - 1e-12));
         REQUIRE(frame.total_bytes >= previous.total_bytes * (1 - 1e-12));
@@ -179,7 +179,7 @@ TEST_CASE("Seed 000 animation: monotonic in t, one category per step, then past 
     }
     REQUIRE(most_crossed == 3);
     // Beyond the end the stack stays as it is.
-    REQUIRE(core::stack_frame(report.memory, ceilings, 1e6).total_bytes == previous.total_bytes);
+    REQUIRE(core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 1e6).total_bytes == previous.total_bytes);
 }
 
 TEST_CASE("Seed 000 animation: a model smaller than the build size is built at its own size and does not grow", "[stack][animation]") {
@@ -189,6 +189,6 @@ TEST_CASE("Seed 000 animation: a model smaller than the build size is built at i
     const core::StackTimeline timeline = core::stack_timeline(report.memory, ceilings);
     REQUIRE(timeline.start_params == report.memory.params);
     REQUIRE(timeline.grow_seconds == 0);
-    REQUIRE(core::stack_frame(report.memory, ceilings, 0.0).total_bytes <
-            core::stack_frame(report.memory, ceilings, timeline.duration_seconds).total_bytes);
+    REQUIRE(core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 0.0).total_bytes <
+            core::stack_frame(report.memory, core::explain(scenario, report), ceilings, timeline.duration_seconds).total_bytes);
 }

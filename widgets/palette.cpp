@@ -102,14 +102,16 @@ Theme current_theme() { return g_theme; }
 
 const Palette& palette() { return g_palette; }
 
-ImU32 memory_kind_color(std::string_view kind, int index_within_kind) {
+ImU32 memory_kind_color(core::MemoryKind kind, int index_within_kind) {
     const Palette& p = g_palette;
-    if (kind == "weights") return p.weights;
-    if (kind == "grads") return index_within_kind == 0 ? p.grads : with_alpha(p.grads, 0.65f);
-    if (kind == "master") return p.master;
-    if (kind == "optimizer") return index_within_kind == 0 ? p.optimizer : p.optimizer_second;
-    if (kind == "activations") return p.activations;
-    if (kind == "kv_cache") return p.kv_cache;
+    switch (kind) {
+        case core::MemoryKind::weights: return p.weights;
+        case core::MemoryKind::grads: return index_within_kind == 0 ? p.grads : with_alpha(p.grads, 0.65f);
+        case core::MemoryKind::master: return p.master;
+        case core::MemoryKind::optimizer: return index_within_kind == 0 ? p.optimizer : p.optimizer_second;
+        case core::MemoryKind::activations: return p.activations;
+        case core::MemoryKind::kv_cache: return p.kv_cache;
+    }
     return p.text_dim;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 // One colour per meaning, the same in every panel; dark (screen) and light (print) themes.
+#include "core/cost/report.h"
+
 #include <imgui.h>
 
 #include <string_view>
@@ -22,9 +24,8 @@ void set_theme(Theme);              // also sets ImGui's style colours
 Theme current_theme();
 const Palette& palette();
 
-// The colour of a memory category by the Report's kind ("weights", "grads", "master", "optimizer", "activations", "kv_cache");
-// index picks the second shade when a kind has two components in a row (Adam m, Adam v).
-ImU32 memory_kind_color(std::string_view kind, int index_within_kind = 0);
+// The colour of a memory category; index picks the second shade when a kind has two components in a row (Adam m, Adam v).
+ImU32 memory_kind_color(core::MemoryKind kind, int index_within_kind = 0);
 
 ImU32 with_alpha(ImU32 color, float alpha);
 

@@ -7,6 +7,7 @@
 //   - may edit ctx.scenario (the app re-evaluates; an invalid edit is rolled back and shown as an error),
 //   - draws its animation at ctx.playback.t_seconds and never reads a clock,
 //   - sizes everything in multiples of ImGui::GetFontSize().
+#include "core/cost/explain.h"
 #include "core/cost/report.h"
 #include "core/model/scenario.h"
 #include "widgets/controls.h"
@@ -36,6 +37,7 @@ struct SharedAssets {
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
+    const core::ReportText& text;    // explain(scenario, report): labels, formulas and sources, built once per revision
     std::uint64_t scenario_revision; // bumped each time the app applies a new scenario: the cache key for derived data
     Playback& playback;
     const SharedAssets& assets;

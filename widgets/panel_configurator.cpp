@@ -87,7 +87,7 @@ void draw_controls(PanelContext& ctx) {
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
-    for (const std::string& warning : report.warnings) {
+    for (const std::string& warning : ctx.text.warnings) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().warning));
         ImGui::TextWrapped("%s", warning.c_str());
         ImGui::PopStyleColor();
@@ -158,21 +158,23 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
     }
 }
 
-void draw_memory(const core::Report& report) {
+void draw_memory(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
     section_heading("Memory per GPU (heaviest pipeline stage)");
     std::vector<BarPiece> pieces;
     std::vector<std::string> values;
     // One piece per category, in the stack's order; Adam m and v arrive as two optimizer blocks.
-    for (const core::MemoryBlock& block : memory.blocks) {
-        if (block.kind == "kv_cache") continue;
-        auto same_kind = [&](const BarPiece& piece) { return piece.label == block.kind; };
+    for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
+        const core::MemoryBlock& block = memory.blocks[i];
+        if (block.kind == core::MemoryKind::kv_cache) continue;
+        const std::string kind = core::memory_kind_name(block.kind);
+        auto same_kind = [&](const BarPiece& piece) { return piece.label == kind; };
         auto found = std::find_if(pieces.begin(), pieces.end(), same_kind);
         if (found == pieces.end()) {
-            pieces.push_back({block.per_gpu_bytes, memory_kind_color(block.kind), block.kind, block.per_gpu_formula});
+            pieces.push_back({block.per_gpu_bytes, memory_kind_color(block.kind), kind, text.block_per_gpu[i].formula});
         } else {
             found->value += block.per_gpu_bytes;
-            found->formula += "\n" + block.per_gpu_formula;
+            found->formula += "\n" + text.block_per_gpu[i].formula;
         }
     }
     for (const BarPiece& piece : pieces) values.push_back(core::format_bytes(piece.value));
@@ -183,24 +185,27 @@ void draw_memory(const core::Report& report) {
     ImGui::Text("%s of %s: %s (%s)", core::format_bytes(memory.per_gpu.total_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
                 memory.fits ? "fits" : "does not fit", margin.c_str());
     ImGui::PopStyleColor();
-    explain_last_item(memory.activations.configuration + ": " + memory.activations.formula, "Korthikanti et al. 2022, Table 2");
+    explain_last_item(text.activation_configuration + ": " + text.activations.formula, "Korthikanti et al. 2022, Table 2");
 }
 
 ImU32 link_color(const core::AxisComm& axis) { return axis.crosses_nodes ? palette().infiniband : palette().nvlink; }
 
-void draw_step(const core::Scenario& scenario, const core::Report& report) {
+void draw_step(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text) {
     const core::ComputeReport& compute = report.compute;
     section_heading("Step time");
     std::vector<BarPiece> pieces;
     pieces.push_back({compute.compute_seconds, palette().compute, "compute",
-                      "hardware FLOPs per GPU / (peak x " + core::format_percent(scenario.efficiency.compute_efficiency) + ") = " +
-                          core::format_seconds(compute.compute_seconds)});
-    for (const core::AxisComm& axis : report.comm.axes) {
-        if (axis.exposed_seconds > 0) pieces.push_back({axis.exposed_seconds, link_color(axis), axis.axis + " comm", axis.formula});
+                      "the busiest GPU's kernels, each on the roofline at the GPU's measured efficiency = " + core::format_seconds(compute.compute_seconds)});
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        const core::AxisComm& axis = report.comm.axes[i];
+        if (axis.exposed_seconds > 0) {
+            pieces.push_back({axis.exposed_seconds, link_color(axis), std::string(core::comm_axis_name(axis.axis)) + " comm", text.axis_formulas[i].formula});
+        }
     }
     pieces.push_back({compute.bubble_seconds, palette().idle, "bubble",
-                      "compute x idle/ideal " + core::format_number(report.pipeline.bubble_overhead) + " (" + report.pipeline.schedule +
-                          ", p " + std::to_string(report.pipeline.stages) + ", m " + std::to_string(report.pipeline.microbatches) + ")"});
+                      "the pipeline standing idle: idle/ideal " + core::format_number(report.pipeline.bubble_overhead) + " (" +
+                          core::schedule_name(report.pipeline.schedule) + ", p " + std::to_string(report.pipeline.stages) + ", m " +
+                          std::to_string(report.pipeline.microbatches) + ")"});
     stacked_bar(pieces, 0, "", 0);
     std::vector<std::string> values;
     for (const BarPiece& piece : pieces) values.push_back(core::format_seconds(piece.value));
@@ -208,7 +213,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report) {
 
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    figure("Step", core::format_seconds(compute.step_seconds), compute.step_basis);
+    figure("Step", core::format_seconds(compute.step_seconds), text.step_basis);
     ImGui::SameLine(left + column);
     figure("MFU", core::format_percent(compute.mfu),
            "model FLOPs per step / (step x GPUs x peak) = " + core::format_flops(compute.model_flops_per_step) + " / (" +
@@ -227,7 +232,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report) {
            "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
 }
 
-void draw_comm(const core::Report& report) {
+void draw_comm(const core::Report& report, const core::ReportText& text) {
     section_heading("Communication per axis");
     if (report.comm.axes.empty()) {
         dim_text("One GPU: nothing to communicate.");
@@ -242,16 +247,18 @@ void draw_comm(const core::Report& report) {
     ImGui::TableSetupColumn("exposed");
     ImGui::TableSetupColumn("sent / GPU");
     ImGui::TableHeadersRow();
-    for (const core::AxisComm& axis : report.comm.axes) {
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        const core::AxisComm& axis = report.comm.axes[i];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::Text("%s %d", axis.axis.c_str(), axis.degree);
+        ImGui::Text("%s %d", core::comm_axis_name(axis.axis), axis.degree);
         ImGui::TableSetColumnIndex(1);
-        ImGui::TextUnformatted(axis.collective.c_str());
-        explain_last_item(axis.formula);
+        ImGui::TextUnformatted(text.axis_collectives[i].c_str());
+        explain_last_item(text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
         ImGui::TableSetColumnIndex(2);
-        ImGui::TextColored(color4(link_color(axis)), "%s", axis.link.c_str());
-        explain_last_item(core::format_bandwidth(axis.link_bytes_per_s) + " per direction; busbw " + core::format_bandwidth(axis.busbw_bytes_per_s));
+        ImGui::TextColored(color4(link_color(axis)), "%s", text.axis_links[i].c_str());
+        explain_last_item("NCCL bus bandwidth for this group " + core::format_bandwidth(axis.bus_bytes_per_s) + "; one collective's busbw " +
+                          core::format_bandwidth(axis.busbw_bytes_per_s));
         ImGui::TableSetColumnIndex(3);
         ImGui::TextUnformatted(core::format_seconds(axis.seconds).c_str());
         ImGui::TableSetColumnIndex(4);
@@ -411,11 +418,11 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine(0, font);
     ImGui::BeginChild("costs", ImVec2(font * state.middle_width_em, top_height), false, child);
-    draw_memory(ctx.report);
+    draw_memory(ctx.report, ctx.text);
     ImGui::Spacing();
-    draw_step(ctx.scenario, ctx.report);
+    draw_step(ctx.scenario, ctx.report, ctx.text);
     ImGui::Spacing();
-    draw_comm(ctx.report);
+    draw_comm(ctx.report, ctx.text);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
     ImGui::BeginChild("mesh", ImVec2(0, top_height), false, child);

@@ -65,11 +65,13 @@ ImU32 phase_color(core::RingPhase phase) {
     return phase == core::RingPhase::all_gather ? palette().weights : palette().grads;
 }
 
-// The gradient block the DP all-reduce moves: the widest one when a recipe keeps two (bf16 and fp32 accumulation).
-const core::MemoryBlock* gradient_block(const core::Report& report) {
-    const core::MemoryBlock* widest = nullptr;
-    for (const core::MemoryBlock& block : report.memory.blocks)
-        if (block.kind == "grads" && (!widest || block.whole_bytes > widest->whole_bytes)) widest = &block;
+// The gradient block the DP all-reduce moves (its index): the widest one when a recipe keeps two (bf16 and fp32 accumulation).
+int gradient_block(const core::Report& report) {
+    int widest = -1;
+    const auto& blocks = report.memory.blocks;
+    for (int i = 0; i < static_cast<int>(blocks.size()); ++i) {
+        if (blocks[i].kind == core::MemoryKind::grads && (widest < 0 || blocks[i].whole_bytes > blocks[widest].whole_bytes)) widest = i;
+    }
     return widest;
 }
 
@@ -323,14 +325,15 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
 }
 
 // "S = 2 B x 70.6 B params = 141 GB" and "each rank sends 2(n-1)/n x S": the seed's 2 x 2 x params, with its value.
-void draw_buffer_figures(const core::Report& report, const core::MemoryBlock* gradients, bool buffer_from_model,
+void draw_buffer_figures(const core::Report& report, const core::ReportText& text, int gradient_index, bool buffer_from_model,
                          const core::AllReduceCost& ring) {
+    const core::MemoryBlock* gradients = gradient_index >= 0 ? &report.memory.blocks[gradient_index] : nullptr;
     const double factor = core::busbw_factor(core::Collective::all_reduce, ring.rank_count);
     if (buffer_from_model && gradients) {
         figure("S, the DP all-reduce buffer:",
                "gradients " + bytes_per_param_text(gradients->bytes_per_param) + " x " + core::format_sci(report.memory.params) +
                    " params = " + core::format_bytes(ring.buffer_bytes),
-               gradients->whole_formula, "the Report's gradient block of the current model");
+               text.block_whole[gradient_index].formula, text.block_whole[gradient_index].source.c_str());
     } else {
         figure("S, the buffer:", core::format_bytes(ring.buffer_bytes));
     }
@@ -430,13 +433,14 @@ void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceC
     EndLogPlot();
 }
 
-void draw_scenario_dp(const core::Report& report) {
-    for (const core::AxisComm& axis : report.comm.axes) {
-        if (axis.axis != "dp") continue;
+void draw_scenario_dp(const core::Report& report, const core::ReportText& text) {
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        const core::AxisComm& axis = report.comm.axes[i];
+        if (axis.axis != core::CommAxis::dp) continue;
         figure("This scenario's DP step:",
-               axis.collective + ", " + std::to_string(axis.degree) + " ranks on " + axis.link + ": " +
+               text.axis_collectives[i] + ", " + std::to_string(axis.degree) + " ranks on " + text.axis_links[i] + ": " +
                    core::format_seconds(axis.seconds) + ", busbw " + core::format_bandwidth(axis.busbw_bytes_per_s),
-               axis.formula, "the Report's communication figures");
+               text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
         return;
     }
     figure("This scenario's DP step:", "no data parallelism (dp = 1), nothing to all-reduce");
@@ -445,7 +449,8 @@ void draw_scenario_dp(const core::Report& report) {
 void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     RingPanelOptions& options = state.options;
     const float em = ImGui::GetFontSize();
-    const core::MemoryBlock* gradients = gradient_block(ctx.report);
+    const int gradient_index = gradient_block(ctx.report);
+    const core::MemoryBlock* gradients = gradient_index >= 0 ? &ctx.report.memory.blocks[gradient_index] : nullptr;
     const double buffer_bytes =
         options.buffer_from_model && gradients ? gradients->whole_bytes : options.custom_buffer_gb * 1e9;
     options.rank_count = std::clamp(options.rank_count, core::ring_min_ranks, core::ring_max_ranks);
@@ -482,8 +487,8 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     draw_controls(options, ctx.scenario, ctx.report);
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0.0f);  // long figures wrap inside the column instead of running off it
-    draw_buffer_figures(ctx.report, gradients, options.buffer_from_model, costs[1]);
-    draw_scenario_dp(ctx.report);
+    draw_buffer_figures(ctx.report, ctx.text, gradient_index, options.buffer_from_model, costs[1]);
+    draw_scenario_dp(ctx.report, ctx.text);
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     draw_cost_table(costs, styles);

@@ -227,7 +227,7 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
     ImGui::PopStyleColor();
 
     ImGui::Spacing();
-    const std::vector<core::TrafficPoint> traffic = core::traffic_points(report);
+    const std::vector<core::TrafficPoint> traffic = core::traffic_points(scenario, report);
     for (const core::TrafficPoint& point : traffic) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(point.network_bound ? colors.over_budget : colors.within_budget));
         ImGui::Bullet();
@@ -340,7 +340,7 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
     const core::Scenario& scenario = ctx.scenario;
     const core::Report& report = ctx.report;
     const Palette& colors = palette();
-    const std::vector<core::TrafficPoint> traffic = core::traffic_points(report);
+    const std::vector<core::TrafficPoint> traffic = core::traffic_points(ctx.scenario, report);
     LogPlotAxes axes;
     axes.x_title = "communication intensity (FLOP per byte sent)";
     axes.y_title = "attainable (FLOP/s)";

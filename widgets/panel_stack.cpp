@@ -134,7 +134,7 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
     return view;
 }
 
-ColumnView per_gpu_column(const core::Report& report, const core::GpuSpec& gpu) {
+ColumnView per_gpu_column(const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
     ColumnView view;
     const core::LayoutReport& layout = report.layout;
     view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " +
@@ -149,11 +149,11 @@ ColumnView per_gpu_column(const core::Report& report, const core::GpuSpec& gpu) 
     for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
         const core::MemoryBlock& memory_block = report.memory.blocks[i];
         StackedBlock block;
-        block.label = memory_block.label;
+        block.label = text.block_labels[i];
         block.value = core::format_bytes(memory_block.per_gpu_bytes);
         block.bytes = memory_block.per_gpu_bytes;
         block.color = memory_kind_color(memory_block.kind, shades[i]);
-        block.tooltip = memory_block.per_gpu_formula;
+        block.tooltip = text.block_per_gpu[i].formula;
         view.blocks.push_back(block);
     }
     return view;
@@ -228,7 +228,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     playback.step_seconds = timeline.step_seconds;
     playback.loop = false;  // a finished stack stays up
     draw_transport(playback);
-    const core::StackFrame frame = core::stack_frame(report.memory, ceilings, playback.t_seconds, state.options.timing);
+    const core::StackFrame frame = core::stack_frame(report.memory, ctx.text, ceilings, playback.t_seconds, state.options.timing);
 
     ImGui::PushFont(fonts().bold);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(frame.crossed.empty() ? palette().text : palette().warning));
@@ -255,7 +255,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     ImGui::SameLine();
 
     ImGui::BeginChild("stack_plot", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, gpu)};
+    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, ctx.text, gpu)};
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
     const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.total_bytes);
     draw_plot(columns, ceilings, content, report.memory.hbm_bytes, !ctx.exporting && ImGui::IsWindowHovered());

@@ -105,7 +105,7 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
                                   : "a bare count of " + core::format_count(state.params) + " parameters (shape synthesized)";
     ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
                        "tokens, batch %d, %d-token context.",
-                       model.c_str(), layout.gpus, layout.gpu_name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, layout.recipe_name.c_str(),
+                       model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, scenario.precision.name.c_str(),
                        core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
                        core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
                        scenario.serving.batch, scenario.serving.context_tokens);

@@ -52,7 +52,7 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
     flash_attention_checkbox("Flash attention", scenario, feedback);
 }
 
-void headline(const core::Report& report) {
+void headline(const core::Report& report, const core::ReportText& text) {
     const Palette& colors = palette();
     const core::MemoryReport& memory = report.memory;
     const ImVec4 verdict = ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget);
@@ -67,7 +67,7 @@ void headline(const core::Report& report) {
     figure("Parameters", core::format_count(memory.params));
     figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
            core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
-    figure("Step time", core::format_seconds(compute.step_seconds), compute.step_basis);
+    figure("Step time", core::format_seconds(compute.step_seconds), text.step_basis);
     figure("MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
            core::format_flops(compute.model_flops_per_step) + " / (" + core::format_seconds(compute.step_seconds) + " x " +
            std::to_string(report.layout.gpus) + " x " + core::format_flops_rate(compute.peak_flops_per_s) + ")",
@@ -75,17 +75,18 @@ void headline(const core::Report& report) {
     figure("Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
            core::format_seconds(compute.step_seconds));
     figure("GPU-hours", core::format_count(compute.gpu_hours));
-    for (const std::string& warning : report.warnings) {
-        if (warning.rfind("Does not fit", 0) == 0) continue;  // the red verdict above already says it
+    for (std::size_t i = 0; i < report.warnings.size(); ++i) {
+        if (report.warnings[i].kind == core::WarningKind::does_not_fit) continue;  // the verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));
-        ImGui::TextWrapped("%s", warning.c_str());
+        ImGui::TextWrapped("%s", text.warnings[i].c_str());
         ImGui::PopStyleColor();
     }
 }
 
 }  // namespace
 
-void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
+void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, const core::ReportText& text,
+                  EditFeedback& feedback) {
     const float label_room = ImGui::GetFontSize() * 7.5f;
     ImGui::PushItemWidth(-label_room);
     section_heading("Model");
@@ -107,7 +108,7 @@ void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Rep
         ImGui::PopStyleColor();
     }
     section_heading("Figures");
-    headline(report);
+    headline(report, text);
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::TextWrapped("%s", core::kUnitConvention);

@@ -1,5 +1,6 @@
 #pragma once
 // The scenario controls every panel shares (model, GPU, GPU count, parallel layout, training) and the headline figures.
+#include "core/cost/explain.h"
 #include "core/cost/report.h"
 #include "core/model/scenario.h"
 #include "widgets/controls.h"
@@ -13,6 +14,7 @@ struct SidebarState {
 };
 
 // Draws into the current window; edits scenario in place (the app validates and may roll back).
-void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, EditFeedback& feedback);
+void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, const core::ReportText& text,
+                  EditFeedback& feedback);
 
 }  // namespace widgets

@@ -1,5 +1,7 @@
 #include "core/cost/collectives.h"
 
+#include <algorithm>
+
 namespace core {
 
 const char* collective_name(Collective collective) {
@@ -50,6 +52,42 @@ double ring_seconds(Collective collective, int ranks, double buffer_bytes, const
         case Collective::broadcast:
         case Collective::reduce: return (n - 1.0) * alpha + buffer_bytes * beta;  // pipelined ring: S once through each link
         case Collective::send_recv: return alpha + buffer_bytes * beta;
+    }
+    return 0;
+}
+
+double group_bus_bytes_per_s(const GroupPlacement& group, const LinkSpec& scale_up, const LinkSpec& scale_out) {
+    const double inside = scale_up.bytes_per_s * scale_up.efficiency;
+    if (!group.crosses_nodes()) return inside;
+    return std::min(inside, group.ranks_per_node * scale_out.bytes_per_s * scale_out.efficiency);
+}
+
+double collective_seconds(Collective collective, const GroupPlacement& group, double buffer_bytes, const LinkSpec& scale_up,
+                          const LinkSpec& scale_out) {
+    if (group.ranks <= 1 || buffer_bytes <= 0) return 0;
+    const double n = group.ranks;
+    const double inter_hops = group.nodes() - 1.0;
+    const auto latency = [&](double steps, double inter_steps) {
+        return (steps - inter_steps) * scale_up.latency_seconds + inter_steps * scale_out.latency_seconds;
+    };
+    if (collective == Collective::send_recv) {
+        const LinkSpec& link = group.crosses_nodes() ? scale_out : scale_up;
+        return link.latency_seconds + buffer_bytes / (link.bytes_per_s * link.efficiency);
+    }
+    const double bus = group_bus_bytes_per_s(group, scale_up, scale_out);
+    switch (collective) {
+        case Collective::all_reduce: return latency(2.0 * (n - 1.0), 2.0 * inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / bus;
+        case Collective::reduce_scatter:
+        case Collective::all_gather: return latency(n - 1.0, inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / bus;
+        case Collective::all_to_all: {
+            // All-to-all cannot spread one GPU's traffic over the node's NICs (sjeaugey, nccl-tests #267): one NIC each.
+            const double per_gpu = group.crosses_nodes() ? std::min(scale_up.bytes_per_s * scale_up.efficiency, scale_out.bytes_per_s * scale_out.efficiency)
+                                                         : scale_up.bytes_per_s * scale_up.efficiency;
+            return latency(n - 1.0, inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / per_gpu;
+        }
+        case Collective::broadcast:
+        case Collective::reduce: return latency(n - 1.0, inter_hops) + buffer_bytes / bus;
+        case Collective::send_recv: break;
     }
     return 0;
 }

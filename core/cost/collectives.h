@@ -18,6 +18,25 @@ double ring_bytes_sent_per_rank(Collective, int ranks, double buffer_bytes);
 // send/recv alpha + S beta.
 double ring_seconds(Collective, int ranks, double buffer_bytes, const LinkSpec& link);
 
+// Where a parallel group sits: `ranks` GPUs, `ranks_per_node` of them in each node the group spans.
+struct GroupPlacement {
+    int ranks = 1;
+    int ranks_per_node = 1;
+
+    int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
+    bool crosses_nodes() const { return ranks > ranks_per_node; }
+};
+
+// The bus bandwidth NCCL reaches for a ring over the group: inside one node, the scale-up link at its NCCL efficiency;
+// across nodes each ring leaves a node through a different GPU's NIC, so the node's NICs work at once:
+// min(scale-up, ranks_per_node x NIC) (DGX A100: 8 x 24 = 192 GB/s; DGX H100: 8 x 47.5 = 380, NVIDIA GTC24 S62129).
+double group_bus_bytes_per_s(const GroupPlacement&, const LinkSpec& scale_up, const LinkSpec& scale_out);
+
+// One collective over the group, NCCL's ring: the bus bandwidth above, plus one hop of latency per ring step, the
+// inter-node steps at the scale-out link's (NCCL tuning.cc: latency = intra steps x intra hop + inter steps x inter hop).
+// send_recv: one message between two neighbours, on scale-out if the group crosses nodes.
+double collective_seconds(Collective, const GroupPlacement&, double buffer_bytes, const LinkSpec& scale_up, const LinkSpec& scale_out);
+
 struct BandwidthFigures {
     double algbw_bytes_per_s = 0;  // S / t
     double busbw_bytes_per_s = 0;  // algbw x factor: comparable with the link's bandwidth

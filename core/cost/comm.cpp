@@ -1,136 +1,155 @@
 #include "core/cost/comm.h"
 
-#include "core/cost/collectives.h"
-#include "core/model/layout.h"
-#include "core/model/format.h"
-
 #include <algorithm>
 
 namespace core {
 
+const char* comm_axis_name(CommAxis axis) {
+    switch (axis) {
+        case CommAxis::tp: return "tp";
+        case CommAxis::cp: return "cp";
+        case CommAxis::pp: return "pp";
+        case CommAxis::dp: return "dp";
+    }
+    return "?";
+}
+
 namespace {
 
-AxisComm make_axis(const Scenario& scenario, const char* name, int degree, int span_gpus) {
-    AxisComm axis;
-    axis.axis = name;
-    axis.degree = degree;
-    axis.crosses_nodes = !within_node(span_gpus, scenario.cluster.gpus_per_node);
-    const LinkSpec& link = axis.crosses_nodes ? scenario.cluster.scale_out : scenario.cluster.scale_up;
-    axis.link = link.name;
-    axis.link_bytes_per_s = link.bytes_per_s;
-    return axis;
-}
+constexpr double kActivationBytes = 2.0;  // bf16 on the wire
 
-const LinkSpec& link_of(const Scenario& scenario, const AxisComm& axis) {
-    return axis.crosses_nodes ? scenario.cluster.scale_out : scenario.cluster.scale_up;
-}
-
-// one_collective_seconds times one collective of message_bytes: nccl-tests' algbw and busbw are per collective.
-void finish(AxisComm& axis, Collective collective, double one_collective_seconds, double overlap_window_seconds) {
-    axis.exposed_seconds = std::max(0.0, axis.seconds - overlap_window_seconds);
-    axis.hidden = axis.exposed_seconds <= 0.0;
-    const int ranks = collective == Collective::send_recv ? 2 : axis.degree;
-    const BandwidthFigures figures = nccl_bandwidth(collective, ranks, axis.message_bytes, one_collective_seconds);
-    axis.algbw_bytes_per_s = figures.algbw_bytes_per_s;
-    axis.busbw_bytes_per_s = figures.busbw_bytes_per_s;
+// How many of rank 0's group share its node: ranks 0..gpus_per_node-1 whose coordinates on the other axes are 0.
+int members_in_first_node(CommAxis axis, const Layout& layout, int gpus_per_node) {
+    int members = 0;
+    for (int rank = 0; rank < gpus_per_node; ++rank) {
+        const RankCoordinates at = rank_coordinates(layout, gpus_per_node, rank);
+        switch (axis) {
+            case CommAxis::tp: members += at.cp == 0 && at.pp == 0 && at.dp == 0; break;
+            case CommAxis::cp: members += at.tp == 0 && at.pp == 0 && at.dp == 0; break;
+            case CommAxis::pp: members += at.tp == 0 && at.cp == 0 && at.dp == 0; break;
+            case CommAxis::dp: members += at.tp == 0 && at.pp == 0; break;
+        }
+    }
+    return std::max(1, members);
 }
 
 }  // namespace
 
-CommReport communication(const Scenario& scenario, const CommInputs& inputs) {
-    CommReport report;
-    const ParallelSpec& parallel = scenario.parallel;
-    const TrainSpec& train = scenario.train;
-    const ModelSpec& model = scenario.model;
-    const double activation_element_bytes = 2.0;  // bf16 activations on the wire
-    const double tokens_local = static_cast<double>(train.micro_batch) * train.seq_len / parallel.cp;
-    const double m = inputs.microbatches;
-    const double per_microbatch_compute = inputs.compute_seconds / m;
+GroupPlacement axis_placement(CommAxis axis, const Layout& layout, int gpus_per_node) {
+    GroupPlacement group;
+    switch (axis) {
+        case CommAxis::tp: group.ranks = layout.tp; break;
+        case CommAxis::cp: group.ranks = layout.cp; break;
+        case CommAxis::pp: group.ranks = layout.pp; break;
+        case CommAxis::dp: group.ranks = layout.dp * layout.cp; break;
+    }
+    const long long span = 1LL * layout.tp * layout.cp * layout.pp * layout.dp;
+    group.ranks_per_node = std::min<long long>(group.ranks, members_in_first_node(axis, layout, static_cast<int>(std::min<long long>(gpus_per_node, span))));
+    return group;
+}
 
-    if (parallel.tp > 1) {
-        AxisComm axis = make_axis(scenario, "tp", parallel.tp, parallel.tp);
-        const int allreduces_per_layer = train.recompute == Recompute::full ? 6 : 4;  // 2 forward + 2 backward (+2 in the recomputed forward)
-        axis.collective = train.sequence_parallel ? "reduce-scatter + all-gather" : "all-reduce";
-        axis.message_bytes = tokens_local * model.hidden * activation_element_bytes;
-        const double collectives = static_cast<double>(allreduces_per_layer) * inputs.stage_layers * m;
-        axis.bytes_per_gpu = collectives * ring_bytes_sent_per_rank(Collective::all_reduce, parallel.tp, axis.message_bytes);
-        axis.seconds = collectives * ring_seconds(Collective::all_reduce, parallel.tp, axis.message_bytes, link_of(scenario, axis));
-        axis.formula = std::to_string(allreduces_per_layer) + " all-reduces x " + std::to_string(inputs.stage_layers) + " layers x " +
-                       format_number(m) + " micro-batches of b s h x 2 B = " + format_bytes(axis.message_bytes) +
-                       "; 8 b s h (t-1)/t elements per layer per micro-batch (Narayanan 2021 sec 3.2)";
-        finish(axis, Collective::all_reduce, axis.seconds / collectives, 0.0);  // on the critical path: Megatron does not overlap TP collectives
-        report.axes.push_back(axis);
+TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
+    TpComm comm;
+    if (layout.tp <= 1) return comm;
+    const ClusterSpec& cluster = scenario.cluster;
+    const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
+    const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
+    comm.message_bytes = tokens * scenario.model.hidden * kActivationBytes;
+    double one_pair = 0;  // what replaces one all-reduce: the all-reduce itself, or an all-gather plus a reduce-scatter
+    if (layout.sequence_parallel) {
+        comm.collective = Collective::all_gather;
+        one_pair = collective_seconds(Collective::all_gather, group, comm.message_bytes, cluster.scale_up, cluster.scale_out) +
+                   collective_seconds(Collective::reduce_scatter, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+    } else {
+        comm.collective = Collective::all_reduce;
+        one_pair = collective_seconds(Collective::all_reduce, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
     }
-    if (parallel.cp > 1) {
-        AxisComm axis = make_axis(scenario, "cp", parallel.cp, parallel.tp * parallel.cp);
-        axis.collective = "ring send/recv of K, V";
-        const double kv_width = static_cast<double>(model.kv_heads) * model.head_dim() / parallel.tp;
-        axis.message_bytes = 2.0 * tokens_local * kv_width * activation_element_bytes;  // K and V of the local chunk
-        const double sends = 3.0 * (parallel.cp - 1) * inputs.stage_layers * m;          // forward K,V; backward K,V and dK,dV
-        axis.bytes_per_gpu = sends * axis.message_bytes;
-        axis.seconds = sends * ring_seconds(Collective::send_recv, 2, axis.message_bytes, link_of(scenario, axis));
-        axis.formula = "3 (cp-1) sends of K and V (" + format_bytes(axis.message_bytes) + ") per layer per micro-batch (ring attention)";
-        finish(axis, Collective::send_recv, axis.seconds / sends, inputs.compute_seconds * inputs.attention_share);
-        report.axes.push_back(axis);
+    const double per_pair_bytes = ring_bytes_sent_per_rank(Collective::all_reduce, layout.tp, comm.message_bytes);
+    const int pairs_per_pass = 2;  // after attention and after the MLP
+    comm.forward_seconds = pairs_per_pass * one_pair;
+    comm.backward_seconds = pairs_per_pass * one_pair;
+    comm.recompute_seconds = layout.recompute == Recompute::full ? pairs_per_pass * one_pair : 0.0;
+    const int pairs = pairs_per_pass * (layout.recompute == Recompute::full ? 3 : 2);
+    comm.collectives = pairs * (layout.sequence_parallel ? 2 : 1);
+    comm.bytes_per_gpu = pairs * per_pair_bytes;
+    if (layout.sequence_parallel) {
+        // The column-parallel GEMMs keep only their sharded input: the backward gathers it again for the weight gradient
+        // (Megatron's LinearWithGradAccumulationAndAsyncCommunication under sequence parallelism).
+        const double gather = collective_seconds(Collective::all_gather, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        comm.backward_seconds += 2.0 * gather;
+        comm.collectives += 2;
+        comm.bytes_per_gpu += 2.0 * ring_bytes_sent_per_rank(Collective::all_gather, layout.tp, comm.message_bytes);
     }
-    if (parallel.pp > 1) {
-        AxisComm axis = make_axis(scenario, "pp", parallel.pp, parallel.tp * parallel.cp * parallel.pp);
-        axis.collective = "send/recv";
-        const double sharded = train.sequence_parallel ? parallel.tp : 1.0;  // with SP the boundary tensor is split over TP
-        axis.message_bytes = tokens_local * model.hidden * activation_element_bytes / sharded;
-        const double sends = 2.0 * m * parallel.virtual_stages;  // activations forward, gradients backward, per chunk
-        axis.bytes_per_gpu = sends * axis.message_bytes;
-        const double one_send = ring_seconds(Collective::send_recv, 2, axis.message_bytes, link_of(scenario, axis));
-        axis.seconds = sends * one_send;
-        axis.formula = "2 x " + format_number(m) + " micro-batches x " + std::to_string(parallel.virtual_stages) +
-                       " chunks x b s h x 2 B = " + format_bytes(axis.message_bytes) + " each (Narayanan 2021 sec 3.2)";
-        // Steady-state sends overlap compute; the fill and the drain each wait on p v - 1 boundaries.
-        const double exposed = 2.0 * (parallel.pp * parallel.virtual_stages - 1) * one_send;
-        finish(axis, Collective::send_recv, one_send, std::max(0.0, axis.seconds - exposed));
-        report.axes.push_back(axis);
+    return comm;
+}
+
+CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
+    CpComm comm;
+    if (layout.cp <= 1) return comm;
+    const ClusterSpec& cluster = scenario.cluster;
+    const ModelSpec& model = scenario.model;
+    const GroupPlacement group = axis_placement(CommAxis::cp, layout, cluster.gpus_per_node);
+    const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
+    const double kv_width = std::max(1.0, static_cast<double>(model.kv_heads) / layout.tp) * model.head_dim();
+    comm.message_bytes = 2.0 * tokens * kv_width * kActivationBytes;
+    comm.steps = layout.cp - 1;
+    comm.step_forward_seconds = collective_seconds(Collective::send_recv, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+    comm.step_backward_seconds = collective_seconds(Collective::send_recv, group, 2.0 * comm.message_bytes, cluster.scale_up, cluster.scale_out);
+    comm.bytes_per_gpu = 3.0 * comm.steps * comm.message_bytes;
+    return comm;
+}
+
+PpComm pp_comm(const Scenario& scenario, const Layout& layout, int microbatches) {
+    PpComm comm;
+    if (layout.pp <= 1) return comm;
+    const ClusterSpec& cluster = scenario.cluster;
+    const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
+    // Megatron sends 1/t of the boundary tensor from each TP rank and all-gathers it over NVLink on arrival (Narayanan
+    // et al. 2021 sec 4.1, scatter/gather); under sequence parallelism the tensor is split over TP anyway.
+    const bool split_over_tp = layout.tp > 1 && (layout.sequence_parallel || scenario.train.framework == Framework::megatron);
+    const double split = split_over_tp ? layout.tp : 1.0;
+    comm.message_bytes = tokens * scenario.model.hidden * kActivationBytes / split;
+    // Consecutive stages are tp x cp ranks apart: the boundary crosses nodes unless the whole pipeline fits in one.
+    GroupPlacement pair{2, 2};
+    if (1LL * layout.tp * layout.cp * layout.pp > cluster.gpus_per_node) pair.ranks_per_node = 1;
+    comm.send_seconds = collective_seconds(Collective::send_recv, pair, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+    comm.bytes_per_gpu = 2.0 * microbatches * layout.virtual_stages * comm.message_bytes;
+    return comm;
+}
+
+DpComm dp_comm(const Scenario& scenario, const Layout& layout, double params_per_gpu, int stage_layers, int microbatches) {
+    DpComm comm;
+    const GroupPlacement group = axis_placement(CommAxis::dp, layout, scenario.cluster.gpus_per_node);
+    if (group.ranks <= 1) return comm;
+    const ClusterSpec& cluster = scenario.cluster;
+    const PrecisionRecipe& recipe = scenario.precision;
+    comm.grad_bytes = params_per_gpu * recipe.grad_comm_bytes_per_param();
+    comm.weight_bytes = params_per_gpu * recipe.weight_comm_bytes_per_param();
+    const auto seconds = [&](Collective collective, double bytes) {
+        return collective_seconds(collective, group, bytes, cluster.scale_up, cluster.scale_out);
+    };
+    const auto sent = [&](Collective collective, double bytes) { return ring_bytes_sent_per_rank(collective, group.ranks, bytes); };
+    const int zero = layout.zero;
+    if (zero == 3) {
+        comm.all_reduce = false;
+        const double layers = std::max(1, stage_layers);
+        comm.layer_gather_seconds = seconds(Collective::all_gather, comm.weight_bytes / layers);
+        comm.layer_reduce_seconds = seconds(Collective::reduce_scatter, comm.grad_bytes / layers);
+        comm.reduces_per_step = microbatches;
+        comm.bytes_per_gpu = microbatches * (2.0 * sent(Collective::all_gather, comm.weight_bytes) + sent(Collective::reduce_scatter, comm.grad_bytes));
+        return comm;
     }
-    const int gradient_ranks = data_parallel_degree(scenario) * parallel.cp;
-    if (gradient_ranks > 1) {
-        AxisComm axis = make_axis(scenario, "dp", gradient_ranks, scenario.cluster.gpus);
-        const PrecisionRecipe& recipe = scenario.precision;
-        const double grad_bytes = inputs.params_per_gpu * recipe.grad_comm_bytes_per_param();
-        const double weight_bytes = inputs.params_per_gpu * recipe.weight_comm_bytes_per_param();
-        const LinkSpec& link = link_of(scenario, axis);
-        const int n = gradient_ranks;
-        axis.message_bytes = grad_bytes;
-        double overlap_window = scenario.efficiency.overlap_dp_comm ? per_microbatch_compute * 2.0 / 3.0 : 0.0;
-        if (parallel.zero == 3) {
-            axis.collective = "all-gather x 2 per micro-batch + reduce-scatter";
-            const double gathers = 2.0 * m;
-            axis.bytes_per_gpu = gathers * ring_bytes_sent_per_rank(Collective::all_gather, n, weight_bytes) +
-                                 ring_bytes_sent_per_rank(Collective::reduce_scatter, n, grad_bytes);
-            axis.seconds = gathers * ring_seconds(Collective::all_gather, n, weight_bytes, link) +
-                           ring_seconds(Collective::reduce_scatter, n, grad_bytes, link);
-            axis.formula = "ZeRO-3: gather the weights (" + format_bytes(weight_bytes) + ") twice per micro-batch, reduce-scatter the grads " +
-                           "(" + format_bytes(grad_bytes) + "); 3 Psi per step at one micro-batch (ZeRO sec 7)";
-            if (scenario.efficiency.overlap_dp_comm) overlap_window = inputs.compute_seconds;  // gathers are prefetched under compute
-        } else if (parallel.zero >= 1 || recipe.sharded_optimizer) {
-            axis.collective = "reduce-scatter + all-gather";
-            axis.bytes_per_gpu = ring_bytes_sent_per_rank(Collective::reduce_scatter, n, grad_bytes) +
-                                 ring_bytes_sent_per_rank(Collective::all_gather, n, weight_bytes);
-            axis.seconds = ring_seconds(Collective::reduce_scatter, n, grad_bytes, link) + ring_seconds(Collective::all_gather, n, weight_bytes, link);
-            axis.formula = "reduce-scatter the grads, all-gather the updated weights: 2 Psi per step (ZeRO sec 7), " +
-                           format_bytes(grad_bytes) + " of gradients";
-        } else {
-            axis.collective = "all-reduce (ring)";
-            axis.bytes_per_gpu = ring_bytes_sent_per_rank(Collective::all_reduce, n, grad_bytes);
-            axis.seconds = ring_seconds(Collective::all_reduce, n, grad_bytes, link);
-            axis.formula = "ring all-reduce of " + format_bytes(grad_bytes) + " of gradients: 2 (n-1)/n x S sent per GPU";
-        }
-        finish(axis, parallel.zero == 3 ? Collective::reduce_scatter : Collective::all_reduce,
-               parallel.zero == 3 ? ring_seconds(Collective::reduce_scatter, n, grad_bytes, link) : axis.seconds, overlap_window);
-        report.axes.push_back(axis);
+    if (zero == 0 && !recipe.sharded_optimizer) {
+        comm.grad_reduce_seconds = seconds(Collective::all_reduce, comm.grad_bytes);
+        comm.bytes_per_gpu = sent(Collective::all_reduce, comm.grad_bytes);
+        return comm;
     }
-    for (const AxisComm& axis : report.axes) {
-        report.total_seconds += axis.seconds;
-        report.exposed_seconds += axis.exposed_seconds;
-    }
-    return report;
+    comm.all_reduce = false;
+    comm.grad_reduce_seconds = seconds(Collective::reduce_scatter, comm.grad_bytes);
+    comm.param_gather_seconds = seconds(Collective::all_gather, comm.weight_bytes);
+    comm.reduces_per_step = zero == 2 ? microbatches : 1;
+    comm.bytes_per_gpu = comm.reduces_per_step * sent(Collective::reduce_scatter, comm.grad_bytes) + sent(Collective::all_gather, comm.weight_bytes);
+    return comm;
 }
 
 }  // namespace core

@@ -1,18 +1,67 @@
 #pragma once
-// For evaluate(): communication per parallel axis (published.md sections 3 and 5), each on the link the axis runs over.
-#include "core/cost/report.h"
-#include "core/model/scenario.h"
+// Communication per parallel axis, each on the link its group runs over (published.md sections 3 and 5; NCCL's
+// two-tier rings in collectives.h). Scalar functions of the scenario and a layout: evaluate() and the planner call
+// the same ones. How much of each hides behind compute is decided where the step is put together (step.h).
+#include "core/cost/collectives.h"
+#include "core/model/layout.h"
 
 namespace core {
 
-struct CommInputs {
-    double params_per_gpu = 0;       // the heaviest stage / tp
-    int microbatches = 1;
-    int stage_layers = 1;
-    double compute_seconds = 0;      // per step, per GPU
-    double attention_share = 0;      // share of compute in attention scores (what context-parallel traffic hides behind)
-};
+enum class CommAxis { tp, cp, pp, dp };
+const char* comm_axis_name(CommAxis);  // "tp", "cp", "pp", "dp"
 
-CommReport communication(const Scenario&, const CommInputs&);
+// Where an axis's group sits: ranks run TP fastest, then CP, PP, DP; the DP group (gradients) is DP x CP ranks,
+// since context-parallel ranks hold the same weights.
+GroupPlacement axis_placement(CommAxis, const Layout&, int gpus_per_node);
+
+// Tensor parallelism, one layer, one micro-batch: Megatron's two all-reduces forward and two backward of the b s h
+// activations (Narayanan 2021 sec 3.2), or with sequence parallelism an all-gather and a reduce-scatter in their place
+// (Korthikanti 2022 sec 4.2.2); a full recompute repeats the forward's.
+struct TpComm {
+    Collective collective = Collective::all_reduce;  // all_reduce, or all_gather + reduce_scatter under SP
+    double message_bytes = 0;       // one collective's buffer: b s h x 2 B (the whole of it, as nccl-tests count)
+    double forward_seconds = 0;     // all of the layer's forward collectives
+    double backward_seconds = 0;
+    double recompute_seconds = 0;
+    double bytes_per_gpu = 0;       // sent by one GPU, all passes
+    int collectives = 0;            // per layer per micro-batch, all passes
+};
+TpComm tp_layer_comm(const Scenario&, const Layout&);
+
+// Context parallelism, one layer, one micro-batch: ring attention passes the local K and V chunk cp - 1 times forward,
+// and K, V with their gradients cp - 1 times backward (Liu et al. 2023; Megatron-Core context parallel).
+struct CpComm {
+    double message_bytes = 0;       // K and V of the local chunk
+    double step_forward_seconds = 0;   // one ring step's send/recv, forward
+    double step_backward_seconds = 0;  // one ring step backward (K, V and dK, dV)
+    int steps = 0;                  // cp - 1 per pass
+    double bytes_per_gpu = 0;       // one layer, one micro-batch, both passes
+};
+CpComm cp_layer_comm(const Scenario&, const Layout&);
+
+// Pipeline parallelism: one activation (forward) or gradient (backward) crossing a stage boundary, per micro-batch.
+struct PpComm {
+    double message_bytes = 0;       // b s h x 2 B, split over TP under sequence parallelism
+    double send_seconds = 0;        // one send/recv, on the link between two stages
+    double bytes_per_gpu = 0;       // per step: 2 x micro-batches x virtual stages sends
+};
+PpComm pp_comm(const Scenario&, const Layout&, int microbatches);
+
+// Data parallelism over DP x CP ranks, for params_per_gpu parameters on a GPU: ZeRO-0 all-reduces the gradients once
+// per step; ZeRO-1 and the distributed optimizer reduce-scatter them and all-gather the updated weights; ZeRO-2 also
+// shards gradients, so each micro-batch's are reduce-scattered; ZeRO-3 gathers every layer's weights forward and
+// backward and reduce-scatters its gradients, every micro-batch (Rajbhandari et al. 2019 sec 7).
+struct DpComm {
+    double grad_bytes = 0;          // the gradient buffer reduced (widest gradient dtype)
+    double weight_bytes = 0;        // the weights gathered (compute dtype)
+    double grad_reduce_seconds = 0;     // all-reduce (ZeRO-0) or reduce-scatter of the whole buffer, once
+    double param_gather_seconds = 0;    // all-gather of the updated weights after the optimizer (ZeRO-1/2, distributed optimizer)
+    double layer_gather_seconds = 0;    // ZeRO-3: one layer's weights, once
+    double layer_reduce_seconds = 0;    // ZeRO-3: one layer's gradients, once
+    int reduces_per_step = 1;       // how many times grad_reduce runs per step (ZeRO-2: once per micro-batch)
+    double bytes_per_gpu = 0;       // per step
+    bool all_reduce = true;         // ZeRO-0 without a sharded optimizer
+};
+DpComm dp_comm(const Scenario&, const Layout&, double params_per_gpu, int stage_layers, int microbatches);
 
 }  // namespace core

@@ -1,17 +1,47 @@
 #include "core/cost/evaluate.h"
 
-#include "core/cost/comm.h"
 #include "core/cost/flops.h"
-#include "core/model/format.h"
 #include "core/cost/memory.h"
-#include "core/cost/pipeline_schedule.h"
-#include "core/model/layout.h"
 #include "core/cost/roofline.h"
-#include "core/cost/reliability.h"
+#include "core/cost/step.h"
+#include "core/model/layout.h"
 
 #include <algorithm>
 
 namespace core {
+
+const char* memory_kind_name(MemoryKind kind) {
+    switch (kind) {
+        case MemoryKind::weights: return "weights";
+        case MemoryKind::grads: return "grads";
+        case MemoryKind::master: return "master";
+        case MemoryKind::optimizer: return "optimizer";
+        case MemoryKind::activations: return "activations";
+        case MemoryKind::kv_cache: return "kv_cache";
+    }
+    return "?";
+}
+
+MemoryKind memory_kind_of(StateKind kind) {
+    switch (kind) {
+        case StateKind::weights: return MemoryKind::weights;
+        case StateKind::grads: return MemoryKind::grads;
+        case StateKind::master: return MemoryKind::master;
+        case StateKind::optimizer: return MemoryKind::optimizer;
+    }
+    return MemoryKind::weights;
+}
+
+const char* stream_name(Stream stream) {
+    switch (stream) {
+        case Stream::compute: return "compute";
+        case Stream::tp: return "tp";
+        case Stream::dp: return "dp";
+        case Stream::pp: return "pp";
+        case Stream::cp: return "cp";
+    }
+    return "?";
+}
 
 namespace {
 
@@ -26,78 +56,55 @@ LayoutReport layout_report(const Scenario& scenario) {
     layout.gpus_per_node = scenario.cluster.gpus_per_node;
     layout.nodes = (scenario.cluster.gpus + scenario.cluster.gpus_per_node - 1) / scenario.cluster.gpus_per_node;
     layout.microbatches = microbatches_per_step(scenario);
-    layout.gpu_name = scenario.cluster.gpu.name;
-    layout.model_name = scenario.model.name;
-    layout.recipe_name = scenario.precision.name;
     return layout;
-}
-
-ScheduleParams schedule_params(const Scenario& scenario, int microbatches, double compute_seconds) {
-    ScheduleParams params;
-    params.kind = scenario.parallel.schedule;
-    params.stages = scenario.parallel.pp;
-    params.microbatches = microbatches;
-    params.virtual_chunks = scenario.parallel.virtual_stages;
-    const double per_microbatch = compute_seconds > 0 ? compute_seconds / microbatches : 1.0;
-    params.forward_seconds = per_microbatch / 3.0;         // forward : backward = 1 : 2
-    params.backward_seconds = per_microbatch * 2.0 / 3.0;
-    params.weight_grad_seconds = per_microbatch / 3.0;     // backward splits evenly into B and W (Qi et al. 2024)
-    return params;
-}
-
-bool same_params(const ScheduleParams& a, const ScheduleParams& b) {
-    return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches && a.virtual_chunks == b.virtual_chunks &&
-           a.forward_seconds == b.forward_seconds && a.backward_seconds == b.backward_seconds &&
-           a.weight_grad_seconds == b.weight_grad_seconds && a.p2p_seconds == b.p2p_seconds;
-}
-
-// The generator is pure, so its last timeline can be reused: dragging a slider that leaves the pipeline alone
-// (precision, ZeRO, the GPU) then costs no schedule. One entry per thread keeps evaluate() thread-safe.
-const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
-    thread_local ScheduleParams cached_params{};
-    thread_local ScheduleTimeline cached_timeline;
-    thread_local bool filled = false;
-    if (!filled || !same_params(params, cached_params)) {
-        cached_timeline = generate_schedule(params);
-        cached_params = params;
-        filled = true;
-    }
-    return cached_timeline;
-}
-
-// Generates the scenario's schedule once: the bubble for the step time, the first device's in-flight activations for memory.
-PipelineReport pipeline_of(const ScheduleParams& params, double& first_device_inflight_activations) {
-    PipelineReport report;
-    report.schedule = schedule_name(params.kind);
-    report.stages = params.stages;
-    report.microbatches = params.microbatches;
-    report.virtual_stages = params.virtual_chunks;
-    report.closed_form_bubble_overhead = closed_form_bubble_overhead(params);
-    if (schedule_op_count(params) <= max_schedule_ops) {
-        const ScheduleTimeline& timeline = cached_schedule(params);
-        report.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
-        report.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
-        report.makespan_seconds = timeline.makespan_seconds;
-        report.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
-        first_device_inflight_activations = timeline.peak_inflight_activations.at(0);
-    } else {
-        // Too long a timeline to generate on every drag: the papers' closed forms stand in.
-        report.bubble_overhead = report.closed_form_bubble_overhead;
-        report.bubble_fraction = report.bubble_overhead / (1.0 + report.bubble_overhead);
-        report.makespan_seconds = params.microbatches * (params.forward_seconds + params.backward_seconds) * (1.0 + report.bubble_overhead);
-        report.peak_inflight_microbatches = closed_form_peak_inflight(params);
-        first_device_inflight_activations = report.peak_inflight_microbatches / static_cast<double>(params.virtual_chunks);
-    }
-    return report;
 }
 
 // A checkpoint holds the recipe's state but the gradients, which the next step recomputes.
 double checkpoint_bytes(const MemoryReport& memory) {
     double bytes = 0;
     for (const MemoryBlock& block : memory.blocks) {
-        if (block.kind != "grads" && block.kind != "activations" && block.kind != "kv_cache") bytes += block.whole_bytes;
+        if (block.kind == MemoryKind::weights || block.kind == MemoryKind::master || block.kind == MemoryKind::optimizer) bytes += block.whole_bytes;
     }
     return bytes;
+}
+
+void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimate& step, CommReport& report) {
+    const ClusterSpec& cluster = scenario.cluster;
+    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp}) {
+        const GroupPlacement group = axis_placement(axis, layout, cluster.gpus_per_node);
+        if (group.ranks <= 1) continue;
+        const int index = static_cast<int>(axis);
+        AxisComm comm;
+        comm.axis = axis;
+        comm.degree = group.ranks;
+        comm.crosses_nodes = axis == CommAxis::pp ? 1LL * layout.tp * layout.cp * layout.pp > cluster.gpus_per_node : group.crosses_nodes();
+        switch (axis) {
+            case CommAxis::tp: comm.collective = layout.sequence_parallel ? Collective::all_gather : Collective::all_reduce; break;
+            case CommAxis::cp:
+            case CommAxis::pp: comm.collective = Collective::send_recv; break;
+            case CommAxis::dp:
+                comm.collective = layout.zero == 3 ? Collective::all_gather
+                                  : layout.zero == 0 && !scenario.precision.sharded_optimizer ? Collective::all_reduce : Collective::reduce_scatter;
+                break;
+        }
+        comm.bus_bytes_per_s = comm.collective == Collective::send_recv
+                                   ? (comm.crosses_nodes ? cluster.scale_out : cluster.scale_up).bytes_per_s *
+                                         (comm.crosses_nodes ? cluster.scale_out : cluster.scale_up).efficiency
+                                   : group_bus_bytes_per_s(group, cluster.scale_up, cluster.scale_out);
+        comm.message_bytes = step.comm_message_bytes[index];
+        comm.bytes_per_gpu = step.comm_bytes_per_gpu[index];
+        comm.seconds = step.comm_seconds[index];
+        comm.exposed_seconds = step.breakdown.exposed_comm_seconds[index];
+        comm.hidden = comm.exposed_seconds <= 0.0;
+        const GroupPlacement nccl_group = comm.collective == Collective::send_recv ? GroupPlacement{2, comm.crosses_nodes ? 1 : 2} : group;
+        const double one = collective_seconds(comm.collective, nccl_group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        const BandwidthFigures figures = nccl_bandwidth(comm.collective, nccl_group.ranks, comm.message_bytes, one);
+        comm.algbw_bytes_per_s = figures.algbw_bytes_per_s;
+        comm.busbw_bytes_per_s = figures.busbw_bytes_per_s;
+        report.total_seconds += comm.seconds;
+        report.exposed_seconds += comm.exposed_seconds;
+        report.axes.push_back(comm);
+    }
 }
 
 }  // namespace
@@ -106,11 +113,10 @@ Report evaluate(const Scenario& scenario) {
     validate_scenario(scenario);
     Report report;
     report.layout = layout_report(scenario);
-    const int microbatches = report.layout.microbatches;
+    const Layout layout = layout_of(scenario);
     const GpuSpec& gpu = scenario.cluster.gpu;
     const double gpus = scenario.cluster.gpus;
 
-    // Compute first: the pipeline's op durations scale with it.
     ComputeReport& compute = report.compute;
     const int seq_len = scenario.train.seq_len;
     compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
@@ -119,36 +125,50 @@ Report evaluate(const Scenario& scenario) {
     compute.hardware_flops_per_step = compute.model_flops_per_step +
         recompute_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
-    compute.compute_seconds = compute.hardware_flops_per_step / gpus / (compute.peak_flops_per_s * scenario.efficiency.compute_efficiency);
 
-    const ScheduleParams params = schedule_params(scenario, microbatches, compute.compute_seconds);
-    double first_device_inflight = 1;
-    report.pipeline = pipeline_of(params, first_device_inflight);
-    fill_state_memory(scenario, first_device_inflight, report.memory);
+    const LayerCost cost = layer_cost(scenario, split_of(layout), true);
+    const StepEstimate step = estimate_step(scenario, layout, cost, PipelineTiming::timeline);
+    compute.kernels = cost.kernels;
+    compute.kernels.push_back(step.optimizer);
+    compute.breakdown_seconds = step.breakdown;
+    compute.busiest_stage = step.busiest_stage;
+    compute.layer_timeline = layer_timeline(scenario, layout, cost, compute.layer_timeline_seconds);
+
+    PipelineReport& pipeline = report.pipeline;
+    pipeline.schedule = layout.schedule;
+    pipeline.stages = layout.pp;
+    pipeline.microbatches = step.schedule.microbatches;
+    pipeline.virtual_stages = layout.virtual_stages;
+    pipeline.closed_form_bubble_overhead = closed_form_bubble_overhead(step.schedule);
+    pipeline.bubble_fraction = step.bubble_fraction;
+    pipeline.bubble_overhead = step.bubble_overhead;
+    pipeline.makespan_seconds = step.makespan_seconds;
+    pipeline.forward_seconds = step.schedule.forward_seconds;
+    pipeline.backward_seconds = step.schedule.backward_seconds;
+    pipeline.weight_grad_seconds = step.schedule.weight_grad_seconds;
+    pipeline.first_extra_seconds = step.schedule.first_forward_extra_seconds + step.schedule.first_backward_extra_seconds;
+    pipeline.last_extra_seconds = step.schedule.last_forward_extra_seconds + step.schedule.last_backward_extra_seconds;
+    pipeline.p2p_seconds = step.schedule.p2p_seconds;
+    pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
+
+    fill_memory_report(scenario, step.inflight_microbatches, report.memory);
     compute.six_n_flops_per_step = 6.0 * report.memory.params * compute.tokens_per_step;
+    fill_comm(scenario, layout, step, report.comm);
 
-    CommInputs comm_inputs;
-    comm_inputs.params_per_gpu = report.memory.params_per_gpu;
-    comm_inputs.microbatches = microbatches;
-    comm_inputs.stage_layers = layers_on_first_stage(scenario.model.layers, scenario.parallel.pp);
-    comm_inputs.compute_seconds = compute.compute_seconds;
-    comm_inputs.attention_share = scenario.model.is_bare_count() ? 0.0
-        : 12.0 * scenario.model.layers * seq_len * scenario.model.hidden / compute.model_flops_per_token;
-    report.comm = communication(scenario, comm_inputs);
-
-    compute.bubble_seconds = std::max(0.0, compute.compute_seconds * report.pipeline.bubble_overhead);  // no negative rounding noise
-    compute.exposed_comm_seconds = report.comm.exposed_seconds;
-    const double modelled_step = compute.compute_seconds + compute.bubble_seconds + compute.exposed_comm_seconds;
+    const StepBreakdown& parts = step.breakdown;
+    compute.compute_seconds = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds;
+    compute.bubble_seconds = parts.bubble_seconds;
+    compute.exposed_comm_seconds = parts.exposed_comm_total();
+    compute.modelled_step_seconds = step.step_seconds;
     if (scenario.efficiency.mfu) {
         compute.step_seconds = compute.model_flops_per_step / (gpus * compute.peak_flops_per_s * *scenario.efficiency.mfu);
-        compute.step_basis = "assumed MFU " + format_percent(*scenario.efficiency.mfu);
+        compute.step_basis = StepBasis::assumed_mfu;
     } else if (scenario.efficiency.step_seconds) {
         compute.step_seconds = *scenario.efficiency.step_seconds;
-        compute.step_basis = "measured step " + format_seconds(compute.step_seconds);
+        compute.step_basis = StepBasis::measured_step;
     } else {
-        compute.step_seconds = modelled_step;
-        compute.step_basis = "modelled: compute at " + format_percent(scenario.efficiency.compute_efficiency) +
-                             " of peak + pipeline bubble + exposed communication";
+        compute.step_seconds = step.step_seconds;
+        compute.step_basis = StepBasis::modelled;
     }
     const double peak_seconds = compute.step_seconds * gpus * compute.peak_flops_per_s;
     compute.mfu = compute.model_flops_per_step / peak_seconds;
@@ -173,17 +193,14 @@ Report evaluate(const Scenario& scenario) {
 
     const ParallelSpec& parallel = scenario.parallel;
     if (parallel.tp > 1 && !within_node(parallel.tp, scenario.cluster.gpus_per_node)) {
-        report.warnings.push_back("TP " + std::to_string(parallel.tp) + " crosses the node boundary (" +
-                                  std::to_string(scenario.cluster.gpus_per_node) + " GPUs per node): its all-reduces run on " +
-                                  scenario.cluster.scale_out.name);
+        report.warnings.push_back({WarningKind::tp_crosses_nodes, static_cast<double>(parallel.tp), static_cast<double>(scenario.cluster.gpus_per_node)});
     }
     if (parallel.pp > 1 && scenario.model.layers % parallel.pp != 0) {
-        report.warnings.push_back(std::to_string(scenario.model.layers) + " layers over pp " + std::to_string(parallel.pp) +
-                                  " do not divide evenly: the heaviest stage holds " + std::to_string(comm_inputs.stage_layers));
+        report.warnings.push_back({WarningKind::uneven_pipeline_stages, static_cast<double>(layers_on_first_stage(scenario.model.layers, parallel.pp)),
+                                   static_cast<double>(parallel.pp)});
     }
     if (!report.memory.fits) {
-        report.warnings.push_back("Does not fit: " + format_bytes(report.memory.per_gpu.total_bytes) + " per GPU against " +
-                                  format_bytes(report.memory.hbm_bytes) + " of HBM");
+        report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.total_bytes, report.memory.hbm_bytes});
     }
     return report;
 }

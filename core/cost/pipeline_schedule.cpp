@@ -186,7 +186,7 @@ public:
                 const double ready = ready_seconds(slot);
                 if (ready < 0) break;
                 const double start = std::max(device_free[device], ready);
-                const double duration = duration_of(slot.kind);
+                const double duration = duration_of(slot);
                 ops[next[device]] = PipelineOp{device, slot.virtual_stage / stages_, slot.microbatch, slot.kind,
                                                start, duration};
                 device_free[device] = start + duration;
@@ -215,12 +215,30 @@ private:
         return device_of(from_stage) == device_of(to_stage) ? 0.0 : params_.p2p_seconds;
     }
 
-    double duration_of(PipelineOpKind kind) const {
+    double duration_of(const PlannedOp& slot) const {
+        double duration = 0;
+        switch (slot.kind) {
+            case PipelineOpKind::forward: duration = durations_.forward; break;
+            case PipelineOpKind::backward: duration = durations_.backward; break;
+            case PipelineOpKind::backward_input: duration = durations_.backward_input; break;
+            case PipelineOpKind::weight_grad: duration = durations_.weight_grad; break;
+        }
+        const double scale = params_.kind == ScheduleKind::naive ? params_.microbatches : 1.0;  // naive pushes the whole batch
+        if (slot.virtual_stage == 0) duration += scale * extra_of(slot.kind, params_.first_forward_extra_seconds, params_.first_backward_extra_seconds,
+                                                                   params_.first_weight_grad_extra_seconds);
+        if (slot.virtual_stage == virtual_stages_ - 1) {
+            duration += scale * extra_of(slot.kind, params_.last_forward_extra_seconds, params_.last_backward_extra_seconds,
+                                         params_.last_weight_grad_extra_seconds);
+        }
+        return duration;
+    }
+
+    static double extra_of(PipelineOpKind kind, double forward, double backward, double weight_grad) {
         switch (kind) {
-            case PipelineOpKind::forward: return durations_.forward;
-            case PipelineOpKind::backward: return durations_.backward;
-            case PipelineOpKind::backward_input: return durations_.backward_input;
-            case PipelineOpKind::weight_grad: return durations_.weight_grad;
+            case PipelineOpKind::forward: return forward;
+            case PipelineOpKind::backward: return backward;
+            case PipelineOpKind::backward_input: return backward - weight_grad;
+            case PipelineOpKind::weight_grad: return weight_grad;
         }
         return 0;
     }
@@ -397,7 +415,10 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params) {
         last_end = std::max(last_end, op.end_seconds());
     }
     timeline.makespan_seconds = last_end - first_start;
-    timeline.busy_seconds_per_device = params.microbatches * (params.forward_seconds + params.backward_seconds);
+    // The mean over devices: the first and the last carry the edge stages' extra work.
+    const double edge_extra = params.first_forward_extra_seconds + params.first_backward_extra_seconds + params.last_forward_extra_seconds +
+                              params.last_backward_extra_seconds;
+    timeline.busy_seconds_per_device = params.microbatches * (params.forward_seconds + params.backward_seconds + edge_extra / params.stages);
     const double idle_seconds_per_device = measure_idle_seconds(timeline.ops, first_start, last_end) / params.stages;
     timeline.bubble_fraction = idle_seconds_per_device / timeline.makespan_seconds;
     timeline.bubble_overhead = idle_seconds_per_device / timeline.busy_seconds_per_device;
@@ -446,9 +467,23 @@ int closed_form_peak_inflight(const ScheduleParams& params) {
 }
 
 bool closed_form_applies(const ScheduleParams& params) {
-    if (params.p2p_seconds > 0) return false;
+    if (params.p2p_seconds > 0 || params.has_uneven_stages()) return false;
     if (params.kind == ScheduleKind::zb_h1 && params.microbatches < params.stages) return false;
     return true;
+}
+
+double closed_form_makespan(const ScheduleParams& params) {
+    const double p = params.stages;
+    const double m = params.microbatches;
+    const double per_microbatch = params.forward_seconds + params.backward_seconds;
+    const double first = params.first_forward_extra_seconds + params.first_backward_extra_seconds;
+    const double last = params.last_forward_extra_seconds + params.last_backward_extra_seconds;
+    const double mean = per_microbatch + (first + last) / p;
+    const double heaviest = per_microbatch + (params.stages == 1 ? first + last : std::max(first, last));
+    // The heaviest stage sets the steady state; the papers' idle time scales with the mean stage; fill and drain
+    // each wait on every boundary's send.
+    const double sends = params.kind == ScheduleKind::interleaved ? p * params.virtual_chunks - 1 : p - 1;
+    return m * heaviest + closed_form_bubble_overhead(params) * m * mean + 2.0 * sends * params.p2p_seconds;
 }
 
 double op_progress(const PipelineOp& op, double t_seconds) {

@@ -33,6 +33,20 @@ struct ScheduleParams {
     double backward_seconds = 2;     // B + W: one micro-batch's whole backward on one device
     double weight_grad_seconds = 1;  // W, the part of backward_seconds zb-h1 defers; read by zb-h1 only
     double p2p_seconds = 0;          // send/recv between consecutive stages on different devices (0 = free)
+    // Stages that are not alike: the embedding runs on the first virtual stage, the logits and the loss on the last.
+    // Each op of that stage takes this much longer (backward: B + W together; weight_grad: its W part, zb-h1).
+    double first_forward_extra_seconds = 0;
+    double first_backward_extra_seconds = 0;
+    double first_weight_grad_extra_seconds = 0;
+    double last_forward_extra_seconds = 0;
+    double last_backward_extra_seconds = 0;
+    double last_weight_grad_extra_seconds = 0;
+
+    bool has_uneven_stages() const {
+        return first_forward_extra_seconds > 0 || first_backward_extra_seconds > 0 || last_forward_extra_seconds > 0 ||
+               last_backward_extra_seconds > 0;
+    }
+    bool operator==(const ScheduleParams&) const = default;
 };
 
 struct ScheduleTimeline {
@@ -80,8 +94,11 @@ double closed_form_bubble_fraction(const ScheduleParams& params);
 // min(p, m), interleaved min(2(p-1) + (v-1)p + 1, v*m) (Megatron's warm-up plus one).
 int closed_form_peak_inflight(const ScheduleParams& params);
 // False where the closed forms above do not describe the generated schedule exactly:
-// p2p > 0, or zb-h1 with m < p.
+// p2p > 0, uneven stages, or zb-h1 with m < p.
 bool closed_form_applies(const ScheduleParams& params);
+// The makespan without generating the timeline, for searches over many layouts: the papers' idle time over the mean
+// stage, plus the heaviest stage's m micro-batches, plus the fill and drain sends. Exact where closed_form_applies.
+double closed_form_makespan(const ScheduleParams& params);
 
 // ---- Animation: time is a parameter ----
 // How far op has run at t: 0 before its start, 1 after its end, linear in between.

@@ -1,7 +1,9 @@
 #pragma once
 // The planner: every valid parallel layout of the scenario's model on its GPUs, those that fit in HBM, ranked by
-// modelled step time. The inner loop is closed-form arithmetic mirroring evaluate() (no Report, no schedule timeline,
-// no allocation), so millions of layouts take a fraction of a second; tests hold the two equal.
+// modelled step time. It calls the step model's own functions (core/cost/step.h): a layer's kernels are timed once
+// per split and cached; the scan prices the pipeline in closed form, and the layouts it keeps are priced again
+// exactly, from the generated schedule as evaluate() does, so the figures it reports are evaluate()'s.
+#include "core/cost/report.h"
 #include "core/model/layout.h"
 
 #include <cstdint>
@@ -16,9 +18,10 @@ struct LayoutEstimate {
     double compute_seconds = 0;        // Report.compute.compute_seconds
     double bubble_seconds = 0;         // Report.compute.bubble_seconds
     double exposed_comm_seconds = 0;   // Report.compute.exposed_comm_seconds
-    double step_seconds = 0;           // compute + bubble + exposed communication
+    double step_seconds = 0;           // Report.compute.modelled_step_seconds
     double mfu = 0;                    // model FLOPs / (step x GPUs x peak)
     bool fits = false;                 // memory_per_gpu_bytes <= HBM
+    StepBreakdown breakdown;           // Report.compute.breakdown_seconds
 };
 
 struct PlanEntry {
@@ -41,13 +44,13 @@ struct Plan {
 
 // Enumerates TP (divides heads, <= max_tp), PP (1..layers, uneven splits as the model does), CP (divides seq_len),
 // DP (tp pp cp dp = GPUs, global batch divisible by dp x micro-batch), ZeRO 0-3, recompute, micro-batch, schedule
-// (1F1B; ZB-H1 when m >= p; interleaved with 2.. virtual stages when p divides m). GPipe and naive are left out:
-// they never beat 1F1B (same or larger bubble, more memory). Selective recompute is left out under flash attention,
-// which already drops the attention scores it would recompute (identical figures).
-// Throws InputError when the scenario itself (model, cluster, batch) is invalid.
+// (1F1B; ZB-H1; interleaved with 2.. virtual stages when p divides m). GPipe and naive are left out: they never beat
+// 1F1B (same or larger bubble, more memory). Selective recompute is left out under flash attention, which already
+// drops the attention scores it would recompute. The scenario's own layout is ignored: only its model, cluster, batch
+// and switches matter. Throws InputError when those are invalid.
 Plan plan_layouts(const Scenario&, const PlanOptions& = {});
 
-// The planner's inner loop for one layout: the figures of evaluate(apply_layout(scenario, layout)), closed form.
+// The figures of evaluate(with_layout(scenario, layout)) for one layout, by the same functions.
 LayoutEstimate estimate_layout(const Scenario&, const Layout&);
 
 }  // namespace core

@@ -1,21 +1,27 @@
 #pragma once
-// Every derived figure, as plain data. Widgets draw these; they never compute a figure themselves.
+// Every derived figure, as plain typed data: numbers and enums, no presentation text (core/cost/explain.h writes the
+// formulas and sources, once per scenario). Widgets draw these; they never compute a figure themselves.
+#include "core/cost/comm.h"
+#include "core/cost/kernels.h"
 #include "core/cost/reliability.h"
 
-#include <string>
 #include <vector>
 
 namespace core {
 
+// What a block of memory holds. The state kinds follow the recipe's components; the rest is what a step allocates.
+enum class MemoryKind { weights, grads, master, optimizer, activations, kv_cache };
+const char* memory_kind_name(MemoryKind);  // "weights", "grads", ... (the eval keys)
+MemoryKind memory_kind_of(StateKind);
+
 // One piece of training state (a recipe component) or activations: its bytes for the whole model and on one GPU.
 struct MemoryBlock {
-    std::string label;            // "fp32 master"
-    std::string kind;             // "weights", "grads", "master", "optimizer", "activations", "kv_cache"
-    double bytes_per_param = 0;   // 0 for activations and KV cache
-    double whole_bytes = 0;       // unsharded: the whole model's
-    double per_gpu_bytes = 0;     // under the current DP / ZeRO / TP / PP / CP layout
-    std::string whole_formula;    // "fp32 master: 4 B x 70.6e9 = 282 GB"
-    std::string per_gpu_formula;  // "4 B x 70.6e9 / (tp 1 x pp 1) / dp 64 (ZeRO-1) = 4.41 GB"
+    MemoryKind kind = MemoryKind::weights;
+    int component = -1;             // the recipe component it comes from (its label), -1 for the others
+    double bytes_per_param = 0;     // 0 for activations and KV cache
+    double whole_bytes = 0;         // unsharded: the whole model's
+    double per_gpu_bytes = 0;       // under the current DP / ZeRO / TP / PP / CP layout
+    bool sharded_over_dp = false;   // divided over the DP x CP ranks by ZeRO or the distributed optimizer
 };
 
 struct PerGpuMemory {
@@ -31,11 +37,10 @@ struct ActivationReport {
     double bytes_per_layer = 0;             // one micro-batch, Korthikanti et al. 2022 Table 2 (generalised to GQA / gated MLP)
     double sbh_coefficient = 0;             // the bracket of Table 2: bytes per layer = s b h x this (+ the attention term)
     double attention_score_bytes = 0;       // the 5 a s^2 b / t part (0 with flash attention or selective recompute)
+    bool sequence_parallel = false;         // applied (TP > 1 and on)
     int layers_on_first_stage = 0;
     double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
-    std::string formula;
-    std::string configuration;              // "tensor + sequence parallel + selective recompute"
 };
 
 struct MemoryReport {
@@ -56,6 +61,35 @@ struct MemoryReport {
     double kv_cache_bytes = 0;              // for the serving batch and context
 };
 
+// How the step time was obtained.
+enum class StepBasis { modelled, assumed_mfu, measured_step };
+
+// The step split into what it is spent on, on the busiest GPU; the parts sum to compute.step_seconds.
+struct StepBreakdown {
+    double gemm_seconds = 0;             // the GEMMs of the layers, the logits, and recompute
+    double attention_seconds = 0;        // fused attention, or the unfused scores, softmax, dropout and context
+    double elementwise_seconds = 0;      // norms, activations, residual adds, casts, embedding, loss
+    double optimizer_seconds = 0;
+    double exposed_comm_seconds[4] = {0, 0, 0, 0};  // by CommAxis: what compute could not hide, and the SMs that overlap took
+    double bubble_seconds = 0;           // the pipeline standing idle
+    double exposed_comm_total() const { return exposed_comm_seconds[0] + exposed_comm_seconds[1] + exposed_comm_seconds[2] + exposed_comm_seconds[3]; }
+    double total() const { return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds; }
+};
+
+// Which stream an operation of the layer timeline runs on.
+enum class Stream { compute, tp, dp, pp, cp };
+const char* stream_name(Stream);
+
+// One operation of one layer's forward and backward on the busiest GPU, placed in time: what the anatomy panel draws.
+struct TimelineOp {
+    Stream stream = Stream::compute;
+    int kernel = -1;                 // index into ComputeReport::kernels (compute stream), -1 for communication
+    KernelPass pass = KernelPass::forward;
+    double start_seconds = 0;
+    double duration_seconds = 0;
+    bool exposed = false;            // communication the compute stream waited for
+};
+
 struct ComputeReport {
     double tokens_per_step = 0;
     double model_flops_per_token = 0;       // forward + backward, no recompute
@@ -63,10 +97,12 @@ struct ComputeReport {
     double hardware_flops_per_step = 0;     // + recompute (eq. 8 selective, Narayanan eq. 3 full)
     double six_n_flops_per_step = 0;        // Kaplan's 6 N D, for comparison
     double peak_flops_per_s = 0;            // one GPU, bf16
-    double compute_seconds = 0;             // hardware FLOPs per GPU / (peak x compute efficiency)
+    double compute_seconds = 0;             // the busiest GPU's kernels over the step (the breakdown's first four parts)
     double bubble_seconds = 0;
     double exposed_comm_seconds = 0;
     double step_seconds = 0;
+    double modelled_step_seconds = 0;       // the model's own step, whatever the basis
+    StepBasis step_basis = StepBasis::modelled;
     double mfu = 0;
     double hfu = 0;
     double achieved_flops_per_s_per_gpu = 0;
@@ -74,24 +110,26 @@ struct ComputeReport {
     double train_seconds = 0;
     double gpu_hours = 0;
     double cost_dollars = 0;
-    std::string step_basis;                 // "assumed MFU 40 %", "measured step 1.10 s", "modelled"
+    std::vector<Kernel> kernels;            // one layer (all passes), the stage edges and the optimizer, each timed
+    StepBreakdown breakdown_seconds;
+    std::vector<TimelineOp> layer_timeline; // one layer, forward then backward, one micro-batch
+    double layer_timeline_seconds = 0;
+    int busiest_stage = 0;                  // the pipeline stage the breakdown describes: 0 first, pp - 1 last
 };
 
 struct AxisComm {
-    std::string axis;                // "dp", "tp", "pp", "cp"
+    CommAxis axis = CommAxis::dp;
     int degree = 1;
-    std::string collective;          // "all-reduce (ring)", "reduce-scatter + all-gather", "send/recv"
-    std::string link;                // "NVLink 4", "InfiniBand NDR"
+    Collective collective = Collective::all_reduce;  // the main one (ZeRO-3: all-gather; SP: all-gather + reduce-scatter)
     bool crosses_nodes = false;
-    double link_bytes_per_s = 0;
+    double bus_bytes_per_s = 0;      // what NCCL reaches for this group on its links
     double message_bytes = 0;        // one collective's buffer S
     double bytes_per_gpu = 0;        // sent by one GPU per optimizer step
-    double seconds = 0;              // alpha-beta time per step
-    double exposed_seconds = 0;      // the part not hidden behind compute
+    double seconds = 0;              // per step, all of it
+    double exposed_seconds = 0;      // per step: the part compute did not hide, plus the compute slowed while it overlapped
     bool hidden = false;
-    double algbw_bytes_per_s = 0;    // nccl-tests: S / t
+    double algbw_bytes_per_s = 0;    // nccl-tests: S / t, one collective
     double busbw_bytes_per_s = 0;    // algbw x the collective's factor
-    std::string formula;
 };
 
 struct CommReport {
@@ -101,14 +139,20 @@ struct CommReport {
 };
 
 struct PipelineReport {
-    std::string schedule;            // "1f1b"
+    ScheduleKind schedule = ScheduleKind::one_f_one_b;
     int stages = 1;
     int microbatches = 1;
     int virtual_stages = 1;
     double bubble_fraction = 0;      // idle share of all stage-time in one step, measured from the generated timeline
     double bubble_overhead = 0;      // idle over ideal compute: the papers' (p-1)/m
     double closed_form_bubble_overhead = 0;
-    double makespan_seconds = 0;     // of one step's schedule, in the model's own time units
+    double makespan_seconds = 0;     // the pipelined part of the step, from the generated schedule
+    double forward_seconds = 0;      // one micro-batch on a middle stage, exposed communication included
+    double backward_seconds = 0;     // B + W
+    double weight_grad_seconds = 0;  // W
+    double first_extra_seconds = 0;  // the embedding's forward and backward on the first stage, per micro-batch
+    double last_extra_seconds = 0;   // final norm, logits and loss on the last stage, per micro-batch
+    double p2p_seconds = 0;          // one send between stages
     int peak_inflight_microbatches = 0;  // on the first device
 };
 
@@ -121,9 +165,13 @@ struct LayoutReport {
     int nodes = 1;
     int gpus_per_node = 8;
     int microbatches = 1;
-    std::string gpu_name;
-    std::string model_name;
-    std::string recipe_name;
+};
+
+enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit };
+struct Warning {
+    WarningKind kind = WarningKind::does_not_fit;
+    double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU
+    double limit = 0;   // GPUs per node; pp; HBM bytes
 };
 
 struct Report {
@@ -134,7 +182,7 @@ struct Report {
     PipelineReport pipeline;
     RooflineReport roofline;
     ReliabilityReport reliability;       // failures, checkpoints and goodput from scenario.operations
-    std::vector<std::string> warnings;   // "TP 16 crosses the node boundary (8 GPUs per node)"
+    std::vector<Warning> warnings;
 };
 
 }  // namespace core

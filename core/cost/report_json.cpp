@@ -1,16 +1,18 @@
 #include "core/cost/report_json.h"
-#include "core/cost/memory.h"
+
+#include "core/cost/explain.h"
 
 #include <nlohmann/json.hpp>
 
 namespace core {
 
-std::string report_to_json(const Report& report) {
+std::string report_to_json(const Scenario& scenario, const Report& report) {
+    const ReportText text = explain(scenario, report);
     nlohmann::ordered_json json;
     const LayoutReport& layout = report.layout;
-    json["model"] = layout.model_name;
-    json["gpu"] = layout.gpu_name;
-    json["recipe"] = layout.recipe_name;
+    json["model"] = text.model_name;
+    json["gpu"] = text.gpu_name;
+    json["recipe"] = text.recipe_name;
     json["layout"] = {{"gpus", layout.gpus}, {"nodes", layout.nodes}, {"gpus_per_node", layout.gpus_per_node}, {"dp", layout.dp},
                       {"tp", layout.tp}, {"pp", layout.pp}, {"cp", layout.cp}, {"zero", layout.zero}, {"microbatches", layout.microbatches}};
     const MemoryReport& memory = report.memory;
@@ -23,7 +25,7 @@ std::string report_to_json(const Report& report) {
                               {"master_bytes", memory.per_gpu.master_bytes}, {"optimizer_bytes", memory.per_gpu.optimizer_bytes},
                               {"activations_bytes", memory.per_gpu.activations_bytes}, {"total_bytes", memory.per_gpu.total_bytes}};
     memory_json["activations"] = {{"bytes_per_layer", memory.activations.bytes_per_layer},
-                                  {"configuration", memory.activations.configuration},
+                                  {"configuration", text.activation_configuration},
                                   {"layers_on_first_stage", memory.activations.layers_on_first_stage},
                                   {"inflight_microbatches", memory.activations.inflight_microbatches}};
     memory_json["hbm_bytes"] = memory.hbm_bytes;
@@ -36,22 +38,45 @@ std::string report_to_json(const Report& report) {
                        {"hardware_flops_per_step", compute.hardware_flops_per_step}, {"six_n_flops_per_step", compute.six_n_flops_per_step},
                        {"compute_seconds", compute.compute_seconds}, {"bubble_seconds", compute.bubble_seconds},
                        {"exposed_comm_seconds", compute.exposed_comm_seconds}, {"step_seconds", compute.step_seconds},
-                       {"step_basis", compute.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu},
+                       {"step_basis", text.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu},
                        {"train_seconds", compute.train_seconds}, {"train_days", compute.train_seconds / 86400.0},
                        {"gpu_hours", compute.gpu_hours}, {"cost_dollars", compute.cost_dollars}};
+    nlohmann::ordered_json breakdown;
+    const StepBreakdown& parts = compute.breakdown_seconds;
+    breakdown["gemm"] = parts.gemm_seconds;
+    breakdown["attention"] = parts.attention_seconds;
+    breakdown["elementwise"] = parts.elementwise_seconds;
+    breakdown["optimizer"] = parts.optimizer_seconds;
+    nlohmann::ordered_json exposed;
+    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp}) exposed[comm_axis_name(axis)] = parts.exposed_comm_seconds[static_cast<int>(axis)];
+    breakdown["exposed_comm"] = exposed;
+    breakdown["bubble"] = parts.bubble_seconds;
+    json["compute"]["breakdown_seconds"] = breakdown;
+    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+    for (const Kernel& kernel : compute.kernels) {
+        kernels.push_back({{"name", kernel_name(kernel.id)}, {"pass", kernel_pass_name(kernel.pass)}, {"scope", kernel_scope_name(kernel.scope)},
+                           {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
+                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)}});
+    }
+    json["compute"]["kernels"] = kernels;
+    json["compute"]["busiest_stage"] = compute.busiest_stage;
     nlohmann::ordered_json comm = nlohmann::ordered_json::object();
-    for (const AxisComm& axis : report.comm.axes) {
-        comm[axis.axis] = {{"degree", axis.degree}, {"collective", axis.collective}, {"link", axis.link},
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        const AxisComm& axis = report.comm.axes[i];
+        comm[comm_axis_name(axis.axis)] = {{"degree", axis.degree}, {"collective", text.axis_collectives[i]}, {"link", text.axis_links[i]},
                            {"crosses_nodes", axis.crosses_nodes}, {"message_bytes", axis.message_bytes},
                            {"bytes_per_gpu", axis.bytes_per_gpu}, {"seconds", axis.seconds}, {"exposed_seconds", axis.exposed_seconds},
                            {"algbw_bytes_per_s", axis.algbw_bytes_per_s}, {"busbw_bytes_per_s", axis.busbw_bytes_per_s}};
     }
     json["comm"] = comm;
     const PipelineReport& pipeline = report.pipeline;
-    json["pipeline"] = {{"schedule", pipeline.schedule}, {"stages", pipeline.stages}, {"microbatches", pipeline.microbatches},
+    json["pipeline"] = {{"schedule", schedule_name(pipeline.schedule)}, {"stages", pipeline.stages}, {"microbatches", pipeline.microbatches},
                         {"virtual_stages", pipeline.virtual_stages}, {"bubble_fraction", pipeline.bubble_fraction},
                         {"bubble_overhead", pipeline.bubble_overhead}, {"closed_form_bubble_overhead", pipeline.closed_form_bubble_overhead},
-                        {"makespan_seconds", pipeline.makespan_seconds}, {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
+                        {"makespan_seconds", pipeline.makespan_seconds}, {"forward_seconds", pipeline.forward_seconds},
+                        {"backward_seconds", pipeline.backward_seconds}, {"first_stage_extra_seconds", pipeline.first_extra_seconds},
+                        {"last_stage_extra_seconds", pipeline.last_extra_seconds}, {"p2p_seconds", pipeline.p2p_seconds},
+                        {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
     json["roofline"] = {{"ridge_flops_per_byte", report.roofline.ridge_flops_per_byte}};
     const ReliabilityReport& reliability = report.reliability;
     json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},
@@ -62,7 +87,7 @@ std::string report_to_json(const Report& report) {
                            {"restart_share", reliability.restart_share}, {"goodput", reliability.goodput},
                            {"makes_progress", reliability.makes_progress}, {"wall_seconds", reliability.wall_seconds},
                            {"expected_failures", reliability.expected_failures}};
-    json["warnings"] = report.warnings;
+    json["warnings"] = text.warnings;
     return json.dump(2) + "\n";
 }
 

@@ -6,6 +6,7 @@
 
 namespace core {
 
-std::string report_to_json(const Report&);
+// The Report as `shardscope eval` prints it: numbers, and the text of core/cost/explain.h where a field is words.
+std::string report_to_json(const Scenario&, const Report&);
 
 }  // namespace core

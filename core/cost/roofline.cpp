@@ -93,7 +93,12 @@ KernelCost attention_cost(const AttentionShape& shape, double element_bytes) {
 }
 
 const char* bound_name(Bound bound) {
-    return bound == Bound::memory ? "memory-bound" : "compute-bound";
+    switch (bound) {
+        case Bound::memory: return "memory-bound";
+        case Bound::compute: return "compute-bound";
+        case Bound::launch: return "launch-bound";
+    }
+    return "?";
 }
 
 PlacedKernel place_kernel(const KernelCost& cost, const Ceiling& ceiling) {

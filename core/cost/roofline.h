@@ -65,9 +65,10 @@ struct AttentionShape {
 // QK^T and AV: 4 b h s^2 d FLOPs (softmax not counted). Bytes: 4 b h s d elements, plus 4 b h s^2 if not flash.
 KernelCost attention_cost(const AttentionShape& shape, double element_bytes);
 
-enum class Bound { memory, compute };
+// memory: HBM bytes set its time; compute: FLOPs do; launch: the CPU could not launch it sooner (eager frameworks).
+enum class Bound { memory, compute, launch };
 
-// "memory-bound" / "compute-bound".
+// "memory-bound" / "compute-bound" / "launch-bound".
 const char* bound_name(Bound bound);
 
 // A kernel under one ceiling: what it can reach, how long it takes and what holds it back.

@@ -63,7 +63,7 @@ double smoothstep(double x) {
     return x * x * (3.0 - 2.0 * x);
 }
 
-bool is_state(const MemoryBlock& block) { return block.kind != "activations" && block.kind != "kv_cache"; }
+bool is_state(const MemoryBlock& block) { return block.kind != MemoryKind::activations && block.kind != MemoryKind::kv_cache; }
 
 double state_bytes_per_param(const MemoryReport& memory) {
     double bytes = 0;
@@ -85,13 +85,14 @@ double activations_at(double final_bytes, double params, double final_params) {
     return final_bytes * std::pow(params / final_params, 2.0 / 3.0);
 }
 
-std::string layer_formula(const MemoryBlock& block, double params, double final_params, double bytes) {
-    if (params >= final_params) return block.whole_formula;  // the Report's own words at the scenario's size
+std::string layer_formula(const MemoryBlock& block, const std::string& label, const std::string& whole_formula, double params,
+                          double final_params, double bytes) {
+    if (params >= final_params) return whole_formula;  // the Report's own words at the scenario's size
     if (!is_state(block)) {
-        return block.label + ", one micro-batch: " + format_bytes(block.whole_bytes) + " x (" + format_sci(params) + " / " +
+        return label + ", one micro-batch: " + format_bytes(block.whole_bytes) + " x (" + format_sci(params) + " / " +
                format_sci(final_params) + ")^(2/3) = " + format_bytes(bytes) + "  (layers x hidden grow as N^(2/3))";
     }
-    return block.label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(params) + " = " + format_bytes(bytes);
+    return label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(params) + " = " + format_bytes(bytes);
 }
 
 }  // namespace
@@ -118,7 +119,7 @@ StackTimeline stack_timeline(const MemoryReport& memory, const std::vector<GpuCe
     return timeline;
 }
 
-StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, double t_seconds,
+StackFrame stack_frame(const MemoryReport& memory, const ReportText& text, const std::vector<GpuCeiling>& ceilings, double t_seconds,
                        const StackTiming& timing) {
     const StackTimeline timeline = stack_timeline(memory, ceilings, timing);
     const double t = std::isfinite(t_seconds) ? std::clamp(t_seconds, 0.0, timeline.duration_seconds) : 0.0;
@@ -142,11 +143,13 @@ StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>
     }
 
     std::vector<int> seen_of_kind;
-    std::vector<std::string> kinds;
+    std::vector<MemoryKind> kinds;
     for (int i = 0; i < layer_count; ++i) {
         const MemoryBlock& block = memory.blocks[i];
+        const std::string label = i < static_cast<int>(text.block_labels.size()) ? text.block_labels[i] : std::string(memory_kind_name(block.kind));
+        const std::string whole = i < static_cast<int>(text.block_whole.size()) ? text.block_whole[i].formula : std::string();
         StackLayer layer;
-        layer.label = block.label;
+        layer.label = label;
         layer.kind = block.kind;
         const auto kind = std::find(kinds.begin(), kinds.end(), block.kind);
         if (kind == kinds.end()) {
@@ -162,7 +165,7 @@ StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>
                                             : activations_at(block.whole_bytes, frame.params, timeline.final_params);
         const double exact_end = frame.params >= timeline.final_params ? block.whole_bytes : full;
         layer.bytes = exact_end * layer.shown;
-        layer.formula = layer_formula(block, frame.params, timeline.final_params, exact_end);
+        layer.formula = layer_formula(block, label, whole, frame.params, timeline.final_params, exact_end);
         if (is_state(block)) frame.state_bytes += layer.bytes;
         frame.total_bytes += layer.bytes;
         frame.layers.push_back(layer);

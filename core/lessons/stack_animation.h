@@ -3,6 +3,7 @@
 // one by one in recipe order at a size that still fits, then the parameter count grows past each GPU's ceiling up to the
 // scenario's size. Also the ceilings themselves and "how many GPUs' worth" a stack is.
 #include "core/model/hardware.h"
+#include "core/cost/explain.h"
 #include "core/cost/report.h"
 
 #include <string>
@@ -62,7 +63,7 @@ struct StackTimeline {
 // One category of the whole-model column at time t.
 struct StackLayer {
     std::string label;            // "fp32 master"
-    std::string kind;             // the Report's kind: "weights", "grads", "master", "optimizer", "activations"
+    MemoryKind kind = MemoryKind::weights;
     int index_within_kind = 0;    // 0 for Adam m, 1 for Adam v: picks the colour's shade
     double bytes_per_param = 0;   // 0 for activations
     double bytes = 0;             // height at t
@@ -85,7 +86,8 @@ struct StackFrame {
 
 StackTimeline stack_timeline(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, const StackTiming& timing = {});
 // Non-decreasing in t; t <= 0 shows the first category grown in, t >= duration the Report's whole column.
-StackFrame stack_frame(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, double t_seconds,
+// text gives each block's label and whole-model formula (core/cost/explain.h).
+StackFrame stack_frame(const MemoryReport& memory, const ReportText& text, const std::vector<GpuCeiling>& ceilings, double t_seconds,
                        const StackTiming& timing = {});
 
 }  // namespace core

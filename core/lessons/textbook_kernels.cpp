@@ -87,13 +87,14 @@ TrafficPoint place_traffic(const std::string& axis, double flops, double bytes_s
     return point;
 }
 
-std::vector<TrafficPoint> traffic_points(const Report& report) {
+std::vector<TrafficPoint> traffic_points(const Scenario& scenario, const Report& report) {
     require_positive("roofline.traffic.gpus", report.layout.gpus);
     const double flops_per_gpu = report.compute.hardware_flops_per_step / report.layout.gpus;
     std::vector<TrafficPoint> points;
     for (const AxisComm& axis : report.comm.axes) {
-        const Ceiling link{axis.link, report.compute.peak_flops_per_s, axis.link_bytes_per_s};
-        std::string name = axis.axis;
+        const LinkSpec& link_spec = axis.crosses_nodes ? scenario.cluster.scale_out : scenario.cluster.scale_up;
+        const Ceiling link{link_spec.name, report.compute.peak_flops_per_s, axis.bus_bytes_per_s};
+        std::string name = comm_axis_name(axis.axis);
         for (char& c : name) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
         points.push_back(place_traffic(name + " " + std::to_string(axis.degree), flops_per_gpu, axis.bytes_per_gpu, link));
     }

@@ -41,6 +41,6 @@ TrafficPoint place_traffic(const std::string& axis, double flops, double bytes_s
 
 // The Report's traffic on the extended roofline, one point per parallel axis of degree > 1: the per-GPU hardware
 // FLOPs of a step over the bytes one GPU sends on that axis, under the axis's link at the GPU's bf16 peak.
-std::vector<TrafficPoint> traffic_points(const Report& report);
+std::vector<TrafficPoint> traffic_points(const Scenario& scenario, const Report& report);
 
 }  // namespace core

@@ -4,6 +4,9 @@
 #include "core/model/errors.h"
 #include "core/model/json_reader.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace core {
 
 const char* precision_name(Precision precision) {
@@ -24,6 +27,16 @@ double GpuSpec::peak_flops_per_s(Precision precision) const {
     return 0;
 }
 
+double EfficiencyCurve::at(double size) const {
+    if (sizes.empty()) return 1.0;
+    if (size <= sizes.front()) return efficiencies.front();
+    if (size >= sizes.back()) return efficiencies.back();
+    const auto upper = std::upper_bound(sizes.begin(), sizes.end(), size);
+    const std::size_t i = static_cast<std::size_t>(upper - sizes.begin());
+    const double w = std::log(size / sizes[i - 1]) / std::log(sizes[i] / sizes[i - 1]);
+    return efficiencies[i - 1] + w * (efficiencies[i] - efficiencies[i - 1]);
+}
+
 const GpuSpec* HardwareCatalog::find_gpu(std::string_view id) const {
     for (const GpuSpec& gpu : gpus) if (gpu.id == id) return &gpu;
     return nullptr;
@@ -36,7 +49,87 @@ const LinkSpec* HardwareCatalog::find_link(std::string_view id) const {
 
 namespace {
 
-GpuSpec read_gpu(const nlohmann::json& object, const std::string& path) {
+EfficiencyCurve read_curve(JsonObjectReader& parent, const char* key, const char* size_key) {
+    const nlohmann::json& object = parent.raw(key);
+    JsonObjectReader reader(object, parent.field(key));
+    const auto numbers = [&](const char* name) {
+        const nlohmann::json& list = reader.raw(name);
+        if (!list.is_array() || list.empty()) throw InputError(reader.field(name), "must be a non-empty array of numbers");
+        std::vector<double> values;
+        for (const nlohmann::json& value : list) {
+            if (!value.is_number() || !(value.get<double>() > 0)) throw InputError(reader.field(name), "must hold numbers > 0");
+            values.push_back(value.get<double>());
+        }
+        return values;
+    };
+    EfficiencyCurve curve;
+    curve.sizes = numbers(size_key);
+    curve.efficiencies = numbers("efficiency");
+    if (curve.sizes.size() != curve.efficiencies.size()) throw InputError(reader.field("efficiency"), "must have one value per size");
+    for (std::size_t i = 1; i < curve.sizes.size(); ++i) {
+        if (!(curve.sizes[i] > curve.sizes[i - 1])) throw InputError(reader.field(size_key), "must be strictly ascending");
+    }
+    for (double e : curve.efficiencies) if (e > 1.0) throw InputError(reader.field("efficiency"), "must be at most 1");
+    reader.reject_unknown_keys();
+    return curve;
+}
+
+MemoryClassEfficiency read_memory_class(JsonObjectReader& parent, const char* key) {
+    MemoryClassEfficiency result;
+    if (!parent.has(key)) throw InputError(parent.field(key), "is required");
+    JsonObjectReader reader(parent.raw(key), parent.field(key));
+    result.floor_seconds = reader.number("floor_seconds", 0, 1e-2).value_or(result.floor_seconds);
+    result.efficiency = reader.number("efficiency", 1e-3, 1).value_or(result.efficiency);
+    reader.reject_unknown_keys();
+    return result;
+}
+
+// A GPU without tables of its own names a measured one ("like") and scales its GEMM and attention curves so that their
+// plateau matches its own measured best GEMM (the ratio of maximum achievable matmul FLOPS, each over its peak).
+struct BorrowedEfficiency {
+    std::string like;
+    double gemm_scale = 1.0;
+    std::string source;
+};
+
+GpuEfficiency scaled(GpuEfficiency efficiency, double gemm_scale, const std::string& source) {
+    for (EfficiencyCurve* curve : {&efficiency.gemm, &efficiency.fused_attention_forward, &efficiency.fused_attention_backward,
+                                   &efficiency.sdpa_attention_forward, &efficiency.sdpa_attention_backward}) {
+        for (double& e : curve->efficiencies) e = std::min(1.0, e * gemm_scale);
+    }
+    efficiency.source = source;
+    return efficiency;
+}
+
+GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& borrowed) {
+    JsonObjectReader reader(gpu_reader.raw("efficiency"), gpu_reader.field("efficiency"));
+    GpuEfficiency efficiency;
+    efficiency.source = reader.string("source").value_or("");
+    if (auto like = reader.string("like")) {
+        borrowed.like = *like;
+        borrowed.gemm_scale = reader.number("gemm_scale", 0.05, 2.0).value_or(1.0);
+        borrowed.source = efficiency.source;
+        reader.reject_unknown_keys();
+        return efficiency;
+    }
+    efficiency.gemm = read_curve(reader, "gemm", "flops");
+    JsonObjectReader memory(reader.raw("memory"), reader.field("memory"));
+    efficiency.streaming = read_memory_class(memory, "streaming");
+    efficiency.norm = read_memory_class(memory, "norm");
+    efficiency.softmax = read_memory_class(memory, "softmax");
+    efficiency.dropout = read_memory_class(memory, "dropout");
+    efficiency.optimizer = read_memory_class(memory, "optimizer");
+    efficiency.gemm_memory = read_memory_class(memory, "gemm");
+    memory.reject_unknown_keys();
+    efficiency.fused_attention_forward = read_curve(reader, "fused_attention_forward", "seq");
+    efficiency.fused_attention_backward = read_curve(reader, "fused_attention_backward", "seq");
+    efficiency.sdpa_attention_forward = read_curve(reader, "sdpa_attention_forward", "seq");
+    efficiency.sdpa_attention_backward = read_curve(reader, "sdpa_attention_backward", "seq");
+    reader.reject_unknown_keys();
+    return efficiency;
+}
+
+GpuSpec read_gpu(const nlohmann::json& object, const std::string& path, BorrowedEfficiency& borrowed) {
     JsonObjectReader reader(object, path);
     GpuSpec gpu;
     gpu.id = reader.string("id").value_or("");
@@ -49,6 +142,8 @@ GpuSpec read_gpu(const nlohmann::json& object, const std::string& path) {
     gpu.fp8_flops_per_s = reader.number("fp8_flops_per_s", 0, 1e18).value_or(gpu.fp8_flops_per_s);
     gpu.scale_up_link = reader.string("scale_up_link").value_or(gpu.scale_up_link);
     gpu.source = reader.string("source").value_or("");
+    if (reader.has("efficiency")) gpu.efficiency = read_efficiency(reader, borrowed);
+    else borrowed.like = "h100-sxm";  // a GPU described without tables: the measured H100's, unscaled
     reader.reject_unknown_keys();
     return gpu;
 }
@@ -61,6 +156,8 @@ LinkSpec read_link(const nlohmann::json& object, const std::string& path) {
     link.name = reader.string("name").value_or(link.id);
     link.bytes_per_s = reader.number("bytes_per_s", 1e6, 1e15).value_or(link.bytes_per_s);
     link.latency_seconds = reader.number("latency_seconds", 0, 1).value_or(link.latency_seconds);
+    link.efficiency = reader.number("efficiency", 0.01, 1).value_or(link.efficiency);
+    link.compute_slowdown = reader.number("compute_slowdown", 0, 0.9).value_or(link.compute_slowdown);
     link.source = reader.string("source").value_or("");
     reader.reject_unknown_keys();
     return link;
@@ -68,7 +165,16 @@ LinkSpec read_link(const nlohmann::json& object, const std::string& path) {
 
 }  // namespace
 
-GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path) { return read_gpu(object, path); }
+GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path) {
+    BorrowedEfficiency borrowed;
+    GpuSpec gpu = read_gpu(object, path, borrowed);
+    if (!borrowed.like.empty()) {
+        const GpuSpec* like = builtin_hardware().find_gpu(borrowed.like);
+        if (!like) throw InputError(path + ".efficiency.like", "no GPU \"" + borrowed.like + "\" in the hardware catalog");
+        gpu.efficiency = scaled(like->efficiency, borrowed.gemm_scale, borrowed.source.empty() ? like->efficiency.source : borrowed.source);
+    }
+    return gpu;
+}
 LinkSpec parse_link_object(const nlohmann::json& object, const std::string& path) { return read_link(object, path); }
 
 HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
@@ -78,7 +184,16 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
     if (reader.has("gpus")) {
         const nlohmann::json& gpus = reader.raw("gpus");
         if (!gpus.is_array()) throw InputError("hardware.gpus", "must be an array");
-        for (std::size_t i = 0; i < gpus.size(); ++i) catalog.gpus.push_back(read_gpu(gpus[i], "hardware.gpus[" + std::to_string(i) + "]"));
+        std::vector<BorrowedEfficiency> borrowed(gpus.size());
+        for (std::size_t i = 0; i < gpus.size(); ++i) catalog.gpus.push_back(read_gpu(gpus[i], "hardware.gpus[" + std::to_string(i) + "]", borrowed[i]));
+        for (std::size_t i = 0; i < gpus.size(); ++i) {
+            if (borrowed[i].like.empty()) continue;
+            const GpuSpec* like = catalog.find_gpu(borrowed[i].like);
+            const std::string field = "hardware.gpus[" + std::to_string(i) + "].efficiency.like";
+            if (!like) throw InputError(field, "no GPU \"" + borrowed[i].like + "\" in the catalog");
+            if (like->efficiency.gemm.sizes.empty()) throw InputError(field, "\"" + borrowed[i].like + "\" has no tables of its own");
+            catalog.gpus[i].efficiency = scaled(like->efficiency, borrowed[i].gemm_scale, borrowed[i].source);
+        }
     }
     if (reader.has("links")) {
         const nlohmann::json& links = reader.raw("links");

@@ -11,8 +11,10 @@ namespace core {
 struct LinkSpec {
     std::string id;                  // "nvlink4", "ib-ndr", "custom"
     std::string name;                // "NVLink 4"
-    double bytes_per_s = 450e9;      // per direction, the beta of the alpha-beta model is 1 / bytes_per_s
-    double latency_seconds = 3e-6;   // alpha: the fixed cost of one message
+    double bytes_per_s = 450e9;      // line rate per direction, per GPU (scale-out: one NIC per GPU)
+    double latency_seconds = 3e-6;   // alpha: one message, one hop of a ring
+    double efficiency = 1.0;         // what NCCL's collectives reach of bytes_per_s (nccl-tests bus bandwidth / line rate)
+    double compute_slowdown = 0.0;   // share of compute lost while a collective on this link overlaps it (SMs it occupies)
     std::string source;
 
     bool operator==(const LinkSpec&) const = default;
@@ -20,6 +22,37 @@ struct LinkSpec {
 
 enum class Precision { fp32, bf16, fp8 };
 const char* precision_name(Precision);
+
+// Efficiency against a size, interpolated in log(size) between points and flat beyond the ends.
+struct EfficiencyCurve {
+    std::vector<double> sizes;         // ascending: GEMM FLOPs, or a sequence length
+    std::vector<double> efficiencies;  // achieved over peak, (0, 1]
+
+    double at(double size) const;
+    bool operator==(const EfficiencyCurve&) const = default;
+};
+
+// A memory-bound kernel class: time = floor + bytes / (HBM bandwidth x efficiency).
+struct MemoryClassEfficiency {
+    double floor_seconds = 2e-6;       // the shortest such kernel on the GPU (launch and tail)
+    double efficiency = 0.85;          // share of HBM bandwidth a large one streams at
+
+    bool operator==(const MemoryClassEfficiency&) const = default;
+};
+
+// What kernels reach on one GPU: one table per GPU serves every scenario (measured or published; see source).
+struct GpuEfficiency {
+    EfficiencyCurve gemm;                           // dense GEMMs, against FLOPs; the HBM roof is applied separately
+    MemoryClassEfficiency streaming, norm, softmax, dropout, optimizer;
+    MemoryClassEfficiency gemm_memory;              // a GEMM whose operands and output are what limits it
+    EfficiencyCurve fused_attention_forward;        // causal flash attention as frameworks fuse it (cuDNN / Transformer Engine),
+    EfficiencyCurve fused_attention_backward;       // against the sequence length, over the FLOPs it executes
+    EfficiencyCurve sdpa_attention_forward;         // PyTorch's scaled_dot_product_attention (flash backend)
+    EfficiencyCurve sdpa_attention_backward;
+    std::string source;
+
+    bool operator==(const GpuEfficiency&) const = default;
+};
 
 struct GpuSpec {
     std::string id;                    // "h100-sxm"
@@ -30,6 +63,7 @@ struct GpuSpec {
     double bf16_flops_per_s = 989e12;  // dense tensor cores
     double fp8_flops_per_s = 1979e12;  // 0 where the GPU has none
     std::string scale_up_link = "nvlink4";  // the link inside a node
+    GpuEfficiency efficiency;          // what its kernels reach (assets/hardware.json, with sources)
     std::string source;
 
     double peak_flops_per_s(Precision) const;  // 0 when the GPU lacks that precision

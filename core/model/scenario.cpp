@@ -15,6 +15,14 @@ const char* recompute_name(Recompute recompute) {
     return "?";
 }
 
+const char* framework_name(Framework framework) {
+    switch (framework) {
+        case Framework::megatron: return "megatron";
+        case Framework::pytorch_eager: return "pytorch-eager";
+    }
+    return "?";
+}
+
 LinkSpec scale_up_link_of(const GpuSpec& gpu) {
     const LinkSpec* link = builtin_hardware().find_link(gpu.scale_up_link);
     if (!link) throw InputError("cluster.gpu.scale_up_link", "no link \"" + gpu.scale_up_link + "\" in the hardware catalog");

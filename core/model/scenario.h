@@ -13,6 +13,11 @@ namespace core {
 enum class Recompute { none, selective, full };
 const char* recompute_name(Recompute);  // "none", "selective", "full"
 
+// What runs the step, where frameworks differ in what they launch and keep: Megatron-style fused kernels
+// (fused norms, bias-GeLU, bias-dropout-add, softmax, vocab-parallel loss) or PyTorch eager with autocast.
+enum class Framework { megatron, pytorch_eager };
+const char* framework_name(Framework);  // "megatron", "pytorch-eager"
+
 struct TrainSpec {
     int seq_len = 8192;             // tokens per sequence (the seeds' B = 1, T = 8k)
     int micro_batch = 1;            // sequences per micro-batch per data-parallel rank
@@ -21,7 +26,13 @@ struct TrainSpec {
     Recompute recompute = Recompute::none;
     bool sequence_parallel = false; // Korthikanti et al. 2022: shard LayerNorm/dropout activations over TP
     bool flash_attention = true;    // no s x s attention matrix stored: drops the 5as/h term
+    bool dropout = false;           // dropout after attention and MLP and on the attention probabilities (Megatron's GPT
+                                    // recipes use 0.1 and Korthikanti's Table 2 counts its masks; Llama trains without)
     double deadline_days = 90;      // the time wall's budget
+    Framework framework = Framework::megatron;
+    // Weight gradients accumulated into the fp32 main gradients by the GEMM itself (Megatron --gradient-accumulation-fusion,
+    // since 2022-02; in fp16 since 2022-09, commit 07916bf); off, each micro-batch adds them in a separate pass.
+    bool gradient_accumulation_fusion = true;
 
     bool operator==(const TrainSpec&) const = default;
 };
@@ -51,11 +62,23 @@ struct ClusterSpec {
 struct EfficiencySpec {
     std::optional<double> mfu;            // assume this MFU: step = model FLOPs / (GPUs x peak x mfu)
     std::optional<double> step_seconds;   // a measured iteration time: MFU follows from it
-    double compute_efficiency = 0.6;      // share of peak the kernels reach when nothing waits: big GEMMs reach 0.80 on an H100
-                                          // (assets/h100_measured_roofline.csv), norms, softmax and small GEMMs far less
-    bool overlap_dp_comm = true;          // gradient reduction overlaps the last micro-batch's backward
 
     bool operator==(const EfficiencySpec&) const = default;
+};
+
+// What communication hides behind compute. Overlapped communication still costs: it holds SMs and memory bandwidth
+// (each link's compute_slowdown). Defaults: what Megatron-Core does out of the box with its overlap flags on.
+struct OverlapSpec {
+    bool dp_grad_reduce = true;    // DP gradients reduced in buckets behind the backward, all but the last bucket
+                                   // (PyTorch DDP; Megatron --overlap-grad-reduce)
+    bool dp_param_gather = true;   // ZeRO-1/2 and the distributed optimizer: updated weights gathered behind the next
+                                   // forward (Megatron --overlap-param-gather)
+    bool zero3_prefetch = true;    // ZeRO-3: the next layer's weights gathered while this one computes
+    bool tp_comm = false;          // TP collectives behind the GEMMs (Transformer Engine userbuffers, --tp-comm-overlap)
+    bool cp_ring = true;           // CP: each ring step's K and V travel while the previous chunk's attention runs
+    bool pp_p2p = true;            // PP: sends and receives behind the next micro-batch's compute, but for fill and drain
+
+    bool operator==(const OverlapSpec&) const = default;
 };
 
 struct ServingSpec {
@@ -85,6 +108,7 @@ struct Scenario {
     ParallelSpec parallel;
     ClusterSpec cluster;
     EfficiencySpec efficiency;
+    OverlapSpec overlap;
     ServingSpec serving;
     OperationsSpec operations;
 

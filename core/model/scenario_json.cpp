@@ -107,7 +107,14 @@ void read_train(TrainSpec& train, const nlohmann::json& object) {
     if (auto recompute = reader.string("recompute")) train.recompute = parse_recompute(*recompute, "train.recompute");
     train.sequence_parallel = reader.boolean("sequence_parallel").value_or(train.sequence_parallel);
     train.flash_attention = reader.boolean("flash_attention").value_or(train.flash_attention);
+    train.dropout = reader.boolean("dropout").value_or(train.dropout);
+    train.gradient_accumulation_fusion = reader.boolean("gradient_accumulation_fusion").value_or(train.gradient_accumulation_fusion);
     train.deadline_days = reader.number("deadline_days", 1e-3, 1e6).value_or(train.deadline_days);
+    if (auto framework = reader.string("framework")) {
+        if (*framework == framework_name(Framework::megatron)) train.framework = Framework::megatron;
+        else if (*framework == framework_name(Framework::pytorch_eager)) train.framework = Framework::pytorch_eager;
+        else throw InputError("train.framework", "must be megatron or pytorch-eager, got \"" + *framework + "\"");
+    }
     reader.reject_unknown_keys();
 }
 
@@ -193,8 +200,17 @@ void read_efficiency(EfficiencySpec& efficiency, const nlohmann::json& object) {
     if (auto mfu = reader.number("mfu", 1e-6, 1.0)) efficiency.mfu = *mfu;
     if (auto step = reader.number("step_seconds", 1e-9, 1e9)) efficiency.step_seconds = *step;
     if (efficiency.mfu && efficiency.step_seconds) throw InputError("efficiency", "give mfu or step_seconds, not both");
-    efficiency.compute_efficiency = reader.number("compute_efficiency", 1e-3, 1.0).value_or(efficiency.compute_efficiency);
-    efficiency.overlap_dp_comm = reader.boolean("overlap_dp_comm").value_or(efficiency.overlap_dp_comm);
+    reader.reject_unknown_keys();
+}
+
+void read_overlap(OverlapSpec& overlap, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "overlap");
+    overlap.dp_grad_reduce = reader.boolean("dp_grad_reduce").value_or(overlap.dp_grad_reduce);
+    overlap.dp_param_gather = reader.boolean("dp_param_gather").value_or(overlap.dp_param_gather);
+    overlap.zero3_prefetch = reader.boolean("zero3_prefetch").value_or(overlap.zero3_prefetch);
+    overlap.tp_comm = reader.boolean("tp_comm").value_or(overlap.tp_comm);
+    overlap.cp_ring = reader.boolean("cp_ring").value_or(overlap.cp_ring);
+    overlap.pp_p2p = reader.boolean("pp_p2p").value_or(overlap.pp_p2p);
     reader.reject_unknown_keys();
 }
 
@@ -260,18 +276,21 @@ nlohmann::json full_json(const Scenario& s) {
     json["model"] = model_json(s.model);
     json["train"] = {{"seq_len", s.train.seq_len}, {"micro_batch", s.train.micro_batch}, {"global_batch", s.train.global_batch},
                      {"tokens", s.train.tokens}, {"recompute", recompute_name(s.train.recompute)},
-                     {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention},
-                     {"deadline_days", s.train.deadline_days}};
+                     {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention}, {"dropout", s.train.dropout}, {"gradient_accumulation_fusion", s.train.gradient_accumulation_fusion},
+                     {"deadline_days", s.train.deadline_days}, {"framework", framework_name(s.train.framework)}};
     json["precision"] = precision_json(s.precision);
     json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
                         {"zero", s.parallel.zero}, {"schedule", schedule_name(s.parallel.schedule)},
                         {"virtual_stages", s.parallel.virtual_stages}};
     json["cluster"] = {{"gpu", gpu_json(s.cluster.gpu)}, {"gpus_per_node", s.cluster.gpus_per_node}, {"gpus", s.cluster.gpus},
                        {"scale_up_link", link_json(s.cluster.scale_up)}, {"scale_out_link", link_json(s.cluster.scale_out)}};
-    nlohmann::json efficiency = {{"compute_efficiency", s.efficiency.compute_efficiency}, {"overlap_dp_comm", s.efficiency.overlap_dp_comm}};
+    nlohmann::json efficiency = nlohmann::json::object();
     if (s.efficiency.mfu) efficiency["mfu"] = *s.efficiency.mfu;
     if (s.efficiency.step_seconds) efficiency["step_seconds"] = *s.efficiency.step_seconds;
     json["efficiency"] = efficiency;
+    json["overlap"] = {{"dp_grad_reduce", s.overlap.dp_grad_reduce}, {"dp_param_gather", s.overlap.dp_param_gather},
+                       {"zero3_prefetch", s.overlap.zero3_prefetch}, {"tp_comm", s.overlap.tp_comm}, {"cp_ring", s.overlap.cp_ring},
+                       {"pp_p2p", s.overlap.pp_p2p}};
     json["serving"] = {{"batch", s.serving.batch}, {"context_tokens", s.serving.context_tokens}, {"target_qps", s.serving.target_qps},
                        {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
                        {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
@@ -293,6 +312,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
     if (reader.has("parallel")) read_parallel(scenario.parallel, reader.raw("parallel"));
     if (reader.has("cluster")) read_cluster(scenario, reader.raw("cluster"), gpus_given);
     if (reader.has("efficiency")) read_efficiency(scenario.efficiency, reader.raw("efficiency"));
+    if (reader.has("overlap")) read_overlap(scenario.overlap, reader.raw("overlap"));
     if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
     if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
     reader.reject_unknown_keys();

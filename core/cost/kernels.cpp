@@ -1,0 +1,483 @@
+#include "core/cost/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+
+const char* kernel_name(KernelId id) {
+    switch (id) {
+        case KernelId::norm: return "norm";
+        case KernelId::qkv: return "qkv";
+        case KernelId::attention: return "attention";
+        case KernelId::attention_scores: return "attention_scores";
+        case KernelId::attention_softmax: return "attention_softmax";
+        case KernelId::attention_dropout: return "attention_dropout";
+        case KernelId::attention_context: return "attention_context";
+        case KernelId::head_transpose: return "head_transpose";
+        case KernelId::out_proj: return "out_proj";
+        case KernelId::residual: return "residual";
+        case KernelId::mlp_up: return "mlp_up";
+        case KernelId::activation: return "activation";
+        case KernelId::mlp_down: return "mlp_down";
+        case KernelId::weight_cast: return "weight_cast";
+        case KernelId::grad_accumulate: return "grad_accumulate";
+        case KernelId::embedding: return "embedding";
+        case KernelId::final_norm: return "final_norm";
+        case KernelId::logits: return "logits";
+        case KernelId::cross_entropy: return "cross_entropy";
+        case KernelId::optimizer: return "optimizer";
+    }
+    return "?";
+}
+
+const char* kernel_pass_name(KernelPass pass) {
+    switch (pass) {
+        case KernelPass::forward: return "forward";
+        case KernelPass::backward_input: return "backward_input";
+        case KernelPass::backward_weight: return "backward_weight";
+        case KernelPass::recompute: return "recompute";
+    }
+    return "?";
+}
+
+const char* kernel_category_name(KernelCategory category) {
+    switch (category) {
+        case KernelCategory::gemm: return "gemm";
+        case KernelCategory::attention: return "attention";
+        case KernelCategory::elementwise: return "elementwise";
+        case KernelCategory::optimizer: return "optimizer";
+    }
+    return "?";
+}
+
+const char* kernel_scope_name(KernelScope scope) {
+    switch (scope) {
+        case KernelScope::layer: return "layer";
+        case KernelScope::first_stage: return "first_stage";
+        case KernelScope::last_stage: return "last_stage";
+        case KernelScope::step: return "step";
+    }
+    return "?";
+}
+
+namespace {
+
+constexpr double kActivationBytes = 2.0;  // bf16 activations and GEMM operands
+constexpr double kFp32Bytes = 4.0;
+
+const MemoryClassEfficiency& memory_class_of(const GpuEfficiency& efficiency, MemoryClass memory_class) {
+    switch (memory_class) {
+        case MemoryClass::streaming: return efficiency.streaming;
+        case MemoryClass::norm: return efficiency.norm;
+        case MemoryClass::softmax: return efficiency.softmax;
+        case MemoryClass::dropout: return efficiency.dropout;
+        case MemoryClass::optimizer: return efficiency.optimizer;
+    }
+    return efficiency.streaming;
+}
+
+// Builds one layer's (or one stage edge's) kernel list in execution order.
+class Builder {
+public:
+    Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope)
+        : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope) {
+        const ModelSpec& model = scenario.model;
+        tp_ = split.tp;
+        local_seq_ = static_cast<double>(scenario.train.seq_len) / split.cp;
+        keys_ = scenario.train.seq_len;  // ring attention: every query still meets every key, a chunk per step
+        tokens_ = split.micro_batch * local_seq_;
+        norm_tokens_ = split.sequence_parallel && split.tp > 1 ? tokens_ / split.tp : tokens_;
+        micro_batch_ = split.micro_batch;
+        hidden_ = model.hidden;
+        heads_ = static_cast<double>(model.heads) / split.tp;
+        kv_heads_ = std::max(1.0, static_cast<double>(model.kv_heads) / split.tp);
+        head_dim_ = model.head_dim();
+        ffn_ = static_cast<double>(model.ffn_hidden) / split.tp;
+        gated_ = model.gated_mlp;
+        dropout_ = scenario.train.dropout;
+        fp32_stream_ = traits_.autocast_casts;  // eager autocast keeps the residual stream and norm outputs in fp32
+    }
+
+    Kernel& gemm(KernelId id, KernelPass pass, double m, double n, double k, double batch = 1.0,
+                 KernelCategory category = KernelCategory::gemm) {
+        Kernel kernel;
+        kernel.id = id;
+        kernel.pass = pass;
+        kernel.category = category;
+        kernel.scope = scope_;
+        kernel.is_gemm = true;
+        kernel.m = m;
+        kernel.n = n;
+        kernel.k = k;
+        kernel.batch = batch;
+        kernel.flops = 2.0 * m * n * k * batch;
+        kernel.bytes = kActivationBytes * (m * k + k * n + m * n) * batch;
+        kernels_.push_back(kernel);
+        return kernels_.back();
+    }
+
+    // A GEMM's backward: the input gradient dX = dY W^T, then the weight gradient dW = X^T dY, added to the main
+    // gradient: by the GEMM itself (read and written in its dtype) or by a separate pass.
+    void gemm_backward(KernelId id, double m, double n, double k) {
+        gemm(id, KernelPass::backward_input, m, k, n);
+        Kernel& weight_grad = gemm(id, KernelPass::backward_weight, k, n, m);
+        if (traits_.separate_grad_accumulation) {
+            grad_accumulate(k * n);
+        } else if (traits_.main_grad_bytes > kActivationBytes) {
+            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - kActivationBytes) * k * n;  // C += A B in fp32
+        }
+    }
+
+    Kernel& memory(KernelId id, KernelPass pass, MemoryClass memory_class, double bytes, double flops = 0, int count = 1,
+                   KernelCategory category = KernelCategory::elementwise) {
+        Kernel kernel;
+        kernel.id = id;
+        kernel.pass = pass;
+        kernel.category = category;
+        kernel.scope = scope_;
+        kernel.memory_class = memory_class;
+        kernel.count = count;
+        kernel.bytes = bytes;
+        kernel.flops = flops;
+        kernels_.push_back(kernel);
+        return kernels_.back();
+    }
+
+    Kernel& fused_attention(KernelPass pass, double flops) {
+        Kernel kernel;
+        kernel.id = KernelId::attention;
+        kernel.pass = pass;
+        kernel.category = KernelCategory::attention;
+        kernel.scope = scope_;
+        kernel.is_fused_attention = true;
+        kernel.flops = flops;
+        // Q, K, V read and O written (backward: read with dO, and dQ, dK, dV written): the s x s scores never reach HBM.
+        const double qkvo = tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * kActivationBytes;
+        kernel.bytes = pass == KernelPass::backward_input ? 2.0 * qkvo : qkvo;
+        kernel.m = local_seq_;
+        kernel.n = keys_;
+        kernel.k = head_dim_;
+        kernel.batch = micro_batch_ * heads_;
+        // Ring attention runs one local-queries x local-keys block per step: the kernel's size is the chunk's.
+        kernel.efficiency_size = std::min(local_seq_, keys_);
+        kernels_.push_back(kernel);
+        return kernels_.back();
+    }
+
+    // The forward kernels of one layer; recompute reruns them (all, or the attention core only) before the backward.
+    void layer_forward(KernelPass pass, bool attention_core_only) {
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        if (!attention_core_only) {
+            memory(KernelId::norm, pass, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes, 8.0 * norm_tokens_ * hidden_);
+            if (traits_.autocast_casts) {
+                weight_cast(pass, hidden_ * (heads_ + 2.0 * kv_heads_) * head_dim_);
+                input_cast(pass);
+            }
+            gemm(KernelId::qkv, pass, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+        }
+        attention_core_forward(pass);
+        if (attention_core_only) return;
+        if (!traits_.fused_elementwise) memory(KernelId::head_transpose, pass, MemoryClass::streaming, 2.0 * tokens_ * heads_ * head_dim_ * kActivationBytes);
+        if (traits_.autocast_casts) weight_cast(pass, heads_ * head_dim_ * hidden_);
+        gemm(KernelId::out_proj, pass, tokens_, hidden_, heads_ * head_dim_);
+        residual_forward(pass);
+        memory(KernelId::norm, pass, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes, 8.0 * norm_tokens_ * hidden_);
+        const double up_width = (gated_ ? 2.0 : 1.0) * ffn_;
+        if (traits_.autocast_casts) {
+            weight_cast(pass, hidden_ * up_width);
+            input_cast(pass);
+        }
+        gemm(KernelId::mlp_up, pass, tokens_, up_width, hidden_);
+        activation_forward(pass);
+        if (traits_.autocast_casts) weight_cast(pass, ffn_ * hidden_);
+        gemm(KernelId::mlp_down, pass, tokens_, hidden_, ffn_);
+        residual_forward(pass);
+    }
+
+    void layer_backward() {
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double up_width = (gated_ ? 2.0 : 1.0) * ffn_;
+        residual_backward();
+        gemm_backward(KernelId::mlp_down, tokens_, hidden_, ffn_);
+        activation_backward();
+        gemm_backward(KernelId::mlp_up, tokens_, up_width, hidden_);
+        // dx = f(x, dy), read twice by the reduction and the rescale, written once.
+        memory(KernelId::norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes, 12.0 * norm_tokens_ * hidden_);
+        residual_backward();
+        gemm_backward(KernelId::out_proj, tokens_, hidden_, heads_ * head_dim_);
+        if (!traits_.fused_elementwise) {
+            memory(KernelId::head_transpose, KernelPass::backward_input, MemoryClass::streaming, 2.0 * tokens_ * heads_ * head_dim_ * kActivationBytes);
+        }
+        attention_core_backward();
+        gemm_backward(KernelId::qkv, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+        memory(KernelId::norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes, 12.0 * norm_tokens_ * hidden_);
+    }
+
+    void edge_forward_first() {
+        const double weight_bytes = traits_.autocast_casts ? kFp32Bytes : kActivationBytes;
+        const double out_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        // Gather one row per token (and add the learned position row): read the rows, write the embeddings.
+        const double positions = scenario_.model.learned_positions ? 2.0 : 1.0;
+        memory(KernelId::embedding, KernelPass::forward, MemoryClass::streaming, norm_tokens_ * hidden_ * (positions * weight_bytes + out_bytes));
+    }
+
+    void edge_backward_first() {
+        // A dense gradient of the vocabulary shard: zero-filled, the token rows scattered in, added to the weight's gradient.
+        const double rows = static_cast<double>(scenario_.model.vocab) / tp_;
+        memory(KernelId::embedding, KernelPass::backward_weight, MemoryClass::streaming,
+               rows * hidden_ * kFp32Bytes * 3.0 + tokens_ * hidden_ * (kActivationBytes + kFp32Bytes));
+    }
+
+    void edge_last() {
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double vocab = static_cast<double>(scenario_.model.vocab) / tp_;
+        const double logits = tokens_ * vocab;
+        memory(KernelId::final_norm, KernelPass::forward, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes);
+        if (traits_.autocast_casts) {
+            weight_cast(KernelPass::forward, hidden_ * vocab);
+            input_cast(KernelPass::forward);
+        }
+        gemm(KernelId::logits, KernelPass::forward, tokens_, vocab, hidden_);
+        // Megatron's vocab-parallel loss in fp32: cast, max, subtract, exp, sum, divide (34 B per logit forward, 22 backward,
+        // megatron/core/tensor_parallel/cross_entropy.py); eager: .float() then log_softmax (18 B) and its backward (22 B).
+        const double forward_bytes = traits_.fused_elementwise ? 34.0 : 18.0;
+        memory(KernelId::cross_entropy, KernelPass::forward, MemoryClass::streaming, logits * forward_bytes, 5.0 * logits);
+        memory(KernelId::cross_entropy, KernelPass::backward_input, MemoryClass::streaming, logits * 22.0, 3.0 * logits);
+        gemm_backward(KernelId::logits, tokens_, vocab, hidden_);
+        memory(KernelId::final_norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes);
+    }
+
+    std::vector<Kernel> take() { return std::move(kernels_); }
+
+private:
+    void weight_cast(KernelPass pass, double elements) {
+        memory(KernelId::weight_cast, pass, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes));
+    }
+    void input_cast(KernelPass pass) {
+        memory(KernelId::weight_cast, pass, MemoryClass::streaming, tokens_ * hidden_ * (kFp32Bytes + kActivationBytes));
+    }
+    // The 16-bit dW read, the main gradient read and written.
+    void grad_accumulate(double elements) {
+        memory(KernelId::grad_accumulate, KernelPass::backward_weight, MemoryClass::streaming, elements * (kActivationBytes + 2.0 * traits_.main_grad_bytes));
+    }
+
+    void attention_core_forward(KernelPass pass) {
+        const bool flash = scenario_.train.flash_attention;
+        // Causal attention: a flash kernel skips the masked half; the unfused path computes every score, then masks.
+        const double full_flops = 4.0 * micro_batch_ * heads_ * local_seq_ * keys_ * head_dim_;
+        if (flash) {
+            fused_attention(pass, 0.5 * full_flops);
+            return;
+        }
+        const double batch = micro_batch_ * heads_;
+        const double scores = batch * local_seq_ * keys_;
+        gemm(KernelId::attention_scores, pass, local_seq_, keys_, head_dim_, batch, KernelCategory::attention);
+        if (traits_.fused_elementwise) {
+            // Megatron's fused scale + causal mask + softmax: read the scores, write the probabilities.
+            memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
+        } else {
+            // Eager: scale, masked_fill, softmax (fp32 under autocast), cast back to bf16 for the next matmul: 4 kernels.
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * (kActivationBytes + kFp32Bytes), 5.0 * scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+        }
+        if (dropout_) {
+            memory(KernelId::attention_dropout, pass, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1, KernelCategory::attention);
+        }
+        gemm(KernelId::attention_context, pass, local_seq_, head_dim_, keys_, batch, KernelCategory::attention);
+    }
+
+    void attention_core_backward() {
+        const double full_flops = 4.0 * micro_batch_ * heads_ * local_seq_ * keys_ * head_dim_;
+        if (scenario_.train.flash_attention) {
+            fused_attention(KernelPass::backward_input, 2.5 * 0.5 * full_flops);  // dQ, dK, dV and the recomputed scores
+            return;
+        }
+        const double batch = micro_batch_ * heads_;
+        const double scores = batch * local_seq_ * keys_;
+        gemm(KernelId::attention_context, KernelPass::backward_input, local_seq_, keys_, head_dim_, batch, KernelCategory::attention);  // dP = dO V^T
+        gemm(KernelId::attention_context, KernelPass::backward_input, keys_, head_dim_, local_seq_, batch, KernelCategory::attention);  // dV = P^T dO
+        if (dropout_) {
+            memory(KernelId::attention_dropout, KernelPass::backward_input, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1,
+                   KernelCategory::attention);
+        }
+        if (traits_.fused_elementwise) {
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * kActivationBytes, 4.0 * scores, 1,
+                   KernelCategory::attention);
+        } else {
+            // Eager: cast, softmax backward in fp32, cast, masked_fill and scale backward: 32 B per score in 5 kernels.
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * (kActivationBytes + kFp32Bytes), 0, 1,
+                   KernelCategory::attention);
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * kFp32Bytes, 4.0 * scores, 1,
+                   KernelCategory::attention);
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1,
+                   KernelCategory::attention);
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1,
+                   KernelCategory::attention);
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1,
+                   KernelCategory::attention);
+        }
+        gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, head_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
+        gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, head_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q
+    }
+
+    void residual_forward(KernelPass pass) {
+        const double elements = norm_tokens_ * hidden_;
+        if (fp32_stream_) {
+            memory(KernelId::residual, pass, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes + kFp32Bytes), elements);
+        } else if (dropout_) {
+            memory(KernelId::residual, pass, MemoryClass::dropout, elements * (3.0 * kActivationBytes + 1.0), 2.0 * elements);  // bias-dropout-add
+        } else {
+            memory(KernelId::residual, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);
+        }
+    }
+
+    void residual_backward() {
+        const double elements = norm_tokens_ * hidden_;
+        if (fp32_stream_) {
+            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes));  // grad cast to bf16
+        } else if (dropout_) {
+            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::dropout, elements * (2.0 * kActivationBytes + 1.0), elements);
+        }
+    }
+
+    void activation_forward(KernelPass pass) {
+        const double elements = tokens_ * ffn_;
+        if (!gated_) {
+            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 8.0 * elements);  // (bias-)GeLU
+        } else if (traits_.fused_elementwise) {
+            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 6.0 * elements);  // fused SwiGLU
+        } else {
+            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 5.0 * elements);  // silu(gate)
+            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);        // x up
+        }
+    }
+
+    void activation_backward() {
+        const double elements = tokens_ * ffn_;
+        if (!gated_) {
+            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 12.0 * elements);
+        } else if (traits_.fused_elementwise) {
+            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 10.0 * elements);
+        } else {
+            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 2.0 * elements);
+            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 8.0 * elements);
+        }
+    }
+
+    const Scenario& scenario_;
+    FrameworkTraits traits_;
+    KernelScope scope_;
+    double tp_ = 1, local_seq_ = 0, keys_ = 0, tokens_ = 0, norm_tokens_ = 0, micro_batch_ = 1;
+    double hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0;
+    bool gated_ = false, dropout_ = false, fp32_stream_ = false;
+    std::vector<Kernel> kernels_;
+};
+
+void time_all(std::vector<Kernel>& kernels, const Scenario& scenario) {
+    const FrameworkTraits traits = framework_traits(scenario);
+    for (Kernel& kernel : kernels) time_kernel(kernel, scenario.cluster.gpu, traits);
+}
+
+}  // namespace
+
+void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
+    const GpuEfficiency& efficiency = gpu.efficiency;
+    const double peak = gpu.bf16_flops_per_s;
+    const double bandwidth = gpu.hbm_bytes_per_s;
+    double compute_seconds = 0;
+    double memory_seconds = 0;
+    if (kernel.is_gemm) {
+        compute_seconds = kernel.flops / (peak * efficiency.gemm.at(kernel.flops));
+        memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
+    } else if (kernel.is_fused_attention) {
+        const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;
+        const EfficiencyCurve& curve = traits.cudnn_attention
+                                           ? (forward ? efficiency.fused_attention_forward : efficiency.fused_attention_backward)
+                                           : (forward ? efficiency.sdpa_attention_forward : efficiency.sdpa_attention_backward);
+        compute_seconds = kernel.flops / (peak * curve.at(kernel.efficiency_size));
+        memory_seconds = efficiency.streaming.floor_seconds + kernel.bytes / (bandwidth * efficiency.streaming.efficiency);
+    } else {
+        const MemoryClassEfficiency& memory_class = memory_class_of(efficiency, kernel.memory_class);
+        memory_seconds = memory_class.floor_seconds + kernel.bytes / (bandwidth * memory_class.efficiency);
+    }
+    const double gpu_seconds = std::max(compute_seconds, memory_seconds);
+    const double host_seconds = kernel.is_gemm ? traits.host_seconds_per_gemm : traits.host_seconds_per_elementwise;
+    kernel.seconds = std::max(gpu_seconds, host_seconds);
+    kernel.bound = host_seconds > gpu_seconds ? Bound::launch : compute_seconds >= memory_seconds ? Bound::compute : Bound::memory;
+    kernel.efficiency = (kernel.is_gemm || kernel.is_fused_attention) ? kernel.flops / (kernel.seconds * peak)
+                                                                      : kernel.bytes / (kernel.seconds * bandwidth);
+}
+
+std::vector<Kernel> layer_kernels(const Scenario& scenario, const LayerSplit& split) {
+    Builder builder(scenario, split, KernelScope::layer);
+    builder.layer_forward(KernelPass::forward, false);
+    if (split.recompute == Recompute::full) builder.layer_forward(KernelPass::recompute, false);
+    if (split.recompute == Recompute::selective) builder.layer_forward(KernelPass::recompute, true);
+    builder.layer_backward();
+    std::vector<Kernel> kernels = builder.take();
+    time_all(kernels, scenario);
+    return kernels;
+}
+
+std::vector<Kernel> edge_kernels(const Scenario& scenario, const LayerSplit& split) {
+    Builder first(scenario, split, KernelScope::first_stage);
+    first.edge_forward_first();
+    first.edge_backward_first();
+    Builder last(scenario, split, KernelScope::last_stage);
+    last.edge_last();
+    std::vector<Kernel> kernels = first.take();
+    std::vector<Kernel> tail = last.take();
+    kernels.insert(kernels.end(), tail.begin(), tail.end());
+    time_all(kernels, scenario);
+    return kernels;
+}
+
+Kernel optimizer_kernel(const Scenario& scenario, double local_params) {
+    const PrecisionRecipe& recipe = scenario.precision;
+    const double master = recipe.bytes_per_param(StateKind::master);
+    const double weights = recipe.bytes_per_param(StateKind::weights);
+    // Read and write the master (or the weights when they are the master) and the moments; read the gradient; write the
+    // compute copy of the weights when a master exists. Fused AdamW over fp32 moves 28 B per parameter, as measured.
+    const double updated = recipe.bytes_per_param(StateKind::optimizer) + (master > 0 ? master : weights);
+    Kernel kernel;
+    kernel.id = KernelId::optimizer;
+    kernel.pass = KernelPass::backward_weight;
+    kernel.category = KernelCategory::optimizer;
+    kernel.scope = KernelScope::step;
+    kernel.memory_class = MemoryClass::optimizer;
+    kernel.bytes = local_params * (2.0 * updated + recipe.bytes_per_param(StateKind::grads) + (master > 0 ? weights : 0.0));
+    kernel.flops = 12.0 * local_params;
+    time_kernel(kernel, scenario.cluster.gpu, framework_traits(scenario));
+    return kernel;
+}
+
+PassSeconds sum_passes(const std::vector<Kernel>& kernels, KernelScope scope) {
+    PassSeconds sums;
+    for (const Kernel& kernel : kernels) {
+        if (kernel.scope != scope) continue;
+        const double seconds = kernel.total_seconds();
+        switch (kernel.pass) {
+            case KernelPass::forward: sums.forward += seconds; break;
+            case KernelPass::backward_input: sums.backward_input += seconds; break;
+            case KernelPass::backward_weight: sums.backward_weight += seconds; break;
+            case KernelPass::recompute: sums.recompute += seconds; break;
+        }
+        switch (kernel.category) {
+            case KernelCategory::gemm: sums.gemm += seconds; break;
+            case KernelCategory::attention: sums.attention += seconds; break;
+            case KernelCategory::elementwise: sums.elementwise += seconds; break;
+            case KernelCategory::optimizer: break;
+        }
+        if (kernel.category == KernelCategory::attention) {
+            if (kernel.pass == KernelPass::forward) sums.attention_forward += seconds;
+            if (kernel.pass == KernelPass::backward_input) sums.attention_backward += seconds;
+        }
+        sums.flops += kernel.flops * kernel.count;
+    }
+    return sums;
+}
+
+}  // namespace core

@@ -1,0 +1,106 @@
+#pragma once
+// A training step as the kernels it runs: each transformer layer's GEMMs at their sharded shapes, attention, norms,
+// activations, dropout and residual adds, forward, backward (input and weight gradients) and recompute; the
+// embedding on the first pipeline stage, the logits and loss on the last; the optimizer step. Each kernel has its
+// FLOPs and the bytes it moves, and its time is the roofline's: the slower of compute at the GPU's measured GEMM
+// efficiency for its size and memory traffic at the measured bandwidth of its class, and never shorter than the
+// framework takes to launch it.
+#include "core/cost/framework.h"
+#include "core/cost/roofline.h"
+#include "core/model/scenario.h"
+
+#include <vector>
+
+namespace core {
+
+enum class KernelId {
+    norm,               // LayerNorm / RMSNorm before attention and before the MLP (count 2)
+    qkv,                // the Q, K, V projection GEMM
+    attention,          // fused (flash) attention
+    attention_scores,   // unfused: Q K^T, a batched GEMM
+    attention_softmax,  // unfused: scale, mask, softmax over the s x s scores
+    attention_dropout,  // unfused: dropout on the probabilities
+    attention_context,  // unfused: P V, a batched GEMM
+    head_transpose,     // eager: the attention output made contiguous again
+    out_proj,           // the attention output projection GEMM
+    residual,           // (bias-dropout-) add after attention and after the MLP (count 2)
+    mlp_up,             // h -> ffn (gate and up together when gated)
+    activation,         // GeLU, or SwiGLU's silu(gate) x up
+    mlp_down,           // ffn -> h
+    weight_cast,        // eager autocast: each fp32 weight cast to bf16
+    grad_accumulate,    // eager: bf16 weight gradients added into fp32 .grad
+    embedding,          // first stage: token (and position) embedding
+    final_norm,         // last stage
+    logits,             // last stage: h -> vocabulary GEMM
+    cross_entropy,      // last stage: softmax and loss over the vocabulary
+    optimizer,          // once per step: the optimizer over this GPU's share of the state
+};
+const char* kernel_name(KernelId);  // "qkv", "attention", ... (the eval keys)
+
+enum class KernelPass { forward, backward_input, backward_weight, recompute };
+const char* kernel_pass_name(KernelPass);  // "forward", "backward_input", "backward_weight", "recompute"
+
+// The step breakdown's categories.
+enum class KernelCategory { gemm, attention, elementwise, optimizer };
+const char* kernel_category_name(KernelCategory);
+
+// How often a kernel runs: in every layer, once per micro-batch on the first or the last pipeline stage, once per step.
+enum class KernelScope { layer, first_stage, last_stage, step };
+const char* kernel_scope_name(KernelScope);
+
+enum class MemoryClass { streaming, norm, softmax, dropout, optimizer };
+
+struct Kernel {
+    KernelId id = KernelId::qkv;
+    KernelPass pass = KernelPass::forward;
+    KernelCategory category = KernelCategory::gemm;
+    KernelScope scope = KernelScope::layer;
+    MemoryClass memory_class = MemoryClass::streaming;  // for memory-bound kernels
+    bool is_gemm = false;           // timed by the GEMM table (batched GEMMs too)
+    bool is_fused_attention = false;
+    int count = 1;                  // instances per scope: two norms and two residual adds per layer
+    double m = 0, n = 0, k = 0;     // GEMM shape after sharding, per instance (batched GEMMs: per batch entry)
+    double batch = 1;               // batched GEMMs: how many (b x heads / TP)
+    double efficiency_size = 0;     // fused attention: the sequence length its efficiency is read at (a ring step's chunk)
+    double flops = 0;               // per instance, all of the batch
+    double bytes = 0;               // to and from HBM, per instance
+    double seconds = 0;             // per instance
+    double efficiency = 0;          // achieved over peak: FLOP/s over peak FLOP/s, or bytes/s over HBM for memory-bound kernels
+    Bound bound = Bound::memory;
+    double total_seconds() const { return seconds * count; }
+};
+
+// How one layer is split over the GPUs: what changes the shapes of its kernels.
+struct LayerSplit {
+    int tp = 1;
+    int cp = 1;
+    int micro_batch = 1;
+    bool sequence_parallel = false;
+    Recompute recompute = Recompute::none;
+
+    bool operator==(const LayerSplit&) const = default;
+};
+
+// Every kernel of one layer, one micro-batch, on one GPU, in execution order: forward, recompute, then backward
+// (input and weight gradients interleaved, last forward kernel first). Timed.
+std::vector<Kernel> layer_kernels(const Scenario&, const LayerSplit&);
+// The first stage's embedding and the last stage's final norm, logits and loss, one micro-batch, all passes. Timed.
+std::vector<Kernel> edge_kernels(const Scenario&, const LayerSplit&);
+// The optimizer step over local_params parameters (this GPU's share of the state). Timed.
+Kernel optimizer_kernel(const Scenario&, double local_params);
+
+// Times one kernel on the GPU under the framework: fills seconds, efficiency and bound.
+void time_kernel(Kernel&, const GpuSpec&, const FrameworkTraits&);
+
+// A layer's kernels summed by pass and by category, for one micro-batch: what the pipeline and the planner need.
+struct PassSeconds {
+    double forward = 0, backward_input = 0, backward_weight = 0, recompute = 0;
+    double gemm = 0, attention = 0, elementwise = 0;  // all passes
+    double attention_forward = 0;   // the forward attention core alone: what CP's ring exchange hides behind
+    double attention_backward = 0;
+    double flops = 0;               // all passes, recompute included
+    double backward() const { return recompute + backward_input + backward_weight; }
+};
+PassSeconds sum_passes(const std::vector<Kernel>&, KernelScope scope);
+
+}  // namespace core

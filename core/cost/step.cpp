@@ -1,0 +1,359 @@
+#include "core/cost/step.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+
+LayerSplit split_of(const Layout& layout) {
+    return LayerSplit{layout.tp, layout.cp, layout.micro_batch, layout.sequence_parallel && layout.tp > 1, layout.recompute};
+}
+
+LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool keep_kernels) {
+    LayerCost cost;
+    std::vector<Kernel> layer = layer_kernels(scenario, split);
+    std::vector<Kernel> edges = edge_kernels(scenario, split);
+    cost.layer = sum_passes(layer, KernelScope::layer);
+    cost.first_stage = sum_passes(edges, KernelScope::first_stage);
+    cost.last_stage = sum_passes(edges, KernelScope::last_stage);
+    if (keep_kernels) {
+        cost.kernels = std::move(layer);
+        cost.kernels.insert(cost.kernels.end(), edges.begin(), edges.end());
+    }
+    return cost;
+}
+
+namespace {
+
+// Communication that may hide behind `window` seconds of compute: what shows, and the compute it slows while hidden.
+struct Overlapped {
+    double exposed = 0;
+    double slowdown = 0;
+    double cost() const { return exposed + slowdown; }
+};
+
+Overlapped overlap(double comm_seconds, double window_seconds, bool allowed, double compute_slowdown, double minimum_exposed = 0) {
+    Overlapped result;
+    if (!allowed) {
+        result.exposed = comm_seconds;
+        return result;
+    }
+    result.exposed = std::max(std::min(comm_seconds, minimum_exposed), comm_seconds - window_seconds);
+    result.slowdown = compute_slowdown * (comm_seconds - result.exposed);
+    return result;
+}
+
+double slowdown_of(const GroupPlacement& group, const ClusterSpec& cluster) {
+    return group.crosses_nodes() ? cluster.scale_out.compute_slowdown : cluster.scale_up.compute_slowdown;
+}
+
+// The generator is pure, so its last timeline is reused: a drag that leaves the pipeline alone costs no schedule.
+// One entry per thread keeps evaluate() thread-safe.
+const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
+    thread_local ScheduleParams cached_params{};
+    thread_local ScheduleTimeline cached_timeline;
+    thread_local bool filled = false;
+    if (!filled || !(params == cached_params)) {
+        cached_timeline = generate_schedule(params);
+        cached_params = params;
+        filled = true;
+    }
+    return cached_timeline;
+}
+
+// One layer's communication on the busiest stage, per micro-batch, each pass with what hides it.
+struct LayerComm {
+    Overlapped tp_forward, tp_recompute, tp_backward;
+    Overlapped cp_forward, cp_recompute, cp_backward;
+    double tp_seconds = 0, cp_seconds = 0;  // all of it, all passes
+};
+
+LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
+    const ClusterSpec& cluster = scenario.cluster;
+    const OverlapSpec& switches = scenario.overlap;
+    LayerComm comm;
+    if (layout.tp > 1) {
+        const double slowdown = slowdown_of(axis_placement(CommAxis::tp, layout, cluster.gpus_per_node), cluster);
+        // Transformer Engine overlaps each TP collective with the GEMM beside it; otherwise the compute stream waits.
+        comm.tp_forward = overlap(tp.forward_seconds, layer.forward, switches.tp_comm, slowdown);
+        comm.tp_recompute = overlap(tp.recompute_seconds, layer.recompute, switches.tp_comm, slowdown);
+        comm.tp_backward = overlap(tp.backward_seconds, layer.backward_input + layer.backward_weight, switches.tp_comm, slowdown);
+        comm.tp_seconds = tp.forward_seconds + tp.recompute_seconds + tp.backward_seconds;
+    }
+    if (layout.cp > 1) {
+        const double slowdown = slowdown_of(axis_placement(CommAxis::cp, layout, cluster.gpus_per_node), cluster);
+        // Ring attention: each step's K and V travel while the previous chunk's attention runs (1 / cp of the core).
+        const double chunk_forward = layer.attention_forward / layout.cp;
+        const double chunk_backward = layer.attention_backward / layout.cp;
+        const auto ring = [&](double step_seconds, double chunk_seconds) {
+            Overlapped one = overlap(step_seconds, chunk_seconds, switches.cp_ring, slowdown);
+            one.exposed *= cp.steps;
+            one.slowdown *= cp.steps;
+            return one;
+        };
+        comm.cp_forward = ring(cp.step_forward_seconds, chunk_forward);
+        comm.cp_recompute = layout.recompute != Recompute::none ? comm.cp_forward : Overlapped{};
+        comm.cp_backward = ring(cp.step_backward_seconds, chunk_backward);
+        comm.cp_seconds = cp.steps * (cp.step_forward_seconds * (layout.recompute != Recompute::none ? 2.0 : 1.0) + cp.step_backward_seconds);
+    }
+    return comm;
+}
+
+}  // namespace
+
+StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, PipelineTiming timing) {
+    StepEstimate estimate;
+    const ClusterSpec& cluster = scenario.cluster;
+    const OverlapSpec& switches = scenario.overlap;
+    const int microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
+    const double m = microbatches;
+    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
+    const double layers = stage_layers;
+    const PassSeconds& layer = cost.layer;
+
+    const TpComm tp = tp_layer_comm(scenario, layout);
+    const CpComm cp = cp_layer_comm(scenario, layout);
+    const PpComm pp = pp_comm(scenario, layout, microbatches);
+    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
+    const DpComm dp = dp_comm(scenario, layout, stage.per_gpu, stage_layers, microbatches);
+    const LayerComm comm = layer_comm(scenario, layout, layer, tp, cp);
+    const GroupPlacement dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
+    const double dp_slowdown = slowdown_of(dp_group, cluster);
+
+    // One micro-batch through one layer, each pass with the communication its compute could not hide.
+    const double layer_forward = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
+    const double layer_backward = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
+                                  layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
+
+    // ZeRO-3 gathers each layer's weights forward and backward and reduce-scatters its gradients, every micro-batch;
+    // prefetching one layer ahead hides a gather behind the layer before it, except the first.
+    Overlapped zero3_forward, zero3_backward;
+    if (layout.zero == 3 && dp_group.ranks > 1) {
+        const double gather = dp.layer_gather_seconds;
+        const double gather_reduce = dp.layer_gather_seconds + dp.layer_reduce_seconds;
+        const Overlapped per_layer_forward = overlap(gather, layer_forward, switches.zero3_prefetch, dp_slowdown);
+        const Overlapped per_layer_backward = overlap(gather_reduce, layer_backward, switches.zero3_prefetch, dp_slowdown);
+        zero3_forward.exposed = switches.zero3_prefetch ? gather + (layers - 1) * per_layer_forward.exposed : layers * gather;
+        zero3_forward.slowdown = (layers - 1) * per_layer_forward.slowdown;
+        zero3_backward.exposed = switches.zero3_prefetch ? gather_reduce + (layers - 1) * per_layer_backward.exposed : layers * gather_reduce;
+        zero3_backward.slowdown = (layers - 1) * per_layer_backward.slowdown;
+    }
+    // ZeRO-2 shards the gradients: each micro-batch's are reduce-scattered behind its backward, but for the last bucket.
+    Overlapped zero2_backward;
+    if (layout.zero == 2 && dp_group.ranks > 1) {
+        zero2_backward = overlap(dp.grad_reduce_seconds, layers * layer_backward, switches.dp_grad_reduce, dp_slowdown, dp.grad_reduce_seconds / layers);
+    }
+
+    // The stage edges: the vocabulary-parallel embedding's all-reduce (reduce-scatter under SP) forward; before the
+    // logits, an all-gather under SP forward and its reduce-scatter backward, else an all-reduce of the input gradient.
+    double first_tp = 0, last_tp_forward = 0, last_tp_backward = 0;
+    if (layout.tp > 1) {
+        const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
+        const auto one = [&](Collective collective) { return collective_seconds(collective, group, tp.message_bytes, cluster.scale_up, cluster.scale_out); };
+        first_tp = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
+        last_tp_forward = layout.sequence_parallel ? one(Collective::all_gather) : 0.0;
+        last_tp_backward = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
+    }
+
+    ScheduleParams& schedule = estimate.schedule;
+    schedule.kind = layout.schedule;
+    schedule.stages = layout.pp;
+    schedule.microbatches = microbatches;
+    schedule.virtual_chunks = layout.virtual_stages;
+    schedule.forward_seconds = layers * layer_forward + zero3_forward.cost();
+    schedule.backward_seconds = layers * layer_backward + zero3_backward.cost() + zero2_backward.cost();
+    schedule.weight_grad_seconds = layers * layer.backward_weight;
+    schedule.first_forward_extra_seconds = cost.first_stage.forward + first_tp;
+    schedule.first_backward_extra_seconds = cost.first_stage.backward();
+    schedule.first_weight_grad_extra_seconds = cost.first_stage.backward_weight;
+    schedule.last_forward_extra_seconds = cost.last_stage.forward + last_tp_forward;
+    schedule.last_backward_extra_seconds = cost.last_stage.backward() + last_tp_backward;
+    schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight;
+    if (layout.pp > 1) {
+        schedule.p2p_seconds = pp.send_seconds;
+        if (!switches.pp_p2p) {  // a blocking send keeps the sender busy too, once per model chunk
+            schedule.forward_seconds += layout.virtual_stages * pp.send_seconds;
+            schedule.backward_seconds += layout.virtual_stages * pp.send_seconds;
+        }
+    }
+
+    if (timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops) {
+        const ScheduleTimeline& timeline = cached_schedule(schedule);
+        estimate.makespan_seconds = timeline.makespan_seconds;
+        estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
+        estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
+        estimate.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
+        estimate.inflight_microbatches = timeline.peak_inflight_activations.at(0);
+    } else {
+        estimate.makespan_seconds = closed_form_makespan(schedule);
+        estimate.bubble_overhead = closed_form_bubble_overhead(schedule);
+        estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
+        estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
+        estimate.inflight_microbatches = estimate.peak_inflight_microbatches / static_cast<double>(schedule.virtual_chunks);
+    }
+    estimate.memory = memory_estimate(scenario, layout, estimate.inflight_microbatches, stage);
+
+    // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
+    // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
+    // behind the next step's first forward.
+    Overlapped dp_tail, param_gather;
+    if (dp_group.ranks > 1 && layout.zero <= 1) {
+        dp_tail = overlap(dp.grad_reduce_seconds, schedule.backward_seconds, switches.dp_grad_reduce, dp_slowdown, dp.grad_reduce_seconds / layers);
+    }
+    if (dp_group.ranks > 1 && dp.param_gather_seconds > 0) {
+        param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.dp_param_gather, dp_slowdown, dp.param_gather_seconds / layers);
+    }
+    const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && dp_group.ranks > 1;
+    estimate.optimizer = optimizer_kernel(scenario, stage.per_gpu / (optimizer_sharded ? dp_group.ranks : 1));
+    estimate.optimizer_seconds = estimate.optimizer.seconds;
+    estimate.dp_tail_exposed_seconds = dp_tail.cost();
+    estimate.param_gather_exposed_seconds = param_gather.cost();
+    estimate.step_seconds = estimate.makespan_seconds + estimate.dp_tail_exposed_seconds + estimate.param_gather_exposed_seconds + estimate.optimizer_seconds;
+
+    // The breakdown, on the stage with the most work per micro-batch (the first or the last carries the edges).
+    const double first_busy = schedule.first_forward_extra_seconds + schedule.first_backward_extra_seconds +
+                              (layout.pp == 1 ? schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds : 0.0);
+    const double last_busy = schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds;
+    const bool first_is_busiest = layout.pp == 1 || first_busy >= last_busy;
+    estimate.busiest_stage = first_is_busiest ? 0 : layout.pp - 1;
+    const bool has_first = first_is_busiest;
+    const bool has_last = layout.pp == 1 || !first_is_busiest;
+    StepBreakdown& parts = estimate.breakdown;
+    const auto edges = [&](double PassSeconds::*field) {
+        return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
+    };
+    parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
+    parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
+    parts.elementwise_seconds = m * (layers * layer.elementwise + edges(&PassSeconds::elementwise));
+    parts.optimizer_seconds = estimate.optimizer_seconds;
+    double* exposed = parts.exposed_comm_seconds;
+    exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
+                                                   (has_first ? first_tp : 0.0) + (has_last ? last_tp_forward + last_tp_backward : 0.0));
+    exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
+    exposed[static_cast<int>(CommAxis::dp)] = m * (zero3_forward.cost() + zero3_backward.cost() + zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
+    double pp_exposed = 0;
+    if (layout.pp > 1) {
+        const double boundaries = 1.0 * layout.pp * layout.virtual_stages - 1.0;
+        pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * layout.virtual_stages * pp.send_seconds);
+    }
+    const double accounted = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds +
+                             exposed[0] + exposed[1] + exposed[3] + pp_exposed;
+    // What the busiest stage spends neither computing nor communicating is the pipeline standing idle. The sends' share
+    // is estimated from the fill and drain; if the timeline hid more of them, the difference is theirs to give back.
+    const double idle = estimate.step_seconds - accounted;
+    parts.bubble_seconds = layout.pp > 1 ? std::max(0.0, idle) : 0.0;  // one stage never waits on another
+    exposed[static_cast<int>(CommAxis::pp)] = std::max(0.0, pp_exposed + std::min(0.0, idle));
+    const double remainder = estimate.step_seconds - parts.total();
+    parts.elementwise_seconds += remainder;  // rounding, and an edge stage's work the schedule overlapped with a bubble
+
+    estimate.comm_seconds[static_cast<int>(CommAxis::tp)] = m * layers * comm.tp_seconds + m * (first_tp + last_tp_forward + last_tp_backward);
+    estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::tp)] = m * layers * tp.bytes_per_gpu;
+    estimate.comm_message_bytes[static_cast<int>(CommAxis::tp)] = tp.message_bytes;
+    estimate.comm_seconds[static_cast<int>(CommAxis::cp)] = m * layers * comm.cp_seconds;
+    estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::cp)] = m * layers * cp.bytes_per_gpu;
+    estimate.comm_message_bytes[static_cast<int>(CommAxis::cp)] = cp.message_bytes;
+    estimate.comm_seconds[static_cast<int>(CommAxis::pp)] = layout.pp > 1 ? 2.0 * m * layout.virtual_stages * pp.send_seconds : 0.0;
+    estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = pp.bytes_per_gpu;
+    estimate.comm_message_bytes[static_cast<int>(CommAxis::pp)] = pp.message_bytes;
+    if (dp_group.ranks > 1) {
+        const double dp_seconds = layout.zero == 3 ? m * layers * (2.0 * dp.layer_gather_seconds + dp.layer_reduce_seconds)
+                                                   : dp.reduces_per_step * dp.grad_reduce_seconds + dp.param_gather_seconds;
+        estimate.comm_seconds[static_cast<int>(CommAxis::dp)] = dp_seconds;
+        estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::dp)] = dp.bytes_per_gpu;
+        estimate.comm_message_bytes[static_cast<int>(CommAxis::dp)] = layout.zero == 3 ? dp.weight_bytes / layers : dp.grad_bytes;
+    }
+    return estimate;
+}
+
+std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& layout, const LayerCost& cost, double& total_seconds) {
+    std::vector<TimelineOp> ops;
+    const OverlapSpec& switches = scenario.overlap;
+    const TpComm tp = tp_layer_comm(scenario, layout);
+    const CpComm cp = cp_layer_comm(scenario, layout);
+    const int microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
+    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
+    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
+    const DpComm dp = dp_comm(scenario, layout, stage.per_gpu, stage_layers, microbatches);
+    const double tp_one = tp.collectives > 0 ? (tp.forward_seconds / 2.0) : 0.0;  // one collective pair (after attention, after the MLP)
+    double compute_clock = 0;    // where the compute stream is
+    double tp_free = 0, cp_free = 0, dp_free = 0;  // when each communication stream is free
+
+    const auto comm_op = [&](Stream stream, double& free_at, double start, double seconds, KernelPass pass, bool blocks) {
+        TimelineOp op;
+        op.stream = stream;
+        op.pass = pass;
+        op.start_seconds = std::max(start, free_at);
+        op.duration_seconds = seconds;
+        op.exposed = blocks;
+        free_at = op.start_seconds + seconds;
+        ops.push_back(op);
+        if (blocks) compute_clock = std::max(compute_clock, free_at);  // the compute stream waits for it
+    };
+    // ZeRO-3: this layer's weights arrive before it starts (prefetched during the layer before it, when allowed).
+    if (layout.zero == 3 && dp.layer_gather_seconds > 0) {
+        comm_op(Stream::dp, dp_free, switches.zero3_prefetch ? -dp.layer_gather_seconds : 0.0, dp.layer_gather_seconds, KernelPass::forward,
+                !switches.zero3_prefetch);
+    }
+    for (int index = 0; index < static_cast<int>(cost.kernels.size()); ++index) {
+        const Kernel& kernel = cost.kernels[index];
+        if (kernel.scope != KernelScope::layer) continue;
+        const bool backward = kernel.pass == KernelPass::backward_input || kernel.pass == KernelPass::backward_weight;
+        // Under SP the all-gather comes before the GEMM that needs the whole sequence; the compute waits for it.
+        const bool gathers_before = layout.tp > 1 && layout.sequence_parallel && !backward && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
+        if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !switches.tp_comm);
+        TimelineOp op;
+        op.stream = Stream::compute;
+        op.kernel = index;
+        op.pass = kernel.pass;
+        op.start_seconds = compute_clock;
+        op.duration_seconds = kernel.total_seconds();
+        ops.push_back(op);
+        // Ring attention's exchanges run under the attention core.
+        if (layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
+            (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention)) {
+            const double step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
+            double at = compute_clock;
+            for (int s = 0; s < cp.steps; ++s) {
+                comm_op(Stream::cp, cp_free, at, step, kernel.pass, false);
+                at += op.duration_seconds / layout.cp;
+            }
+            if (!switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
+        }
+        compute_clock += op.duration_seconds;
+        // The reduction (all-reduce, or reduce-scatter under SP) after the GEMMs that end a TP region.
+        const bool forward_end = !backward && (kernel.id == KernelId::out_proj || kernel.id == KernelId::mlp_down);
+        const bool backward_end = kernel.pass == KernelPass::backward_input && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
+        if (layout.tp > 1 && (forward_end || backward_end)) {
+            comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !switches.tp_comm);
+        }
+        if (layout.cp > 1 && !switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
+    }
+    // The layer's gradients, one bucket, reduced behind the next layer's backward: ZeRO-3 every micro-batch, else in the
+    // last micro-batch only (drawn here so its size against the layer's compute shows).
+    if (dp.grad_reduce_seconds > 0 || dp.layer_reduce_seconds > 0) {
+        const double bucket = layout.zero == 3 ? dp.layer_reduce_seconds : dp.grad_reduce_seconds / stage_layers;
+        comm_op(Stream::dp, dp_free, compute_clock, bucket, KernelPass::backward_weight, !scenario.overlap.dp_grad_reduce);
+    }
+    // The activation (forward) and its gradient (backward) crossing to the next stage, when this is a stage's last layer.
+    if (layout.pp > 1) {
+        const PpComm pp = pp_comm(scenario, layout, microbatches);
+        double pp_free = 0;
+        double forward_end = 0;
+        for (const TimelineOp& op : ops) {
+            if (op.stream == Stream::compute && op.pass == KernelPass::forward) forward_end = std::max(forward_end, op.start_seconds + op.duration_seconds);
+        }
+        comm_op(Stream::pp, pp_free, forward_end, pp.send_seconds, KernelPass::forward, false);
+        comm_op(Stream::pp, pp_free, compute_clock, pp.send_seconds, KernelPass::backward_input, false);
+    }
+    double first_start = 0;
+    total_seconds = 0;
+    for (const TimelineOp& op : ops) {
+        first_start = std::min(first_start, op.start_seconds);
+        total_seconds = std::max(total_seconds, op.start_seconds + op.duration_seconds);
+    }
+    for (TimelineOp& op : ops) op.start_seconds -= first_start;  // a prefetch before the layer starts the picture at 0
+    total_seconds -= first_start;
+    return ops;
+}
+
+}  // namespace core

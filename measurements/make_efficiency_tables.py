@@ -1,0 +1,158 @@
+"""Turns measurements into the per-GPU efficiency tables of assets/hardware.json ("efficiency" of each GPU).
+
+Run: python3 measurements/make_efficiency_tables.py  (prints the JSON objects; paste them into assets/hardware.json).
+
+One table per GPU serves every scenario: nothing here is fitted to a training run.
+- GEMM: achieved / peak FLOP/s against the GEMM's FLOPs (compute ceiling; the memory roof is applied separately).
+  H100: median over the GEMM shapes of the published validation runs (183 shapes, three operand layouts, eager,
+  sustained clocks) per power-of-two FLOPs bin; below 2^34 FLOPs, where no such shape exists, the median of the
+  graph-replayed power-of-two grid. A100: NVIDIA's cuBLAS curve for square GEMMs (every 256 up to 8192), read off
+  "CUDA 11 Features Revealed" Fig. 6, median per power-of-two FLOPs bin.
+- Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class. H100: efficiency from the
+  largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
+  batched attention GEMMs that are bound by their s x s output (s >= 2048). A100: copy efficiency 0.871 (1,355 of
+  1,555 GB/s measured memcopy, PTsolvers gpu-workshop issue #7); the other classes keep the H100's ratio to copy.
+- Fused attention (causal, head dim 128): achieved / peak over the executed FLOPs (half of 4 b h s^2 d forward,
+  2.5 x that backward) against the sequence length. H100: cuDNN (what Transformer Engine runs for Megatron) and
+  PyTorch SDPA's flash backend, measured. A100: FlashAttention-2 forward + backward, causal, head dim 128
+  (flash-attention README, A100 benchmark figure); the same curve for both backends and both passes.
+"""
+import collections
+import json
+import math
+import os
+import statistics
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+H100_PEAK = 989e12
+H100_HBM = 3.35e12
+A100_PEAK = 312e12
+
+
+def load(name):
+    with open(os.path.join(HERE, name)) as f:
+        return json.load(f)
+
+
+eager = load("h100_kernel_probe.json")
+graphs = load("h100_kernel_probe_graphs.json")
+
+
+def binned_median(points):
+    bins = collections.defaultdict(list)
+    for flops, efficiency in points:
+        bins[round(math.log2(flops))].append(efficiency)
+    return {b: statistics.median(v) for b, v in sorted(bins.items())}
+
+
+def h100_gemm():
+    ridge = H100_PEAK / H100_HBM
+    published = []
+    for layout, m, n, k, t in eager["gemm_bf16_published_shapes"]["rows"]:
+        published.append((2 * m * n * k, 2 * m * n * k / t / H100_PEAK))
+    grid = []
+    for layout, m, n, k, t in graphs["gemm_bf16_graph"]["rows"]:
+        flops = 2 * m * n * k
+        intensity = flops / (2 * (m * k + k * n + m * n))
+        if intensity >= ridge / 4:  # the memory roof covers the rest
+            grid.append((flops, flops / t / H100_PEAK))
+    from_published = binned_median(published)
+    from_grid = binned_median(grid)
+    curve = {b: e for b, e in from_grid.items() if b < 34}
+    curve.update({b: e for b, e in from_published.items() if b >= 34})
+    for b, e in from_grid.items():  # beyond the largest published shape, the grid's long kernels
+        if b > max(from_published):
+            curve[b] = e
+    return {"flops": [float(2**b) for b in sorted(curve)], "efficiency": [round(curve[b], 3) for b in sorted(curve)]}
+
+
+# NVIDIA, "CUDA 11 Features Revealed", Fig. 6, cuBLAS FP16/BF16 on A100, m = n = k (TFLOP/s, read off the plot +-5).
+A100_SQUARE = {256: 5, 512: 28, 768: 65, 1024: 88, 1280: 152, 1536: 150, 1792: 201, 2048: 195, 2304: 244, 2560: 230,
+               2816: 238, 3072: 235, 3328: 248, 3584: 242, 3840: 260, 4096: 260, 4352: 246, 4608: 275, 4864: 265,
+               5120: 261, 5376: 258, 5632: 282, 5888: 279, 6144: 277, 6400: 276, 6656: 276, 6912: 279, 7168: 281,
+               7424: 283, 7680: 285, 7936: 288, 8192: 291}
+
+
+def a100_gemm():
+    curve = binned_median([(2.0 * n**3, tflops * 1e12 / A100_PEAK) for n, tflops in A100_SQUARE.items()])
+    return {"flops": [float(2**b) for b in curve], "efficiency": [round(e, 3) for e in curve.values()]}
+
+
+def h100_memory_classes():
+    large = collections.defaultdict(list)
+    for op, n, nbytes, t in eager["memory_bound_bf16"]["rows"]:
+        if nbytes >= 1e9:
+            large[op].append(nbytes / t / H100_HBM)
+    small = collections.defaultdict(list)
+    for op, n, nbytes, t in graphs["memory_bound_bf16_graph"]["rows"]:
+        if nbytes <= 2**18:
+            small[op].append(t)
+    streaming = statistics.median([statistics.median(large[op]) for op in ("copy", "add", "gelu", "silu_mul")])
+    adam = [b / t / H100_HBM for n, b, t in eager["adamw_fused_fp32"]["rows"] if n >= 2**24]
+    # Batched attention GEMMs at s >= 2048 are bound by writing and reading their s x s output: a GEMM's memory roof.
+    gemm_memory = []
+    for d, s, bh, t_qk, t_av in eager["attention_bmm_bf16"]["rows"]:
+        if s >= 2048:
+            gemm_memory.append(2.0 * bh * (s * d * 2 + s * s) / t_qk / H100_HBM)
+            gemm_memory.append(2.0 * bh * (s * s + s * d * 2) / t_av / H100_HBM)
+    return {
+        "streaming": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(streaming, 3)},
+        "norm": {"floor_seconds": round(statistics.median(small["layernorm"] + small["rmsnorm"]), 8),
+                 "efficiency": round(statistics.median(large["layernorm"] + large["rmsnorm"]), 3)},
+        "softmax": {"floor_seconds": round(statistics.median(small["softmax"]), 8), "efficiency": round(statistics.median(large["softmax"]), 3)},
+        "dropout": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(large["dropout"]), 3)},
+        "optimizer": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(adam), 3)},
+        "gemm": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(gemm_memory), 3)},
+    }
+
+
+def a100_memory_classes(h100):
+    copy_ratio = 0.871 / h100["streaming"]["efficiency"]
+    return {name: {"floor_seconds": c["floor_seconds"], "efficiency": round(min(0.95, c["efficiency"] * copy_ratio), 3)}
+            for name, c in h100.items()}
+
+
+def h100_attention(backend):
+    forward = collections.defaultdict(list)
+    backward = collections.defaultdict(list)
+    for name, d, s, bh, causal, fwd, fwd_bwd in graphs["attention_backends_bf16"]["rows"]:
+        if name != backend or not causal or fwd is None or d != 128:
+            continue
+        executed = 0.5 * 4 * bh * s * s * d
+        forward[s].append(executed / fwd / H100_PEAK)
+        backward[s].append(2.5 * executed / (fwd_bwd - fwd) / H100_PEAK)
+    seqs = sorted(forward)
+    return ({"seq": seqs, "efficiency": [round(statistics.median(forward[s]), 3) for s in seqs]},
+            {"seq": seqs, "efficiency": [round(statistics.median(backward[s]), 3) for s in seqs]})
+
+
+# FlashAttention-2 on A100 80GB SXM4, causal, head dim 128, forward + backward TFLOP/s (flash-attention README figure).
+A100_FA2_CAUSAL_D128 = {512: 99, 1024: 133, 2048: 155, 4096: 173, 8192: 182, 16384: 189}
+
+
+def a100_attention():
+    seqs = sorted(A100_FA2_CAUSAL_D128)
+    curve = {"seq": seqs, "efficiency": [round(A100_FA2_CAUSAL_D128[s] * 1e12 / A100_PEAK, 3) for s in seqs]}
+    return curve, curve
+
+
+def launch_overhead():
+    rows = {op: (eager_s, graph_s) for op, eager_s, graph_s in graphs["eager_launch_overhead"]["rows"]}
+    return {"elementwise_seconds": round(statistics.median([rows[op][0] for op in ("add", "gelu")]), 7),
+            "gemm_seconds": round(statistics.median([rows[op][0] for op in ("matmul", "linear")]), 7)}
+
+
+h100_mem = h100_memory_classes()
+h100_fused = h100_attention("cudnn")
+h100_sdpa = h100_attention("flash")
+a100_fa2 = a100_attention()
+tables = {
+    "h100-sxm": {"gemm": h100_gemm(), "memory": h100_mem,
+                 "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
+                 "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
+    "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),
+                 "fused_attention_forward": a100_fa2[0], "fused_attention_backward": a100_fa2[1],
+                 "sdpa_attention_forward": a100_fa2[0], "sdpa_attention_backward": a100_fa2[1]},
+    "eager_host_dispatch": launch_overhead(),
+}
+print(json.dumps(tables, indent=1))
