@@ -1,6 +1,8 @@
 // Collectives and per-axis traffic: nccl-tests' busbw, the alpha-beta ring, Narayanan 2021 sec 3.2, ZeRO sec 7
 // (published.md sec 1, 3, 5).
 #include "core/cost/collectives.h"
+#include "core/cost/comm.h"
+#include "core/model/layout.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
@@ -141,4 +143,32 @@ TEST_CASE("GTC24 S62129: a DP ring over whole DGX nodes uses every NIC at once: 
     REQUIRE(axis(core::evaluate(a100), "dp").bus_bytes_per_s == Approx(192e9).epsilon(0.01));
     const core::Report h100 = core::evaluate(core::parse_scenario(R"({"parallel": {"tp": 1, "pp": 1}, "cluster": {"gpus": 64}})"));
     REQUIRE(axis(h100, "dp").bus_bytes_per_s == Approx(370e9).epsilon(0.01));  // NVLink's 370 bounds the node's 384 of NICs
+}
+
+// The mesh of DESIGN.md (ranks TP fastest, then CP, PP, DP; gpus_per_node consecutive ranks per node): the closed form
+// that places each axis's group must count the same node-mates as walking the ranks one by one.
+TEST_CASE("Rank order TP, CP, PP, DP: each axis's members in rank 0's node match a walk over rank_coordinates", "[collectives][mesh]") {
+    const int gpus_per_node = 8;
+    for (int tp : {1, 2, 4, 8, 16}) for (int cp : {1, 2, 3, 4}) for (int pp : {1, 2, 3, 5, 8}) for (int dp : {1, 2, 3, 16}) {
+        core::Layout layout;
+        layout.tp = tp;
+        layout.cp = cp;
+        layout.pp = pp;
+        layout.dp = dp;
+        const long long span = 1LL * tp * cp * pp * dp;
+        const long long node_ranks = std::min<long long>(gpus_per_node, span);
+        int walked[4] = {0, 0, 0, 0};
+        for (long long rank = 0; rank < node_ranks; ++rank) {
+            const core::RankCoordinates at = core::rank_coordinates(layout, gpus_per_node, rank);
+            walked[static_cast<int>(core::CommAxis::tp)] += at.cp == 0 && at.pp == 0 && at.dp == 0;
+            walked[static_cast<int>(core::CommAxis::cp)] += at.tp == 0 && at.pp == 0 && at.dp == 0;
+            walked[static_cast<int>(core::CommAxis::pp)] += at.tp == 0 && at.cp == 0 && at.dp == 0;
+            walked[static_cast<int>(core::CommAxis::dp)] += at.tp == 0 && at.pp == 0;
+        }
+        for (core::CommAxis axis : {core::CommAxis::tp, core::CommAxis::cp, core::CommAxis::pp, core::CommAxis::dp}) {
+            INFO("tp " << tp << " cp " << cp << " pp " << pp << " dp " << dp << " axis " << core::comm_axis_name(axis));
+            const core::GroupPlacement group = core::axis_placement(axis, layout, gpus_per_node);
+            CHECK(group.ranks_per_node == std::min(group.ranks, std::max(1, walked[static_cast<int>(axis)])));
+        }
+    }
 }

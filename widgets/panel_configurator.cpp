@@ -10,6 +10,7 @@
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/plan_job.h"
 
 #include <imgui.h>
 
@@ -29,11 +30,9 @@ struct ConfiguratorState {
     float controls_width_em = 20.0f;  // the left column
     float middle_width_em = 37.0f;    // memory, step time, communication
 
-    // The plan depends on everything but the layout: it is recomputed only when that changes.
-    std::optional<core::Scenario> planned;  // the layout-free scenario the ranking was made for
-    std::uint64_t plan_revision = 0;  // the scenario revision plan_key was last checked at
-    core::Plan plan;
-    std::string plan_error;
+    // The plan depends on everything but the layout, and runs off the UI thread: a frame never waits for it.
+    std::uint64_t plan_revision = 0;  // the scenario revision the ranking was last requested for
+    PlanJob plan;
 };
 
 ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
@@ -333,37 +332,38 @@ core::Scenario layout_free(const core::Scenario& scenario) {
     return layout_free;
 }
 
-void refresh_plan(ConfiguratorState& state, const core::Scenario& scenario, std::uint64_t revision) {
-    if (revision == state.plan_revision) return;
-    state.plan_revision = revision;
-    core::Scenario key = layout_free(scenario);  // layout moves leave the ranking as it is
-    if (state.planned && *state.planned == key) return;
-    state.planned = std::move(key);
-    state.plan_error.clear();
-    core::PlanOptions options;
-    options.top = state.plan_rows;
-    try {
-        state.plan = core::plan_layouts(scenario, options);
-    } catch (const std::exception& error) {
-        state.plan = {};
-        state.plan_error = error.what();
+void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
+    if (ctx.scenario_revision != state.plan_revision) {
+        state.plan_revision = ctx.scenario_revision;
+        core::PlanOptions options;
+        options.top = state.plan_rows;
+        state.plan.request(layout_free(ctx.scenario), options);  // layout moves leave the ranking as it is
     }
+    if (ctx.exporting) state.plan.wait();  // a picture shows the finished table
+    state.plan.poll();
 }
 
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
-    refresh_plan(state, ctx.scenario, ctx.scenario_revision);
-    const core::Plan& plan = state.plan;
+    refresh_plan(state, ctx);
     section_heading("Planner: the fastest layouts that fit (click a row to apply it)");
-    if (!state.plan_error.empty()) {
-        ImGui::TextColored(color4(palette().over_budget), "%s", state.plan_error.c_str());
+    if (!state.plan.has_result()) {
+        dim_text("Ranking every layout of this model on " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs...");
         return;
     }
-    dim_text(std::to_string(plan.layouts_considered) + " valid layouts, " + std::to_string(plan.layouts_fitting) + " fit in " +
-             core::format_bytes(ctx.report.memory.hbm_bytes) + ", ranked by modelled step time. This layout: " +
-             core::format_seconds(ctx.report.compute.step_seconds) + " per step.");
+    const core::Plan& plan = state.plan.plan();
+    if (!state.plan.error().empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "%s", state.plan.error().c_str());
+        return;
+    }
+    const bool stale = state.plan.pending();
+    dim_text(stale ? std::string("Ranking again for the new model, batch or cluster; the rows below are the previous ranking.")
+                   : std::to_string(plan.layouts_considered) + " valid layouts, " + std::to_string(plan.layouts_fitting) + " fit in " +
+                         core::format_bytes(ctx.report.memory.hbm_bytes) + ", ranked by modelled step time. This layout: " +
+                         core::format_seconds(ctx.report.compute.step_seconds) + " per step.");
     explain_last_item("Every TP dividing the heads, PP up to the layers, CP dividing the sequence, DP dividing the batch, ZeRO 0-3, "
                       "micro-batch, recompute, and 1F1B / ZB-H1 / interleaved schedules, with TP x PP x CP x DP = GPUs. Equal step "
-                      "times: fewer GPUs per replica first, then less memory; ZeRO stages that tie are shown once.");
+                      "times: fewer GPUs per replica first, then less memory; ZeRO stages that tie are shown once. The search runs "
+                      "beside the window, so a drag never waits for it.");
     if (plan.best.empty()) {
         ImGui::TextColored(color4(palette().over_budget), "No layout fits: add GPUs, or pick a smaller model or recipe.");
         return;
@@ -371,6 +371,7 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     const core::Layout current = core::layout_of(ctx.scenario);
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
     if (!ImGui::BeginTable("plan", 15, flags)) return;
+    ImGui::BeginDisabled(stale);  // a previous ranking's rows may not suit the new scenario: shown, not offered
     for (const char* header : {"#", "TP", "PP", "CP", "DP", "ZeRO", "micro-batch", "recompute", "schedule", "SP", "memory / GPU", "step",
                                "bubble", "exposed comm", "MFU"}) {
         ImGui::TableSetupColumn(header);
@@ -400,6 +401,7 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
             ImGui::TextUnformatted(cells[column].c_str());
         }
     }
+    ImGui::EndDisabled();
     ImGui::EndTable();
 }
 

@@ -18,19 +18,26 @@ namespace {
 
 constexpr double kActivationBytes = 2.0;  // bf16 on the wire
 
-// How many of rank 0's group share its node: ranks 0..gpus_per_node-1 whose coordinates on the other axes are 0.
-int members_in_first_node(CommAxis axis, const Layout& layout, int gpus_per_node) {
-    int members = 0;
-    for (int rank = 0; rank < gpus_per_node; ++rank) {
-        const RankCoordinates at = rank_coordinates(layout, gpus_per_node, rank);
-        switch (axis) {
-            case CommAxis::tp: members += at.cp == 0 && at.pp == 0 && at.dp == 0; break;
-            case CommAxis::cp: members += at.tp == 0 && at.pp == 0 && at.dp == 0; break;
-            case CommAxis::pp: members += at.tp == 0 && at.cp == 0 && at.dp == 0; break;
-            case CommAxis::dp: members += at.tp == 0 && at.pp == 0; break;
+// How many of rank 0's group share its node, the first `node_ranks` ranks. Ranks run TP fastest, then CP, PP, DP
+// (rank_coordinates): a group whose members are `stride` ranks apart has ceil(node_ranks / stride) of them there.
+int members_in_first_node(CommAxis axis, const Layout& layout, int node_ranks) {
+    const auto within = [&](long long stride, long long size) { return static_cast<int>(std::min(size, (node_ranks + stride - 1) / stride)); };
+    switch (axis) {
+        case CommAxis::tp: return within(1, layout.tp);
+        case CommAxis::cp: return within(layout.tp, layout.cp);
+        case CommAxis::pp: return within(1LL * layout.tp * layout.cp, layout.pp);
+        case CommAxis::dp: {
+            // DP and CP reduce together: the ranks with tp = 0 and pp = 0, i.e. in each model replica (tp cp pp ranks)
+            // the CP ranks of its first stage, which come first in it.
+            const long long replica_ranks = 1LL * layout.tp * layout.cp * layout.pp;
+            int members = 0;
+            for (long long start = 0, replica = 0; start < node_ranks && replica < layout.dp; start += replica_ranks, ++replica) {
+                members += static_cast<int>(std::min<long long>(layout.cp, (node_ranks - start + layout.tp - 1) / layout.tp));
+            }
+            return members;
         }
     }
-    return std::max(1, members);
+    return 1;
 }
 
 }  // namespace
@@ -99,7 +106,7 @@ CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
     return comm;
 }
 
-PpComm pp_comm(const Scenario& scenario, const Layout& layout, int microbatches) {
+PpComm pp_comm(const Scenario& scenario, const Layout& layout) {
     PpComm comm;
     if (layout.pp <= 1) return comm;
     const ClusterSpec& cluster = scenario.cluster;
@@ -113,7 +120,6 @@ PpComm pp_comm(const Scenario& scenario, const Layout& layout, int microbatches)
     GroupPlacement pair{2, 2};
     if (1LL * layout.tp * layout.cp * layout.pp > cluster.gpus_per_node) pair.ranks_per_node = 1;
     comm.send_seconds = collective_seconds(Collective::send_recv, pair, comm.message_bytes, cluster.scale_up, cluster.scale_out);
-    comm.bytes_per_gpu = 2.0 * microbatches * layout.virtual_stages * comm.message_bytes;
     return comm;
 }
 

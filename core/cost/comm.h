@@ -43,9 +43,8 @@ CpComm cp_layer_comm(const Scenario&, const Layout&);
 struct PpComm {
     double message_bytes = 0;       // b s h x 2 B, split over TP under sequence parallelism
     double send_seconds = 0;        // one send/recv, on the link between two stages
-    double bytes_per_gpu = 0;       // per step: 2 x micro-batches x virtual stages sends
 };
-PpComm pp_comm(const Scenario&, const Layout&, int microbatches);
+PpComm pp_comm(const Scenario&, const Layout&);
 
 // Data parallelism over DP x CP ranks, for params_per_gpu parameters on a GPU: ZeRO-0 all-reduces the gradients once
 // per step; ZeRO-1 and the distributed optimizer reduce-scatter them and all-gather the updated weights; ZeRO-2 also

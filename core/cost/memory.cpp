@@ -83,13 +83,20 @@ ActivationReport activation_per_layer(const Scenario& scenario, const Layout& la
     return report;
 }
 
-MemoryEstimate memory_estimate(const Scenario& scenario, const Layout& layout, double inflight_microbatches, const StageParams& stage) {
+MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout, const StageParams& stage) {
+    MemoryBasis basis;
+    basis.state_bytes = state_bytes_per_gpu(scenario, layout, stage.per_gpu);
+    basis.activation_bytes_per_microbatch = activation_per_layer(scenario, layout).bytes_per_layer * layers_on_first_stage(scenario.model.layers, layout.pp);
+    basis.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+    return basis;
+}
+
+MemoryEstimate MemoryBasis::at(double inflight_microbatches) const {
     MemoryEstimate estimate;
-    estimate.state_bytes = state_bytes_per_gpu(scenario, layout, stage.per_gpu);
-    estimate.activation_bytes = activation_per_layer(scenario, layout).bytes_per_layer * layers_on_first_stage(scenario.model.layers, layout.pp) *
-                                inflight_microbatches;
+    estimate.state_bytes = state_bytes;
+    estimate.activation_bytes = activation_bytes_per_microbatch * inflight_microbatches;
     estimate.total_bytes = estimate.state_bytes + estimate.activation_bytes;
-    estimate.fits = estimate.total_bytes <= scenario.cluster.gpu.hbm_bytes;
+    estimate.fits = estimate.total_bytes <= hbm_bytes;
     return estimate;
 }
 

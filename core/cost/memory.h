@@ -29,7 +29,15 @@ struct MemoryEstimate {
     double total_bytes = 0;
     bool fits = false;
 };
-MemoryEstimate memory_estimate(const Scenario&, const Layout&, double inflight_microbatches, const StageParams& stage);
+// A layout's memory before its schedule is known: the state, and the activations of one micro-batch in flight through
+// the heaviest stage's layers. The schedule then says how many are in flight.
+struct MemoryBasis {
+    double state_bytes = 0;
+    double activation_bytes_per_microbatch = 0;
+    double hbm_bytes = 0;
+    MemoryEstimate at(double inflight_microbatches) const;
+};
+MemoryBasis memory_basis(const Scenario&, const Layout&, const StageParams& stage);
 
 // The memory part of the Report: blocks, per-GPU totals, activations, HBM fit and the serving memory.
 void fill_memory_report(const Scenario&, double inflight_microbatches, MemoryReport&);

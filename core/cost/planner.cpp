@@ -112,13 +112,35 @@ LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s);
 }
 
+namespace {
+
+// A layout without its schedule, that fits with the fewest micro-batches in flight, and the schedules to try on it.
+struct Candidate {
+    Layout layout;             // schedule and virtual_stages unset
+    double lower_bound = 0;    // no schedule's step is shorter: the busiest stage's layers, every micro-batch
+    int min_virtual = 2;       // interleaved fits with min_virtual..max_virtual chunks (none when min > max)
+    int max_virtual = 1;
+    const LayerCost* cost = nullptr;
+};
+
+// The in-flight micro-batches a schedule keeps, in whole-stage activations: what decides whether it fits.
+double inflight_of(ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
+    ScheduleParams params;
+    params.kind = kind;
+    params.stages = pp;
+    params.microbatches = microbatches;
+    params.virtual_chunks = virtual_stages;
+    return closed_form_peak_inflight(params) / static_cast<double>(virtual_stages);
+}
+
+}  // namespace
+
 Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     check_search_inputs(scenario);
     if (options.top < 1) throw InputError("plan.top", "must be >= 1, got " + std::to_string(options.top));
     const ModelSpec& model = scenario.model;
     const int gpus = scenario.cluster.gpus;
     const int global_batch = scenario.train.global_batch;
-    const double hbm = scenario.cluster.gpu.hbm_bytes;
     const double peak = scenario.cluster.gpu.bf16_flops_per_s;
     const double model_flops = model_flops_per_token(model, scenario.train.seq_len) * global_batch * scenario.train.seq_len;
     const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
@@ -127,9 +149,10 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     for (int pp = 1; pp <= model.layers; ++pp) stage_params[pp] = heaviest_stage_params(scenario, pp, 1);
     LayerCostCache costs(scenario);
 
+    // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
+    // alone, and a lower bound on the step of each that fits.
     Plan plan;
-    // A tie group holds at most the 4 ZeRO stages, and the exact re-pricing may reorder neighbours: keep a margin.
-    TopLayouts top(static_cast<std::size_t>(std::max(options.top * 4, options.top + 32)));
+    std::vector<Candidate> candidates;
     Layout layout;
     for (int tp : divisors_of(model.heads)) {
         if (tp > options.max_tp || gpus % tp != 0) continue;
@@ -146,50 +169,75 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 layout.dp = dp;
                 const int stage_layers = layers_on_first_stage(model.layers, pp);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
-                const double params_per_gpu = stage_params[pp].params / tp;
+                StageParams stage = stage_params[pp];
+                stage.per_gpu = stage.params / tp;
                 for (int micro_batch : divisors_of(global_batch / dp)) {
                     const int microbatches = global_batch / (dp * micro_batch);
                     if (microbatches > kMaxMicrobatches) continue;
                     layout.micro_batch = micro_batch;
-                    const int schedules = pp == 1 ? 1 : 2 + (microbatches % pp == 0 ? std::max(0, max_virtual - 1) : 0);
+                    const bool interleaves = pp > 1 && microbatches % pp == 0;
+                    const int schedules = pp == 1 ? 1 : 2 + (interleaves ? std::max(0, max_virtual - 1) : 0);
+                    const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
                     for (Recompute recompute : recomputes) {
                         layout.recompute = recompute;
+                        const LayerCost* cost = nullptr;
                         for (int zero = 0; zero <= 3; ++zero) {
                             layout.zero = zero;
                             plan.layouts_considered += schedules;
-                            // State first: activations only add. 1F1B and ZB-H1 keep the fewest micro-batches in flight.
-                            const double state = state_bytes_per_gpu(scenario, layout, params_per_gpu);
-                            if (state > hbm) continue;
-                            const double per_layer = activation_per_layer(scenario, layout).bytes_per_layer;
-                            if (state + per_layer * stage_layers * std::min(pp, microbatches) > hbm) continue;
-                            const LayerCost& cost = costs.get(split_of(layout));
-                            // The stage's own kernels alone: no layout below this can beat the slowest one kept.
-                            const double lower_bound = microbatches * stage_layers * (cost.layer.forward + cost.layer.backward());
-                            if (lower_bound > top.admission_seconds()) {
-                                plan.layouts_fitting += schedules;  // it fits; it is only too slow to be kept
-                                continue;
+                            const MemoryBasis memory = memory_basis(scenario, layout, stage);
+                            if (!memory.at(inflight).fits) continue;
+                            Candidate candidate;
+                            candidate.layout = layout;
+                            // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
+                            // the chunk counts that fit run from the first that does to the most allowed.
+                            if (interleaves) {
+                                candidate.min_virtual = 2;
+                                while (candidate.min_virtual <= max_virtual &&
+                                       !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, candidate.min_virtual)).fits) {
+                                    ++candidate.min_virtual;
+                                }
+                                candidate.max_virtual = max_virtual;
                             }
-                            auto try_schedule = [&](ScheduleKind kind, int virtual_stages) {
-                                layout.schedule = kind;
-                                layout.virtual_stages = virtual_stages;
-                                const StepEstimate step = estimate_step(scenario, layout, cost, PipelineTiming::closed_form);
-                                if (!step.memory.fits) return false;
-                                ++plan.layouts_fitting;
-                                if (step.step_seconds <= top.admission_seconds()) top.offer({layout, estimate_of(step, model_flops, gpus, peak)});
-                                return true;
-                            };
-                            try_schedule(ScheduleKind::one_f_one_b, 1);
-                            if (pp == 1) continue;
-                            try_schedule(ScheduleKind::zb_h1, 1);
-                            if (microbatches % pp != 0) continue;
-                            // More chunks keep more in flight: once one does not fit, the rest do not either.
-                            for (int v = 2; v <= max_virtual; ++v) if (!try_schedule(ScheduleKind::interleaved, v)) break;
+                            plan.layouts_fitting += (pp == 1 ? 1 : 2) + std::max(0, candidate.max_virtual - candidate.min_virtual + 1);
+                            if (cost == nullptr) cost = &costs.get(split_of(layout));
+                            candidate.cost = cost;
+                            // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.
+                            candidate.lower_bound = microbatches * stage_layers * (cost->layer.forward + cost->layer.backward());
+                            candidates.push_back(candidate);
                         }
                     }
                 }
             }
         }
     }
+
+    // Second pass, most promising first: price each candidate's schedules (pipeline in closed form) until the lower
+    // bound alone is slower than the slowest layout kept. A tie group holds at most the 4 ZeRO stages, and the exact
+    // re-pricing may reorder neighbours: keep a margin.
+    std::vector<std::pair<double, std::size_t>> order(candidates.size());  // sorting the bounds alone moves less memory
+    for (std::size_t i = 0; i < candidates.size(); ++i) order[i] = {candidates[i].lower_bound, i};
+    std::sort(order.begin(), order.end());
+    TopLayouts top(static_cast<std::size_t>(std::max(options.top * 4, options.top + 32)));
+    for (const auto& [lower_bound, index] : order) {
+        if (lower_bound > top.admission_seconds()) break;
+        const Candidate& candidate = candidates[index];
+        Layout priced = candidate.layout;
+        const StepInputs inputs = step_inputs(scenario, priced, *candidate.cost);
+        const auto try_schedule = [&](ScheduleKind kind, int virtual_stages) {
+            priced.schedule = kind;
+            priced.virtual_stages = virtual_stages;
+            // The pipelined part and the optimizer alone first: most schedules tried are already too slow there.
+            const double makespan = closed_form_makespan(schedule_params(scenario, priced, *candidate.cost, inputs));
+            if (makespan + inputs.optimizer.seconds > top.admission_seconds()) return;
+            const StepEstimate step = estimate_step(scenario, priced, *candidate.cost, inputs, PipelineTiming::closed_form);
+            if (step.memory.fits && step.step_seconds <= top.admission_seconds()) top.offer({priced, estimate_of(step, model_flops, gpus, peak)});
+        };
+        try_schedule(ScheduleKind::one_f_one_b, 1);
+        if (priced.pp == 1) continue;
+        try_schedule(ScheduleKind::zb_h1, 1);
+        for (int v = candidate.min_virtual; v <= candidate.max_virtual; ++v) try_schedule(ScheduleKind::interleaved, v);
+    }
+
     // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.
     std::vector<PlanEntry> kept = std::move(top).take();
     for (PlanEntry& entry : kept) {

@@ -26,12 +26,6 @@ LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool kee
 namespace {
 
 // Communication that may hide behind `window` seconds of compute: what shows, and the compute it slows while hidden.
-struct Overlapped {
-    double exposed = 0;
-    double slowdown = 0;
-    double cost() const { return exposed + slowdown; }
-};
-
 Overlapped overlap(double comm_seconds, double window_seconds, bool allowed, double compute_slowdown, double minimum_exposed = 0) {
     Overlapped result;
     if (!allowed) {
@@ -60,13 +54,6 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
     }
     return cached_timeline;
 }
-
-// One layer's communication on the busiest stage, per micro-batch, each pass with what hides it.
-struct LayerComm {
-    Overlapped tp_forward, tp_recompute, tp_backward;
-    Overlapped cp_forward, cp_recompute, cp_backward;
-    double tp_seconds = 0, cp_seconds = 0;  // all of it, all passes
-};
 
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
     const ClusterSpec& cluster = scenario.cluster;
@@ -101,81 +88,104 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
 
 }  // namespace
 
-StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, PipelineTiming timing) {
-    StepEstimate estimate;
+StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost) {
+    StepInputs in;
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
-    const int microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
-    const double m = microbatches;
-    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
-    const double layers = stage_layers;
+    in.microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
+    in.stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
+    const double layers = in.stage_layers;
     const PassSeconds& layer = cost.layer;
 
-    const TpComm tp = tp_layer_comm(scenario, layout);
-    const CpComm cp = cp_layer_comm(scenario, layout);
-    const PpComm pp = pp_comm(scenario, layout, microbatches);
-    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
-    const DpComm dp = dp_comm(scenario, layout, stage.per_gpu, stage_layers, microbatches);
-    const LayerComm comm = layer_comm(scenario, layout, layer, tp, cp);
-    const GroupPlacement dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
-    const double dp_slowdown = slowdown_of(dp_group, cluster);
+    in.tp = tp_layer_comm(scenario, layout);
+    in.cp = cp_layer_comm(scenario, layout);
+    in.pp = pp_comm(scenario, layout);
+    in.stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
+    in.dp = dp_comm(scenario, layout, in.stage.per_gpu, in.stage_layers, in.microbatches);
+    in.comm = layer_comm(scenario, layout, layer, in.tp, in.cp);
+    in.dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
+    in.dp_slowdown = slowdown_of(in.dp_group, cluster);
+    const LayerComm& comm = in.comm;
 
     // One micro-batch through one layer, each pass with the communication its compute could not hide.
-    const double layer_forward = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
-    const double layer_backward = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
-                                  layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
+    in.layer_forward_seconds = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
+    in.layer_backward_seconds = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
+                                layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
 
     // ZeRO-3 gathers each layer's weights forward and backward and reduce-scatters its gradients, every micro-batch;
     // prefetching one layer ahead hides a gather behind the layer before it, except the first.
-    Overlapped zero3_forward, zero3_backward;
-    if (layout.zero == 3 && dp_group.ranks > 1) {
-        const double gather = dp.layer_gather_seconds;
-        const double gather_reduce = dp.layer_gather_seconds + dp.layer_reduce_seconds;
-        const Overlapped per_layer_forward = overlap(gather, layer_forward, switches.zero3_prefetch, dp_slowdown);
-        const Overlapped per_layer_backward = overlap(gather_reduce, layer_backward, switches.zero3_prefetch, dp_slowdown);
-        zero3_forward.exposed = switches.zero3_prefetch ? gather + (layers - 1) * per_layer_forward.exposed : layers * gather;
-        zero3_forward.slowdown = (layers - 1) * per_layer_forward.slowdown;
-        zero3_backward.exposed = switches.zero3_prefetch ? gather_reduce + (layers - 1) * per_layer_backward.exposed : layers * gather_reduce;
-        zero3_backward.slowdown = (layers - 1) * per_layer_backward.slowdown;
+    if (layout.zero == 3 && in.dp_group.ranks > 1) {
+        const double gather = in.dp.layer_gather_seconds;
+        const double gather_reduce = in.dp.layer_gather_seconds + in.dp.layer_reduce_seconds;
+        const Overlapped per_layer_forward = overlap(gather, in.layer_forward_seconds, switches.zero3_prefetch, in.dp_slowdown);
+        const Overlapped per_layer_backward = overlap(gather_reduce, in.layer_backward_seconds, switches.zero3_prefetch, in.dp_slowdown);
+        in.zero3_forward.exposed = switches.zero3_prefetch ? gather + (layers - 1) * per_layer_forward.exposed : layers * gather;
+        in.zero3_forward.slowdown = (layers - 1) * per_layer_forward.slowdown;
+        in.zero3_backward.exposed = switches.zero3_prefetch ? gather_reduce + (layers - 1) * per_layer_backward.exposed : layers * gather_reduce;
+        in.zero3_backward.slowdown = (layers - 1) * per_layer_backward.slowdown;
     }
     // ZeRO-2 shards the gradients: each micro-batch's are reduce-scattered behind its backward, but for the last bucket.
-    Overlapped zero2_backward;
-    if (layout.zero == 2 && dp_group.ranks > 1) {
-        zero2_backward = overlap(dp.grad_reduce_seconds, layers * layer_backward, switches.dp_grad_reduce, dp_slowdown, dp.grad_reduce_seconds / layers);
+    if (layout.zero == 2 && in.dp_group.ranks > 1) {
+        in.zero2_backward = overlap(in.dp.grad_reduce_seconds, layers * in.layer_backward_seconds, switches.dp_grad_reduce, in.dp_slowdown,
+                                    in.dp.grad_reduce_seconds / layers);
     }
 
     // The stage edges: the vocabulary-parallel embedding's all-reduce (reduce-scatter under SP) forward; before the
     // logits, an all-gather under SP forward and its reduce-scatter backward, else an all-reduce of the input gradient.
-    double first_tp = 0, last_tp_forward = 0, last_tp_backward = 0;
     if (layout.tp > 1) {
         const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
-        const auto one = [&](Collective collective) { return collective_seconds(collective, group, tp.message_bytes, cluster.scale_up, cluster.scale_out); };
-        first_tp = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
-        last_tp_forward = layout.sequence_parallel ? one(Collective::all_gather) : 0.0;
-        last_tp_backward = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
+        const auto one = [&](Collective collective) { return collective_seconds(collective, group, in.tp.message_bytes, cluster.scale_up, cluster.scale_out); };
+        in.first_tp_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
+        in.last_tp_forward_seconds = layout.sequence_parallel ? one(Collective::all_gather) : 0.0;
+        in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    ScheduleParams& schedule = estimate.schedule;
+    in.memory = memory_basis(scenario, layout, in.stage);
+    const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
+    in.optimizer = optimizer_kernel(scenario, in.stage.per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1));
+    return in;
+}
+
+ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in) {
+    const double layers = in.stage_layers;
+    const PassSeconds& layer = cost.layer;
+    ScheduleParams schedule;
     schedule.kind = layout.schedule;
     schedule.stages = layout.pp;
-    schedule.microbatches = microbatches;
+    schedule.microbatches = in.microbatches;
     schedule.virtual_chunks = layout.virtual_stages;
-    schedule.forward_seconds = layers * layer_forward + zero3_forward.cost();
-    schedule.backward_seconds = layers * layer_backward + zero3_backward.cost() + zero2_backward.cost();
+    schedule.forward_seconds = layers * in.layer_forward_seconds + in.zero3_forward.cost();
+    schedule.backward_seconds = layers * in.layer_backward_seconds + in.zero3_backward.cost() + in.zero2_backward.cost();
     schedule.weight_grad_seconds = layers * layer.backward_weight;
-    schedule.first_forward_extra_seconds = cost.first_stage.forward + first_tp;
+    schedule.first_forward_extra_seconds = cost.first_stage.forward + in.first_tp_seconds;
     schedule.first_backward_extra_seconds = cost.first_stage.backward();
     schedule.first_weight_grad_extra_seconds = cost.first_stage.backward_weight;
-    schedule.last_forward_extra_seconds = cost.last_stage.forward + last_tp_forward;
-    schedule.last_backward_extra_seconds = cost.last_stage.backward() + last_tp_backward;
+    schedule.last_forward_extra_seconds = cost.last_stage.forward + in.last_tp_forward_seconds;
+    schedule.last_backward_extra_seconds = cost.last_stage.backward() + in.last_tp_backward_seconds;
     schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight;
     if (layout.pp > 1) {
-        schedule.p2p_seconds = pp.send_seconds;
-        if (!switches.pp_p2p) {  // a blocking send keeps the sender busy too, once per model chunk
-            schedule.forward_seconds += layout.virtual_stages * pp.send_seconds;
-            schedule.backward_seconds += layout.virtual_stages * pp.send_seconds;
+        schedule.p2p_seconds = in.pp.send_seconds;
+        if (!scenario.overlap.pp_p2p) {  // a blocking send keeps the sender busy too, once per model chunk
+            schedule.forward_seconds += layout.virtual_stages * in.pp.send_seconds;
+            schedule.backward_seconds += layout.virtual_stages * in.pp.send_seconds;
         }
     }
+    return schedule;
+}
+
+StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in, PipelineTiming timing) {
+    StepEstimate estimate;
+    const OverlapSpec& switches = scenario.overlap;
+    const int microbatches = in.microbatches;
+    const double m = microbatches;
+    const double layers = in.stage_layers;
+    const PassSeconds& layer = cost.layer;
+    const LayerComm& comm = in.comm;
+    const DpComm& dp = in.dp;
+    const PpComm& pp = in.pp;
+
+    estimate.schedule = schedule_params(scenario, layout, cost, in);
+    const ScheduleParams& schedule = estimate.schedule;
 
     if (timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops) {
         const ScheduleTimeline& timeline = cached_schedule(schedule);
@@ -191,21 +201,21 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
         estimate.inflight_microbatches = estimate.peak_inflight_microbatches / static_cast<double>(schedule.virtual_chunks);
     }
-    estimate.memory = memory_estimate(scenario, layout, estimate.inflight_microbatches, stage);
+    estimate.memory = in.memory.at(estimate.inflight_microbatches);
 
     // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
     // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
     // behind the next step's first forward.
     Overlapped dp_tail, param_gather;
-    if (dp_group.ranks > 1 && layout.zero <= 1) {
-        dp_tail = overlap(dp.grad_reduce_seconds, schedule.backward_seconds, switches.dp_grad_reduce, dp_slowdown, dp.grad_reduce_seconds / layers);
+    const bool has_dp = in.dp_group.ranks > 1;
+    if (has_dp && layout.zero <= 1) {
+        dp_tail = overlap(dp.grad_reduce_seconds, schedule.backward_seconds, switches.dp_grad_reduce, in.dp_slowdown, dp.grad_reduce_seconds / layers);
     }
-    if (dp_group.ranks > 1 && dp.param_gather_seconds > 0) {
-        param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.dp_param_gather, dp_slowdown, dp.param_gather_seconds / layers);
+    if (has_dp && dp.param_gather_seconds > 0) {
+        param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.dp_param_gather, in.dp_slowdown, dp.param_gather_seconds / layers);
     }
-    const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && dp_group.ranks > 1;
-    estimate.optimizer = optimizer_kernel(scenario, stage.per_gpu / (optimizer_sharded ? dp_group.ranks : 1));
-    estimate.optimizer_seconds = estimate.optimizer.seconds;
+    estimate.optimizer = in.optimizer;
+    estimate.optimizer_seconds = in.optimizer.seconds;
     estimate.dp_tail_exposed_seconds = dp_tail.cost();
     estimate.param_gather_exposed_seconds = param_gather.cost();
     estimate.step_seconds = estimate.makespan_seconds + estimate.dp_tail_exposed_seconds + estimate.param_gather_exposed_seconds + estimate.optimizer_seconds;
@@ -228,9 +238,10 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     parts.optimizer_seconds = estimate.optimizer_seconds;
     double* exposed = parts.exposed_comm_seconds;
     exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
-                                                   (has_first ? first_tp : 0.0) + (has_last ? last_tp_forward + last_tp_backward : 0.0));
+                                                   (has_first ? in.first_tp_seconds : 0.0) +
+                                                   (has_last ? in.last_tp_forward_seconds + in.last_tp_backward_seconds : 0.0));
     exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
-    exposed[static_cast<int>(CommAxis::dp)] = m * (zero3_forward.cost() + zero3_backward.cost() + zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
+    exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
     double pp_exposed = 0;
     if (layout.pp > 1) {
         const double boundaries = 1.0 * layout.pp * layout.virtual_stages - 1.0;
@@ -246,16 +257,22 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const double remainder = estimate.step_seconds - parts.total();
     parts.elementwise_seconds += remainder;  // rounding, and an edge stage's work the schedule overlapped with a bubble
 
-    estimate.comm_seconds[static_cast<int>(CommAxis::tp)] = m * layers * comm.tp_seconds + m * (first_tp + last_tp_forward + last_tp_backward);
+    const TpComm& tp = in.tp;
+    const CpComm& cp = in.cp;
+    estimate.comm_seconds[static_cast<int>(CommAxis::tp)] =
+        m * layers * comm.tp_seconds + m * (in.first_tp_seconds + in.last_tp_forward_seconds + in.last_tp_backward_seconds);
     estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::tp)] = m * layers * tp.bytes_per_gpu;
     estimate.comm_message_bytes[static_cast<int>(CommAxis::tp)] = tp.message_bytes;
     estimate.comm_seconds[static_cast<int>(CommAxis::cp)] = m * layers * comm.cp_seconds;
     estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::cp)] = m * layers * cp.bytes_per_gpu;
     estimate.comm_message_bytes[static_cast<int>(CommAxis::cp)] = cp.message_bytes;
-    estimate.comm_seconds[static_cast<int>(CommAxis::pp)] = layout.pp > 1 ? 2.0 * m * layout.virtual_stages * pp.send_seconds : 0.0;
-    estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = pp.bytes_per_gpu;
+    if (layout.pp > 1) {  // each micro-batch's activation forward and its gradient backward, once per model chunk
+        const double sends = 2.0 * m * layout.virtual_stages;
+        estimate.comm_seconds[static_cast<int>(CommAxis::pp)] = sends * pp.send_seconds;
+        estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = sends * pp.message_bytes;
+    }
     estimate.comm_message_bytes[static_cast<int>(CommAxis::pp)] = pp.message_bytes;
-    if (dp_group.ranks > 1) {
+    if (has_dp) {
         const double dp_seconds = layout.zero == 3 ? m * layers * (2.0 * dp.layer_gather_seconds + dp.layer_reduce_seconds)
                                                    : dp.reduces_per_step * dp.grad_reduce_seconds + dp.param_gather_seconds;
         estimate.comm_seconds[static_cast<int>(CommAxis::dp)] = dp_seconds;
@@ -336,7 +353,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     }
     // The activation (forward) and its gradient (backward) crossing to the next stage, when this is a stage's last layer.
     if (layout.pp > 1) {
-        const PpComm pp = pp_comm(scenario, layout, microbatches);
+        const PpComm pp = pp_comm(scenario, layout);
         double pp_free = 0;
         double forward_end = 0;
         for (const TimelineOp& op : ops) {

@@ -22,6 +22,47 @@ struct LayerCost {
 LayerSplit split_of(const Layout&);
 LayerCost layer_cost(const Scenario&, const LayerSplit&, bool keep_kernels);
 
+// Communication that may hide behind compute: what shows on the compute stream, and the compute it slows while hidden.
+struct Overlapped {
+    double exposed = 0;
+    double slowdown = 0;
+    double cost() const { return exposed + slowdown; }
+};
+
+// One layer's communication on the busiest stage, per micro-batch, each pass with what hides it.
+struct LayerComm {
+    Overlapped tp_forward, tp_recompute, tp_backward;
+    Overlapped cp_forward, cp_recompute, cp_backward;
+    double tp_seconds = 0, cp_seconds = 0;  // all of it, all passes
+};
+
+// All of a layout's step that does not depend on its pipeline schedule (layout.schedule and virtual_stages are not
+// read): each axis's communication and what hides it, the memory basis, the optimizer. A search computes it once for
+// the schedules it tries on the same layout.
+struct StepInputs {
+    int microbatches = 1;
+    int stage_layers = 1;
+    TpComm tp;
+    CpComm cp;
+    PpComm pp;
+    StageParams stage;
+    DpComm dp;
+    GroupPlacement dp_group;
+    double dp_slowdown = 0;
+    LayerComm comm;
+    double layer_forward_seconds = 0;   // one layer, one micro-batch, with the TP and CP communication it could not hide
+    double layer_backward_seconds = 0;  // the same backward, recompute included
+    Overlapped zero3_forward, zero3_backward, zero2_backward;  // per micro-batch, the whole stage
+    double first_tp_seconds = 0, last_tp_forward_seconds = 0, last_tp_backward_seconds = 0;  // the stage edges' TP
+    MemoryBasis memory;
+    Kernel optimizer;
+};
+StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&);
+
+// The pipeline schedule's parameters for the layout's schedule: per-micro-batch stage durations with the exposed
+// communication, the uneven first and last stages, the sends.
+ScheduleParams schedule_params(const Scenario&, const Layout&, const LayerCost&, const StepInputs&);
+
 // How the pipeline's makespan is found: by generating the schedule (evaluate) or in closed form (a search's first pass).
 enum class PipelineTiming { timeline, closed_form };
 
@@ -45,8 +86,12 @@ struct StepEstimate {
     double comm_message_bytes[4] = {0, 0, 0, 0};    // one collective's buffer
 };
 
-// The step of a layout. `layout` must be valid for the scenario (check_layout); `cost` is layer_cost(split_of(layout)).
-StepEstimate estimate_step(const Scenario&, const Layout&, const LayerCost&, PipelineTiming);
+// The step of a layout. `layout` must be valid for the scenario (check_layout); `cost` is layer_cost(split_of(layout))
+// and `inputs` step_inputs(scenario, layout, cost), of a layout that differs from this one in its schedule at most.
+StepEstimate estimate_step(const Scenario&, const Layout&, const LayerCost&, const StepInputs&, PipelineTiming);
+inline StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, PipelineTiming timing) {
+    return estimate_step(scenario, layout, cost, step_inputs(scenario, layout, cost), timing);
+}
 
 // One layer's forward and backward on the busiest GPU as streams in time (compute, TP, DP, PP, CP): the anatomy panel.
 std::vector<TimelineOp> layer_timeline(const Scenario&, const Layout&, const LayerCost&, double& total_seconds);

@@ -49,11 +49,11 @@ TEST_CASE("A scenario saved from the app and read back by eval gives the report 
     state.scenario.train.recompute = core::Recompute::selective;
     app::apply_scenario_edits(state);
     REQUIRE(state.sidebar.error.empty());
-    const std::string on_screen = core::report_to_json(state.report);
+    const std::string on_screen = core::report_to_json(state.applied, state.report);
 
     const std::string path = scratch("roundtrip") + "/saved.json";
     REQUIRE(app::save_scenario(state, path).empty());
-    const std::string from_file = core::report_to_json(core::evaluate(app::load_scenario_file(path)));
+    const std::string from_file = core::report_to_json(app::load_scenario_file(path), core::evaluate(app::load_scenario_file(path)));
     CHECK(from_file == on_screen);
 }
 
@@ -83,14 +83,14 @@ TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and
     };
     app::AppState state = app::make_app_state(core::default_scenario());
     const core::Scenario before = state.applied;
-    const std::string report_before = core::report_to_json(state.report);
+    const std::string report_before = core::report_to_json(state.applied, state.report);
     for (const Case& c : cases) {
         INFO(c.file);
         write(directory + "/" + c.file, c.text);
         const std::string error = app::open_scenario(state, directory + "/" + c.file);
         CHECK(error.find(c.field) != std::string::npos);
         CHECK(state.applied == before);
-        CHECK(core::report_to_json(state.report) == report_before);
+        CHECK(core::report_to_json(state.applied, state.report) == report_before);
         state.file_error = error;
     }
     CHECK(app::open_scenario(state, directory + "/missing.json").find("no such file") != std::string::npos);
