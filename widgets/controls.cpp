@@ -1,3 +1,4 @@
+#include "widgets/draw_helpers.h"
 #include "widgets/controls.h"
 
 #include "core/model/format.h"
@@ -12,7 +13,6 @@
 namespace widgets {
 namespace {
 
-ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
 
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 template <typename Item, typename Name, typename Same, typename EditOf>
@@ -134,10 +134,9 @@ bool gpu_combo(const char* label, core::Scenario& scenario, EditFeedback& feedba
 }
 
 bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    static const std::vector<int> per_node = {1, 2, 4, 8, 16, 32, 64, 72};
     const std::string preview = std::to_string(scenario.cluster.gpus_per_node);
     return edit_combo(
-        label, preview.c_str(), per_node, [](int n) { static std::string text; text = std::to_string(n); return text.c_str(); },
+        label, preview.c_str(), choices_for(scenario).gpus_per_node, [](int n) { static std::string text; text = std::to_string(n); return text.c_str(); },
         [&](int n) { return n == scenario.cluster.gpus_per_node; }, [&](int n) { return core::with_gpus_per_node(scenario, n); }, scenario,
         feedback);
 }

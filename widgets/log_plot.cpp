@@ -1,3 +1,4 @@
+#include "widgets/draw_helpers.h"
 #include "widgets/log_plot.h"
 
 #include <algorithm>
@@ -205,14 +206,8 @@ std::vector<Tick> make_ticks(double axis_min, double axis_max, AxisScale scale, 
         }
         return ticks;
     }
-    const double target_count = std::max(2.0, pixels / (4 * em));
-    const double raw_step = (axis_max - axis_min) / target_count;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw_step)));
-    double step = magnitude;
-    for (double factor : {1.0, 2.0, 5.0, 10.0}) {
-        step = factor * magnitude;
-        if (step >= raw_step) break;
-    }
+    const double step = tick_step_125(axis_max - axis_min, std::max(2.0, pixels / (4 * em)));
+    const double magnitude = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
     const double minor_step = step / (std::fabs(step / magnitude - 2) < 1e-9 ? 4 : 5);
     for (double value = std::ceil(axis_min / minor_step) * minor_step; value <= axis_max + epsilon; value += minor_step) {
         const double rounded = std::fabs(value) < minor_step * 1e-6 ? 0 : value;

@@ -5,6 +5,7 @@
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/device_mesh.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -35,13 +36,6 @@ struct ConfiguratorState {
     PlanJob plan;
 };
 
-ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
-
-void dim_text(const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().text_dim));
-    ImGui::TextWrapped("%s", text.c_str());
-    ImGui::PopStyleColor();
-}
 
 // ---- Controls ----
 
@@ -147,12 +141,7 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
     const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / column));
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         if (i % per_row != 0) ImGui::SameLine(ImGui::GetCursorStartPos().x + column * static_cast<float>(i % per_row));
-        const ImVec2 p = ImGui::GetCursorScreenPos();
-        const float swatch = font * 0.8f;
-        ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + font * 0.15f), ImVec2(p.x + swatch, p.y + font * 0.15f + swatch),
-                                                  pieces[i].color, font * 0.15f);
-        ImGui::Dummy(ImVec2(swatch + font * 0.2f, font));
-        ImGui::SameLine();
+        legend_swatch(pieces[i].color);
         figure(pieces[i].label.c_str(), values[i], pieces[i].formula);
     }
 }

@@ -2,6 +2,7 @@
 // compute and bandwidth over what the selected GPU gives, on a rotatable log-scaled cube; dots coloured by the wall that binds.
 #include "core/model/format.h"
 #include "core/lessons/regime.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/gl_cube_renderer.h"
@@ -406,28 +407,17 @@ void draw_canvas(CubePanelState& state, PanelContext& ctx, ImVec2 size) {
     }
 }
 
-void legend_swatch(ImU32 color, bool ring) {
-    const float em = ImGui::GetFontSize();
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    const ImVec2 centre(at.x + 0.5f * em, at.y + ImGui::GetTextLineHeight() * 0.5f);
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    if (ring) draw->AddCircle(centre, 0.38f * em, color, 24, 0.14f * em);
-    else draw->AddCircleFilled(centre, 0.36f * em, color, 24);
-    ImGui::Dummy(ImVec2(1.1f * em, ImGui::GetTextLineHeight()));
-    ImGui::SameLine();
-}
-
 void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     section_heading("Dot colour: the wall that binds");
-    legend_swatch(colors.memory_wall, false);
+    legend_swatch(colors.memory_wall, SwatchShape::disc);
     ImGui::TextUnformatted("memory: needs the most HBM");
-    legend_swatch(colors.time_wall, false);
+    legend_swatch(colors.time_wall, SwatchShape::disc);
     ImGui::TextUnformatted("time: needs the most compute");
-    legend_swatch(colors.serving_wall, false);
+    legend_swatch(colors.serving_wall, SwatchShape::disc);
     ImGui::TextUnformatted("serving: needs the most bandwidth");
-    legend_swatch(colors.text, true);
+    legend_swatch(colors.text, SwatchShape::ring);
     ImGui::Text("this scenario (%s)", scenario.model.name.c_str());
     {
         const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -519,7 +509,7 @@ void draw_table(CubePanelState& state) {
         if (static_cast<int>(index) == state.highlighted)
             ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, with_alpha(wall_color(point.binding_wall), 0.25f));
         ImGui::TableSetColumnIndex(0);
-        legend_swatch(point.is_current ? palette().text : wall_color(point.binding_wall), point.is_current);
+        legend_swatch(point.is_current ? palette().text : wall_color(point.binding_wall), point.is_current ? SwatchShape::ring : SwatchShape::disc);
         const std::string name = point.model_name + (point.layout_note.empty() ? "" : " *") + "##row" + std::to_string(index);
         if (point.is_current) ImGui::PushFont(fonts().bold);
         // Spans the row, so hovering anywhere on it lights the model's dot in the cube.

@@ -2,6 +2,7 @@
 // The sliders are a local sandbox seeded from the scenario; core generates every op and every figure.
 #include "core/model/format.h"
 #include "core/cost/pipeline_schedule.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
@@ -171,13 +172,6 @@ void refresh_timelines(PipelinePanelState& state) {
 
 // ---- Controls ----
 
-// Flow layout: continue the line when the next item fits in the window, else start a new line.
-void same_line_if_fits(float next_width, float spacing) {
-    const float line_end = ImGui::GetItemRectMax().x + spacing + next_width;
-    const float content_right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
-    if (line_end <= content_right) ImGui::SameLine(0, spacing);
-}
-
 // The width a labelled slider takes: frame plus label.
 float labelled_width(float frame_width, const char* label) {
     return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
@@ -232,15 +226,10 @@ void draw_controls(PipelinePanelState& state) {
 
 // ---- Legend ----
 
-void legend_swatch(ImU32 color, const char* text, bool first) {
+void legend_entry(ImU32 color, const char* text, bool first) {
     const float font = ImGui::GetFontSize();
-    if (!first) same_line_if_fits(font * 1.8f + ImGui::CalcTextSize(text).x, font * 1.2f);
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    draw->AddRectFilled(ImVec2(at.x, at.y + font * 0.15f), ImVec2(at.x + font * 1.4f, at.y + font * 0.95f), color,
-                        font * 0.12f);
-    ImGui::Dummy(ImVec2(font * 1.5f, font));
-    ImGui::SameLine(0, font * 0.3f);
+    if (!first) same_line_if_fits(font * 1.3f + ImGui::CalcTextSize(text).x, font * 1.2f);
+    legend_swatch(color);
     ImGui::TextUnformatted(text);
 }
 
@@ -248,11 +237,11 @@ void draw_legend(const PipelinePanelState& state) {
     const Palette& colors = palette();
     const float font = ImGui::GetFontSize();
     const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1;
-    legend_swatch(colors.forward, "F forward", true);
-    legend_swatch(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)",
+    legend_entry(colors.forward, "F forward", true);
+    legend_entry(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)",
                   false);
-    if (split) legend_swatch(colors.weight_grad, "W weight grad", false);
-    legend_swatch(colors.idle, "idle: the bubble", false);
+    if (split) legend_entry(colors.weight_grad, "W weight grad", false);
+    legend_entry(colors.idle, "idle: the bubble", false);
     const char* key = shows_interleaved(state)
                           ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
                           : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU";
@@ -333,15 +322,6 @@ std::string count_text(double count) {
     return core::format_number(count);
 }
 
-// Nice tick spacing: 1, 2 or 5 times a power of ten, about `target` ticks across.
-double tick_step(double span, int target) {
-    const double raw = span / std::max(target, 1);
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double factor : {1.0, 2.0, 5.0, 10.0})
-        if (raw <= factor * power) return factor * power;
-    return 10.0 * power;
-}
-
 struct GridLayout {
     float label_width = 0;      // "GPU 16"
     float inflight_width = 0;   // "in flight" column at the right
@@ -354,14 +334,14 @@ void draw_time_axis(ImDrawList* draw, const TimeAxis& axis, float y) {
     const float font = ImGui::GetFontSize();
     const float thickness = std::max(1.0f, font * 0.06f);
     draw->AddLine(ImVec2(axis.x0, y), ImVec2(axis.x1, y), colors.axis, thickness);
-    const double step = tick_step(axis.longest_seconds, int((axis.x1 - axis.x0) / (font * 4.0f)));
-    for (double tick = 0; tick <= axis.longest_seconds + 1e-9; tick += step) {
+    const double intervals = (axis.x1 - axis.x0) / (font * 4.0f);
+    const double step = tick_step_125(axis.longest_seconds, intervals);
+    for (double tick : linear_ticks(0, axis.longest_seconds, intervals)) {
         const float x = axis.x_of(tick);
         draw->AddLine(ImVec2(x, y), ImVec2(x, y + font * 0.3f), colors.axis, thickness);
-        char text[24];
-        std::snprintf(text, sizeof text, step >= 1 ? "%.0f" : "%g", tick);
-        const float width = ImGui::CalcTextSize(text).x;
-        draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text);
+        const std::string text = tick_label(tick, step);
+        const float width = ImGui::CalcTextSize(text.c_str()).x;
+        draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text.c_str());
     }
     // The unit, past the axis end where no tick label reaches.
     draw->AddText(ImVec2(axis.x1 + font * 0.9f, y + font * 0.35f), colors.text_dim, "T_F");
@@ -446,11 +426,6 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
 
 // ---- Figures beside a timeline ----
 
-void dim_text(const std::string& text) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextWrapped("%s", text.c_str());
-    ImGui::PopStyleColor();
-}
 
 void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params) {
     const ClosedFormText closed = closed_form_text(params.kind);

@@ -1,3 +1,4 @@
+#include "widgets/draw_helpers.h"
 #include "widgets/stacked_bar.h"
 
 #include "core/model/format.h"
@@ -10,16 +11,6 @@
 
 namespace widgets {
 namespace {
-
-// A 1-2-5 step giving at most max_ticks intervals over range.
-double nice_step(double range, double max_ticks) {
-    const double raw = range / std::max(1.0, max_ticks);
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    for (double factor : {1.0, 2.0, 5.0, 10.0}) {
-        if (factor * magnitude >= raw) return factor * magnitude;
-    }
-    return 10.0 * magnitude;
-}
 
 // Label centres (screen y, listed bottom-up) pushed apart to at least `height`, kept within [top, bottom].
 std::vector<float> spread_labels(std::vector<float> centers, float height, float top, float bottom) {
@@ -108,14 +99,14 @@ void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_r
     const float tick_spacing = em * 3.0f;
     const double lower_top = axis.has_break() ? axis.break_bytes : axis.top_bytes;
     const float lower_pixels = axis.y_bottom - axis.y_of(lower_top);
-    const double lower_step = nice_step(lower_top, lower_pixels / tick_spacing);
+    const double lower_step = tick_step_125(lower_top, lower_pixels / tick_spacing);
     for (double bytes = 0; bytes <= lower_top * (1 + 1e-9); bytes += lower_step) {
         if (axis.has_break() && axis.y_of(bytes) - axis.y_of(axis.break_bytes) < em * 1.2f) break;  // clear of the break
         tick(bytes);
     }
     if (axis.has_break()) {
         const float upper_pixels = axis.y_of(axis.break_bytes) - axis.y_top;
-        const double upper_step = nice_step(axis.top_bytes - axis.break_bytes, upper_pixels / tick_spacing);
+        const double upper_step = tick_step_125(axis.top_bytes - axis.break_bytes, upper_pixels / tick_spacing);
         for (double bytes = std::ceil(axis.break_bytes / upper_step) * upper_step; bytes <= axis.top_bytes; bytes += upper_step) {
             if (axis.y_of(axis.break_bytes) - axis.y_of(bytes) < em * 1.2f) continue;
             tick(bytes);

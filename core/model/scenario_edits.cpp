@@ -298,6 +298,7 @@ Choices choices_of(const Scenario& scenario) {
         seq_candidates.insert(std::upper_bound(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len), scenario.train.seq_len);
     }
     choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s); });
+    choices.gpus_per_node = offered(std::vector<int>{1, 2, 4, 8, 16, 32, 64, 72}, [&](int n) { return with_gpus_per_node(scenario, n); });
     choices.schedules = offered(std::vector<ScheduleKind>{ScheduleKind::one_f_one_b, ScheduleKind::interleaved, ScheduleKind::zb_h1,
                                                           ScheduleKind::gpipe, ScheduleKind::naive},
                                 [&](ScheduleKind kind) { return with_schedule(scenario, kind); });

@@ -42,6 +42,7 @@ Edit with_layout(const Scenario&, const Layout&);         // a planner row, appl
 struct Choices {
     std::vector<int> tp, pp, cp, dp, micro_batch, virtual_stages, zero;
     std::vector<int> seq_len;                   // powers of two from 128 to 1M that CP divides, and the current one
+    std::vector<int> gpus_per_node;             // the node sizes built: 1 to 8 (HGX, DGX), 16, 32, 64, 72 (NVL72)
     std::vector<ScheduleKind> schedules;
     std::vector<Recompute> recomputes;
 };

@@ -1,0 +1,35 @@
+#pragma once
+// Drawing helpers every panel shares: axis ticks on a 1-2-5 step, their labels, dimmed text, legend swatches.
+// The tick arithmetic is pure (unit-tested in tests/render/test_draw_helpers.cpp); the rest draws with ImGui.
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace widgets {
+
+// The 1-2-5 step (1, 2 or 5 times a power of ten) that splits `span` into at most `max_intervals` intervals,
+// the fewest such steps being the largest that still gives that many. 0 when span is not positive and finite.
+double tick_step_125(double span, double max_intervals);
+
+// The multiples of tick_step_125(max - min, max_intervals) from min to max, both ends included when they fall on one.
+std::vector<double> linear_ticks(double min, double max, double max_intervals);
+
+// A tick's label, with no more decimals than its step needs: 0.25 for a step of 0.05, 40 for a step of 20.
+std::string tick_label(double value, double step);
+
+// ImGui's float colour from a packed one.
+ImVec4 color4(ImU32 color);
+
+// Wrapped text in the theme's dim colour: captions, notes, units.
+void dim_text(const std::string& text);
+
+// A legend's colour key at the cursor, one text line high, followed by SameLine: a filled square (categories on a
+// bar), a filled disc (points) or a ring (the scenario's own point).
+enum class SwatchShape { square, disc, ring };
+void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
+
+// SameLine when an item `next_width` wide still fits on this line after `spacing`; else a new line.
+void same_line_if_fits(float next_width, float spacing);
+
+}  // namespace widgets
