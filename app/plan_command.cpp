@@ -22,7 +22,9 @@ nlohmann::ordered_json layout_json(const core::Layout& layout) {
             {"recompute", core::recompute_name(layout.recompute)},
             {"schedule", core::schedule_name(layout.schedule)},
             {"virtual_stages", layout.virtual_stages},
-            {"sequence_parallel", layout.sequence_parallel}};
+            {"sequence_parallel", layout.sequence_parallel},
+            {"ep", layout.ep},
+            {"etp", layout.etp}};
 }
 
 }  // namespace

@@ -154,7 +154,20 @@ const Snippets kBooleans = {"true", "false"};
 const std::vector<SchemaKey>& schema() {
     static const std::vector<SchemaKey> keys = {
         {"model", "preset", {"\"llama3-405b\"", "\"llama3-70b\"", "\"llama3-8b\"", "\"gpt2-124m\"", "\"gpt3-175b\"", "\"llama3.2-1b\"",
-                             "\"megatron-1.7b\"", "\"mi300x\"", "\"\""}},
+                             "\"megatron-1.7b\"", "\"mi300x\"", "\"\"", "\"mixtral-8x7b\"", "\"deepseek-v3\"", "\"qwen3-235b-a22b\"",
+                             "\"llama4-maverick\""}},
+        {"model", "experts", {"0", "1", "8", "256", "100000"}},
+        {"model", "experts_per_token", {"0", "1", "2", "8", "100000"}},
+        {"model", "expert_ffn_hidden", {"0", "1", "2048", "14336", "100000000"}},
+        {"model", "shared_experts", {"0", "1", "2", "1000"}},
+        {"model", "shared_ffn_hidden", {"0", "2048", "100000000"}},
+        {"model", "first_dense_layers", {"0", "1", "3", "100000"}},
+        {"model", "moe_layer_step", {"1", "2", "100000"}},
+        {"model", "kv_lora_rank", {"0", "512", "10000000"}},
+        {"model", "q_lora_rank", {"0", "1536"}},
+        {"model", "qk_rope_head_dim", {"0", "64"}},
+        {"model", "v_head_dim", {"0", "128"}},
+        {"model", "head_dim", {"0", "64", "128", "100000"}},
         {"model", "params", {"1e6", "124e6", "7e9", "70e9", "405e9", "1e15", "999999", "1e16"}},
         {"model", "hf_config", {"\"config.json\""}},
         {"model", "layers", {"1", "2", "12", "32", "80", "126", "1000", "100000"}},
@@ -191,6 +204,13 @@ const std::vector<SchemaKey>& schema() {
         {"parallel", "zero", {"0", "1", "2", "3"}},
         {"parallel", "schedule", {"\"naive\"", "\"gpipe\"", "\"1f1b\"", "\"interleaved\"", "\"zb-h1\"", "\"2f2b\""}},
         {"parallel", "virtual_stages", {"1", "2", "4", "8", "1024"}},
+        {"parallel", "ep", {"1", "2", "8", "64", "256", "1000000"}},
+        {"parallel", "etp", {"1", "2", "8", "1000000"}},
+        {"moe", "load_imbalance", {"1", "1.3", "4", "1000"}},
+        {"moe", "capacity_factor", {"0", "0.5", "1", "1.25", "1000"}},
+        {"moe", "node_limit", {"0", "1", "4", "1000000"}},
+        {"moe", "dispatch_bytes", {"0.5", "1", "2", "4"}},
+        {"overlap", "ep_all_to_all", kBooleans},
         {"cluster", "gpu", {"\"h100-sxm\"", "\"a100-sxm\"", "\"b200\"", "\"mi300x\"", "\"h200-sxm\"", "\"tpu\"", "{}",
                             "{\"hbm_bytes\": 1e6, \"bf16_flops_per_s\": 1e9, \"hbm_bytes_per_s\": 1e6}",
                             "{\"hbm_bytes\": 1e15, \"bf16_flops_per_s\": 1e18, \"hbm_bytes_per_s\": 1e16, \"fp32_flops_per_s\": 0, \"fp8_flops_per_s\": 0}",
@@ -299,8 +319,12 @@ std::string random_hf_config(Random& random) {
         {"tie_word_embeddings", "false"}, {"model_type", "\"llama\""}};
     const std::vector<std::string> keys = {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
                                            "vocab_size", "intermediate_size", "max_position_embeddings", "tie_word_embeddings",
-                                           "model_type", "n_embd", "n_layer", "n_head", "n_positions", "n_inner", "_name_or_path"};
-    const Snippets plausible = {"1", "2", "8", "64", "4096", "2147483647", "\"gpt2\"", "true"};
+                                           "model_type", "n_embd", "n_layer", "n_head", "n_positions", "n_inner", "_name_or_path",
+                                           "num_local_experts", "num_experts_per_tok", "n_routed_experts", "moe_intermediate_size",
+                                           "kv_lora_rank", "qk_rope_head_dim", "v_head_dim", "num_experts", "head_dim", "first_k_dense_replace",
+                                           "decoder_sparse_step", "mlp_only_layers", "expert_capacity"};
+    const Snippets plausible = {"1", "2", "8", "64", "4096", "2147483647", "\"gpt2\"", "true", "\"mixtral\"", "\"deepseek_v3\"",
+                                "\"qwen3_moe\"", "[]", "[0]"};
     const std::size_t changes = 1 + random.below(3);
     for (std::size_t i = 0; i < changes; ++i) {
         const std::string& key = random.pick(keys);

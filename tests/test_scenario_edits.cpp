@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -27,13 +28,18 @@ core::Scenario preset(const std::string& name) {
     return core::parse_scenario(text.str());
 }
 
-// The default scenario, the three shipped presets, and a small model on one node where many values are refused.
+// The default scenario, the shipped presets, a small model on one node where many values are refused, and a mixture
+// of experts with EP across a pipeline.
 std::vector<std::pair<std::string, core::Scenario>> starting_points() {
     return {
         {"default", core::default_scenario()},
         {"assets/scenarios/default.json", preset("default.json")},
         {"assets/scenarios/llama3-405b-16k.json", preset("llama3-405b-16k.json")},
         {"assets/scenarios/gpt3-175b-megatron.json", preset("gpt3-175b-megatron.json")},
+        {"assets/scenarios/deepseek-v3.json", preset("deepseek-v3.json")},
+        {"Mixtral 8x7B on 64 GPUs, TP 2, PP 4, EP 4", core::parse_scenario(R"({"model": {"preset": "mixtral-8x7b"},
+            "train": {"seq_len": 4096, "global_batch": 256, "sequence_parallel": true}, "parallel": {"tp": 2, "pp": 4, "ep": 4},
+            "cluster": {"gpus": 64}})")},
         {"Llama 3 8B on 8 GPUs", core::parse_scenario(R"({"model": {"preset": "llama3-8b"}, "train": {"seq_len": 4096, "global_batch": 16},
                                                           "cluster": {"gpu": "h100-sxm", "gpus": 8}})")},
     };
@@ -68,6 +74,9 @@ TEST_CASE("Scenario edits: every offered layout value (TP, PP, CP, DP, micro-bat
         check_axis(core::LayoutAxis::dp, choices.dp, &core::Layout::dp, "dp");
         check_axis(core::LayoutAxis::micro_batch, choices.micro_batch, &core::Layout::micro_batch, "micro_batch");
         check_axis(core::LayoutAxis::virtual_stages, choices.virtual_stages, &core::Layout::virtual_stages, "virtual_stages");
+        check_axis(core::LayoutAxis::ep, choices.ep, &core::Layout::ep, "ep");
+        check_axis(core::LayoutAxis::etp, choices.etp, &core::Layout::etp, "etp");
+        CHECK(choices.ep.size() == (scenario.model.is_moe() ? choices.ep.size() : 1u));
         for (int stage : choices.zero) {
             const core::Edit edit = core::with_zero(scenario, stage);
             require_valid(edit, "zero = " + std::to_string(stage));
@@ -104,7 +113,11 @@ TEST_CASE("Scenario edits: every offered schedule, recompute, sequence length an
             CHECK(edit.scenario.cluster.gpus_per_node == per_node);
         }
         for (bool on : {false, true}) {
-            require_valid(core::with_sequence_parallel(scenario, on), std::string("sequence_parallel ") + (on ? "on" : "off"));
+            if (on || choices.sequence_parallel_off) {
+                require_valid(core::with_sequence_parallel(scenario, on), std::string("sequence_parallel ") + (on ? "on" : "off"));
+            } else {
+                CHECK_FALSE(core::with_sequence_parallel(scenario, on).ok());  // experts with TP: not offered, and refused
+            }
             require_valid(core::with_flash_attention(scenario, on), std::string("flash_attention ") + (on ? "on" : "off"));
         }
     }
@@ -178,4 +191,53 @@ TEST_CASE("Scenario edits: an edit no control offers is refused with the field n
     REQUIRE_FALSE(zero_gpus.ok());
     CHECK(zero_gpus.problem->field == "cluster.gpus");
     CHECK_FALSE(core::with_zero(scenario, 4).ok());
+}
+
+TEST_CASE("Scenario edits, experts: EP offers the divisors of E that fold over the stage; a dense model offers EP 1 alone",
+          "[scenario_edits][moe]") {
+    const core::Scenario deepseek = preset("deepseek-v3.json");  // 2,048 GPUs, PP 16: a stage of 128
+    const core::Choices choices = core::choices_of(deepseek);
+    CHECK(choices.ep == std::vector<int>{1, 2, 4, 8, 16, 32, 64, 128});  // 256 would need a stage of 256 GPUs
+    const core::Edit too_wide = core::with_axis(deepseek, core::LayoutAxis::ep, 256);
+    REQUIRE_FALSE(too_wide.ok());
+    CHECK(too_wide.problem->field == "parallel.ep");
+    CHECK(core::choices_of(core::default_scenario()).ep == std::vector<int>{1});
+    CHECK_FALSE(core::with_axis(core::default_scenario(), core::LayoutAxis::ep, 2).ok());
+    // EP keeps the GPU count and DP.
+    const core::Edit ep8 = core::with_axis(deepseek, core::LayoutAxis::ep, 8);
+    require_valid(ep8, "ep 8");
+    CHECK(ep8.scenario.cluster.gpus == 2048);
+    CHECK(core::data_parallel_degree(ep8.scenario) == 128);
+}
+
+TEST_CASE("Scenario edits, experts: what follows a model, a layout or a switch, with a note saying why", "[scenario_edits][moe]") {
+    // A dense model after DeepSeek-V3: EP goes back to 1.
+    const core::Edit dense = core::with_model(preset("deepseek-v3.json"), *core::find_model("llama3-70b"));
+    require_valid(dense, "llama3-70b after deepseek-v3");
+    CHECK(dense.scenario.parallel.ep == 1);
+    CHECK(std::any_of(dense.notes.begin(), dense.notes.end(), [](const std::string& note) { return note.find("EP 64 -> 1") == 0; }));
+    // Mixtral at TP 8 without sequence parallelism: it is switched on (Megatron-Core needs it), and switching it off is refused.
+    core::Scenario tp8 = core::with_axis(core::default_scenario(), core::LayoutAxis::tp, 8).scenario;
+    const core::Edit mixtral = core::with_model(tp8, *core::find_model("mixtral-8x7b"));
+    require_valid(mixtral, "mixtral at tp 8");
+    CHECK(mixtral.scenario.train.sequence_parallel);
+    const core::Edit off = core::with_sequence_parallel(mixtral.scenario, false);
+    REQUIRE_FALSE(off.ok());
+    CHECK(off.problem->field == "train.sequence_parallel");
+    // PP that leaves a stage too few GPUs for EP moves EP down to the largest that folds.
+    const core::Scenario one_tp = core::with_model(core::default_scenario(), *core::find_model("mixtral-8x7b")).scenario;
+    const core::Scenario wide_ep = core::with_axis(one_tp, core::LayoutAxis::ep, 8).scenario;
+    REQUIRE(wide_ep.parallel.ep == 8);
+    const core::Edit deep = core::with_axis(wide_ep, core::LayoutAxis::pp, 16);  // 64 GPUs in PP 16 leave a stage of 4
+    require_valid(deep, "pp 16");
+    CHECK(deep.scenario.parallel.ep == 4);
+    CHECK(std::any_of(deep.notes.begin(), deep.notes.end(), [](const std::string& note) { return note.find("EP 8 -> 4") == 0; }));
+    // The imbalance, capacity and node-limit controls: in range applied, out of range refused by field.
+    require_valid(core::with_load_imbalance(mixtral.scenario, 1.5), "imbalance 1.5");
+    CHECK(core::with_load_imbalance(mixtral.scenario, 1.5).scenario.moe.load_imbalance == 1.5);
+    CHECK(core::with_load_imbalance(mixtral.scenario, 0.5).problem->field == "moe.load_imbalance");
+    CHECK(core::with_capacity_factor(mixtral.scenario, 0.5).problem->field == "moe.capacity_factor");
+    require_valid(core::with_capacity_factor(mixtral.scenario, 1.25), "capacity 1.25");
+    CHECK(core::with_node_limit(mixtral.scenario, -1).problem->field == "moe.node_limit");
+    CHECK(core::with_ep_overlap(mixtral.scenario, true).scenario.overlap.ep_all_to_all);
 }

@@ -46,7 +46,7 @@ TEST_CASE("Invalid scenarios: malformed JSON", "[scenario]") {
 TEST_CASE("Invalid scenarios: unknown keys, at any depth", "[scenario]") {
     REQUIRE(refused_field(R"({"bogus": 1})") == "bogus");
     REQUIRE(refused_field(R"({"train": {"seq_length": 2048}})") == "train.seq_length");
-    REQUIRE(refused_field(R"({"model": {"preset": "llama3-8b", "experts": 8}})") == "model.experts");
+    REQUIRE(refused_field(R"({"model": {"preset": "llama3-8b", "num_experts": 8}})") == "model.num_experts");
     REQUIRE(refused_field(R"({"cluster": {"gpu": {"name": "X", "tflops": 1}}})") == "cluster.gpu.tflops");
     REQUIRE(refused_field(R"({"model": {"preset": "llama3-700b"}})") == "model.preset");
     REQUIRE(refused_field(R"({"cluster": {"gpu": "tpu-v5"}})") == "cluster.gpu");

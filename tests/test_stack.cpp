@@ -89,12 +89,12 @@ TEST_CASE("Shazeer & Stern 2018: Adafactor removes Adam's m and v bytes; droppin
     REQUIRE(without_master.state_bytes == Approx(12.0 * 70e9));  // seed 003's 2 + 2 + 4 + 4
 }
 
-TEST_CASE("HBM ceilings from the catalog: A100 and H100 share 80 GB, H200 141 GB, B200 and MI300X 192 GB", "[stack]") {
+TEST_CASE("HBM ceilings from the catalog: A100, H100 and H800 share 80 GB, H200 141 GB, B200 and MI300X 192 GB", "[stack]") {
     const std::vector<core::GpuCeiling> ceilings = core::gpu_ceilings(core::builtin_hardware(), catalog_gpu("h100-sxm"));
     REQUIRE(ceilings.size() == 3);
     REQUIRE(ceilings[0].hbm_bytes == 80e9);
-    REQUIRE(ceilings[0].gpu_names == "A100 SXM 80GB / H100 SXM");
-    REQUIRE(ceilings[0].short_names == "A100 / H100");
+    REQUIRE(ceilings[0].gpu_names == "A100 SXM 80GB / H100 SXM / H800 SXM");
+    REQUIRE(ceilings[0].short_names == "A100 / H100 / H800");
     REQUIRE(ceilings[0].selected);
     REQUIRE(ceilings[1].hbm_bytes == 141e9);
     REQUIRE_FALSE(ceilings[1].selected);

@@ -165,6 +165,8 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
         case core::LayoutAxis::dp: values = &choices.dp; current = now.dp; break;
         case core::LayoutAxis::micro_batch: values = &choices.micro_batch; current = now.micro_batch; break;
         case core::LayoutAxis::virtual_stages: values = &choices.virtual_stages; current = now.virtual_stages; break;
+        case core::LayoutAxis::ep: values = &choices.ep; current = now.ep; break;
+        case core::LayoutAxis::etp: values = &choices.etp; current = now.etp; break;
     }
     bool changed = false;
     if (values->empty()) {
@@ -226,7 +228,50 @@ bool seq_len_combo(const char* label, core::Scenario& scenario, EditFeedback& fe
 bool sequence_parallel_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     bool on = scenario.train.sequence_parallel;
     bool changed = false;
+    const bool locked = on && !choices_for(scenario).sequence_parallel_off;  // experts under TP need it
+    ImGui::BeginDisabled(locked);
     if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_sequence_parallel(scenario, on), scenario, feedback, label);
+    ImGui::EndDisabled();
+    if (locked) explain_last_item("On: a model with experts under TP needs sequence parallelism (Megatron-Core).");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    float imbalance = static_cast<float>(scenario.moe.load_imbalance);
+    bool changed = false;
+    if (ImGui::SliderFloat(label, &imbalance, 1.0f, 4.0f, "%.2fx max/mean", ImGuiSliderFlags_AlwaysClamp) &&
+        static_cast<double>(imbalance) != scenario.moe.load_imbalance) {
+        changed = apply_edit(core::with_load_imbalance(scenario, imbalance), scenario, feedback, label);
+    }
+    explain_last_item("Tokens the busiest GPU's experts receive over the mean: without dropping, every MoE layer waits for it "
+                      "(its expert GEMMs, its all-to-all and its activations grow by this factor).",
+                      "moe.md; Lepikhin et al. 2020 (GShard)");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    int nodes = scenario.moe.node_limit;
+    bool changed = false;
+    const std::string shown = nodes == 0 ? std::string("any") : std::to_string(nodes) + " nodes";
+    if (ImGui::SliderInt(label, &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
+        changed = apply_edit(core::with_node_limit(scenario, nodes), scenario, feedback, label);
+    }
+    explain_last_item("Node-limited routing: each token's experts on at most this many nodes, one InfiniBand copy per node, "
+                      "fanned out over NVLink there (0: any node).",
+                      "DeepSeek-V3, arXiv 2412.19437 sec 2.1.2 and 3.2.2");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool ep_overlap_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    bool on = scenario.overlap.ep_all_to_all;
+    bool changed = false;
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_ep_overlap(scenario, on), scenario, feedback, label);
+    explain_last_item("Each MoE layer's dispatch and combine behind another micro-batch's compute, holding the SMs that drive them; "
+                      "off, the layer waits for them.",
+                      "DeepSeek-V3 sec 3.2.1 (DualPipe); Megatron-Core --overlap-moe-expert-parallel-comm");
     draw_feedback(label, feedback);
     return changed;
 }

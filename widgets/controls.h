@@ -42,6 +42,10 @@ bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);
 bool sequence_parallel_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&);
+// Mixtures of experts: the busiest GPU's load over the mean, node-limited routing, and the all-to-all overlap switch.
+bool load_imbalance_slider(const char* label, core::Scenario&, EditFeedback&);
+bool node_limit_slider(const char* label, core::Scenario&, EditFeedback&);
+bool ep_overlap_checkbox(const char* label, core::Scenario&, EditFeedback&);
 
 // core::choices_of for the scenario, computed once per distinct scenario (controls ask every frame).
 const core::Choices& choices_for(const core::Scenario&);

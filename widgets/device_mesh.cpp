@@ -17,6 +17,7 @@ int coordinate_of(const core::RankCoordinates& where, MeshColouring colour_by) {
         case MeshColouring::cp: return where.cp;
         case MeshColouring::pp: return where.pp;
         case MeshColouring::dp: return where.dp;
+        case MeshColouring::ep: return where.ep;
     }
     return 0;
 }
@@ -27,6 +28,7 @@ int count_of(const core::Layout& layout, MeshColouring colour_by) {
         case MeshColouring::cp: return layout.cp;
         case MeshColouring::pp: return layout.pp;
         case MeshColouring::dp: return layout.dp;
+        case MeshColouring::ep: return layout.ep;
     }
     return 1;
 }
@@ -65,6 +67,7 @@ Grid best_grid(long long nodes, int per_node, ImVec2 size, float gap) {
 
 MeshColouring effective_colouring(const DeviceMeshView& view, const core::Layout& layout) {
     if (!view.automatic) return view.colour_by;
+    if (layout.ep > 1) return MeshColouring::ep;  // a mixture of experts: where its experts live is the new picture
     if (layout.pp > 1) return MeshColouring::pp;
     if (layout.tp > 1) return MeshColouring::tp;
     if (layout.cp > 1) return MeshColouring::cp;
@@ -139,7 +142,11 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size.x);
-    ImGui::TextWrapped("%s Box = node (%s inside); between boxes: %s.", shown.c_str(), scale_up_link, scale_out_link);
+    const std::string experts = colour_by == MeshColouring::ep ? " Same number = same experts (EP rank); one EP group holds every number once, "
+                                                                 "over the " + std::to_string(layout.tp * layout.cp * layout.dp) +
+                                                                 " GPUs of a stage."
+                                                           : std::string();
+    ImGui::TextWrapped("%s Box = node (%s inside); between boxes: %s.%s", shown.c_str(), scale_up_link, scale_out_link, experts.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
 }

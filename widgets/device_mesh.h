@@ -7,10 +7,10 @@
 
 namespace widgets {
 
-enum class MeshColouring { tp, cp, pp, dp };
+enum class MeshColouring { tp, cp, pp, dp, ep };  // ep: the GPU's place in its expert-parallel group (which experts it holds)
 
 struct DeviceMeshView {
-    bool automatic = true;                        // colour by the first of PP, TP, CP, DP that has more than one rank
+    bool automatic = true;                        // colour by the first of EP, PP, TP, CP, DP that has more than one rank
     MeshColouring colour_by = MeshColouring::pp;  // when not automatic: pipeline stages across nodes, the seed's picture
     int max_gpus_drawn = 256;                     // beyond this, whole DP replicas up to it stand for the rest
 };

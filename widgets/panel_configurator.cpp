@@ -48,6 +48,10 @@ void draw_controls(PanelContext& ctx) {
     section_heading("Layout");
     ImGui::TextWrapped("TP %d x PP %d x CP %d x DP %d = %d GPUs on %d nodes of %d", report.layout.tp, report.layout.pp, report.layout.cp,
                        report.layout.dp, report.layout.gpus, report.layout.nodes, report.layout.gpus_per_node);
+    if (report.moe.has_experts) {
+        ImGui::TextWrapped("EP %d x ETP %d x EDP %d over a stage's TP x CP x DP; %d of %d experts per GPU", report.moe.ep, report.moe.etp,
+                           report.moe.expert_data_parallel, report.moe.local_experts, report.moe.experts);
+    }
     ImGui::Spacing();
     ImGui::PushItemWidth(-font * 6.5f);
     axis_slider("TP", scenario, core::LayoutAxis::tp, feedback,
@@ -75,6 +79,18 @@ void draw_controls(PanelContext& ctx) {
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
+    if (scenario.model.is_moe()) {
+        axis_slider("EP", scenario, core::LayoutAxis::ep, feedback,
+                    "Expert parallel: the " + std::to_string(scenario.model.experts) +
+                        " routed experts of each MoE layer split over EP GPUs; EP x ETP folds over a stage's TP x CP x DP GPUs, so the "
+                        "GPU count stays. Tokens reach their experts by all-to-all.");
+        axis_slider("ETP", scenario, core::LayoutAxis::etp, feedback,
+                    "Expert tensor parallel: each expert's MLP split over ETP GPUs (must divide the expert width " +
+                        std::to_string(scenario.model.expert_ffn_hidden) + ").");
+        load_imbalance_slider("Imbalance", scenario, feedback);
+        node_limit_slider("Node limit", scenario, feedback);
+        ep_overlap_checkbox("Overlap all-to-all", scenario, feedback);
+    }
     double dollars = scenario.operations.dollars_per_gpu_hour;
     if (ImGui::InputDouble("$ / GPU-hour", &dollars, 0.25, 1.0, "%.2f")) ctx.scenario.operations.dollars_per_gpu_hour = std::clamp(dollars, 0.0, 1e6);
     ImGui::PopItemWidth();
@@ -262,13 +278,14 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
 
 void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
     section_heading("Device mesh");
-    static const char* names[] = {"TP rank", "CP rank", "PP stage", "DP replica"};
+    static const char* names[] = {"TP rank", "CP rank", "PP stage", "DP replica", "EP rank"};
     const core::Scenario& scenario = ctx.scenario;
     const core::Layout layout = core::layout_of(scenario);
     const int colour_by = static_cast<int>(effective_colouring(state.mesh, layout));
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("Colour GPUs by");
-    for (int i = 0; i < 4; ++i) {
+    const int colourings = layout.ep > 1 ? 5 : 4;  // EP rank only where experts are split
+    for (int i = 0; i < colourings; ++i) {
         ImGui::SameLine();
         if (ImGui::RadioButton(names[i], colour_by == i)) {
             state.mesh.colour_by = static_cast<MeshColouring>(i);
@@ -350,7 +367,8 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
                          core::format_bytes(ctx.report.memory.hbm_bytes) + ", ranked by modelled step time. This layout: " +
                          core::format_seconds(ctx.report.compute.step_seconds) + " per step.");
     explain_last_item("Every TP dividing the heads, PP up to the layers, CP dividing the sequence, DP dividing the batch, ZeRO 0-3, "
-                      "micro-batch, recompute, and 1F1B / ZB-H1 / interleaved schedules, with TP x PP x CP x DP = GPUs. Equal step "
+                      "micro-batch, recompute, and 1F1B / ZB-H1 / interleaved schedules, with TP x PP x CP x DP = GPUs; for a model "
+                      "with experts, every EP dividing them that folds over a stage's TP x CP x DP. Equal step "
                       "times: fewer GPUs per replica first, then less memory; ZeRO stages that tie are shown once. The search runs "
                       "beside the window, so a drag never waits for it.");
     if (plan.best.empty()) {
@@ -359,12 +377,13 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     }
     const core::Layout current = core::layout_of(ctx.scenario);
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
-    if (!ImGui::BeginTable("plan", 15, flags)) return;
+    const bool experts = ctx.scenario.model.is_moe();  // the EP column only where the planner searches it
+    std::vector<const char*> headers = {"#", "TP", "PP", "CP", "DP", "ZeRO", "micro-batch", "recompute", "schedule", "SP", "memory / GPU",
+                                        "step", "bubble", "exposed comm", "MFU"};
+    if (experts) headers.insert(headers.begin() + 5, "EP");
+    if (!ImGui::BeginTable("plan", static_cast<int>(headers.size()), flags)) return;
     ImGui::BeginDisabled(stale);  // a previous ranking's rows may not suit the new scenario: shown, not offered
-    for (const char* header : {"#", "TP", "PP", "CP", "DP", "ZeRO", "micro-batch", "recompute", "schedule", "SP", "memory / GPU", "step",
-                               "bubble", "exposed comm", "MFU"}) {
-        ImGui::TableSetupColumn(header);
-    }
+    for (const char* header : headers) ImGui::TableSetupColumn(header);
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < plan.best.size(); ++i) {
         const core::PlanEntry& entry = plan.best[i];
@@ -380,13 +399,14 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
         const std::string schedule = l.schedule == core::ScheduleKind::interleaved
                                          ? std::string("interleaved v ") + std::to_string(l.virtual_stages)
                                          : std::string(core::schedule_name(l.schedule));
-        const std::string cells[] = {std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.cp), std::to_string(l.dp),
-                                     std::to_string(l.zero), std::to_string(l.micro_batch), core::recompute_name(l.recompute), schedule,
-                                     l.sequence_parallel ? "on" : "off", core::format_bytes(entry.estimate.memory_per_gpu_bytes),
-                                     core::format_seconds(entry.estimate.step_seconds), core::format_seconds(entry.estimate.bubble_seconds),
-                                     core::format_seconds(entry.estimate.exposed_comm_seconds), core::format_percent(entry.estimate.mfu)};
-        for (int column = 0; column < 14; ++column) {
-            ImGui::TableSetColumnIndex(column + 1);
+        std::vector<std::string> cells = {std::to_string(l.tp), std::to_string(l.pp), std::to_string(l.cp), std::to_string(l.dp),
+                                          std::to_string(l.zero), std::to_string(l.micro_batch), core::recompute_name(l.recompute), schedule,
+                                          l.sequence_parallel ? "on" : "off", core::format_bytes(entry.estimate.memory_per_gpu_bytes),
+                                          core::format_seconds(entry.estimate.step_seconds), core::format_seconds(entry.estimate.bubble_seconds),
+                                          core::format_seconds(entry.estimate.exposed_comm_seconds), core::format_percent(entry.estimate.mfu)};
+        if (experts) cells.insert(cells.begin() + 4, std::to_string(l.ep));
+        for (std::size_t column = 0; column < cells.size(); ++column) {
+            ImGui::TableSetColumnIndex(static_cast<int>(column) + 1);
             ImGui::TextUnformatted(cells[column].c_str());
         }
     }

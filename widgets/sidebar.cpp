@@ -34,6 +34,12 @@ void layout_controls(core::Scenario& scenario, const core::Report& report, EditF
     axis_slider("CP", scenario, core::LayoutAxis::cp, feedback,
                 "Context parallel: splits the sequence (must divide " + std::to_string(scenario.train.seq_len) + "); DP follows.");
     ImGui::Text("DP  %d  (GPUs / (TP x PP x CP))", report.layout.dp);
+    if (scenario.model.is_moe()) {
+        axis_slider("EP", scenario, core::LayoutAxis::ep, feedback,
+                    "Expert parallel: each MoE layer's " + std::to_string(scenario.model.experts) +
+                        " routed experts split over EP GPUs of a stage (EP x ETP divides TP x CP x DP); tokens travel by all-to-all.");
+        load_imbalance_slider("Load imbalance", scenario, feedback);
+    }
     zero_slider("ZeRO stage", scenario, feedback);
     schedule_combo("Schedule", scenario, feedback);
     if (scenario.parallel.schedule == core::ScheduleKind::interleaved) {
@@ -64,7 +70,12 @@ void headline(const core::Report& report, const core::ReportText& text) {
                       " + master " + core::format_bytes(memory.per_gpu.master_bytes) + " + optimizer " +
                       core::format_bytes(memory.per_gpu.optimizer_bytes) + " + activations " + core::format_bytes(memory.per_gpu.activations_bytes));
     const core::ComputeReport& compute = report.compute;
-    figure("Parameters", core::format_count(memory.params));
+    if (memory.params_active < memory.params) {
+        figure("Parameters", core::format_count(memory.params) + " (" + core::format_count(memory.params_active) + " active)",
+               "total; active per token: the routed experts a token does not visit left out");
+    } else {
+        figure("Parameters", core::format_count(memory.params));
+    }
     figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
            core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
     figure("Step time", core::format_seconds(compute.step_seconds), text.step_basis);

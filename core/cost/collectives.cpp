@@ -92,6 +92,13 @@ double collective_seconds(Collective collective, const GroupPlacement& group, do
     return 0;
 }
 
+double all_to_all_seconds(const AllToAllTraffic& traffic, const LinkSpec& scale_up, const LinkSpec& scale_out) {
+    const auto tier = [](double bytes, double peers, const LinkSpec& link) {
+        return bytes > 0 ? peers * link.latency_seconds + bytes / (link.bytes_per_s * link.efficiency) : 0.0;
+    };
+    return std::max(tier(traffic.scale_up_bytes, traffic.scale_up_peers, scale_up), tier(traffic.scale_out_bytes, traffic.scale_out_peers, scale_out));
+}
+
 BandwidthFigures nccl_bandwidth(Collective collective, int ranks, double buffer_bytes, double seconds) {
     BandwidthFigures figures;
     if (seconds <= 0) return figures;

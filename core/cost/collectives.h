@@ -37,6 +37,18 @@ double group_bus_bytes_per_s(const GroupPlacement&, const LinkSpec& scale_up, co
 // send_recv: one message between two neighbours, on scale-out if the group crosses nodes.
 double collective_seconds(Collective, const GroupPlacement&, double buffer_bytes, const LinkSpec& scale_up, const LinkSpec& scale_out);
 
+// One GPU's all-to-all over two tiers, pairwise exchange in the alpha-beta model (Thakur, Rabenseifner and Gropp 2005:
+// (p - 1) alpha + the bytes sent x beta): what is bound for GPUs of its own node on the scale-up link, the rest through its
+// own NIC (an all-to-all cannot spread one GPU's traffic over the node's NICs: sjeaugey, nccl-tests #267). The two tiers
+// run at once, so the slower decides (moe.md).
+struct AllToAllTraffic {
+    double scale_up_bytes = 0;
+    double scale_up_peers = 0;
+    double scale_out_bytes = 0;
+    double scale_out_peers = 0;
+};
+double all_to_all_seconds(const AllToAllTraffic&, const LinkSpec& scale_up, const LinkSpec& scale_out);
+
 struct BandwidthFigures {
     double algbw_bytes_per_s = 0;  // S / t
     double busbw_bytes_per_s = 0;  // algbw x factor: comparable with the link's bandwidth

@@ -10,6 +10,7 @@ const char* comm_axis_name(CommAxis axis) {
         case CommAxis::cp: return "cp";
         case CommAxis::pp: return "pp";
         case CommAxis::dp: return "dp";
+        case CommAxis::ep: return "ep";
     }
     return "?";
 }
@@ -20,6 +21,14 @@ constexpr double kActivationBytes = 2.0;  // bf16 on the wire
 
 // How many of rank 0's group share its node, the first `node_ranks` ranks. Ranks run TP fastest, then CP, PP, DP
 // (rank_coordinates): a group whose members are `stride` ranks apart has ceil(node_ranks / stride) of them there.
+// How many of a group of the first pipeline stage's GPUs lie in the first node_ranks ranks: the group holds the GPUs with
+// stage indices start, start + stride, ... (size of them), an index running over tp, then cp, then dp (stage_rank_index).
+int stage_members_in_first_node(const Layout& layout, long long stride, long long size, int node_ranks) {
+    int members = 0;  // ranks grow with the stage index, so the count stops at the first beyond the node
+    for (long long i = 0; i < size && rank_of_stage_index(layout, 0, i * stride) < node_ranks; ++i) ++members;
+    return std::max(1, members);
+}
+
 int members_in_first_node(CommAxis axis, const Layout& layout, int node_ranks) {
     const auto within = [&](long long stride, long long size) { return static_cast<int>(std::min(size, (node_ranks + stride - 1) / stride)); };
     switch (axis) {
@@ -36,8 +45,20 @@ int members_in_first_node(CommAxis axis, const Layout& layout, int node_ranks) {
             }
             return members;
         }
+        case CommAxis::ep: return stage_members_in_first_node(layout, layout.etp, layout.ep, node_ranks);
     }
     return 1;
+}
+
+long long layout_span(const Layout& layout) { return 1LL * layout.tp * layout.cp * layout.pp * layout.dp; }
+
+// A group of the first stage's GPUs `stride` apart in stage index: where it sits.
+GroupPlacement stage_group(const Layout& layout, int gpus_per_node, long long stride, int ranks) {
+    GroupPlacement group;
+    group.ranks = ranks;
+    const int node_ranks = static_cast<int>(std::min<long long>(gpus_per_node, layout_span(layout)));
+    group.ranks_per_node = std::min(ranks, stage_members_in_first_node(layout, stride, ranks, node_ranks));
+    return group;
 }
 
 }  // namespace
@@ -49,10 +70,17 @@ GroupPlacement axis_placement(CommAxis axis, const Layout& layout, int gpus_per_
         case CommAxis::cp: group.ranks = layout.cp; break;
         case CommAxis::pp: group.ranks = layout.pp; break;
         case CommAxis::dp: group.ranks = layout.dp * layout.cp; break;
+        case CommAxis::ep: group.ranks = layout.ep; break;
     }
     const long long span = 1LL * layout.tp * layout.cp * layout.pp * layout.dp;
     group.ranks_per_node = std::min<long long>(group.ranks, members_in_first_node(axis, layout, static_cast<int>(std::min<long long>(gpus_per_node, span))));
     return group;
+}
+
+GroupPlacement expert_tp_placement(const Layout& layout, int gpus_per_node) { return stage_group(layout, gpus_per_node, 1, layout.etp); }
+
+GroupPlacement expert_dp_placement(const Layout& layout, int gpus_per_node) {
+    return stage_group(layout, gpus_per_node, 1LL * layout.ep * layout.etp, std::max(1, layout.expert_data_parallel()));
 }
 
 TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
@@ -124,9 +152,89 @@ PpComm pp_comm(const Scenario& scenario, const Layout& layout) {
 }
 
 DpComm dp_comm(const Scenario& scenario, const Layout& layout, double params_per_gpu, int stage_layers, int microbatches) {
+    return dp_comm_over(scenario, layout, axis_placement(CommAxis::dp, layout, scenario.cluster.gpus_per_node), params_per_gpu, stage_layers,
+                        microbatches);
+}
+
+DpComm combined(const DpComm& dense, const DpComm& experts) {
+    DpComm sum = dense;
+    sum.grad_bytes += experts.grad_bytes;
+    sum.weight_bytes += experts.weight_bytes;
+    sum.grad_reduce_seconds += experts.grad_reduce_seconds;
+    sum.param_gather_seconds += experts.param_gather_seconds;
+    sum.layer_gather_seconds += experts.layer_gather_seconds;
+    sum.layer_reduce_seconds += experts.layer_reduce_seconds;
+    sum.bytes_per_gpu += experts.bytes_per_gpu;
+    return sum;
+}
+
+EpComm ep_layer_comm(const Scenario& scenario, const Layout& layout) {
+    EpComm comm;
+    const ModelSpec& model = scenario.model;
+    if (!model.is_moe()) return comm;
+    const ClusterSpec& cluster = scenario.cluster;
+    const MoeSpec& moe = scenario.moe;
+    const double k = model.experts_per_token;
+    const double h = model.hidden;
+    comm.tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / (1.0 * layout.cp * layout.tp);
+    comm.load_factor = moe.load_factor();
+    comm.dispatch_message_bytes = comm.tokens * k * h * moe.dispatch_bytes;
+    const int passes = layout.recompute == Recompute::full ? 3 : 2;
+    double bytes_per_pass = 0;
+    if (layout.ep > 1) {
+        const GroupPlacement group = axis_placement(CommAxis::ep, layout, cluster.gpus_per_node);
+        const double ep = group.ranks;
+        const double in_node = group.ranks_per_node;
+        const double nodes = group.nodes();
+        comm.nodes = group.nodes();
+        comm.scale_up_copies = k * (in_node - 1.0) / ep;
+        comm.scale_out_copies = k * (ep - in_node) / ep;
+        double scale_out_peers = ep - in_node;
+        if (moe.node_limit > 0 && nodes > 1) {
+            // One InfiniBand copy per destination node (the token's experts span at most node_limit of them, its own among
+            // them with chance used / nodes), the rest forwarded over NVLink at the destination.
+            const double used = std::min({static_cast<double>(moe.node_limit), nodes, k});
+            const double remote_nodes = std::min(comm.scale_out_copies, used * (nodes - 1.0) / nodes);
+            comm.scale_up_copies += comm.scale_out_copies - remote_nodes;
+            comm.scale_out_copies = remote_nodes;
+            scale_out_peers = nodes - 1.0;
+        }
+        const auto all_to_all = [&](double element_bytes) {
+            const double copy_bytes = comm.tokens * h * element_bytes * comm.load_factor;  // the busiest GPU's receives
+            AllToAllTraffic traffic;
+            traffic.scale_up_bytes = copy_bytes * comm.scale_up_copies;
+            traffic.scale_up_peers = in_node - 1.0;
+            traffic.scale_out_bytes = copy_bytes * comm.scale_out_copies;
+            traffic.scale_out_peers = scale_out_peers;
+            return all_to_all_seconds(traffic, cluster.scale_up, cluster.scale_out);
+        };
+        comm.dispatch_seconds = all_to_all(moe.dispatch_bytes);
+        comm.combine_seconds = all_to_all(kActivationBytes);
+        const double copies = comm.scale_up_copies + comm.scale_out_copies;
+        comm.dispatch_bytes = comm.tokens * copies * h * moe.dispatch_bytes;
+        comm.combine_bytes = comm.tokens * copies * h * kActivationBytes;
+        bytes_per_pass += comm.dispatch_bytes + comm.combine_bytes;
+        comm.all_to_alls = 2 * passes;
+    }
+    if (layout.etp > 1) {
+        // The tokens the ETP group received, gathered to every member, and the members' partial outputs reduce-scattered.
+        const GroupPlacement group = expert_tp_placement(layout, cluster.gpus_per_node);
+        const double buffer = comm.tokens * k * h * kActivationBytes * comm.load_factor * layout.etp;
+        comm.etp_seconds = collective_seconds(Collective::all_gather, group, buffer, cluster.scale_up, cluster.scale_out) +
+                           collective_seconds(Collective::reduce_scatter, group, buffer, cluster.scale_up, cluster.scale_out);
+        bytes_per_pass += 2.0 * ring_bytes_sent_per_rank(Collective::all_gather, layout.etp, buffer / comm.load_factor);
+    }
+    comm.forward_seconds = comm.dispatch_seconds + comm.combine_seconds + comm.etp_seconds;
+    comm.backward_seconds = comm.forward_seconds;
+    comm.recompute_seconds = layout.recompute == Recompute::full ? comm.forward_seconds : 0.0;
+    comm.bytes_per_gpu = passes * bytes_per_pass;
+    return comm;
+}
+
+DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupPlacement& group, double params_per_gpu, int stage_layers,
+                    int microbatches) {
     DpComm comm;
-    const GroupPlacement group = axis_placement(CommAxis::dp, layout, scenario.cluster.gpus_per_node);
-    if (group.ranks <= 1) return comm;
+    if (group.ranks <= 1 || params_per_gpu <= 0) return comm;
     const ClusterSpec& cluster = scenario.cluster;
     const PrecisionRecipe& recipe = scenario.precision;
     comm.grad_bytes = params_per_gpu * recipe.grad_comm_bytes_per_param();

@@ -7,12 +7,17 @@
 
 namespace core {
 
-enum class CommAxis { tp, cp, pp, dp };
-const char* comm_axis_name(CommAxis);  // "tp", "cp", "pp", "dp"
+enum class CommAxis { tp, cp, pp, dp, ep };
+inline constexpr int kCommAxes = 5;
+const char* comm_axis_name(CommAxis);  // "tp", "cp", "pp", "dp", "ep"
 
 // Where an axis's group sits: ranks run TP fastest, then CP, PP, DP; the DP group (gradients) is DP x CP ranks,
-// since context-parallel ranks hold the same weights.
+// since context-parallel ranks hold the same weights. The EP group: ep ranks etp apart among a stage's tp x cp x dp GPUs.
 GroupPlacement axis_placement(CommAxis, const Layout&, int gpus_per_node);
+// The expert tensor parallel group (etp consecutive ranks of a stage) and the expert data parallel group (EDP ranks,
+// ep x etp apart), over which the routed experts' gradients are reduced and their optimizer state sharded.
+GroupPlacement expert_tp_placement(const Layout&, int gpus_per_node);
+GroupPlacement expert_dp_placement(const Layout&, int gpus_per_node);
 
 // Tensor parallelism, one layer, one micro-batch: Megatron's two all-reduces forward and two backward of the b s h
 // activations (Narayanan 2021 sec 3.2), or with sequence parallelism an all-gather and a reduce-scatter in their place
@@ -62,5 +67,36 @@ struct DpComm {
     bool all_reduce = true;         // ZeRO-0 without a sharded optimizer
 };
 DpComm dp_comm(const Scenario&, const Layout&, double params_per_gpu, int stage_layers, int microbatches);
+// The same over another group: the routed experts' parameters over the expert data parallel group.
+DpComm dp_comm_over(const Scenario&, const Layout&, const GroupPlacement&, double params_per_gpu, int stage_layers, int microbatches);
+// Both buckets reduced one after the other on the data-parallel stream: the sums of their figures.
+DpComm combined(const DpComm& dense, const DpComm& experts);
+
+// Expert parallelism, one MoE layer, one micro-batch, on the busiest GPU: the all-to-all that dispatches each token's
+// hidden state to its top-k experts and the one that combines their outputs, forward; both again backward (the output
+// gradients to the experts, the input gradients back); a full recompute repeats the forward's (moe.md; Megatron-Core's
+// alltoall dispatcher). Uniform routing: a share (ep - 1) / ep of the copies leaves the GPU and (ep - g) / ep its node
+// (g EP ranks per node); node-limited routing sends one InfiniBand copy per destination node and fans out over NVLink
+// there (DeepSeek-V3 sec 3.2.2). The busiest GPU receives load_factor x the mean. With ETP > 1 the dispatched tokens are
+// all-gathered over the ETP group and the outputs reduce-scattered.
+struct EpComm {
+    double tokens = 0;                 // tokens entering the router on one GPU, b s / (tp cp) (sequence parallel under TP)
+    double load_factor = 1;            // the busiest GPU's received tokens over the mean
+    double scale_up_copies = 0;        // per token: copies sent to GPUs of the same node (NVLink), forwarding included
+    double scale_out_copies = 0;       // per token: copies sent to other nodes (InfiniBand)
+    double dispatch_message_bytes = 0; // one dispatch's buffer: tokens x top-k x h x dispatch bytes
+    double dispatch_bytes = 0;         // sent by one GPU in one dispatch (copies leaving it)
+    double combine_bytes = 0;          // in one combine (bf16)
+    double dispatch_seconds = 0;       // one dispatch all-to-all on the busiest GPU, two tiers at once (the slower decides)
+    double combine_seconds = 0;
+    double etp_seconds = 0;            // ETP: the all-gather after the dispatch and the reduce-scatter before the combine
+    double forward_seconds = 0;        // dispatch + combine (+ ETP)
+    double backward_seconds = 0;       // their gradients, the same volumes
+    double recompute_seconds = 0;      // full recompute repeats the forward's
+    double bytes_per_gpu = 0;          // one layer, all passes
+    int all_to_alls = 0;               // per layer per micro-batch, all passes: 4, or 6 recomputed
+    int nodes = 1;                     // nodes the EP group spans
+};
+EpComm ep_layer_comm(const Scenario&, const Layout&);
 
 }  // namespace core

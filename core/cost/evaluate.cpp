@@ -23,7 +23,53 @@ LayoutReport layout_report(const Scenario& scenario) {
     layout.gpus_per_node = scenario.cluster.gpus_per_node;
     layout.nodes = (scenario.cluster.gpus + scenario.cluster.gpus_per_node - 1) / scenario.cluster.gpus_per_node;
     layout.microbatches = microbatches_per_step(scenario);
+    layout.ep = scenario.parallel.ep;
+    layout.etp = scenario.parallel.etp;
     return layout;
+}
+
+// What the step model says of the routing: per MoE layer, what DualPipe and the anatomy need.
+MoeReport moe_report(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& inputs) {
+    MoeReport moe;
+    const ModelSpec& model = scenario.model;
+    if (!model.is_moe()) return moe;
+    const ParamBreakdown params = count_params(model, scenario.train.seq_len);
+    const EpComm& ep = inputs.ep;
+    const LayerComm& comm = inputs.comm;
+    moe.has_experts = true;
+    moe.experts = model.experts;
+    moe.experts_per_token = model.experts_per_token;
+    moe.shared_experts = model.shared_experts;
+    moe.moe_layers = params.moe_layers;
+    moe.dense_layers = params.dense_layers;
+    moe.stage_moe_layers = moe_layers_on_heaviest_stage(model, layout.pp);
+    moe.ep = layout.ep;
+    moe.etp = layout.etp;
+    moe.expert_data_parallel = layout.expert_data_parallel();
+    moe.local_experts = model.experts / layout.ep;
+    moe.ep_nodes = ep.nodes;
+    moe.load_factor = ep.load_factor;
+    moe.tokens_per_gpu = ep.tokens;
+    moe.tokens_per_expert = ep.tokens * layout.etp * model.experts_per_token * layout.ep / model.experts * ep.load_factor;
+    moe.scale_up_copies = ep.scale_up_copies;
+    moe.scale_out_copies = ep.scale_out_copies;
+    moe.dispatch_bytes_per_layer = ep.dispatch_bytes;
+    moe.combine_bytes_per_layer = ep.combine_bytes;
+    moe.all_to_all_forward_seconds_per_layer = ep.forward_seconds;
+    moe.all_to_all_backward_seconds_per_layer = ep.backward_seconds;
+    moe.all_to_all_exposed_seconds_per_layer = comm.ep_forward.cost() + comm.ep_recompute.cost() + comm.ep_backward.cost();
+    moe.layer_forward_seconds = cost.moe_layer.forward;
+    moe.layer_backward_seconds = cost.moe_layer.backward();
+    for (const Kernel& kernel : cost.kernels) {
+        const bool routed = kernel.id == KernelId::router || kernel.id == KernelId::permute || kernel.id == KernelId::expert_up ||
+                            kernel.id == KernelId::expert_activation || kernel.id == KernelId::expert_down || kernel.id == KernelId::unpermute;
+        if (kernel.scope == KernelScope::layer && routed) moe.expert_compute_seconds_per_layer += kernel.total_seconds();
+    }
+    const MoeSpec& spec = scenario.moe;
+    if (spec.capacity_factor > 0 && spec.load_imbalance > spec.capacity_factor) {
+        moe.dropped_share = (spec.load_imbalance - spec.capacity_factor) / spec.load_imbalance;
+    }
+    return moe;
 }
 
 // A checkpoint holds the recipe's state but the gradients, which the next step recomputes.
@@ -35,9 +81,9 @@ double checkpoint_bytes(const MemoryReport& memory) {
     return bytes;
 }
 
-void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimate& step, CommReport& report) {
+void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimate& step, double ep_dispatch_seconds, CommReport& report) {
     const ClusterSpec& cluster = scenario.cluster;
-    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp}) {
+    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp, CommAxis::ep}) {
         const GroupPlacement group = axis_placement(axis, layout, cluster.gpus_per_node);
         if (group.ranks <= 1) continue;
         const int index = static_cast<int>(axis);
@@ -53,6 +99,7 @@ void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimat
                 comm.collective = layout.zero == 3 ? Collective::all_gather
                                   : layout.zero == 0 && !scenario.precision.sharded_optimizer ? Collective::all_reduce : Collective::reduce_scatter;
                 break;
+            case CommAxis::ep: comm.collective = Collective::all_to_all; break;
         }
         comm.bus_bytes_per_s = comm.collective == Collective::send_recv
                                    ? (comm.crosses_nodes ? cluster.scale_out : cluster.scale_up).bytes_per_s *
@@ -64,7 +111,11 @@ void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimat
         comm.exposed_seconds = step.breakdown.exposed_comm_seconds[index];
         comm.hidden = comm.exposed_seconds <= 0.0;
         const GroupPlacement nccl_group = comm.collective == Collective::send_recv ? GroupPlacement{2, comm.crosses_nodes ? 1 : 2} : group;
-        const double one = collective_seconds(comm.collective, nccl_group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        // One dispatch, as the EP model times it (two tiers at once); the others, as NCCL's ring does.
+        const double one = axis == CommAxis::ep ? ep_dispatch_seconds
+                                                : collective_seconds(comm.collective, nccl_group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        if (axis == CommAxis::ep) comm.bus_bytes_per_s = (comm.crosses_nodes ? cluster.scale_out : cluster.scale_up).bytes_per_s *
+                                                         (comm.crosses_nodes ? cluster.scale_out : cluster.scale_up).efficiency;
         const BandwidthFigures figures = nccl_bandwidth(comm.collective, nccl_group.ranks, comm.message_bytes, one);
         comm.algbw_bytes_per_s = figures.algbw_bytes_per_s;
         comm.busbw_bytes_per_s = figures.busbw_bytes_per_s;
@@ -94,7 +145,8 @@ Report evaluate(const Scenario& scenario) {
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
 
     const LayerCost cost = layer_cost(scenario, split_of(layout), true);
-    const StepEstimate step = estimate_step(scenario, layout, cost, PipelineTiming::timeline);
+    const StepInputs inputs = step_inputs(scenario, layout, cost);
+    const StepEstimate step = estimate_step(scenario, layout, cost, inputs, PipelineTiming::timeline);
     compute.kernels = cost.kernels;
     compute.kernels.push_back(step.optimizer);
     compute.breakdown_seconds = step.breakdown;
@@ -119,8 +171,9 @@ Report evaluate(const Scenario& scenario) {
     pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
 
     fill_memory_report(scenario, step.inflight_microbatches, report.memory);
-    compute.six_n_flops_per_step = 6.0 * report.memory.params * compute.tokens_per_step;
-    fill_comm(scenario, layout, step, report.comm);
+    compute.six_n_flops_per_step = 6.0 * report.memory.params_active * compute.tokens_per_step;  // active parameters for experts
+    fill_comm(scenario, layout, step, inputs.ep.dispatch_seconds, report.comm);
+    report.moe = moe_report(scenario, layout, cost, inputs);
 
     const StepBreakdown& parts = step.breakdown;
     compute.compute_seconds = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds;

@@ -62,6 +62,20 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
                         (scenario.overlap.dp_grad_reduce ? "; behind the backward but for the last bucket" : "; after the backward"),
                     "Rajbhandari et al. 2019 sec 7; nccl-tests PERFORMANCE.md"};
         }
+        case CommAxis::ep: {
+            const MoeReport& moe = report.moe;
+            const MoeSpec& spec = scenario.moe;
+            std::string routing = format_number(moe.scale_out_copies) + " of each token's " + std::to_string(moe.experts_per_token) +
+                                  " copies cross nodes, " + format_number(moe.scale_up_copies) + " stay on " + scenario.cluster.scale_up.name;
+            if (spec.node_limit > 0) routing += " (node-limited to " + std::to_string(spec.node_limit) + " nodes: one copy per node, fanned out inside)";
+            return {"per MoE layer: dispatch (" + format_number(spec.dispatch_bytes) + " B per element) and combine (2 B) all-to-alls of tokens x top-k x h, "
+                        "forward and again backward" + (scenario.train.recompute == Recompute::full ? ", and in the recomputed forward" : "") +
+                        "; " + routing + "; the busiest GPU receives " + format_number(moe.load_factor) + "x the mean; " +
+                        format_bytes(moe.dispatch_bytes_per_layer + moe.combine_bytes_per_layer) + " sent per GPU per layer forward, " +
+                        format_seconds(moe.all_to_all_forward_seconds_per_layer) + " forward, the slower of NVLink and InfiniBand" +
+                        (scenario.overlap.ep_all_to_all ? "; behind another micro-batch's compute" : "; on the critical path"),
+                    "Thakur, Rabenseifner and Gropp 2005 (pairwise all-to-all); DeepSeek-V3 sec 3.2.2 (node-limited routing)"};
+        }
     }
     return {};
 }
@@ -97,6 +111,7 @@ std::string collective_text(const Scenario& scenario, const AxisComm& axis) {
             if (scenario.parallel.zero == 3) return "all-gather x 2 + reduce-scatter per layer";
             if (scenario.parallel.zero >= 1 || scenario.precision.sharded_optimizer) return "reduce-scatter + all-gather";
             return "all-reduce (ring)";
+        case CommAxis::ep: return "all-to-all dispatch + combine";
     }
     return collective_name(axis.collective);
 }
@@ -124,13 +139,32 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     const std::string layout = layout_text(scenario);
     for (const MemoryBlock& block : memory.blocks) {
         if (block.component >= 0 && block.component < static_cast<int>(scenario.precision.components.size())) {
+            if (block.experts) {
+                // The routed experts' part: split over EP x ETP, sharded over the expert data parallel group.
+                const std::string label = "expert " + scenario.precision.components[block.component].label;
+                const ExpertMemory& experts = memory.experts;
+                text.block_labels.push_back(label);
+                text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(experts.params) +
+                                                " routed-expert params = " + format_bytes(block.whole_bytes),
+                                            scenario.precision.source});
+                text.block_per_gpu.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(experts.stage_params) +
+                                                  " on the stage / (ep " + std::to_string(report.layout.ep) + " x etp " +
+                                                  std::to_string(report.layout.etp) + ")" +
+                                                  (block.sharded_over_dp ? " / EDP " + std::to_string(experts.expert_data_parallel) : std::string()) +
+                                                  " = " + format_bytes(block.per_gpu_bytes),
+                                              "Megatron-Core moe/README.md (expert data parallel); " + scenario.precision.source});
+                continue;
+            }
             const std::string& label = scenario.precision.components[block.component].label;
             text.block_labels.push_back(label);
-            text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(memory.params) + " = " +
+            const double dense_params = memory.params - memory.experts.params;
+            text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(dense_params) +
+                                            (memory.experts.params > 0 ? " params outside the routed experts" : "") + " = " +
                                             format_bytes(block.whole_bytes),
                                         scenario.precision.source});
             const int shards = report.layout.dp * report.layout.cp;
-            text.block_per_gpu.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(memory.params_per_gpu) +
+            text.block_per_gpu.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " +
+                                              format_sci(memory.params_per_gpu - memory.experts.params_per_gpu) +
                                               " params on the GPU (" + layout + ")" +
                                               (block.sharded_over_dp ? " / " + std::to_string(shards) + " (ZeRO-" + std::to_string(scenario.parallel.zero) + ")"
                                                                      : std::string()) +
@@ -146,8 +180,15 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     }
     const ActivationReport& activations = memory.activations;
     text.activation_configuration = configuration_of(scenario, activations);
-    text.activations = {"s b h x " + format_number(activations.sbh_coefficient) + (activations.attention_score_bytes > 0 ? " + 5 a s^2 b / t" : "") +
-                            " = " + format_bytes(activations.bytes_per_layer) + " per layer; x " + std::to_string(activations.layers_on_first_stage) +
+    const std::string per_layer =
+        report.moe.stage_moe_layers > 0
+            ? "a dense layer s b h x " + format_number(activations.sbh_coefficient) + "; an MoE layer " +
+                  format_bytes(memory.experts.moe_layer_activation_bytes) + " with its routed copies (" + format_bytes(activations.expert_bytes) +
+                  "); " + std::to_string(report.moe.stage_moe_layers) + " of the stage's layers have experts: a mean " +
+                  format_bytes(activations.bytes_per_layer)
+            : "s b h x " + format_number(activations.sbh_coefficient) + (activations.attention_score_bytes > 0 ? " + 5 a s^2 b / t" : "") + " = " +
+                  format_bytes(activations.bytes_per_layer);
+    text.activations = {per_layer + " per layer; x " + std::to_string(activations.layers_on_first_stage) +
                             " layers x " + format_number(activations.inflight_microbatches) + " micro-batches in flight = " +
                             format_bytes(activations.first_stage_bytes),
                         "Korthikanti et al. 2022, Table 2"};

@@ -27,6 +27,13 @@ const char* kernel_name(KernelId id) {
         case KernelId::logits: return "logits";
         case KernelId::cross_entropy: return "cross_entropy";
         case KernelId::optimizer: return "optimizer";
+        case KernelId::router: return "router";
+        case KernelId::permute: return "permute";
+        case KernelId::expert_up: return "expert_up";
+        case KernelId::expert_activation: return "expert_activation";
+        case KernelId::expert_down: return "expert_down";
+        case KernelId::unpermute: return "unpermute";
+        case KernelId::latent_up: return "latent_up";
     }
     return "?";
 }
@@ -80,8 +87,8 @@ const MemoryClassEfficiency& memory_class_of(const GpuEfficiency& efficiency, Me
 // Builds one layer's (or one stage edge's) kernel list in execution order.
 class Builder {
 public:
-    Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope)
-        : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope) {
+    Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope, bool moe_layer = false)
+        : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope), moe_(moe_layer && scenario.model.is_moe()) {
         const ModelSpec& model = scenario.model;
         tp_ = split.tp;
         local_seq_ = static_cast<double>(scenario.train.seq_len) / split.cp;
@@ -97,6 +104,20 @@ public:
         gated_ = model.gated_mlp;
         dropout_ = scenario.train.dropout;
         fp32_stream_ = traits_.autocast_casts;  // eager autocast keeps the residual stream and norm outputs in fp32
+        mla_ = model.is_mla();
+        qk_dim_ = model.qk_head_dim();
+        v_dim_ = model.value_head_dim();
+        if (moe_) {
+            // Megatron-Core requires sequence parallelism with TP: each TP rank routes its 1/tp of the tokens.
+            moe_tokens_ = tokens_ / split.tp;
+            experts_ = model.experts;
+            top_k_ = model.experts_per_token;
+            local_experts_ = static_cast<double>(model.experts) / split.ep;
+            expert_ffn_ = static_cast<double>(model.expert_ffn_hidden) / split.etp;
+            // Each local expert's batch: the EP group's tokens (x etp after the ETP gather) x top-k / E, at the busiest load.
+            expert_tokens_ = moe_tokens_ * split.etp * top_k_ * split.ep / experts_ * scenario.moe.load_factor();
+            shared_ffn_ = static_cast<double>(model.shared_experts) * model.shared_ffn_hidden / split.tp;
+        }
     }
 
     Kernel& gemm(KernelId id, KernelPass pass, double m, double n, double k, double batch = 1.0,
@@ -129,6 +150,24 @@ public:
         }
     }
 
+    // A grouped GEMM (one per local expert, as Megatron-Core's GroupedGEMM and DeepSeek's kernels run them): timed at the
+    // efficiency of one member's size, not of the group's total.
+    Kernel& grouped_gemm(KernelId id, KernelPass pass, double m, double n, double k, double groups) {
+        Kernel& kernel = gemm(id, pass, m, n, k, groups);
+        kernel.efficiency_size = 2.0 * m * n * k;
+        return kernel;
+    }
+
+    void grouped_gemm_backward(KernelId id, double m, double n, double k, double groups) {
+        grouped_gemm(id, KernelPass::backward_input, m, k, n, groups);
+        Kernel& weight_grad = grouped_gemm(id, KernelPass::backward_weight, k, n, m, groups);
+        if (traits_.separate_grad_accumulation) {
+            grad_accumulate(k * n * groups);
+        } else if (traits_.main_grad_bytes > kActivationBytes) {
+            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - kActivationBytes) * k * n * groups;
+        }
+    }
+
     Kernel& memory(KernelId id, KernelPass pass, MemoryClass memory_class, double bytes, double flops = 0, int count = 1,
                    KernelCategory category = KernelCategory::elementwise) {
         Kernel kernel;
@@ -153,11 +192,12 @@ public:
         kernel.is_fused_attention = true;
         kernel.flops = flops;
         // Q, K, V read and O written (backward: read with dO, and dQ, dK, dV written): the s x s scores never reach HBM.
-        const double qkvo = tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * kActivationBytes;
+        const double qkvo = qk_dim_ == v_dim_ ? tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * kActivationBytes
+                                              : tokens_ * (heads_ + kv_heads_) * (qk_dim_ + v_dim_) * kActivationBytes;
         kernel.bytes = pass == KernelPass::backward_input ? 2.0 * qkvo : qkvo;
         kernel.m = local_seq_;
         kernel.n = keys_;
-        kernel.k = head_dim_;
+        kernel.k = qk_dim_;
         kernel.batch = micro_batch_ * heads_;
         // Ring attention runs one local-queries x local-keys block per step: the kernel's size is the chunk's.
         kernel.efficiency_size = std::min(local_seq_, keys_);
@@ -174,22 +214,31 @@ public:
                 weight_cast(pass, hidden_ * (heads_ + 2.0 * kv_heads_) * head_dim_);
                 input_cast(pass);
             }
-            gemm(KernelId::qkv, pass, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+            if (mla_) {
+                latent_forward(pass);
+            } else {
+                gemm(KernelId::qkv, pass, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+            }
         }
         attention_core_forward(pass);
         if (attention_core_only) return;
-        if (!traits_.fused_elementwise) memory(KernelId::head_transpose, pass, MemoryClass::streaming, 2.0 * tokens_ * heads_ * head_dim_ * kActivationBytes);
-        if (traits_.autocast_casts) weight_cast(pass, heads_ * head_dim_ * hidden_);
-        gemm(KernelId::out_proj, pass, tokens_, hidden_, heads_ * head_dim_);
+        if (!traits_.fused_elementwise) memory(KernelId::head_transpose, pass, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * kActivationBytes);
+        if (traits_.autocast_casts) weight_cast(pass, heads_ * v_dim_ * hidden_);
+        gemm(KernelId::out_proj, pass, tokens_, hidden_, heads_ * v_dim_);
         residual_forward(pass);
         memory(KernelId::norm, pass, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes, 8.0 * norm_tokens_ * hidden_);
+        if (moe_) {
+            moe_forward(pass);
+            residual_forward(pass);
+            return;
+        }
         const double up_width = (gated_ ? 2.0 : 1.0) * ffn_;
         if (traits_.autocast_casts) {
             weight_cast(pass, hidden_ * up_width);
             input_cast(pass);
         }
         gemm(KernelId::mlp_up, pass, tokens_, up_width, hidden_);
-        activation_forward(pass);
+        activation_forward(pass, tokens_ * ffn_, KernelId::activation);
         if (traits_.autocast_casts) weight_cast(pass, ffn_ * hidden_);
         gemm(KernelId::mlp_down, pass, tokens_, hidden_, ffn_);
         residual_forward(pass);
@@ -199,18 +248,26 @@ public:
         const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
         const double up_width = (gated_ ? 2.0 : 1.0) * ffn_;
         residual_backward();
-        gemm_backward(KernelId::mlp_down, tokens_, hidden_, ffn_);
-        activation_backward();
-        gemm_backward(KernelId::mlp_up, tokens_, up_width, hidden_);
+        if (moe_) {
+            moe_backward();
+        } else {
+            gemm_backward(KernelId::mlp_down, tokens_, hidden_, ffn_);
+            activation_backward(tokens_ * ffn_, KernelId::activation);
+            gemm_backward(KernelId::mlp_up, tokens_, up_width, hidden_);
+        }
         // dx = f(x, dy), read twice by the reduction and the rescale, written once.
         memory(KernelId::norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes, 12.0 * norm_tokens_ * hidden_);
         residual_backward();
-        gemm_backward(KernelId::out_proj, tokens_, hidden_, heads_ * head_dim_);
+        gemm_backward(KernelId::out_proj, tokens_, hidden_, heads_ * v_dim_);
         if (!traits_.fused_elementwise) {
-            memory(KernelId::head_transpose, KernelPass::backward_input, MemoryClass::streaming, 2.0 * tokens_ * heads_ * head_dim_ * kActivationBytes);
+            memory(KernelId::head_transpose, KernelPass::backward_input, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * kActivationBytes);
         }
         attention_core_backward();
-        gemm_backward(KernelId::qkv, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+        if (mla_) {
+            latent_backward();
+        } else {
+            gemm_backward(KernelId::qkv, tokens_, (heads_ + 2.0 * kv_heads_) * head_dim_, hidden_);
+        }
         memory(KernelId::norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes, 12.0 * norm_tokens_ * hidden_);
     }
 
@@ -262,17 +319,86 @@ private:
         memory(KernelId::grad_accumulate, KernelPass::backward_weight, MemoryClass::streaming, elements * (kActivationBytes + 2.0 * traits_.main_grad_bytes));
     }
 
+    // MLA: the down-projections to the latents (and the shared rope key) are not split over TP; the up-projections are,
+    // by heads. Without a Q latent (V2-Lite) Q is projected directly, split by heads.
+    double latent_down_width() const {
+        const ModelSpec& model = scenario_.model;
+        return static_cast<double>(model.q_lora_rank) + model.kv_lora_rank + model.qk_rope_head_dim;
+    }
+    void latent_forward(KernelPass pass) {
+        const ModelSpec& model = scenario_.model;
+        const double kv_up = heads_ * (model.qk_nope_head_dim + model.v_head_dim);
+        if (model.q_lora_rank > 0) {
+            gemm(KernelId::qkv, pass, tokens_, latent_down_width(), hidden_);
+            gemm(KernelId::latent_up, pass, tokens_, heads_ * qk_dim_, model.q_lora_rank);
+        } else {
+            gemm(KernelId::qkv, pass, tokens_, latent_down_width() + heads_ * qk_dim_, hidden_);
+        }
+        gemm(KernelId::latent_up, pass, tokens_, kv_up, model.kv_lora_rank);
+    }
+    void latent_backward() {
+        const ModelSpec& model = scenario_.model;
+        gemm_backward(KernelId::latent_up, tokens_, heads_ * (model.qk_nope_head_dim + model.v_head_dim), model.kv_lora_rank);
+        if (model.q_lora_rank > 0) {
+            gemm_backward(KernelId::latent_up, tokens_, heads_ * qk_dim_, model.q_lora_rank);
+            gemm_backward(KernelId::qkv, tokens_, latent_down_width(), hidden_);
+        } else {
+            gemm_backward(KernelId::qkv, tokens_, latent_down_width() + heads_ * qk_dim_, hidden_);
+        }
+    }
+
+    // The MoE block after the second norm, forward: route, gather each token's copies by expert, the local experts' GEMMs
+    // on what the dispatch brought, put back and weight; the shared experts as a TP-split MLP over the whole sequence.
+    void moe_forward(KernelPass pass) {
+        const double copies = moe_tokens_ * top_k_;
+        const double received = expert_tokens_ * local_experts_;
+        const double up_width = (gated_ ? 2.0 : 1.0) * expert_ffn_;
+        gemm(KernelId::router, pass, moe_tokens_, experts_, hidden_);
+        // Softmax (or sigmoid) and top-k over the fp32 logits: read them, write the probabilities.
+        memory(KernelId::router, pass, MemoryClass::softmax, moe_tokens_ * experts_ * 2.0 * kFp32Bytes, 5.0 * moe_tokens_ * experts_);
+        memory(KernelId::permute, pass, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * kActivationBytes);
+        grouped_gemm(KernelId::expert_up, pass, expert_tokens_, up_width, hidden_, local_experts_);
+        activation_forward(pass, received * expert_ffn_, KernelId::expert_activation);
+        grouped_gemm(KernelId::expert_down, pass, expert_tokens_, hidden_, expert_ffn_, local_experts_);
+        memory(KernelId::unpermute, pass, MemoryClass::streaming, (copies + moe_tokens_) * hidden_ * kActivationBytes, 2.0 * copies * hidden_);
+        if (shared_ffn_ > 0) {
+            gemm(KernelId::mlp_up, pass, tokens_, (gated_ ? 2.0 : 1.0) * shared_ffn_, hidden_);
+            activation_forward(pass, tokens_ * shared_ffn_, KernelId::activation);
+            gemm(KernelId::mlp_down, pass, tokens_, hidden_, shared_ffn_);
+        }
+    }
+
+    void moe_backward() {
+        const double copies = moe_tokens_ * top_k_;
+        const double received = expert_tokens_ * local_experts_;
+        const double up_width = (gated_ ? 2.0 : 1.0) * expert_ffn_;
+        if (shared_ffn_ > 0) {
+            gemm_backward(KernelId::mlp_down, tokens_, hidden_, shared_ffn_);
+            activation_backward(tokens_ * shared_ffn_, KernelId::activation);
+            gemm_backward(KernelId::mlp_up, tokens_, (gated_ ? 2.0 : 1.0) * shared_ffn_, hidden_);
+        }
+        // The weighted sum's backward: each copy's gradient, and the router weights' (a dot product per copy).
+        memory(KernelId::unpermute, KernelPass::backward_input, MemoryClass::streaming, (2.0 * copies + moe_tokens_) * hidden_ * kActivationBytes,
+               2.0 * copies * hidden_);
+        grouped_gemm_backward(KernelId::expert_down, expert_tokens_, hidden_, expert_ffn_, local_experts_);
+        activation_backward(received * expert_ffn_, KernelId::expert_activation);
+        grouped_gemm_backward(KernelId::expert_up, expert_tokens_, up_width, hidden_, local_experts_);
+        memory(KernelId::permute, KernelPass::backward_input, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * kActivationBytes, copies * hidden_);
+        memory(KernelId::router, KernelPass::backward_input, MemoryClass::softmax, moe_tokens_ * experts_ * 3.0 * kFp32Bytes, 4.0 * moe_tokens_ * experts_);
+        gemm_backward(KernelId::router, moe_tokens_, experts_, hidden_);
+    }
+
     void attention_core_forward(KernelPass pass) {
         const bool flash = scenario_.train.flash_attention;
         // Causal attention: a flash kernel skips the masked half; the unfused path computes every score, then masks.
-        const double full_flops = 4.0 * micro_batch_ * heads_ * local_seq_ * keys_ * head_dim_;
+        const double full_flops = core_flops();
         if (flash) {
             fused_attention(pass, 0.5 * full_flops);
             return;
         }
         const double batch = micro_batch_ * heads_;
         const double scores = batch * local_seq_ * keys_;
-        gemm(KernelId::attention_scores, pass, local_seq_, keys_, head_dim_, batch, KernelCategory::attention);
+        gemm(KernelId::attention_scores, pass, local_seq_, keys_, qk_dim_, batch, KernelCategory::attention);
         if (traits_.fused_elementwise) {
             // Megatron's fused scale + causal mask + softmax: read the scores, write the probabilities.
             memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
@@ -286,19 +412,25 @@ private:
         if (dropout_) {
             memory(KernelId::attention_dropout, pass, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1, KernelCategory::attention);
         }
-        gemm(KernelId::attention_context, pass, local_seq_, head_dim_, keys_, batch, KernelCategory::attention);
+        gemm(KernelId::attention_context, pass, local_seq_, v_dim_, keys_, batch, KernelCategory::attention);
+    }
+
+    // Q K^T and P V over every query and key: 2 b a s s_k (d_qk + d_v), Korthikanti's 4 b a s^2 d when both are d.
+    double core_flops() const {
+        if (qk_dim_ == v_dim_) return 4.0 * micro_batch_ * heads_ * local_seq_ * keys_ * head_dim_;
+        return 2.0 * micro_batch_ * heads_ * local_seq_ * keys_ * (qk_dim_ + v_dim_);
     }
 
     void attention_core_backward() {
-        const double full_flops = 4.0 * micro_batch_ * heads_ * local_seq_ * keys_ * head_dim_;
+        const double full_flops = core_flops();
         if (scenario_.train.flash_attention) {
             fused_attention(KernelPass::backward_input, 2.5 * 0.5 * full_flops);  // dQ, dK, dV and the recomputed scores
             return;
         }
         const double batch = micro_batch_ * heads_;
         const double scores = batch * local_seq_ * keys_;
-        gemm(KernelId::attention_context, KernelPass::backward_input, local_seq_, keys_, head_dim_, batch, KernelCategory::attention);  // dP = dO V^T
-        gemm(KernelId::attention_context, KernelPass::backward_input, keys_, head_dim_, local_seq_, batch, KernelCategory::attention);  // dV = P^T dO
+        gemm(KernelId::attention_context, KernelPass::backward_input, local_seq_, keys_, v_dim_, batch, KernelCategory::attention);  // dP = dO V^T
+        gemm(KernelId::attention_context, KernelPass::backward_input, keys_, v_dim_, local_seq_, batch, KernelCategory::attention);  // dV = P^T dO
         if (dropout_) {
             memory(KernelId::attention_dropout, KernelPass::backward_input, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1,
                    KernelCategory::attention);
@@ -319,8 +451,8 @@ private:
             memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1,
                    KernelCategory::attention);
         }
-        gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, head_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
-        gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, head_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q
+        gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, qk_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
+        gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, qk_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q
     }
 
     void residual_forward(KernelPass pass) {
@@ -343,27 +475,25 @@ private:
         }
     }
 
-    void activation_forward(KernelPass pass) {
-        const double elements = tokens_ * ffn_;
+    void activation_forward(KernelPass pass, double elements, KernelId id) {
         if (!gated_) {
-            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 8.0 * elements);  // (bias-)GeLU
+            memory(id, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 8.0 * elements);  // (bias-)GeLU
         } else if (traits_.fused_elementwise) {
-            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 6.0 * elements);  // fused SwiGLU
+            memory(id, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 6.0 * elements);  // fused SwiGLU
         } else {
-            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 5.0 * elements);  // silu(gate)
-            memory(KernelId::activation, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);        // x up
+            memory(id, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 5.0 * elements);  // silu(gate)
+            memory(id, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);        // x up
         }
     }
 
-    void activation_backward() {
-        const double elements = tokens_ * ffn_;
+    void activation_backward(double elements, KernelId id) {
         if (!gated_) {
-            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 12.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 12.0 * elements);
         } else if (traits_.fused_elementwise) {
-            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 10.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 10.0 * elements);
         } else {
-            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 2.0 * elements);
-            memory(KernelId::activation, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 8.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 2.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 8.0 * elements);
         }
     }
 
@@ -373,6 +503,9 @@ private:
     double tp_ = 1, local_seq_ = 0, keys_ = 0, tokens_ = 0, norm_tokens_ = 0, micro_batch_ = 1;
     double hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0;
     bool gated_ = false, dropout_ = false, fp32_stream_ = false;
+    bool moe_ = false, mla_ = false;
+    double qk_dim_ = 0, v_dim_ = 0;
+    double moe_tokens_ = 0, experts_ = 0, top_k_ = 0, local_experts_ = 0, expert_ffn_ = 0, expert_tokens_ = 0, shared_ffn_ = 0;
     std::vector<Kernel> kernels_;
 };
 
@@ -390,7 +523,7 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
     double compute_seconds = 0;
     double memory_seconds = 0;
     if (kernel.is_gemm) {
-        compute_seconds = kernel.flops / (peak * efficiency.gemm.at(kernel.flops));
+        compute_seconds = kernel.flops / (peak * efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops));
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;
@@ -413,6 +546,17 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
 
 std::vector<Kernel> layer_kernels(const Scenario& scenario, const LayerSplit& split) {
     Builder builder(scenario, split, KernelScope::layer);
+    builder.layer_forward(KernelPass::forward, false);
+    if (split.recompute == Recompute::full) builder.layer_forward(KernelPass::recompute, false);
+    if (split.recompute == Recompute::selective) builder.layer_forward(KernelPass::recompute, true);
+    builder.layer_backward();
+    std::vector<Kernel> kernels = builder.take();
+    time_all(kernels, scenario);
+    return kernels;
+}
+
+std::vector<Kernel> moe_layer_kernels(const Scenario& scenario, const LayerSplit& split) {
+    Builder builder(scenario, split, KernelScope::layer, true);
     builder.layer_forward(KernelPass::forward, false);
     if (split.recompute == Recompute::full) builder.layer_forward(KernelPass::recompute, false);
     if (split.recompute == Recompute::selective) builder.layer_forward(KernelPass::recompute, true);

@@ -34,6 +34,13 @@ enum class KernelId {
     logits,             // last stage: h -> vocabulary GEMM
     cross_entropy,      // last stage: softmax and loss over the vocabulary
     optimizer,          // once per step: the optimizer over this GPU's share of the state
+    router,             // MoE: h -> experts logits, then softmax and top-k
+    permute,            // MoE: each token's copies gathered into expert order before the dispatch
+    expert_up,          // MoE: the local experts' h -> f_e GEMMs (gate and up), one grouped GEMM at each expert's shape
+    expert_activation,  // MoE: SwiGLU (or GeLU) over the routed copies
+    expert_down,        // MoE: f_e -> h per local expert
+    unpermute,          // MoE: the combined copies put back in token order and summed with the router's weights
+    latent_up,          // MLA: the latent's up-projections to per-head Q, and K and V (DeepSeek-V2 sec 2.1)
 };
 const char* kernel_name(KernelId);  // "qkv", "attention", ... (the eval keys)
 
@@ -61,7 +68,8 @@ struct Kernel {
     int count = 1;                  // instances per scope: two norms and two residual adds per layer
     double m = 0, n = 0, k = 0;     // GEMM shape after sharding, per instance (batched GEMMs: per batch entry)
     double batch = 1;               // batched GEMMs: how many (b x heads / TP)
-    double efficiency_size = 0;     // fused attention: the sequence length its efficiency is read at (a ring step's chunk)
+    double efficiency_size = 0;     // fused attention: the sequence length its efficiency is read at (a ring step's chunk);
+                                    // a grouped GEMM: one group member's FLOPs (an expert's GEMM), else the kernel's own
     double flops = 0;               // per instance, all of the batch
     double bytes = 0;               // to and from HBM, per instance
     double seconds = 0;             // per instance
@@ -77,6 +85,8 @@ struct LayerSplit {
     int micro_batch = 1;
     bool sequence_parallel = false;
     Recompute recompute = Recompute::none;
+    int ep = 1;   // expert parallel: E / ep local experts per GPU
+    int etp = 1;  // expert tensor parallel: each expert's width / etp
 
     bool operator==(const LayerSplit&) const = default;
 };
@@ -84,6 +94,10 @@ struct LayerSplit {
 // Every kernel of one layer, one micro-batch, on one GPU, in execution order: forward, recompute, then backward
 // (input and weight gradients interleaved, last forward kernel first). Timed.
 std::vector<Kernel> layer_kernels(const Scenario&, const LayerSplit&);
+// The same for a layer with routed experts: the router, the permutations around the dispatch and combine, the local experts'
+// grouped GEMMs at their real per-expert shapes (tokens x top-k / E per expert, x the busiest GPU's load factor) and the
+// shared experts; its attention as a dense layer's. Timed.
+std::vector<Kernel> moe_layer_kernels(const Scenario&, const LayerSplit&);
 // The first stage's embedding and the last stage's final norm, logits and loss, one micro-batch, all passes. Timed.
 std::vector<Kernel> edge_kernels(const Scenario&, const LayerSplit&);
 // The optimizer step over local_params parameters (this GPU's share of the state). Timed.

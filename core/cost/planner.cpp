@@ -28,23 +28,39 @@ std::vector<int> divisors_of(int n) {
     return result;
 }
 
+struct SplitHash {
+    std::size_t operator()(const LayerSplit& split) const {
+        std::uint64_t key = (static_cast<std::uint64_t>(split.tp) << 44) ^ (static_cast<std::uint64_t>(split.cp) << 24) ^
+                            (static_cast<std::uint64_t>(split.micro_batch) << 3) ^ (split.sequence_parallel ? 4u : 0u) ^
+                            static_cast<std::uint64_t>(split.recompute);
+        key ^= (static_cast<std::uint64_t>(split.ep) << 52) ^ (static_cast<std::uint64_t>(split.etp) << 60);
+        return std::hash<std::uint64_t>{}(key);
+    }
+};
+
 // A layer's kernels depend on its split alone: each split is timed once per search.
 class LayerCostCache {
 public:
     explicit LayerCostCache(const Scenario& scenario) : scenario_(scenario) {}
     const LayerCost& get(const LayerSplit& split) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(split.tp) << 44) | (static_cast<std::uint64_t>(split.cp) << 24) |
-                                  (static_cast<std::uint64_t>(split.micro_batch) << 3) | (split.sequence_parallel ? 4u : 0u) |
-                                  static_cast<std::uint64_t>(split.recompute);
-        auto found = costs_.find(key);
-        if (found == costs_.end()) found = costs_.emplace(key, layer_cost(scenario_, split, false)).first;
+        auto found = costs_.find(split);
+        if (found == costs_.end()) found = costs_.emplace(split, layer_cost(scenario_, split, false)).first;
         return found->second;
     }
 
 private:
     const Scenario& scenario_;
-    std::unordered_map<std::uint64_t, LayerCost> costs_;
+    std::unordered_map<LayerSplit, LayerCost, SplitHash> costs_;
 };
+
+// The expert-parallel degrees a stage of tp x cp x dp GPUs can take: 1 for a dense model; for one with experts, each
+// divisor of E that divides the stage's GPUs (expert tensor parallelism stays 1 in the search).
+std::vector<int> ep_choices(const ModelSpec& model, long long stage_gpus) {
+    if (!model.is_moe()) return {1};
+    std::vector<int> choices;
+    for (int ep : divisors_of(model.experts)) if (stage_gpus % ep == 0) choices.push_back(ep);
+    return choices;
+}
 
 LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
     LayoutEstimate estimate;
@@ -67,7 +83,7 @@ auto rank_key(const PlanEntry& entry) {
     const Layout& l = entry.layout;
     return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), 1LL * l.tp * l.pp * l.cp, entry.estimate.memory_per_gpu_bytes,
                            l.tp, l.pp, l.cp, l.zero, l.micro_batch, static_cast<int>(l.recompute), static_cast<int>(l.schedule),
-                           l.virtual_stages);
+                           l.virtual_stages, l.ep, l.etp);
 }
 
 bool ranks_before(const PlanEntry& a, const PlanEntry& b) { return rank_key(a) < rank_key(b); }
@@ -146,7 +162,11 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
                                                                              : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
     std::vector<StageParams> stage_params(model.layers + 1);
-    for (int pp = 1; pp <= model.layers; ++pp) stage_params[pp] = heaviest_stage_params(scenario, pp, 1);
+    std::vector<double> moe_share(model.layers + 1, 0.0);
+    for (int pp = 1; pp <= model.layers; ++pp) {
+        stage_params[pp] = heaviest_stage_params(scenario, pp, 1);
+        moe_share[pp] = stage_moe_share(model, pp);
+    }
     LayerCostCache costs(scenario);
 
     // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
@@ -169,8 +189,11 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 layout.dp = dp;
                 const int stage_layers = layers_on_first_stage(model.layers, pp);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
+                for (int ep : ep_choices(model, 1LL * tp * cp * dp)) {
+                layout.ep = ep;
                 StageParams stage = stage_params[pp];
-                stage.per_gpu = stage.params / tp;
+                stage.expert_per_gpu = stage.expert / ep;
+                stage.per_gpu = (stage.params - stage.expert) / tp + stage.expert_per_gpu;
                 for (int micro_batch : divisors_of(global_batch / dp)) {
                     const int microbatches = global_batch / (dp * micro_batch);
                     if (microbatches > kMaxMicrobatches) continue;
@@ -202,10 +225,12 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             if (cost == nullptr) cost = &costs.get(split_of(layout));
                             candidate.cost = cost;
                             // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.
-                            candidate.lower_bound = microbatches * stage_layers * (cost->layer.forward + cost->layer.backward());
+                            const PassSeconds stage_layer = mean_layer(*cost, moe_share[pp]);
+                            candidate.lower_bound = microbatches * stage_layers * (stage_layer.forward + stage_layer.backward());
                             candidates.push_back(candidate);
                         }
                     }
+                }
                 }
             }
         }

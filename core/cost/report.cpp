@@ -31,6 +31,7 @@ const char* stream_name(Stream stream) {
         case Stream::dp: return "dp";
         case Stream::pp: return "pp";
         case Stream::cp: return "cp";
+        case Stream::ep: return "ep";
     }
     return "?";
 }

@@ -22,6 +22,7 @@ struct MemoryBlock {
     double whole_bytes = 0;         // unsharded: the whole model's
     double per_gpu_bytes = 0;       // under the current DP / ZeRO / TP / PP / CP layout
     bool sharded_over_dp = false;   // divided over the DP x CP ranks by ZeRO or the distributed optimizer
+    bool experts = false;           // the routed experts' part of a state component: split over EP x ETP, sharded over EDP
 };
 
 struct PerGpuMemory {
@@ -41,6 +42,19 @@ struct ActivationReport {
     int layers_on_first_stage = 0;
     double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
+    double expert_bytes = 0;                // an MoE layer: the routed experts' part of bytes_per_layer (0 for a dense layer)
+};
+
+// Mixtures of experts: the routed experts' share of memory per GPU (Megatron-Core's buckets: attention, dense MLPs and
+// shared experts split over TP and sharded over DP; routed experts split over EP x ETP and sharded over EDP).
+struct ExpertMemory {
+    double params = 0;                      // routed-expert parameters of the whole model
+    double stage_params = 0;                // on the heaviest pipeline stage
+    double params_per_gpu = 0;              // that / (ep x etp)
+    int expert_data_parallel = 1;           // EDP = tp cp dp / (ep etp): the group their gradients and optimizer state shard over
+    double weights_bytes = 0, grads_bytes = 0, master_bytes = 0, optimizer_bytes = 0;  // included in per_gpu's
+    double activations_bytes = 0;           // the routed experts' activations in flight, included in per_gpu.activations_bytes
+    double moe_layer_activation_bytes = 0;  // one MoE layer, one micro-batch, all of it
 };
 
 struct MemoryReport {
@@ -59,6 +73,8 @@ struct MemoryReport {
     double inference_weight_bytes = 0;      // serving: weights in the serving precision
     double kv_cache_bytes_per_token = 0;    // 2 x layers x kv_heads x head_dim x bytes
     double kv_cache_bytes = 0;              // for the serving batch and context
+    double params_active = 0;               // parameters one token uses (= params for a dense model; moe.md)
+    ExpertMemory experts;                   // zero for a dense model
 };
 
 // How the step time was obtained.
@@ -70,14 +86,18 @@ struct StepBreakdown {
     double attention_seconds = 0;        // fused attention, or the unfused scores, softmax, dropout and context
     double elementwise_seconds = 0;      // norms, activations, residual adds, casts, embedding, loss
     double optimizer_seconds = 0;
-    double exposed_comm_seconds[4] = {0, 0, 0, 0};  // by CommAxis: what compute could not hide, and the SMs that overlap took
+    double exposed_comm_seconds[kCommAxes] = {0, 0, 0, 0, 0};  // by CommAxis: what compute could not hide, and the SMs overlap took
     double bubble_seconds = 0;           // the pipeline standing idle
-    double exposed_comm_total() const { return exposed_comm_seconds[0] + exposed_comm_seconds[1] + exposed_comm_seconds[2] + exposed_comm_seconds[3]; }
+    double exposed_comm_total() const {
+        double sum = 0;
+        for (double seconds : exposed_comm_seconds) sum += seconds;
+        return sum;
+    }
     double total() const { return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds; }
 };
 
 // Which stream an operation of the layer timeline runs on.
-enum class Stream { compute, tp, dp, pp, cp };
+enum class Stream { compute, tp, dp, pp, cp, ep };
 const char* stream_name(Stream);
 
 // One operation of one layer's forward and backward on the busiest GPU, placed in time: what the anatomy panel draws.
@@ -165,6 +185,32 @@ struct LayoutReport {
     int nodes = 1;
     int gpus_per_node = 8;
     int microbatches = 1;
+    int ep = 1, etp = 1;    // expert parallel and expert tensor parallel (folded over tp x cp x dp)
+};
+
+// Mixtures of experts: what the step model says of the routing, per MoE layer (what DualPipe overlaps: per-layer all-to-all).
+struct MoeReport {
+    bool has_experts = false;
+    int experts = 0, experts_per_token = 0, shared_experts = 0;
+    int moe_layers = 0, dense_layers = 0;   // of the whole model
+    int stage_moe_layers = 0;               // on the heaviest pipeline stage
+    int ep = 1, etp = 1, expert_data_parallel = 1;
+    int local_experts = 0;                  // E / ep on each GPU
+    int ep_nodes = 1;                       // nodes one EP group spans
+    double load_factor = 1;                 // the busiest GPU's tokens over the mean (imbalance, or the capacity factor)
+    double tokens_per_gpu = 0;              // tokens entering the router on one GPU per micro-batch, b s / (tp cp)
+    double tokens_per_expert = 0;           // routed copies each local expert computes on the busiest GPU: tokens x etp x k x ep / E x load
+    double scale_up_copies = 0;             // per token, copies that travel on NVLink (node-limited forwarding included)
+    double scale_out_copies = 0;            // per token, copies that cross the node boundary
+    double dispatch_bytes_per_layer = 0;    // one GPU, one MoE layer, one micro-batch: sent in the forward dispatch
+    double combine_bytes_per_layer = 0;     // and in the forward combine
+    double all_to_all_forward_seconds_per_layer = 0;   // dispatch + combine (+ ETP), one MoE layer, one micro-batch
+    double all_to_all_backward_seconds_per_layer = 0;  // their gradients
+    double all_to_all_exposed_seconds_per_layer = 0;   // forward + recompute + backward, what the compute stream waited
+    double expert_compute_seconds_per_layer = 0;       // router, permutations and expert GEMMs, all passes, one micro-batch
+    double layer_forward_seconds = 0;       // one MoE layer's compute, one micro-batch: forward (DualPipe's F chunk per layer)
+    double layer_backward_seconds = 0;      // and backward, recompute included (B + W)
+    double dropped_share = 0;               // capacity factor below the imbalance: the busiest GPU's tokens over capacity
 };
 
 enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit };
@@ -183,6 +229,7 @@ struct Report {
     RooflineReport roofline;
     ReliabilityReport reliability;       // failures, checkpoints and goodput from scenario.operations
     std::vector<Warning> warnings;
+    MoeReport moe;                       // mixtures of experts (has_experts false for a dense model)
 };
 
 }  // namespace core

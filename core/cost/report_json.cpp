@@ -14,9 +14,11 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["gpu"] = text.gpu_name;
     json["recipe"] = text.recipe_name;
     json["layout"] = {{"gpus", layout.gpus}, {"nodes", layout.nodes}, {"gpus_per_node", layout.gpus_per_node}, {"dp", layout.dp},
-                      {"tp", layout.tp}, {"pp", layout.pp}, {"cp", layout.cp}, {"zero", layout.zero}, {"microbatches", layout.microbatches}};
+                      {"tp", layout.tp}, {"pp", layout.pp}, {"cp", layout.cp}, {"zero", layout.zero}, {"microbatches", layout.microbatches},
+                      {"ep", layout.ep}, {"etp", layout.etp}};
     const MemoryReport& memory = report.memory;
     json["params"] = memory.params;
+    json["params_active"] = memory.params_active;
     nlohmann::ordered_json memory_json;
     memory_json["bytes_per_param"] = memory.bytes_per_param;
     memory_json["state_bytes"] = memory.state_bytes;
@@ -32,6 +34,14 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     memory_json["fits"] = memory.fits;
     memory_json["state_gpus_worth"] = memory.state_gpus_worth;
     memory_json["kv_cache_bytes"] = memory.kv_cache_bytes;
+    if (report.moe.has_experts) {  // the routed experts' blocks, included in per_gpu's (Megatron-Core's expert bucket)
+        const ExpertMemory& experts = memory.experts;
+        memory_json["experts"] = {{"params", experts.params}, {"stage_params", experts.stage_params}, {"params_per_gpu", experts.params_per_gpu},
+                                  {"expert_data_parallel", experts.expert_data_parallel}, {"weights_bytes", experts.weights_bytes},
+                                  {"grads_bytes", experts.grads_bytes}, {"master_bytes", experts.master_bytes},
+                                  {"optimizer_bytes", experts.optimizer_bytes}, {"activations_bytes", experts.activations_bytes},
+                                  {"moe_layer_activation_bytes", experts.moe_layer_activation_bytes}};
+    }
     json["memory"] = memory_json;
     const ComputeReport& compute = report.compute;
     json["compute"] = {{"tokens_per_step", compute.tokens_per_step}, {"model_flops_per_step", compute.model_flops_per_step},
@@ -48,7 +58,9 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     breakdown["elementwise"] = parts.elementwise_seconds;
     breakdown["optimizer"] = parts.optimizer_seconds;
     nlohmann::ordered_json exposed;
-    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp}) exposed[comm_axis_name(axis)] = parts.exposed_comm_seconds[static_cast<int>(axis)];
+    for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp, CommAxis::ep}) {
+        exposed[comm_axis_name(axis)] = parts.exposed_comm_seconds[static_cast<int>(axis)];
+    }
     breakdown["exposed_comm"] = exposed;
     breakdown["bubble"] = parts.bubble_seconds;
     json["compute"]["breakdown_seconds"] = breakdown;
@@ -78,6 +90,22 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                         {"last_stage_extra_seconds", pipeline.last_extra_seconds}, {"p2p_seconds", pipeline.p2p_seconds},
                         {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
     json["roofline"] = {{"ridge_flops_per_byte", report.roofline.ridge_flops_per_byte}};
+    if (report.moe.has_experts) {
+        const MoeReport& moe = report.moe;
+        json["moe"] = {{"experts", moe.experts}, {"experts_per_token", moe.experts_per_token}, {"shared_experts", moe.shared_experts},
+                       {"moe_layers", moe.moe_layers}, {"dense_layers", moe.dense_layers}, {"stage_moe_layers", moe.stage_moe_layers},
+                       {"ep", moe.ep}, {"etp", moe.etp}, {"expert_data_parallel", moe.expert_data_parallel},
+                       {"local_experts", moe.local_experts}, {"ep_nodes", moe.ep_nodes}, {"load_factor", moe.load_factor},
+                       {"tokens_per_gpu", moe.tokens_per_gpu}, {"tokens_per_expert", moe.tokens_per_expert},
+                       {"scale_up_copies_per_token", moe.scale_up_copies}, {"scale_out_copies_per_token", moe.scale_out_copies},
+                       {"dispatch_bytes_per_layer", moe.dispatch_bytes_per_layer}, {"combine_bytes_per_layer", moe.combine_bytes_per_layer},
+                       {"all_to_all_forward_seconds_per_layer", moe.all_to_all_forward_seconds_per_layer},
+                       {"all_to_all_backward_seconds_per_layer", moe.all_to_all_backward_seconds_per_layer},
+                       {"all_to_all_exposed_seconds_per_layer", moe.all_to_all_exposed_seconds_per_layer},
+                       {"expert_compute_seconds_per_layer", moe.expert_compute_seconds_per_layer},
+                       {"layer_forward_seconds", moe.layer_forward_seconds}, {"layer_backward_seconds", moe.layer_backward_seconds},
+                       {"dropped_share", moe.dropped_share}};
+    }
     const ReliabilityReport& reliability = report.reliability;
     json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},
                            {"checkpoint_seconds", reliability.checkpoint_seconds},

@@ -6,7 +6,7 @@
 namespace core {
 
 LayerSplit split_of(const Layout& layout) {
-    return LayerSplit{layout.tp, layout.cp, layout.micro_batch, layout.sequence_parallel && layout.tp > 1, layout.recompute};
+    return LayerSplit{layout.tp, layout.cp, layout.micro_batch, layout.sequence_parallel && layout.tp > 1, layout.recompute, layout.ep, layout.etp};
 }
 
 LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool keep_kernels) {
@@ -16,11 +16,36 @@ LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool kee
     cost.layer = sum_passes(layer, KernelScope::layer);
     cost.first_stage = sum_passes(edges, KernelScope::first_stage);
     cost.last_stage = sum_passes(edges, KernelScope::last_stage);
+    if (scenario.model.is_moe()) {
+        std::vector<Kernel> moe = moe_layer_kernels(scenario, split);
+        cost.moe_layer = sum_passes(moe, KernelScope::layer);
+        layer = std::move(moe);  // the report's layer is one with experts, the kind that dominates
+    }
     if (keep_kernels) {
         cost.kernels = std::move(layer);
         cost.kernels.insert(cost.kernels.end(), edges.begin(), edges.end());
     }
     return cost;
+}
+
+PassSeconds mean_layer(const LayerCost& cost, double moe_share) {
+    if (moe_share <= 0) return cost.layer;
+    const double dense_share = 1.0 - moe_share;
+    const PassSeconds& a = cost.layer;
+    const PassSeconds& b = cost.moe_layer;
+    PassSeconds mean;
+    const auto mix = [&](double PassSeconds::*field) { mean.*field = dense_share * a.*field + moe_share * b.*field; };
+    for (double PassSeconds::*field : {&PassSeconds::forward, &PassSeconds::backward_input, &PassSeconds::backward_weight, &PassSeconds::recompute,
+                                       &PassSeconds::gemm, &PassSeconds::attention, &PassSeconds::elementwise, &PassSeconds::attention_forward,
+                                       &PassSeconds::attention_backward, &PassSeconds::flops}) {
+        mix(field);
+    }
+    return mean;
+}
+
+double stage_moe_share(const ModelSpec& model, int pp) {
+    if (!model.is_moe()) return 0.0;
+    return static_cast<double>(moe_layers_on_heaviest_stage(model, pp)) / layers_on_first_stage(model.layers, pp);
 }
 
 namespace {
@@ -55,6 +80,19 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
     return cached_timeline;
 }
 
+// A layer with routed experts and no shared experts has no TP-split MLP: its TP collectives are attention's alone
+// (Megatron-Core: with ETP 1 the dispatch works on each TP rank's sequence shard). The stage's mean layer scales TP so.
+TpComm stage_tp_comm(const TpComm& dense, const ModelSpec& model, double moe_share) {
+    if (moe_share <= 0 || model.shared_experts > 0) return dense;
+    const double scale = 1.0 - 0.5 * moe_share;
+    TpComm mean = dense;
+    mean.forward_seconds *= scale;
+    mean.backward_seconds *= scale;
+    mean.recompute_seconds *= scale;
+    mean.bytes_per_gpu *= scale;
+    return mean;
+}
+
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -86,6 +124,20 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
     return comm;
 }
 
+// One MoE layer's all-to-alls: with the overlap switch on, each hides behind another micro-batch's compute of the same
+// size as this layer's pass (DualPipe's paired chunks, Megatron-Core's EP overlap), holding the SMs that drive it.
+void add_ep_comm(LayerComm& comm, const Scenario& scenario, const Layout& layout, const PassSeconds& moe_layer, const EpComm& ep) {
+    if (ep.forward_seconds <= 0) return;
+    const ClusterSpec& cluster = scenario.cluster;
+    const bool allowed = scenario.overlap.ep_all_to_all;
+    const double slowdown = layout.ep > 1 ? slowdown_of(axis_placement(CommAxis::ep, layout, cluster.gpus_per_node), cluster)
+                                          : cluster.scale_up.compute_slowdown;
+    comm.ep_forward = overlap(ep.forward_seconds, moe_layer.forward, allowed, slowdown);
+    comm.ep_recompute = overlap(ep.recompute_seconds, moe_layer.recompute, allowed, slowdown);
+    comm.ep_backward = overlap(ep.backward_seconds, moe_layer.backward_input + moe_layer.backward_weight, allowed, slowdown);
+    comm.ep_seconds = ep.forward_seconds + ep.recompute_seconds + ep.backward_seconds;
+}
+
 }  // namespace
 
 StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost) {
@@ -95,22 +147,35 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     in.microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
     in.stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
     const double layers = in.stage_layers;
-    const PassSeconds& layer = cost.layer;
 
-    in.tp = tp_layer_comm(scenario, layout);
+    in.moe_share = stage_moe_share(scenario.model, layout.pp);
+    in.layer = mean_layer(cost, in.moe_share);
+    const PassSeconds& layer = in.layer;
+    in.tp = stage_tp_comm(tp_layer_comm(scenario, layout), scenario.model, in.moe_share);
     in.cp = cp_layer_comm(scenario, layout);
     in.pp = pp_comm(scenario, layout);
-    in.stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
-    in.dp = dp_comm(scenario, layout, in.stage.per_gpu, in.stage_layers, in.microbatches);
+    in.ep = ep_layer_comm(scenario, layout);
+    in.stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
+    in.dp = dp_comm(scenario, layout, in.stage.dense_per_gpu(), in.stage_layers, in.microbatches);
+    if (in.stage.expert_per_gpu > 0) {  // the routed experts' gradients, over the expert data parallel group
+        in.dp = combined(in.dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, cluster.gpus_per_node), in.stage.expert_per_gpu,
+                                             in.stage_layers, in.microbatches));
+    }
     in.comm = layer_comm(scenario, layout, layer, in.tp, in.cp);
+    add_ep_comm(in.comm, scenario, layout, cost.moe_layer, in.ep);
     in.dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
     in.dp_slowdown = slowdown_of(in.dp_group, cluster);
     const LayerComm& comm = in.comm;
 
-    // One micro-batch through one layer, each pass with the communication its compute could not hide.
+    // One micro-batch through one layer, each pass with the communication its compute could not hide (the stage's MoE
+    // layers' all-to-alls spread over its mean layer).
     in.layer_forward_seconds = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
     in.layer_backward_seconds = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
                                 layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
+    if (in.moe_share > 0) {
+        in.layer_forward_seconds += in.moe_share * comm.ep_forward.cost();
+        in.layer_backward_seconds += in.moe_share * (comm.ep_recompute.cost() + comm.ep_backward.cost());
+    }
 
     // ZeRO-3 gathers each layer's weights forward and backward and reduce-scatters its gradients, every micro-batch;
     // prefetching one layer ahead hides a gather behind the layer before it, except the first.
@@ -142,13 +207,16 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
 
     in.memory = memory_basis(scenario, layout, in.stage);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
-    in.optimizer = optimizer_kernel(scenario, in.stage.per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1));
+    const int expert_shards = layout.expert_data_parallel();
+    const bool expert_optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && expert_shards > 1;
+    in.optimizer = optimizer_kernel(scenario, in.stage.dense_per_gpu() / (optimizer_sharded ? in.dp_group.ranks : 1) +
+                                                  in.stage.expert_per_gpu / (expert_optimizer_sharded ? expert_shards : 1));
     return in;
 }
 
 ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in) {
     const double layers = in.stage_layers;
-    const PassSeconds& layer = cost.layer;
+    const PassSeconds& layer = in.layer;
     ScheduleParams schedule;
     schedule.kind = layout.schedule;
     schedule.stages = layout.pp;
@@ -179,7 +247,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const int microbatches = in.microbatches;
     const double m = microbatches;
     const double layers = in.stage_layers;
-    const PassSeconds& layer = cost.layer;
+    const PassSeconds& layer = in.layer;
     const LayerComm& comm = in.comm;
     const DpComm& dp = in.dp;
     const PpComm& pp = in.pp;
@@ -242,13 +310,14 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
                                                    (has_last ? in.last_tp_forward_seconds + in.last_tp_backward_seconds : 0.0));
     exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
     exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
+    exposed[static_cast<int>(CommAxis::ep)] = m * layers * in.moe_share * (comm.ep_forward.cost() + comm.ep_recompute.cost() + comm.ep_backward.cost());
     double pp_exposed = 0;
     if (layout.pp > 1) {
         const double boundaries = 1.0 * layout.pp * layout.virtual_stages - 1.0;
         pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * layout.virtual_stages * pp.send_seconds);
     }
     const double accounted = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds +
-                             exposed[0] + exposed[1] + exposed[3] + pp_exposed;
+                             exposed[0] + exposed[1] + exposed[3] + exposed[4] + pp_exposed;
     // What the busiest stage spends neither computing nor communicating is the pipeline standing idle. The sends' share
     // is estimated from the fill and drain; if the timeline hid more of them, the difference is theirs to give back.
     const double idle = estimate.step_seconds - accounted;
@@ -272,6 +341,12 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = sends * pp.message_bytes;
     }
     estimate.comm_message_bytes[static_cast<int>(CommAxis::pp)] = pp.message_bytes;
+    if (in.moe_share > 0) {  // each MoE layer on the stage, every micro-batch
+        const double moe_layers = m * layers * in.moe_share;
+        estimate.comm_seconds[static_cast<int>(CommAxis::ep)] = moe_layers * comm.ep_seconds;
+        estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::ep)] = moe_layers * in.ep.bytes_per_gpu;
+        estimate.comm_message_bytes[static_cast<int>(CommAxis::ep)] = in.ep.dispatch_message_bytes;
+    }
     if (has_dp) {
         const double dp_seconds = layout.zero == 3 ? m * layers * (2.0 * dp.layer_gather_seconds + dp.layer_reduce_seconds)
                                                    : dp.reduces_per_step * dp.grad_reduce_seconds + dp.param_gather_seconds;
@@ -289,11 +364,16 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     const CpComm cp = cp_layer_comm(scenario, layout);
     const int microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
     const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
-    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
-    const DpComm dp = dp_comm(scenario, layout, stage.per_gpu, stage_layers, microbatches);
+    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
+    DpComm dp = dp_comm(scenario, layout, stage.dense_per_gpu(), stage_layers, microbatches);
+    if (stage.expert_per_gpu > 0) {
+        dp = combined(dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, scenario.cluster.gpus_per_node), stage.expert_per_gpu,
+                                       stage_layers, microbatches));
+    }
+    const EpComm ep = ep_layer_comm(scenario, layout);
     const double tp_one = tp.collectives > 0 ? (tp.forward_seconds / 2.0) : 0.0;  // one collective pair (after attention, after the MLP)
     double compute_clock = 0;    // where the compute stream is
-    double tp_free = 0, cp_free = 0, dp_free = 0;  // when each communication stream is free
+    double tp_free = 0, cp_free = 0, dp_free = 0, ep_free = 0;  // when each communication stream is free
 
     const auto comm_op = [&](Stream stream, double& free_at, double start, double seconds, KernelPass pass, bool blocks) {
         TimelineOp op;
@@ -342,6 +422,14 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         const bool backward_end = kernel.pass == KernelPass::backward_input && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
         if (layout.tp > 1 && (forward_end || backward_end)) {
             comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !switches.tp_comm);
+        }
+        // The all-to-alls of a layer with experts: the dispatch after the permutation, the combine after the experts; backward,
+        // the output gradients out to the experts and the input gradients back.
+        const bool dispatch = (!backward && kernel.id == KernelId::permute) || (kernel.pass == KernelPass::backward_input && kernel.id == KernelId::unpermute);
+        const bool combine = (!backward && kernel.id == KernelId::expert_down) || (kernel.pass == KernelPass::backward_input && kernel.id == KernelId::expert_up);
+        if (ep.forward_seconds > 0 && (dispatch || combine)) {
+            const double seconds = (dispatch ? ep.dispatch_seconds : ep.combine_seconds) + ep.etp_seconds / 2.0;
+            comm_op(Stream::ep, ep_free, compute_clock, seconds, kernel.pass, !switches.ep_all_to_all);
         }
         if (layout.cp > 1 && !switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
     }

@@ -14,13 +14,18 @@ namespace core {
 
 // One layer and the stage edges, one micro-batch, one GPU: all that depends on how a layer is split, nothing else.
 struct LayerCost {
-    std::vector<Kernel> kernels;   // the layer's, then the edges' (kept for the report; a search drops them)
-    PassSeconds layer;             // one transformer layer
+    std::vector<Kernel> kernels;   // the layer's (an MoE layer's for a model with experts), then the edges' (for the report)
+    PassSeconds layer;             // one transformer layer (with the dense MLP)
     PassSeconds first_stage;       // the embedding
     PassSeconds last_stage;        // the final norm, the logits and the loss
+    PassSeconds moe_layer;         // one layer with routed experts (zero for a dense model)
 };
 LayerSplit split_of(const Layout&);
 LayerCost layer_cost(const Scenario&, const LayerSplit&, bool keep_kernels);
+// The mean layer of a stage whose share moe_share of layers has experts: what x stage layers gives the stage's compute.
+PassSeconds mean_layer(const LayerCost&, double moe_share);
+// The share of the heaviest pipeline stage's layers that have routed experts (0 for a dense model).
+double stage_moe_share(const ModelSpec&, int pp);
 
 // Communication that may hide behind compute: what shows on the compute stream, and the compute it slows while hidden.
 struct Overlapped {
@@ -34,6 +39,8 @@ struct LayerComm {
     Overlapped tp_forward, tp_recompute, tp_backward;
     Overlapped cp_forward, cp_recompute, cp_backward;
     double tp_seconds = 0, cp_seconds = 0;  // all of it, all passes
+    Overlapped ep_forward, ep_recompute, ep_backward;  // one MoE layer's all-to-alls, each with what hides it
+    double ep_seconds = 0;                  // one MoE layer, all passes
 };
 
 // All of a layout's step that does not depend on its pipeline schedule (layout.schedule and virtual_stages are not
@@ -56,6 +63,9 @@ struct StepInputs {
     double first_tp_seconds = 0, last_tp_forward_seconds = 0, last_tp_backward_seconds = 0;  // the stage edges' TP
     MemoryBasis memory;
     Kernel optimizer;
+    PassSeconds layer;                  // the heaviest stage's mean layer (its dense and MoE layers); = cost.layer when dense
+    double moe_share = 0;               // the share of that stage's layers with routed experts
+    EpComm ep;                          // one MoE layer, one micro-batch
 };
 StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&);
 
@@ -81,9 +91,9 @@ struct StepEstimate {
     double step_seconds = 0;
     StepBreakdown breakdown;                 // on the busiest stage; sums to step_seconds
     int busiest_stage = 0;
-    double comm_seconds[4] = {0, 0, 0, 0};          // by CommAxis, per step: all of it
-    double comm_bytes_per_gpu[4] = {0, 0, 0, 0};
-    double comm_message_bytes[4] = {0, 0, 0, 0};    // one collective's buffer
+    double comm_seconds[kCommAxes] = {};            // by CommAxis, per step: all of it
+    double comm_bytes_per_gpu[kCommAxes] = {};
+    double comm_message_bytes[kCommAxes] = {};      // one collective's buffer
 };
 
 // The step of a layout. `layout` must be valid for the scenario (check_layout); `cost` is layer_cost(split_of(layout))

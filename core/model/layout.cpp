@@ -16,6 +16,8 @@ Layout layout_of(const Scenario& scenario) {
     layout.schedule = scenario.parallel.schedule;
     layout.virtual_stages = scenario.parallel.virtual_stages;
     layout.sequence_parallel = scenario.train.sequence_parallel;
+    layout.ep = scenario.parallel.ep;
+    layout.etp = scenario.parallel.etp;
     return layout;
 }
 
@@ -30,6 +32,8 @@ Scenario apply_layout(Scenario scenario, const Layout& layout) {
     scenario.train.micro_batch = layout.micro_batch;
     scenario.train.recompute = layout.recompute;
     scenario.train.sequence_parallel = layout.sequence_parallel;
+    scenario.parallel.ep = layout.ep;
+    scenario.parallel.etp = layout.etp;
     scenario.cluster.gpus = static_cast<int>(std::clamp<long long>(1LL * layout.tp * layout.pp * layout.cp * layout.dp, 1, 100000000));
     return scenario;
 }
@@ -44,6 +48,20 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     if (layout.micro_batch < 1) return problem("train.micro_batch", "must be >= 1, got " + std::to_string(layout.micro_batch));
     if (layout.virtual_stages < 1) return problem("parallel.virtual_stages", "must be >= 1, got " + std::to_string(layout.virtual_stages));
     if (layout.zero < 0 || layout.zero > 3) return problem("parallel.zero", "must be 0 to 3, got " + std::to_string(layout.zero));
+    if (layout.ep < 1) return problem("parallel.ep", "must be >= 1, got " + std::to_string(layout.ep));
+    if (layout.etp < 1) return problem("parallel.etp", "must be >= 1, got " + std::to_string(layout.etp));
+    if (!model.is_moe() && layout.ep > 1) return problem("parallel.ep", "the model has no experts to split");
+    if (!model.is_moe() && layout.etp > 1) return problem("parallel.etp", "the model has no experts to split");
+    if (model.is_moe() && model.experts % layout.ep != 0) {
+        return problem("parallel.ep", std::to_string(layout.ep) + " does not divide the " + std::to_string(model.experts) + " experts");
+    }
+    if (model.is_moe() && model.expert_ffn_hidden % layout.etp != 0) {
+        return problem("parallel.etp", std::to_string(layout.etp) + " does not divide the expert width " + std::to_string(model.expert_ffn_hidden));
+    }
+    // Megatron-Core refuses MoE with TP but without SP: the router and the dispatch work on each TP rank's share of the tokens.
+    if (model.is_moe() && layout.tp > 1 && !layout.sequence_parallel) {
+        return problem("train.sequence_parallel", "a model with experts and TP > 1 needs sequence parallelism (Megatron-Core)");
+    }
     if (model.heads % layout.tp != 0) {
         return problem("parallel.tp", std::to_string(layout.tp) + " does not divide the " + std::to_string(model.heads) + " attention heads");
     }
@@ -66,6 +84,11 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     if (model_parallel * layout.dp != gpus) {
         return problem("parallel.dp", "dp x tp x pp x cp = " + std::to_string(model_parallel * layout.dp) + " contradicts cluster.gpus = " +
                                           std::to_string(gpus));
+    }
+    const long long stage_gpus = 1LL * layout.tp * layout.cp * layout.dp;
+    if (stage_gpus % (1LL * layout.ep * layout.etp) != 0) {
+        return problem("parallel.ep", "ep x etp = " + std::to_string(1LL * layout.ep * layout.etp) + " must divide the tp x cp x dp = " +
+                                          std::to_string(stage_gpus) + " GPUs of a pipeline stage");
     }
     const long long per_step = 1LL * layout.dp * layout.micro_batch;
     if (train.global_batch % per_step != 0) {
@@ -91,7 +114,20 @@ RankCoordinates rank_coordinates(const Layout& layout, int gpus_per_node, long l
     where.dp = static_cast<int>(rank / (1LL * layout.tp * layout.cp * layout.pp));
     where.node = rank / gpus_per_node;
     where.slot = static_cast<int>(rank % gpus_per_node);
+    const long long index = stage_rank_index(where, layout);
+    where.etp = static_cast<int>(index % std::max(1, layout.etp));
+    where.ep = static_cast<int>(index / std::max(1, layout.etp) % std::max(1, layout.ep));
+    where.edp = static_cast<int>(index / (1LL * std::max(1, layout.etp) * std::max(1, layout.ep)));
     return where;
+}
+
+long long stage_rank_index(const RankCoordinates& where, const Layout& layout) {
+    return where.tp + 1LL * layout.tp * (where.cp + 1LL * layout.cp * where.dp);
+}
+
+long long rank_of_stage_index(const Layout& layout, int pp, long long index) {
+    const long long tp_cp = 1LL * layout.tp * layout.cp;
+    return index % tp_cp + tp_cp * pp + tp_cp * layout.pp * (index / tp_cp);
 }
 
 }  // namespace core

@@ -22,7 +22,10 @@ struct Layout {
     ScheduleKind schedule = ScheduleKind::one_f_one_b;
     int virtual_stages = 1;
     bool sequence_parallel = false;
+    int ep = 1;   // expert parallel (models with experts): folds over tp x cp x dp, the GPU count does not change
+    int etp = 1;  // expert tensor parallel
 
+    int expert_data_parallel() const { return static_cast<int>(1LL * tp * cp * dp / (1LL * ep * etp)); }  // EDP: expert state shards
     bool operator==(const Layout&) const = default;
 };
 
@@ -49,7 +52,14 @@ struct RankCoordinates {
     int tp = 0, cp = 0, pp = 0, dp = 0;
     long long node = 0;
     int slot = 0;  // the GPU's index inside its node
+    // Expert ranks fold over a stage's tp x cp x dp GPUs in that order, expert tensor parallel fastest, then expert parallel,
+    // then expert data parallel (Megatron-Core MoE parallel folding).
+    int etp = 0, ep = 0, edp = 0;
 };
+// The index of a rank among its pipeline stage's tp x cp x dp GPUs: tp + tp (cp + cp dp).
+long long stage_rank_index(const RankCoordinates&, const Layout&);
+// The global rank of the GPU with index `index` among stage `pp`'s tp x cp x dp GPUs.
+long long rank_of_stage_index(const Layout&, int pp, long long index);
 RankCoordinates rank_coordinates(const Layout&, int gpus_per_node, long long rank);
 
 }  // namespace core

@@ -4,6 +4,8 @@
 #include "core/model/errors.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 namespace core {
 
@@ -22,17 +24,69 @@ ModelSpec read_model(JsonObjectReader& reader, ModelSpec model) {
     model.positions = static_cast<int>(reader.integer("positions", 0, 100000000).value_or(model.positions));
     model.bias = reader.boolean("bias").value_or(model.bias);
     model.default_seq_len = static_cast<int>(reader.integer("default_seq_len", 1, 100000000).value_or(model.default_seq_len));
+    model.experts = static_cast<int>(reader.integer("experts", 0, 100000).value_or(model.experts));
+    model.experts_per_token = static_cast<int>(reader.integer("experts_per_token", 0, 100000).value_or(model.experts_per_token));
+    model.expert_ffn_hidden = static_cast<int>(reader.integer("expert_ffn_hidden", 0, 100000000).value_or(model.expert_ffn_hidden));
+    model.shared_experts = static_cast<int>(reader.integer("shared_experts", 0, 1000).value_or(model.shared_experts));
+    model.shared_ffn_hidden = static_cast<int>(reader.integer("shared_ffn_hidden", 0, 100000000).value_or(model.shared_ffn_hidden));
+    model.first_dense_layers = static_cast<int>(reader.integer("first_dense_layers", 0, 100000).value_or(model.first_dense_layers));
+    model.moe_layer_step = static_cast<int>(reader.integer("moe_layer_step", 1, 100000).value_or(model.moe_layer_step));
+    model.q_lora_rank = static_cast<int>(reader.integer("q_lora_rank", 0, 10000000).value_or(model.q_lora_rank));
+    model.kv_lora_rank = static_cast<int>(reader.integer("kv_lora_rank", 0, 10000000).value_or(model.kv_lora_rank));
+    model.qk_nope_head_dim = static_cast<int>(reader.integer("qk_nope_head_dim", 0, 100000).value_or(model.qk_nope_head_dim));
+    model.qk_rope_head_dim = static_cast<int>(reader.integer("qk_rope_head_dim", 0, 100000).value_or(model.qk_rope_head_dim));
+    model.v_head_dim = static_cast<int>(reader.integer("v_head_dim", 0, 100000).value_or(model.v_head_dim));
+    model.explicit_head_dim = static_cast<int>(reader.integer("head_dim", 0, 100000).value_or(model.explicit_head_dim));
     return model;
 }
 
 }  // namespace
 
+const std::vector<const char*>& model_shape_keys() {
+    static const std::vector<const char*> keys = {
+        "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings", "learned_positions", "positions", "bias",
+        "experts", "experts_per_token", "expert_ffn_hidden", "shared_experts", "shared_ffn_hidden", "first_dense_layers", "moe_layer_step",
+        "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "head_dim"};
+    return keys;
+}
+
 void validate_model_shape(const ModelSpec& model, const std::string& path) {
-    if (model.hidden % model.heads != 0) {
+    if (model.explicit_head_dim == 0 && model.hidden % model.heads != 0) {
         throw InputError(path + ".heads", std::to_string(model.heads) + " does not divide hidden " + std::to_string(model.hidden));
     }
     if (model.kv_heads > model.heads || model.heads % model.kv_heads != 0) {
         throw InputError(path + ".kv_heads", std::to_string(model.kv_heads) + " must divide heads " + std::to_string(model.heads));
+    }
+    if (model.is_bare_count()) return;
+    const auto positive = [&](const char* key, int value, const std::string& because) {
+        if (value < 1) throw InputError(path + "." + key, "must be >= 1 " + because + ", got " + std::to_string(value));
+    };
+    if (model.experts > 0) {
+        positive("experts_per_token", model.experts_per_token, "in a model with experts");
+        if (model.experts_per_token > model.experts) {
+            throw InputError(path + ".experts_per_token", std::to_string(model.experts_per_token) + " is more than the " +
+                                                             std::to_string(model.experts) + " experts");
+        }
+        positive("expert_ffn_hidden", model.expert_ffn_hidden, "in a model with experts");
+        if (model.shared_experts > 0) positive("shared_ffn_hidden", model.shared_ffn_hidden, "with shared experts");
+        if (moe_layers_in(model, 0, model.layers) == 0) {
+            throw InputError(path + ".first_dense_layers", "leaves none of the " + std::to_string(model.layers) + " layers with experts");
+        }
+    } else {
+        for (const auto& [key, value] : {std::pair{"experts_per_token", model.experts_per_token}, {"shared_experts", model.shared_experts},
+                                         {"first_dense_layers", model.first_dense_layers}}) {
+            if (value != 0) throw InputError(path + "." + key, "needs experts > 0 (a dense model has none)");
+        }
+    }
+    if (model.is_mla()) {
+        positive("qk_rope_head_dim", model.qk_rope_head_dim, "with multi-head latent attention");
+        positive("v_head_dim", model.v_head_dim, "with multi-head latent attention");
+        if (model.kv_heads != model.heads) {
+            throw InputError(path + ".kv_heads", "multi-head latent attention up-projects K and V for every head: must equal heads " +
+                                                     std::to_string(model.heads));
+        }
+    } else if (model.q_lora_rank > 0 || model.qk_nope_head_dim > 0 || model.qk_rope_head_dim > 0 || model.v_head_dim > 0) {
+        throw InputError(path + ".kv_lora_rank", "the latent attention fields need kv_lora_rank > 0");
     }
 }
 
@@ -58,45 +112,219 @@ std::vector<ModelSpec> parse_model_presets(std::string_view json_text) {
 
 ModelSpec read_model_fields(JsonObjectReader& reader, const ModelSpec& base) { return read_model(reader, base); }
 
+namespace {
+
+// Reads the keys of one Hugging Face config object and remembers which it read, so the MoE keys nobody read can be named.
+class HfConfig {
+public:
+    HfConfig(const nlohmann::json& object, std::string path) : object_(object), path_(std::move(path)) {}
+
+    bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
+    std::string field(const char* key) const { return path_ + "." + key; }
+    void mark(const char* key) { read_.insert(key); }
+
+    // The first of keys present (Hugging Face names differ by family); a positive integer. null counts as absent.
+    long long integer(std::initializer_list<const char*> keys, bool required, long long fallback) {
+        for (const char* key : keys) {
+            mark(key);
+            if (!has(key)) continue;
+            const nlohmann::json& value = object_.at(key);
+            if (!value.is_number_integer() || value.get<long long>() < 1) throw InputError(field(key), "must be a positive integer");
+            return value.get<long long>();
+        }
+        if (required) throw InputError(field(*keys.begin()), "is required");
+        return fallback;
+    }
+    // A count that may be 0 (shared experts, dense layers first).
+    long long count(const char* key, long long fallback) {
+        mark(key);
+        if (!has(key)) return fallback;
+        const nlohmann::json& value = object_.at(key);
+        if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 100000000) {
+            throw InputError(field(key), "must be a non-negative integer");
+        }
+        return value.get<long long>();
+    }
+    std::string text(const char* key) const { return has(key) && object_.at(key).is_string() ? object_.at(key).get<std::string>() : ""; }
+    const nlohmann::json& raw(const char* key) {
+        mark(key);
+        return object_.at(key);
+    }
+    // Keys that configure routing or the auxiliary losses, not the shape: read, and of no effect on the counts.
+    void mark_routing_keys(std::initializer_list<const char*> keys) {
+        for (const char* key : keys) mark(key);
+    }
+
+    // Keys that speak of experts or routing which no reader took: an MoE this reader would misread as dense.
+    std::vector<std::string> unread_moe_keys() const {
+        std::vector<std::string> keys;
+        for (auto item = object_.begin(); item != object_.end(); ++item) {
+            if (read_.count(item.key())) continue;
+            if (names_moe(item.key()) || (item->is_object() && has_moe_key(*item))) keys.push_back(item.key());
+        }
+        return keys;
+    }
+
+    static bool names_moe(const std::string& key) {
+        for (const char* part : {"expert", "moe", "router", "topk", "sparse_step", "dense_replace", "mlp_only"}) {
+            if (key.find(part) != std::string::npos) return true;
+        }
+        return false;
+    }
+    static bool has_moe_key(const nlohmann::json& object) {
+        for (auto item = object.begin(); item != object.end(); ++item) {
+            if (names_moe(item.key()) || (item->is_object() && has_moe_key(*item))) return true;
+        }
+        return false;
+    }
+
+private:
+    const nlohmann::json& object_;
+    std::string path_;
+    std::set<std::string> read_;
+};
+
+// Mixtral (MixtralConfig): every layer's MLP is num_local_experts experts of intermediate_size, top num_experts_per_tok.
+void read_mixtral(HfConfig& config, ModelSpec& model) {
+    model.experts = static_cast<int>(config.integer({"num_local_experts"}, true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
+    model.expert_ffn_hidden = model.ffn_hidden;
+    config.mark_routing_keys({"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"});
+}
+
+// DeepSeek-V2 and V3 (DeepseekV3Config): first_k_dense_replace dense layers of intermediate_size, then MoE layers of
+// n_routed_experts of moe_intermediate_size and one shared MLP of n_shared_experts x moe_intermediate_size; MLA attention.
+void read_deepseek(HfConfig& config, ModelSpec& model) {
+    model.q_lora_rank = static_cast<int>(config.count("q_lora_rank", 0));  // null in V2-Lite: Q projected directly
+    model.kv_lora_rank = static_cast<int>(config.integer({"kv_lora_rank"}, true, 0));
+    model.qk_nope_head_dim = static_cast<int>(config.count("qk_nope_head_dim", 0));
+    model.qk_rope_head_dim = static_cast<int>(config.integer({"qk_rope_head_dim"}, true, 0));
+    model.v_head_dim = static_cast<int>(config.integer({"v_head_dim"}, true, 0));
+    model.kv_heads = model.heads;  // MLA up-projects K and V for every head
+    config.mark("num_nextn_predict_layers");  // the multi-token-prediction module: not part of the published counts
+    const long long routed = config.count("n_routed_experts", 0);
+    if (routed == 0) return;  // null: a dense DeepSeek
+    model.experts = static_cast<int>(routed);
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, true, 0));
+    model.shared_experts = static_cast<int>(config.count("n_shared_experts", 0));
+    model.shared_ffn_hidden = model.shared_experts > 0 ? model.expert_ffn_hidden : 0;
+    model.first_dense_layers = static_cast<int>(config.count("first_k_dense_replace", 0));
+    if (config.integer({"moe_layer_freq"}, false, 1) != 1) {
+        throw InputError(config.field("moe_layer_freq"), "only 1 is read (every layer after first_k_dense_replace has experts)");
+    }
+    config.mark_routing_keys({"routed_scaling_factor", "topk_method", "n_group", "topk_group", "scoring_func", "norm_topk_prob",
+                              "aux_loss_alpha", "seq_aux", "ep_size"});
+}
+
+// A list of layer indices that keep the dense MLP: only a leading run 0 .. k - 1 is read (as first_dense_layers).
+int leading_dense_layers(HfConfig& config, const char* key) {
+    if (!config.has(key)) {
+        config.mark(key);
+        return 0;
+    }
+    const nlohmann::json& list = config.raw(key);
+    if (!list.is_array()) throw InputError(config.field(key), "must be a list of layer indices");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_number_integer() || list[i].get<long long>() != static_cast<long long>(i)) {
+            throw InputError(config.field(key), "only a leading run of dense layers (0, 1, ..., k - 1) is read");
+        }
+    }
+    return static_cast<int>(list.size());
+}
+
+// Qwen2-MoE and Qwen3-MoE: num_experts of moe_intermediate_size, top num_experts_per_tok, every decoder_sparse_step-th
+// layer but mlp_only_layers; Qwen2-MoE adds one shared expert of shared_expert_intermediate_size.
+void read_qwen_moe(HfConfig& config, ModelSpec& model) {
+    model.experts = static_cast<int>(config.integer({"num_experts"}, true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, true, 0));
+    model.moe_layer_step = static_cast<int>(config.integer({"decoder_sparse_step"}, false, 1));
+    model.first_dense_layers = leading_dense_layers(config, "mlp_only_layers");
+    const long long shared = config.count("shared_expert_intermediate_size", 0);
+    if (shared > 0) {
+        model.shared_experts = 1;
+        model.shared_ffn_hidden = static_cast<int>(shared);
+    }
+    config.mark_routing_keys({"norm_topk_prob", "output_router_logits", "router_aux_loss_coef"});
+}
+
+// Llama 4 (Llama4TextConfig, under text_config): num_local_experts of intermediate_size plus one shared expert of the same
+// width on every interleave_moe_layer_step-th layer; the other layers have a dense MLP of intermediate_size_mlp.
+void read_llama4(HfConfig& config, ModelSpec& model) {
+    model.experts = static_cast<int>(config.integer({"num_local_experts"}, true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"intermediate_size"}, true, 0));
+    model.shared_experts = 1;
+    model.shared_ffn_hidden = model.expert_ffn_hidden;
+    model.moe_layer_step = static_cast<int>(config.integer({"interleave_moe_layer_step"}, false, 1));
+    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size_mlp"}, false, model.expert_ffn_hidden));
+    if (config.has("moe_layers")) {
+        const nlohmann::json& layers = config.raw("moe_layers");
+        if (!layers.is_array()) throw InputError(config.field("moe_layers"), "must be a list of layer indices");
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const long long expected = static_cast<long long>((i + 1) * model.moe_layer_step - 1);
+            if (!layers[i].is_number_integer() || layers[i].get<long long>() != expected) {
+                throw InputError(config.field("moe_layers"), "only every interleave_moe_layer_step-th layer is read");
+            }
+        }
+    }
+    config.mark_routing_keys({"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"});
+}
+
+// Never read a mixture of experts as dense: keys about experts or routing that no family reader took are refused.
+void refuse_unread_moe_keys(const HfConfig& config, const std::string& model_type) {
+    const std::vector<std::string> unread = config.unread_moe_keys();
+    if (unread.empty()) return;
+    std::string list;
+    for (const std::string& key : unread) list += (list.empty() ? "" : ", ") + key;
+    throw InputError(config.field(unread.front().c_str()),
+                     "model_type \"" + model_type + "\" has mixture-of-experts keys this reader does not understand (" + list +
+                         "); read are mixtral, deepseek_v2, deepseek_v3, qwen2_moe, qwen3_moe and llama4");
+}
+
+}  // namespace
+
 ModelSpec parse_hf_config(std::string_view json_text) {
     const nlohmann::json root = parse_json_text(json_text, "model.hf_config");
     if (!root.is_object()) throw InputError("model.hf_config", "must be a JSON object");
-    // Hugging Face names differ by family (Llama, GPT-2, ...): take the first key present.
-    auto integer_of = [&](std::initializer_list<const char*> keys, bool required, long long fallback) -> long long {
-        for (const char* key : keys) {
-            if (root.contains(key)) {
-                const nlohmann::json& value = root.at(key);
-                if (!value.is_number_integer() || value.get<long long>() < 1) {
-                    throw InputError(std::string("model.hf_config.") + key, "must be a positive integer");
-                }
-                return value.get<long long>();
-            }
-        }
-        if (required) throw InputError(std::string("model.hf_config.") + *keys.begin(), "is required");
-        return fallback;
-    };
+    const std::string model_type = root.contains("model_type") && root.at("model_type").is_string() ? root.at("model_type").get<std::string>() : "";
+    // Llama 4 nests the language model's shape under text_config (next to vision_config).
+    const bool nested = model_type == "llama4" && root.contains("text_config") && root.at("text_config").is_object();
+    HfConfig config(nested ? root.at("text_config") : root, nested ? "model.hf_config.text_config" : "model.hf_config");
+    const bool moe_family = model_type == "mixtral" || model_type == "deepseek_v2" || model_type == "deepseek_v3" || model_type == "qwen2_moe" ||
+                            model_type == "qwen3_moe" || model_type == "llama4" || model_type == "llama4_text";
+    if (!moe_family) refuse_unread_moe_keys(config, model_type);  // before anything else: an unknown MoE is refused as such
     ModelSpec model;
     model.id = "custom";
-    model.hidden = static_cast<int>(integer_of({"hidden_size", "n_embd", "d_model"}, true, 0));
-    model.layers = static_cast<int>(integer_of({"num_hidden_layers", "n_layer", "num_layers"}, true, 0));
-    model.heads = static_cast<int>(integer_of({"num_attention_heads", "n_head", "num_heads"}, true, 0));
-    model.kv_heads = static_cast<int>(integer_of({"num_key_value_heads"}, false, model.heads));
-    model.vocab = static_cast<int>(integer_of({"vocab_size"}, true, 0));
-    const std::string model_type = root.contains("model_type") && root.at("model_type").is_string() ? root.at("model_type").get<std::string>() : "";
-    const bool gpt_style = model_type == "gpt2" || root.contains("n_embd");
+    model.hidden = static_cast<int>(config.integer({"hidden_size", "n_embd", "d_model"}, true, 0));
+    model.layers = static_cast<int>(config.integer({"num_hidden_layers", "n_layer", "num_layers"}, true, 0));
+    model.heads = static_cast<int>(config.integer({"num_attention_heads", "n_head", "num_heads"}, true, 0));
+    model.kv_heads = static_cast<int>(config.integer({"num_key_value_heads"}, false, model.heads));
+    model.vocab = static_cast<int>(config.integer({"vocab_size"}, true, 0));
+    const bool gpt_style = model_type == "gpt2" || config.has("n_embd");
     model.gated_mlp = !gpt_style;
     model.bias = gpt_style;
     model.learned_positions = gpt_style;
-    model.ffn_hidden = static_cast<int>(integer_of({"intermediate_size", "n_inner", "ffn_dim"}, false, 4LL * model.hidden));
-    model.positions = gpt_style ? static_cast<int>(integer_of({"n_positions", "max_position_embeddings"}, false, 1024)) : 0;
-    model.default_seq_len = static_cast<int>(integer_of({"max_position_embeddings", "n_positions", "n_ctx"}, false, 2048));
+    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size", "n_inner", "ffn_dim"}, false, 4LL * model.hidden));
+    model.positions = gpt_style ? static_cast<int>(config.integer({"n_positions", "max_position_embeddings"}, false, 1024)) : 0;
+    model.default_seq_len = static_cast<int>(config.integer({"max_position_embeddings", "n_positions", "n_ctx"}, false, 2048));
     model.default_seq_len = std::min(model.default_seq_len, 131072);
-    if (root.contains("tie_word_embeddings")) {
-        if (!root.at("tie_word_embeddings").is_boolean()) throw InputError("model.hf_config.tie_word_embeddings", "must be true or false");
-        model.tied_embeddings = root.at("tie_word_embeddings").get<bool>();
+    // An explicit head width (Qwen3, Llama 4) matters only where it differs from hidden / heads.
+    const long long head_dim = config.integer({"head_dim"}, false, 0);
+    if (head_dim > 0 && head_dim * model.heads != model.hidden) model.explicit_head_dim = static_cast<int>(head_dim);
+    if (config.has("tie_word_embeddings") || root.contains("tie_word_embeddings")) {
+        const nlohmann::json& tie = config.has("tie_word_embeddings") ? config.raw("tie_word_embeddings") : root.at("tie_word_embeddings");
+        if (!tie.is_boolean()) throw InputError("model.hf_config.tie_word_embeddings", "must be true or false");
+        model.tied_embeddings = tie.get<bool>();
     } else {
         model.tied_embeddings = gpt_style;  // transformers' default is true; Llama configs say false explicitly
     }
+    if (model_type == "mixtral") read_mixtral(config, model);
+    else if (model_type == "deepseek_v2" || model_type == "deepseek_v3") read_deepseek(config, model);
+    else if (model_type == "qwen2_moe" || model_type == "qwen3_moe") read_qwen_moe(config, model);
+    else if (model_type == "llama4" || model_type == "llama4_text") read_llama4(config, model);
+    refuse_unread_moe_keys(config, model_type);
     const std::string name = root.contains("_name_or_path") && root.at("_name_or_path").is_string() ? root.at("_name_or_path").get<std::string>() : "";
     model.name = name.empty() ? (model_type.empty() ? "Hugging Face config" : model_type) : name;
     validate_model_shape(model, "model.hf_config");

@@ -11,11 +11,15 @@ namespace core {
 
 // The architecture fields of a JSON object over base (a scenario's "model" or a preset entry).
 ModelSpec read_model_fields(JsonObjectReader& reader, const ModelSpec& base);
+// The architecture keys a model object may carry (read_model_fields reads them all).
+const std::vector<const char*>& model_shape_keys();
 // hidden divisible by heads, kv_heads dividing heads; throws InputError(path + ".heads" / ".kv_heads").
 void validate_model_shape(const ModelSpec& model, const std::string& path);
 // The presets file: {"models": [{id, name, layers, ...}, ...]}.
 std::vector<ModelSpec> parse_model_presets(std::string_view json_text);
-// A Hugging Face transformers config.json (LlamaConfig, GPT2Config, ...) as a ModelSpec; throws InputError naming the key.
+// A Hugging Face transformers config.json (LlamaConfig, GPT2Config, ...; the mixtures of experts of Mixtral, DeepSeek-V2/V3,
+// Qwen2/3-MoE and Llama 4) as a ModelSpec; throws InputError naming the key. A config with expert or routing keys its
+// family reader does not understand is refused, never read as a dense model.
 ModelSpec parse_hf_config(std::string_view json_text);
 
 }  // namespace core

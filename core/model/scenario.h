@@ -45,6 +45,9 @@ struct ParallelSpec {
     int zero = 0;                   // ZeRO stage 0..3 over the data-parallel group
     ScheduleKind schedule = ScheduleKind::one_f_one_b;
     int virtual_stages = 1;         // interleaved schedule: model chunks per device
+    int ep = 1;                     // expert parallel: each MoE layer's routed experts split over ep GPUs (a model with experts)
+    int etp = 1;                    // expert tensor parallel: each expert's MLP split over etp GPUs; ep x etp folds over the
+                                    // tp x cp x dp GPUs of a pipeline stage (Megatron-Core MoE parallel folding)
 
     bool operator==(const ParallelSpec&) const = default;
 };
@@ -77,6 +80,8 @@ struct OverlapSpec {
     bool tp_comm = false;          // TP collectives behind the GEMMs (Transformer Engine userbuffers, --tp-comm-overlap)
     bool cp_ring = true;           // CP: each ring step's K and V travel while the previous chunk's attention runs
     bool pp_p2p = true;            // PP: sends and receives behind the next micro-batch's compute, but for fill and drain
+    bool ep_all_to_all = false;    // EP: each MoE layer's dispatch and combine behind another micro-batch's compute (DeepSeek-V3
+                                   // sec 3.2.1, DualPipe; Megatron-Core --overlap-moe-expert-parallel-comm); off, the layer waits
 
     bool operator==(const OverlapSpec&) const = default;
 };
@@ -101,6 +106,19 @@ struct OperationsSpec {
     bool operator==(const OperationsSpec&) const = default;
 };
 
+// How tokens reach their experts; read only for a model with experts.
+struct MoeSpec {
+    double load_imbalance = 1.0;    // tokens the busiest GPU's experts receive over the mean (max / mean): the layer waits for it
+    double capacity_factor = 0;     // > 0: each expert's batch is padded to CF x its mean share, and tokens beyond it are dropped
+                                    // (GShard, Lepikhin et al. 2020); it then replaces the imbalance as the busiest load
+    int node_limit = 0;             // node-limited routing: a token's experts lie on at most this many nodes, each reached by one
+                                    // InfiniBand copy and fanned out over NVLink (DeepSeek-V3 sec 2.1.2, 3.2.2: 4); 0 = unlimited
+    double dispatch_bytes = 2;      // bytes per element the dispatch sends (DeepSeek-V3: FP8 = 1); the combine returns bf16
+
+    double load_factor() const { return capacity_factor > 0 ? capacity_factor : load_imbalance; }
+    bool operator==(const MoeSpec&) const = default;
+};
+
 struct Scenario {
     ModelSpec model;                // Llama 3 70B
     TrainSpec train;
@@ -111,6 +129,7 @@ struct Scenario {
     OverlapSpec overlap;
     ServingSpec serving;
     OperationsSpec operations;
+    MoeSpec moe;
 
     bool operator==(const Scenario&) const = default;
 };

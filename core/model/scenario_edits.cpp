@@ -29,6 +29,39 @@ std::string change(const char* what, long long from, long long to, const std::st
 
 long long model_parallel(const ParallelSpec& p) { return 1LL * p.tp * p.pp * p.cp; }
 
+// Expert parallelism follows the model and the stage's GPUs: none for a dense model; EP dividing the experts, ETP the expert
+// width, and EP x ETP the tp x cp x dp GPUs of a stage, each the largest that does at most what it was; sequence parallelism
+// on with TP (Megatron-Core refuses MoE with TP but without it).
+void settle_experts(Scenario& scenario, std::vector<std::string>& notes) {
+    ParallelSpec& parallel = scenario.parallel;
+    const ModelSpec& model = scenario.model;
+    if (!model.is_moe()) {
+        if (parallel.ep != 1) notes.push_back(change("EP", parallel.ep, 1, "the model has no experts"));
+        if (parallel.etp != 1) notes.push_back(change("ETP", parallel.etp, 1, "the model has no experts"));
+        parallel.ep = parallel.etp = 1;
+        return;
+    }
+    if (parallel.tp > 1 && !scenario.train.sequence_parallel) {
+        notes.push_back("Sequence parallel off -> on: a model with experts needs it with TP > 1 (Megatron-Core)");
+        scenario.train.sequence_parallel = true;
+    }
+    const long long stage_gpus = 1LL * parallel.tp * parallel.cp * data_parallel_degree(scenario);
+    if (model.expert_ffn_hidden % parallel.etp != 0 || stage_gpus % parallel.etp != 0) {
+        int etp = 1;
+        for (int d : divisors_of(model.expert_ffn_hidden)) if (d <= parallel.etp && stage_gpus % d == 0) etp = d;
+        notes.push_back(change("ETP", parallel.etp, etp, "it must divide the expert width " + std::to_string(model.expert_ffn_hidden) +
+                                                             " and the stage's " + std::to_string(stage_gpus) + " GPUs"));
+        parallel.etp = etp;
+    }
+    if (model.experts % parallel.ep != 0 || stage_gpus % (1LL * parallel.ep * parallel.etp) != 0) {
+        int ep = 1;
+        for (int d : divisors_of(model.experts)) if (d <= parallel.ep && stage_gpus % (1LL * d * parallel.etp) == 0) ep = d;
+        notes.push_back(change("EP", parallel.ep, ep, "it must divide the " + std::to_string(model.experts) + " experts, and EP x ETP the stage's " +
+                                                          std::to_string(stage_gpus) + " GPUs (TP x CP x DP)"));
+        parallel.ep = ep;
+    }
+}
+
 // The fields that must follow an edit, in a fixed order: the model's shape bounds TP, PP and CP; the GPU count must hold
 // TP x PP x CP; DP follows the GPU count; the batch must divide over DP; the schedule must fit the micro-batches.
 Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {}) {
@@ -91,6 +124,7 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
         notes.push_back(change("Micro-batch", train.micro_batch, micro, "it must divide the " + std::to_string(per_rank) + " sequences per DP rank"));
         train.micro_batch = micro;
     }
+    settle_experts(scenario, notes);
     if (parallel.virtual_stages > 1 && parallel.schedule != ScheduleKind::interleaved) parallel.virtual_stages = 1;
     const int microbatches = per_rank / train.micro_batch;
     if (parallel.schedule == ScheduleKind::interleaved && microbatches % parallel.pp != 0) {
@@ -104,6 +138,34 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
 }
 
 Edit refused(const Scenario& scenario, const char* field, std::string reason) { return {scenario, {}, LayoutProblem{field, std::move(reason)}}; }
+
+// EP or ETP moved: refused unless it divides what it must, since settling would only move it back.
+Edit with_expert_axis(const Scenario& scenario, LayoutAxis axis, int value) {
+    const ModelSpec& model = scenario.model;
+    const char* field = axis == LayoutAxis::ep ? "parallel.ep" : "parallel.etp";
+    if (!model.is_moe()) {
+        if (value == 1) return settle(scenario, Moved::layout);
+        return refused(scenario, field, "the model has no experts to split");
+    }
+    const long long stage_gpus = 1LL * scenario.parallel.tp * scenario.parallel.cp * data_parallel_degree(scenario);
+    Scenario result = scenario;
+    if (axis == LayoutAxis::ep) {
+        if (model.experts % value != 0) {
+            return refused(scenario, field, std::to_string(value) + " does not divide the " + std::to_string(model.experts) + " experts");
+        }
+        result.parallel.ep = value;
+    } else {
+        if (model.expert_ffn_hidden % value != 0) {
+            return refused(scenario, field, std::to_string(value) + " does not divide the expert width " + std::to_string(model.expert_ffn_hidden));
+        }
+        result.parallel.etp = value;
+    }
+    if (stage_gpus % (1LL * result.parallel.ep * result.parallel.etp) != 0) {
+        return refused(scenario, field, "ep x etp = " + std::to_string(1LL * result.parallel.ep * result.parallel.etp) + " must divide the " +
+                                            std::to_string(stage_gpus) + " GPUs of a stage (TP x CP x DP)");
+    }
+    return settle(result, Moved::layout);
+}
 
 // Offers each candidate whose edit is valid.
 template <typename Value, typename EditFn>
@@ -168,6 +230,7 @@ Edit with_gpus_per_node(const Scenario& scenario, int gpus_per_node) {
 
 Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
     if (value < 1) return refused(scenario, "parallel", "must be >= 1, got " + std::to_string(value));
+    if (axis == LayoutAxis::ep || axis == LayoutAxis::etp) return with_expert_axis(scenario, axis, value);
     Scenario result = scenario;
     ParallelSpec& parallel = result.parallel;
     switch (axis) {
@@ -185,12 +248,19 @@ Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
             parallel.virtual_stages = value;
             if (value > 1) parallel.schedule = ScheduleKind::interleaved;
             break;
+        case LayoutAxis::ep:
+        case LayoutAxis::etp: break;  // with_expert_axis
     }
     if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
         return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
     }
     if (axis == LayoutAxis::cp && scenario.train.seq_len % value != 0) {
         return refused(scenario, "parallel.cp", std::to_string(value) + " does not divide seq_len " + std::to_string(scenario.train.seq_len));
+    }
+    // Interleaving needs the micro-batches to be a multiple of PP: offering v > 1 otherwise would settle back to 1F1B.
+    if (axis == LayoutAxis::virtual_stages && value > 1 && microbatches_per_step(scenario) % std::max(1, scenario.parallel.pp) != 0) {
+        return refused(scenario, "parallel.virtual_stages", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
+                                                                ") to be a multiple of PP (" + std::to_string(scenario.parallel.pp) + ")");
     }
     if (axis == LayoutAxis::micro_batch) {
         const int dp = data_parallel_degree(scenario);
@@ -251,6 +321,9 @@ Edit with_global_batch(const Scenario& scenario, int global_batch) {
 }
 
 Edit with_sequence_parallel(const Scenario& scenario, bool on) {
+    if (!on && scenario.model.is_moe() && scenario.parallel.tp > 1) {
+        return refused(scenario, "train.sequence_parallel", "a model with experts needs it with TP > 1 (Megatron-Core)");
+    }
     Scenario result = scenario;
     result.train.sequence_parallel = on;
     return settle(result, Moved::other);
@@ -266,6 +339,37 @@ Edit with_layout(const Scenario& scenario, const Layout& layout) {
     Scenario result = apply_layout(scenario, layout);  // an assumed MFU stays assumed, as with every layout control
     if (const auto problem = check_layout(result, layout_of(result))) return {result, {}, problem};
     return settle(result, Moved::layout);
+}
+
+Edit with_load_imbalance(const Scenario& scenario, double max_over_mean) {
+    if (!(max_over_mean >= 1.0 && max_over_mean <= 16.0)) {
+        return refused(scenario, "moe.load_imbalance", "must be between 1 and 16 (max / mean), got " + format_number(max_over_mean));
+    }
+    Scenario result = scenario;
+    result.moe.load_imbalance = max_over_mean;
+    return settle(result, Moved::other);
+}
+
+Edit with_capacity_factor(const Scenario& scenario, double factor) {
+    if (!(factor == 0.0 || (factor >= 1.0 && factor <= 16.0))) {
+        return refused(scenario, "moe.capacity_factor", "must be 0 (no capacity) or between 1 and 16, got " + format_number(factor));
+    }
+    Scenario result = scenario;
+    result.moe.capacity_factor = factor;
+    return settle(result, Moved::other);
+}
+
+Edit with_node_limit(const Scenario& scenario, int nodes) {
+    if (nodes < 0 || nodes > 1000000) return refused(scenario, "moe.node_limit", "must be 0 (any) or a node count, got " + std::to_string(nodes));
+    Scenario result = scenario;
+    result.moe.node_limit = nodes;
+    return settle(result, Moved::other);
+}
+
+Edit with_ep_overlap(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.overlap.ep_all_to_all = on;
+    return settle(result, Moved::other);
 }
 
 Choices choices_of(const Scenario& scenario) {
@@ -292,6 +396,13 @@ Choices choices_of(const Scenario& scenario) {
     for (int v = 1; v <= model.layers / std::max(1, scenario.parallel.pp); ++v) v_candidates.push_back(v);
     choices.virtual_stages = offered(v_candidates, axis(LayoutAxis::virtual_stages));
     choices.zero = offered(std::vector<int>{0, 1, 2, 3}, [&](int stage) { return with_zero(scenario, stage); });
+    choices.sequence_parallel_off = with_sequence_parallel(scenario, false).ok();
+    if (model.is_moe()) {
+        choices.ep = offered(divisors_of(model.experts), axis(LayoutAxis::ep));
+        choices.etp = offered(divisors_of(model.expert_ffn_hidden), axis(LayoutAxis::etp));
+    } else {
+        choices.ep = choices.etp = {1};
+    }
     std::vector<int> seq_candidates;
     for (long long s = 128; s <= (1 << 20); s *= 2) seq_candidates.push_back(static_cast<int>(s));
     if (std::find(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len) == seq_candidates.end()) {

@@ -20,7 +20,8 @@ struct Edit {
 };
 
 // The axes a layout control moves. TP, PP and CP keep the GPU count (DP follows); DP keeps TP, PP and CP (GPUs follow).
-enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages };
+// EP and ETP (models with experts) fold over TP x CP x DP: they keep the GPU count and DP.
+enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages, ep, etp };
 
 Edit with_model(const Scenario&, const ModelSpec&);       // the model's default sequence length; a measured step is dropped
 Edit with_params(const Scenario&, double params);         // a bare parameter count, its shape fitted to the current layout
@@ -37,14 +38,20 @@ Edit with_global_batch(const Scenario&, int global_batch);
 Edit with_sequence_parallel(const Scenario&, bool on);
 Edit with_flash_attention(const Scenario&, bool on);
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
+Edit with_load_imbalance(const Scenario&, double max_over_mean);  // moe.load_imbalance, 1 to 16
+Edit with_capacity_factor(const Scenario&, double factor);        // moe.capacity_factor: 0 (none) or 1 to 16
+Edit with_node_limit(const Scenario&, int nodes);                 // moe.node_limit: 0 (any) or a node count
+Edit with_ep_overlap(const Scenario&, bool on);                   // overlap.ep_all_to_all
 
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {
     std::vector<int> tp, pp, cp, dp, micro_batch, virtual_stages, zero;
+    std::vector<int> ep, etp;                   // {1} for a dense model
     std::vector<int> seq_len;                   // powers of two from 128 to 1M that CP divides, and the current one
     std::vector<int> gpus_per_node;             // the node sizes built: 1 to 8 (HGX, DGX), 16, 32, 64, 72 (NVL72)
     std::vector<ScheduleKind> schedules;
     std::vector<Recompute> recomputes;
+    bool sequence_parallel_off = true;          // false where it must stay on (a model with experts under TP)
 };
 Choices choices_of(const Scenario&);
 

@@ -3,6 +3,7 @@
 #include "core/model/scenario_json.h"
 
 #include "core/model/errors.h"
+#include "core/model/format.h"
 #include "core/model/json_reader.h"
 #include "core/model/model_json.h"
 
@@ -56,6 +57,15 @@ void require_hf_config_ranges(const ModelSpec& model) {
     require("ffn_hidden", model.ffn_hidden, 1, 100000000);
     require("vocab", model.vocab, 1, 100000000);
     require("positions", model.positions, 0, 100000000);
+    require("experts", model.experts, 0, 100000);
+    require("experts_per_token", model.experts_per_token, 0, 100000);
+    require("expert_ffn_hidden", model.expert_ffn_hidden, 0, 100000000);
+    require("shared_experts", model.shared_experts, 0, 1000);
+    require("first_dense_layers", model.first_dense_layers, 0, 100000);
+    require("moe_layer_step", model.moe_layer_step, 1, 100000);
+    require("q_lora_rank", model.q_lora_rank, 0, 10000000);
+    require("kv_lora_rank", model.kv_lora_rank, 0, 10000000);
+    require("head_dim", model.explicit_head_dim, 0, 100000);
 }
 
 void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_config_loader) {
@@ -82,10 +92,8 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
         model = parse_hf_config(text);
         require_hf_config_ranges(model);
     }
-    const bool has_shape_field = reader.has("layers") || reader.has("hidden") || reader.has("heads") || reader.has("kv_heads") ||
-                                 reader.has("ffn_hidden") || reader.has("vocab") || reader.has("gated_mlp") ||
-                                 reader.has("tied_embeddings") || reader.has("learned_positions") || reader.has("positions") ||
-                                 reader.has("bias");
+    const std::vector<const char*>& shape_keys = model_shape_keys();
+    const bool has_shape_field = std::any_of(shape_keys.begin(), shape_keys.end(), [&](const char* key) { return reader.has(key); });
     if (has_shape_field) {
         if (model.is_bare_count()) throw InputError("model.params", "a bare parameter count takes no architecture fields");
         model = read_model_fields(reader, model);
@@ -155,6 +163,8 @@ void read_parallel(ParallelSpec& parallel, const nlohmann::json& object) {
     parallel.zero = static_cast<int>(reader.integer("zero", 0, 3).value_or(parallel.zero));
     if (auto schedule = reader.string("schedule")) parallel.schedule = parse_schedule_kind(*schedule, "parallel.schedule");
     parallel.virtual_stages = static_cast<int>(reader.integer("virtual_stages", 1, 1024).value_or(parallel.virtual_stages));
+    parallel.ep = static_cast<int>(reader.integer("ep", 1, 1000000).value_or(parallel.ep));
+    parallel.etp = static_cast<int>(reader.integer("etp", 1, 1000000).value_or(parallel.etp));
     reader.reject_unknown_keys();
 }
 
@@ -211,6 +221,19 @@ void read_overlap(OverlapSpec& overlap, const nlohmann::json& object) {
     overlap.tp_comm = reader.boolean("tp_comm").value_or(overlap.tp_comm);
     overlap.cp_ring = reader.boolean("cp_ring").value_or(overlap.cp_ring);
     overlap.pp_p2p = reader.boolean("pp_p2p").value_or(overlap.pp_p2p);
+    overlap.ep_all_to_all = reader.boolean("ep_all_to_all").value_or(overlap.ep_all_to_all);
+    reader.reject_unknown_keys();
+}
+
+void read_moe(MoeSpec& moe, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "moe");
+    moe.load_imbalance = reader.number("load_imbalance", 1, 1000).value_or(moe.load_imbalance);
+    if (auto capacity = reader.number("capacity_factor", 0, 1000)) {
+        if (*capacity > 0 && *capacity < 1) throw InputError("moe.capacity_factor", "must be 0 (no capacity) or >= 1, got " + format_number(*capacity));
+        moe.capacity_factor = *capacity;
+    }
+    moe.node_limit = static_cast<int>(reader.integer("node_limit", 0, 1000000).value_or(moe.node_limit));
+    moe.dispatch_bytes = reader.number("dispatch_bytes", 0.5, 4).value_or(moe.dispatch_bytes);
     reader.reject_unknown_keys();
 }
 
@@ -245,10 +268,20 @@ nlohmann::json model_json(const ModelSpec& model) {
         if (model.name != preset->name) json["name"] = model.name;
         return json;
     }
-    return {{"name", model.name}, {"layers", model.layers}, {"hidden", model.hidden}, {"heads", model.heads},
-            {"kv_heads", model.kv_heads}, {"ffn_hidden", model.ffn_hidden}, {"vocab", model.vocab},
-            {"gated_mlp", model.gated_mlp}, {"tied_embeddings", model.tied_embeddings},
-            {"learned_positions", model.learned_positions}, {"positions", model.positions}, {"bias", model.bias}};
+    nlohmann::json json = {{"name", model.name}, {"layers", model.layers}, {"hidden", model.hidden}, {"heads", model.heads},
+                           {"kv_heads", model.kv_heads}, {"ffn_hidden", model.ffn_hidden}, {"vocab", model.vocab},
+                           {"gated_mlp", model.gated_mlp}, {"tied_embeddings", model.tied_embeddings},
+                           {"learned_positions", model.learned_positions}, {"positions", model.positions}, {"bias", model.bias}};
+    // Experts, latent attention and an explicit head width only where the model has them, so dense files stay as they were.
+    const std::pair<const char*, int> optional_fields[] = {
+        {"experts", model.experts}, {"experts_per_token", model.experts_per_token}, {"expert_ffn_hidden", model.expert_ffn_hidden},
+        {"shared_experts", model.shared_experts}, {"shared_ffn_hidden", model.shared_ffn_hidden},
+        {"first_dense_layers", model.first_dense_layers}, {"q_lora_rank", model.q_lora_rank}, {"kv_lora_rank", model.kv_lora_rank},
+        {"qk_nope_head_dim", model.qk_nope_head_dim}, {"qk_rope_head_dim", model.qk_rope_head_dim}, {"v_head_dim", model.v_head_dim},
+        {"head_dim", model.explicit_head_dim}};
+    for (const auto& [key, value] : optional_fields) if (value != 0) json[key] = value;
+    if (model.moe_layer_step != 1) json["moe_layer_step"] = model.moe_layer_step;
+    return json;
 }
 
 nlohmann::json precision_json(const PrecisionRecipe& recipe) {
@@ -281,7 +314,7 @@ nlohmann::json full_json(const Scenario& s) {
     json["precision"] = precision_json(s.precision);
     json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
                         {"zero", s.parallel.zero}, {"schedule", schedule_name(s.parallel.schedule)},
-                        {"virtual_stages", s.parallel.virtual_stages}};
+                        {"virtual_stages", s.parallel.virtual_stages}, {"ep", s.parallel.ep}, {"etp", s.parallel.etp}};
     json["cluster"] = {{"gpu", gpu_json(s.cluster.gpu)}, {"gpus_per_node", s.cluster.gpus_per_node}, {"gpus", s.cluster.gpus},
                        {"scale_up_link", link_json(s.cluster.scale_up)}, {"scale_out_link", link_json(s.cluster.scale_out)}};
     nlohmann::json efficiency = nlohmann::json::object();
@@ -290,12 +323,14 @@ nlohmann::json full_json(const Scenario& s) {
     json["efficiency"] = efficiency;
     json["overlap"] = {{"dp_grad_reduce", s.overlap.dp_grad_reduce}, {"dp_param_gather", s.overlap.dp_param_gather},
                        {"zero3_prefetch", s.overlap.zero3_prefetch}, {"tp_comm", s.overlap.tp_comm}, {"cp_ring", s.overlap.cp_ring},
-                       {"pp_p2p", s.overlap.pp_p2p}};
+                       {"pp_p2p", s.overlap.pp_p2p}, {"ep_all_to_all", s.overlap.ep_all_to_all}};
     json["serving"] = {{"batch", s.serving.batch}, {"context_tokens", s.serving.context_tokens}, {"target_qps", s.serving.target_qps},
                        {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
                        {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
                           {"restart_seconds", s.operations.restart_seconds}, {"dollars_per_gpu_hour", s.operations.dollars_per_gpu_hour}};
+    json["moe"] = {{"load_imbalance", s.moe.load_imbalance}, {"capacity_factor", s.moe.capacity_factor}, {"node_limit", s.moe.node_limit},
+                   {"dispatch_bytes", s.moe.dispatch_bytes}};
     return json;
 }
 
@@ -315,6 +350,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
     if (reader.has("overlap")) read_overlap(scenario.overlap, reader.raw("overlap"));
     if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
     if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
+    if (reader.has("moe")) read_moe(scenario.moe, reader.raw("moe"));
     reader.reject_unknown_keys();
     // An explicit dp without a GPU count sizes the cluster; the default 64 GPUs only apply when neither is given.
     const ParallelSpec& parallel = scenario.parallel;
