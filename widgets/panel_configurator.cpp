@@ -65,6 +65,12 @@ void draw_controls(PanelContext& ctx) {
     axis_slider("DP", scenario, core::LayoutAxis::dp, feedback,
                 "Data-parallel replicas: must divide the global batch (" + std::to_string(scenario.train.global_batch) +
                     "). Moving DP adds or removes GPUs.");
+    if (scenario.model.is_moe()) {
+        axis_slider("EP", scenario, core::LayoutAxis::ep, feedback,
+                    "Expert parallel: the " + std::to_string(scenario.model.experts) +
+                        " routed experts of each MoE layer split over EP GPUs; EP x ETP folds over a stage's TP x CP x DP GPUs, so the "
+                        "GPU count stays. Tokens reach their experts by all-to-all.");
+    }
     zero_slider("ZeRO", scenario, feedback);
     axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback,
                 "Sequences per micro-batch; micro-batches per step m = global batch / (DP x micro-batch) = " +
@@ -80,10 +86,6 @@ void draw_controls(PanelContext& ctx) {
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
     if (scenario.model.is_moe()) {
-        axis_slider("EP", scenario, core::LayoutAxis::ep, feedback,
-                    "Expert parallel: the " + std::to_string(scenario.model.experts) +
-                        " routed experts of each MoE layer split over EP GPUs; EP x ETP folds over a stage's TP x CP x DP GPUs, so the "
-                        "GPU count stays. Tokens reach their experts by all-to-all.");
         axis_slider("ETP", scenario, core::LayoutAxis::etp, feedback,
                     "Expert tensor parallel: each expert's MLP split over ETP GPUs (must divide the expert width " +
                         std::to_string(scenario.model.expert_ffn_hidden) + ").");
@@ -282,15 +284,17 @@ void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
     const core::Scenario& scenario = ctx.scenario;
     const core::Layout layout = core::layout_of(scenario);
     const int colour_by = static_cast<int>(effective_colouring(state.mesh, layout));
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("Colour GPUs by");
     const int colourings = layout.ep > 1 ? 5 : 4;  // EP rank only where experts are split
-    for (int i = 0; i < colourings; ++i) {
-        ImGui::SameLine();
-        if (ImGui::RadioButton(names[i], colour_by == i)) {
-            state.mesh.colour_by = static_cast<MeshColouring>(i);
-            state.mesh.automatic = false;
+    // A combo, not a row of radio buttons: the choices fit a narrow column at 1280 x 720.
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+    if (ImGui::BeginCombo("Colour GPUs by", names[colour_by])) {
+        for (int i = 0; i < colourings; ++i) {
+            if (ImGui::Selectable(names[i], colour_by == i)) {
+                state.mesh.colour_by = static_cast<MeshColouring>(i);
+                state.mesh.automatic = false;
+            }
         }
+        ImGui::EndCombo();
     }
     const float width = ImGui::GetContentRegionAvail().x;
     const float remaining = height - ImGui::GetFrameHeightWithSpacing();

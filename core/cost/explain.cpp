@@ -139,37 +139,26 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     const std::string layout = layout_text(scenario);
     for (const MemoryBlock& block : memory.blocks) {
         if (block.component >= 0 && block.component < static_cast<int>(scenario.precision.components.size())) {
-            if (block.experts) {
-                // The routed experts' part: split over EP x ETP, sharded over the expert data parallel group.
-                const std::string label = "expert " + scenario.precision.components[block.component].label;
-                const ExpertMemory& experts = memory.experts;
-                text.block_labels.push_back(label);
-                text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(experts.params) +
-                                                " routed-expert params = " + format_bytes(block.whole_bytes),
-                                            scenario.precision.source});
-                text.block_per_gpu.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(experts.stage_params) +
-                                                  " on the stage / (ep " + std::to_string(report.layout.ep) + " x etp " +
-                                                  std::to_string(report.layout.etp) + ")" +
-                                                  (block.sharded_over_dp ? " / EDP " + std::to_string(experts.expert_data_parallel) : std::string()) +
-                                                  " = " + format_bytes(block.per_gpu_bytes),
-                                              "Megatron-Core moe/README.md (expert data parallel); " + scenario.precision.source});
-                continue;
-            }
             const std::string& label = scenario.precision.components[block.component].label;
             text.block_labels.push_back(label);
-            const double dense_params = memory.params - memory.experts.params;
-            text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(dense_params) +
-                                            (memory.experts.params > 0 ? " params outside the routed experts" : "") + " = " +
+            text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(memory.params) + " = " +
                                             format_bytes(block.whole_bytes),
                                         scenario.precision.source});
             const int shards = report.layout.dp * report.layout.cp;
-            text.block_per_gpu.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " +
-                                              format_sci(memory.params_per_gpu - memory.experts.params_per_gpu) +
-                                              " params on the GPU (" + layout + ")" +
-                                              (block.sharded_over_dp ? " / " + std::to_string(shards) + " (ZeRO-" + std::to_string(scenario.parallel.zero) + ")"
-                                                                     : std::string()) +
-                                              " = " + format_bytes(block.per_gpu_bytes),
-                                          scenario.precision.source});
+            std::string per_gpu = label + ": " + format_plain(block.bytes_per_param) + " B x " +
+                                  format_sci(memory.params_per_gpu - memory.experts.params_per_gpu) + " params on the GPU (" + layout + ")" +
+                                  (block.sharded_over_dp ? " / " + std::to_string(shards) + " (ZeRO-" + std::to_string(scenario.parallel.zero) + ")"
+                                                         : std::string());
+            if (block.expert_per_gpu_bytes > 0) {  // Megatron-Core's expert bucket: EP x ETP, then the expert data-parallel group
+                const ExpertMemory& experts = memory.experts;
+                const bool expert_sharded = block.expert_per_gpu_bytes < block.bytes_per_param * experts.params_per_gpu;
+                per_gpu += " + " + format_plain(block.bytes_per_param) + " B x " + format_sci(experts.params_per_gpu) +
+                           " routed-expert params (stage's / ep " + std::to_string(report.layout.ep) + " x etp " + std::to_string(report.layout.etp) +
+                           ")" + (expert_sharded ? " / EDP " + std::to_string(experts.expert_data_parallel) : std::string());
+            }
+            text.block_per_gpu.push_back({per_gpu + " = " + format_bytes(block.per_gpu_bytes),
+                                          block.expert_per_gpu_bytes > 0 ? scenario.precision.source + "; Megatron-Core moe/README.md"
+                                                                         : scenario.precision.source});
         } else {
             text.block_labels.push_back(memory_kind_name(block.kind));
             text.block_whole.push_back({std::string(memory_kind_name(block.kind)) + ", one micro-batch, all " + std::to_string(scenario.model.layers) +

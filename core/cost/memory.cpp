@@ -198,7 +198,23 @@ void fill_memory_report(const Scenario& scenario, double inflight_microbatches, 
             case StateKind::master: totals.master_bytes += bytes; break;
             case StateKind::optimizer: totals.optimizer_bytes += bytes; break;
         }
+    };  // as before: one block per recipe component
+    ExpertMemory& experts = memory.experts;
+    const auto expert_total = [&](StateKind kind) -> double& {
+        switch (kind) {
+            case StateKind::weights: return experts.weights_bytes;
+            case StateKind::grads: return experts.grads_bytes;
+            case StateKind::master: return experts.master_bytes;
+            case StateKind::optimizer: return experts.optimizer_bytes;
+        }
+        return experts.weights_bytes;
     };
+    if (all_experts > 0) {
+        experts.params = all_experts;
+        experts.stage_params = stage.expert;
+        experts.params_per_gpu = stage.expert_per_gpu;
+        experts.expert_data_parallel = layout.expert_data_parallel();
+    }
     for (std::size_t i = 0; i < recipe.components.size(); ++i) {
         const StateComponent& component = recipe.components[i];
         MemoryBlock block;
@@ -206,37 +222,17 @@ void fill_memory_report(const Scenario& scenario, double inflight_microbatches, 
         block.component = static_cast<int>(i);
         block.bytes_per_param = component.bytes_per_param;
         block.sharded_over_dp = is_sharded(component.kind, recipe, layout);
-        block.whole_bytes = component.bytes_per_param * (stage.total - all_experts);
+        block.whole_bytes = component.bytes_per_param * stage.total;
         block.per_gpu_bytes = component.bytes_per_param * stage.dense_per_gpu() / (block.sharded_over_dp ? shard_ranks(layout) : 1);
+        // The routed experts' part (Megatron-Core's expert bucket): split over EP x ETP, sharded over the expert data-parallel group.
+        if (stage.expert_per_gpu > 0) {
+            const bool expert_sharded = expert_state_sharded(component.kind, recipe, layout);
+            block.expert_per_gpu_bytes = component.bytes_per_param * stage.expert_per_gpu / (expert_sharded ? layout.expert_data_parallel() : 1);
+            block.per_gpu_bytes += block.expert_per_gpu_bytes;
+            expert_total(component.kind) += block.expert_per_gpu_bytes;
+        }
         add_to_totals(component.kind, block.per_gpu_bytes, memory.per_gpu);
         memory.blocks.push_back(block);
-    }
-    // The routed experts' state: its own blocks, split over EP x ETP and sharded over the expert data parallel group.
-    if (all_experts > 0) {
-        ExpertMemory& experts = memory.experts;
-        experts.params = all_experts;
-        experts.stage_params = stage.expert;
-        experts.params_per_gpu = stage.expert_per_gpu;
-        experts.expert_data_parallel = layout.expert_data_parallel();
-        for (std::size_t i = 0; i < recipe.components.size(); ++i) {
-            const StateComponent& component = recipe.components[i];
-            MemoryBlock block;
-            block.kind = memory_kind_of(component.kind);
-            block.component = static_cast<int>(i);
-            block.bytes_per_param = component.bytes_per_param;
-            block.experts = true;
-            block.sharded_over_dp = expert_state_sharded(component.kind, recipe, layout);
-            block.whole_bytes = component.bytes_per_param * all_experts;
-            block.per_gpu_bytes = component.bytes_per_param * stage.expert_per_gpu / (block.sharded_over_dp ? layout.expert_data_parallel() : 1);
-            add_to_totals(component.kind, block.per_gpu_bytes, memory.per_gpu);
-            PerGpuMemory expert_totals{experts.weights_bytes, experts.grads_bytes, experts.master_bytes, experts.optimizer_bytes, 0, 0};
-            add_to_totals(component.kind, block.per_gpu_bytes, expert_totals);
-            experts.weights_bytes = expert_totals.weights_bytes;
-            experts.grads_bytes = expert_totals.grads_bytes;
-            experts.master_bytes = expert_totals.master_bytes;
-            experts.optimizer_bytes = expert_totals.optimizer_bytes;
-            memory.blocks.push_back(block);
-        }
     }
 
     const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);

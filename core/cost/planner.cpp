@@ -190,47 +190,51 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 const int stage_layers = layers_on_first_stage(model.layers, pp);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
                 for (int ep : ep_choices(model, 1LL * tp * cp * dp)) {
-                layout.ep = ep;
-                StageParams stage = stage_params[pp];
-                stage.expert_per_gpu = stage.expert / ep;
-                stage.per_gpu = (stage.params - stage.expert) / tp + stage.expert_per_gpu;
-                for (int micro_batch : divisors_of(global_batch / dp)) {
-                    const int microbatches = global_batch / (dp * micro_batch);
-                    if (microbatches > kMaxMicrobatches) continue;
-                    layout.micro_batch = micro_batch;
-                    const bool interleaves = pp > 1 && microbatches % pp == 0;
-                    const int schedules = pp == 1 ? 1 : 2 + (interleaves ? std::max(0, max_virtual - 1) : 0);
-                    const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
-                    for (Recompute recompute : recomputes) {
-                        layout.recompute = recompute;
-                        const LayerCost* cost = nullptr;
-                        for (int zero = 0; zero <= 3; ++zero) {
-                            layout.zero = zero;
-                            plan.layouts_considered += schedules;
-                            const MemoryBasis memory = memory_basis(scenario, layout, stage);
-                            if (!memory.at(inflight).fits) continue;
-                            Candidate candidate;
-                            candidate.layout = layout;
-                            // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
-                            // the chunk counts that fit run from the first that does to the most allowed.
-                            if (interleaves) {
-                                candidate.min_virtual = 2;
-                                while (candidate.min_virtual <= max_virtual &&
-                                       !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, candidate.min_virtual)).fits) {
-                                    ++candidate.min_virtual;
+                    layout.ep = ep;
+                    StageParams stage = stage_params[pp];
+                    stage.expert_per_gpu = stage.expert / ep;
+                    stage.per_gpu = (stage.params - stage.expert) / tp + stage.expert_per_gpu;
+                    for (int micro_batch : divisors_of(global_batch / dp)) {
+                        const int microbatches = global_batch / (dp * micro_batch);
+                        if (microbatches > kMaxMicrobatches) continue;
+                        layout.micro_batch = micro_batch;
+                        const bool interleaves = pp > 1 && microbatches % pp == 0;
+                        const int schedules = pp == 1 ? 1 : 2 + (interleaves ? std::max(0, max_virtual - 1) : 0);
+                        const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
+                        for (Recompute recompute : recomputes) {
+                            layout.recompute = recompute;
+                            const LayerCost* cost = nullptr;
+                            double layer_seconds = 0;
+                            for (int zero = 0; zero <= 3; ++zero) {
+                                layout.zero = zero;
+                                plan.layouts_considered += schedules;
+                                const MemoryBasis memory = memory_basis(scenario, layout, stage);
+                                if (!memory.at(inflight).fits) continue;
+                                Candidate candidate;
+                                candidate.layout = layout;
+                                // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
+                                // the chunk counts that fit run from the first that does to the most allowed.
+                                if (interleaves) {
+                                    candidate.min_virtual = 2;
+                                    while (candidate.min_virtual <= max_virtual &&
+                                           !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, candidate.min_virtual)).fits) {
+                                        ++candidate.min_virtual;
+                                    }
+                                    candidate.max_virtual = max_virtual;
                                 }
-                                candidate.max_virtual = max_virtual;
+                                plan.layouts_fitting += (pp == 1 ? 1 : 2) + std::max(0, candidate.max_virtual - candidate.min_virtual + 1);
+                                if (cost == nullptr) {
+                                    cost = &costs.get(split_of(layout));
+                                    const PassSeconds stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
+                                    layer_seconds = stage_layer.forward + stage_layer.backward();
+                                }
+                                candidate.cost = cost;
+                                // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.
+                                candidate.lower_bound = microbatches * stage_layers * layer_seconds;
+                                candidates.push_back(candidate);
                             }
-                            plan.layouts_fitting += (pp == 1 ? 1 : 2) + std::max(0, candidate.max_virtual - candidate.min_virtual + 1);
-                            if (cost == nullptr) cost = &costs.get(split_of(layout));
-                            candidate.cost = cost;
-                            // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.
-                            const PassSeconds stage_layer = mean_layer(*cost, moe_share[pp]);
-                            candidate.lower_bound = microbatches * stage_layers * (stage_layer.forward + stage_layer.backward());
-                            candidates.push_back(candidate);
                         }
                     }
-                }
                 }
             }
         }

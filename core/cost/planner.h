@@ -44,8 +44,9 @@ struct Plan {
 
 // Enumerates TP (divides heads, <= max_tp), PP (1..layers, uneven splits as the model does), CP (divides seq_len),
 // DP (tp pp cp dp = GPUs, global batch divisible by dp x micro-batch), ZeRO 0-3, recompute, micro-batch, schedule
-// (1F1B; ZB-H1; interleaved with 2.. virtual stages when p divides m). GPipe and naive are left out: they never beat
-// 1F1B (same or larger bubble, more memory). Selective recompute is left out under flash attention, which already
+// (1F1B; ZB-H1; interleaved with 2.. virtual stages when p divides m), and for a model with experts EP (each divisor of
+// the experts that divides a stage's TP x CP x DP GPUs; ETP stays 1; SP on with TP, as Megatron-Core requires).
+// GPipe and naive are left out: they never beat 1F1B (same or larger bubble, more memory). Selective recompute is left out under flash attention, which already
 // drops the attention scores it would recompute. The scenario's own layout is ignored: only its model, cluster, batch
 // and switches matter. Throws InputError when those are invalid.
 Plan plan_layouts(const Scenario&, const PlanOptions& = {});

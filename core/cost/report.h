@@ -22,7 +22,7 @@ struct MemoryBlock {
     double whole_bytes = 0;         // unsharded: the whole model's
     double per_gpu_bytes = 0;       // under the current DP / ZeRO / TP / PP / CP layout
     bool sharded_over_dp = false;   // divided over the DP x CP ranks by ZeRO or the distributed optimizer
-    bool experts = false;           // the routed experts' part of a state component: split over EP x ETP, sharded over EDP
+    double expert_per_gpu_bytes = 0;  // of per_gpu_bytes, the routed experts' part: split over EP x ETP, sharded over EDP
 };
 
 struct PerGpuMemory {

@@ -139,31 +139,12 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
 
 Edit refused(const Scenario& scenario, const char* field, std::string reason) { return {scenario, {}, LayoutProblem{field, std::move(reason)}}; }
 
-// EP or ETP moved: refused unless it divides what it must, since settling would only move it back.
+// EP or ETP moved: refused when check_layout refuses it (settling would only move it back), else settled.
 Edit with_expert_axis(const Scenario& scenario, LayoutAxis axis, int value) {
-    const ModelSpec& model = scenario.model;
-    const char* field = axis == LayoutAxis::ep ? "parallel.ep" : "parallel.etp";
-    if (!model.is_moe()) {
-        if (value == 1) return settle(scenario, Moved::layout);
-        return refused(scenario, field, "the model has no experts to split");
-    }
-    const long long stage_gpus = 1LL * scenario.parallel.tp * scenario.parallel.cp * data_parallel_degree(scenario);
     Scenario result = scenario;
-    if (axis == LayoutAxis::ep) {
-        if (model.experts % value != 0) {
-            return refused(scenario, field, std::to_string(value) + " does not divide the " + std::to_string(model.experts) + " experts");
-        }
-        result.parallel.ep = value;
-    } else {
-        if (model.expert_ffn_hidden % value != 0) {
-            return refused(scenario, field, std::to_string(value) + " does not divide the expert width " + std::to_string(model.expert_ffn_hidden));
-        }
-        result.parallel.etp = value;
-    }
-    if (stage_gpus % (1LL * result.parallel.ep * result.parallel.etp) != 0) {
-        return refused(scenario, field, "ep x etp = " + std::to_string(1LL * result.parallel.ep * result.parallel.etp) + " must divide the " +
-                                            std::to_string(stage_gpus) + " GPUs of a stage (TP x CP x DP)");
-    }
+    (axis == LayoutAxis::ep ? result.parallel.ep : result.parallel.etp) = value;
+    const auto problem = check_layout(result, layout_of(result));
+    if (problem && (problem->field == "parallel.ep" || problem->field == "parallel.etp")) return {scenario, {}, problem};
     return settle(result, Moved::layout);
 }
 
