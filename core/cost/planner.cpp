@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <tuple>
 #include <unordered_map>
 
@@ -28,29 +29,30 @@ std::vector<int> divisors_of(int n) {
     return result;
 }
 
-struct SplitHash {
-    std::size_t operator()(const LayerSplit& split) const {
-        std::uint64_t key = (static_cast<std::uint64_t>(split.tp) << 44) ^ (static_cast<std::uint64_t>(split.cp) << 24) ^
-                            (static_cast<std::uint64_t>(split.micro_batch) << 3) ^ (split.sequence_parallel ? 4u : 0u) ^
-                            static_cast<std::uint64_t>(split.recompute);
-        key ^= (static_cast<std::uint64_t>(split.ep) << 52) ^ (static_cast<std::uint64_t>(split.etp) << 60);
-        return std::hash<std::uint64_t>{}(key);
-    }
-};
-
-// A layer's kernels depend on its split alone: each split is timed once per search.
+// A layer's kernels depend on its split alone: each split is timed once per search. The key packs all but EP and ETP,
+// which pick one of a few maps (a dense model has one).
 class LayerCostCache {
 public:
     explicit LayerCostCache(const Scenario& scenario) : scenario_(scenario) {}
     const LayerCost& get(const LayerSplit& split) {
-        auto found = costs_.find(split);
-        if (found == costs_.end()) found = costs_.emplace(split, layer_cost(scenario_, split, false)).first;
+        const std::uint64_t key = (static_cast<std::uint64_t>(split.tp) << 44) | (static_cast<std::uint64_t>(split.cp) << 24) |
+                                  (static_cast<std::uint64_t>(split.micro_batch) << 3) | (split.sequence_parallel ? 4u : 0u) |
+                                  static_cast<std::uint64_t>(split.recompute);
+        std::unordered_map<std::uint64_t, LayerCost>& costs = costs_of(split.ep, split.etp);
+        auto found = costs.find(key);
+        if (found == costs.end()) found = costs.emplace(key, layer_cost(scenario_, split, false)).first;
         return found->second;
     }
 
 private:
+    std::unordered_map<std::uint64_t, LayerCost>& costs_of(int ep, int etp) {
+        for (auto& [experts, costs] : by_experts_) if (experts == std::make_pair(ep, etp)) return costs;
+        by_experts_.emplace_back(std::make_pair(ep, etp), std::unordered_map<std::uint64_t, LayerCost>{});
+        return by_experts_.back().second;
+    }
+
     const Scenario& scenario_;
-    std::unordered_map<LayerSplit, LayerCost, SplitHash> costs_;
+    std::deque<std::pair<std::pair<int, int>, std::unordered_map<std::uint64_t, LayerCost>>> by_experts_;  // deque: stable references
 };
 
 // The expert-parallel degrees a stage of tp x cp x dp GPUs can take: 1 for a dense model; for one with experts, each

@@ -82,15 +82,13 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
 
 // A layer with routed experts and no shared experts has no TP-split MLP: its TP collectives are attention's alone
 // (Megatron-Core: with ETP 1 the dispatch works on each TP rank's sequence shard). The stage's mean layer scales TP so.
-TpComm stage_tp_comm(const TpComm& dense, const ModelSpec& model, double moe_share) {
-    if (moe_share <= 0 || model.shared_experts > 0) return dense;
+void scale_tp_to_stage(TpComm& tp, const ModelSpec& model, double moe_share) {
+    if (moe_share <= 0 || model.shared_experts > 0) return;
     const double scale = 1.0 - 0.5 * moe_share;
-    TpComm mean = dense;
-    mean.forward_seconds *= scale;
-    mean.backward_seconds *= scale;
-    mean.recompute_seconds *= scale;
-    mean.bytes_per_gpu *= scale;
-    return mean;
+    tp.forward_seconds *= scale;
+    tp.backward_seconds *= scale;
+    tp.recompute_seconds *= scale;
+    tp.bytes_per_gpu *= scale;
 }
 
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
@@ -151,7 +149,8 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     in.moe_share = stage_moe_share(scenario.model, layout.pp);
     in.layer = mean_layer(cost, in.moe_share);
     const PassSeconds& layer = in.layer;
-    in.tp = stage_tp_comm(tp_layer_comm(scenario, layout), scenario.model, in.moe_share);
+    in.tp = tp_layer_comm(scenario, layout);
+    scale_tp_to_stage(in.tp, scenario.model, in.moe_share);
     in.cp = cp_layer_comm(scenario, layout);
     in.pp = pp_comm(scenario, layout);
     in.ep = ep_layer_comm(scenario, layout);
