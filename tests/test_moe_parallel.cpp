@@ -6,6 +6,7 @@
 #include "core/cost/memory.h"
 #include "core/cost/planner.h"
 #include "core/cost/report_json.h"
+#include "core/cost/step.h"
 #include "core/model/errors.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
@@ -272,4 +273,36 @@ TEST_CASE("Planner: EP is searched for a model with experts, and its estimates a
     REQUIRE(*eps.rbegin() > 1);
     // A dense model's search never leaves EP 1.
     for (const core::PlanEntry& entry : core::plan_layouts(core::default_scenario()).best) REQUIRE(entry.layout.ep == 1);
+}
+
+TEST_CASE("Expert GEMMs at their per-expert shapes: m = tokens x top-k / E x EP (x ETP), the FLOPs per GPU the same for any EP x ETP",
+          "[moe][kernels]") {
+    // Mixtral on 64 GPUs with TP 2 and SP: 2,048 tokens enter each GPU's router; top-2 of 8 experts, f_e 14336, h 4096.
+    const auto expert_forward_flops = [](int ep, int etp, double& tokens_per_expert, double& groups) {
+        const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "mixtral-8x7b"},
+            "train": {"seq_len": 4096, "global_batch": 256, "sequence_parallel": true},
+            "parallel": {"tp": 2, "ep": )" + std::to_string(ep) + R"(, "etp": )" + std::to_string(etp) + R"(}, "cluster": {"gpus": 64}})");
+        double flops = 0;
+        for (const core::Kernel& kernel : core::moe_layer_kernels(scenario, core::split_of(core::layout_of(scenario)))) {
+            if (kernel.pass != core::KernelPass::forward) continue;
+            if (kernel.id == core::KernelId::expert_up) {
+                tokens_per_expert = kernel.m;
+                groups = kernel.batch;
+                REQUIRE(kernel.efficiency_size == Approx(2.0 * kernel.m * kernel.n * kernel.k));  // timed at one expert's size
+            }
+            if (kernel.id == core::KernelId::expert_up || kernel.id == core::KernelId::expert_down) flops += kernel.flops;
+        }
+        return flops;
+    };
+    const double per_gpu = 2048.0 * 2 * 2 * 3 * 4096 * 14336;  // T k x 2 x 3 h f_e
+    double tokens = 0, groups = 0;
+    REQUIRE(expert_forward_flops(1, 1, tokens, groups) == Approx(per_gpu));
+    REQUIRE(tokens == 2048.0 * 2 / 8);
+    REQUIRE(groups == 8);
+    REQUIRE(expert_forward_flops(8, 1, tokens, groups) == Approx(per_gpu));
+    REQUIRE(tokens == 2048.0 * 2);  // one expert per GPU takes the EP group's share
+    REQUIRE(groups == 1);
+    REQUIRE(expert_forward_flops(4, 2, tokens, groups) == Approx(per_gpu));
+    REQUIRE(tokens == 2048.0 * 2 * 2 * 4 / 8);
+    REQUIRE(groups == 2);
 }
