@@ -233,6 +233,10 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const auto edges = [&](double PassSeconds::*field) {
         return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
     };
+    estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * layers;
+    estimate.runs_per_step[static_cast<int>(KernelScope::first_stage)] = has_first ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::last_stage)] = has_last ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::step)] = 1.0;
     parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
     parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
     parts.elementwise_seconds = m * (layers * layer.elementwise + edges(&PassSeconds::elementwise));
