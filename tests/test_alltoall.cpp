@@ -121,6 +121,12 @@ TEST_CASE("Skewed routing: a few hot experts make the busiest expert and GPU wai
     REQUIRE(skewed.expert_load_imbalance > 3.0);
     REQUIRE(skewed.rank_load_imbalance > 1.5);
     REQUIRE(skewed.expert_load[0] == *std::max_element(skewed.expert_load.begin(), skewed.expert_load.end()));
+    REQUIRE(skewed.busiest_rank == 0);  // it holds experts 0..3, the hottest
+    long long most_from_others = 0;
+    for (int rank = 0; rank < 16; ++rank) most_from_others = std::max(most_from_others, skewed.received_copies(rank));
+    REQUIRE(skewed.max_received_copies == most_from_others);
+    REQUIRE(core::alltoall_max_tokens_per_rank(64, 256) == 6103);  // 1e8 / (64 x 256)
+    REQUIRE(core::alltoall_max_tokens_per_rank(64, 256, 1e3) == 1);
     inputs.skew = 0;  // no skew: uniform weights, random routing again
     REQUIRE(core::route_tokens(inputs).expert_load_imbalance < 1.5);
     // The seed decides the draw, nothing else does.

@@ -187,6 +187,8 @@ TEST_CASE("DualPipe README table, bubble column: 1F1B (PP-1)(F+B), ZB1P (PP-1)(F
                     const ScheduleTimeline one_f_one_b = core::generate_schedule(params_for(ScheduleKind::one_f_one_b, pp, microbatches, f, f, w));
                     const ScheduleTimeline zb1p = core::generate_schedule(params_for(ScheduleKind::zb_h1, pp, microbatches, f, f, w));
                     for (double idle : idle_per_device(one_f_one_b)) REQUIRE(idle == Approx(table_bubble(ScheduleKind::one_f_one_b, pp, f, b, w, fb)));
+                    REQUIRE(core::closed_form_idle_seconds(params_for(ScheduleKind::one_f_one_b, pp, microbatches, f, f, w)) ==
+                            Approx(table_bubble(ScheduleKind::one_f_one_b, pp, f, b, w, fb)));
                     for (double idle : idle_per_device(zb1p)) REQUIRE(idle == Approx(table_bubble(ScheduleKind::zb_h1, pp, f, b, w, fb)));
                 }
 
@@ -203,6 +205,7 @@ TEST_CASE("DualPipe README table, bubble column: 1F1B (PP-1)(F+B), ZB1P (PP-1)(F
                     for (double device_idle : idle) REQUIRE(device_idle == Approx(bubble).margin(1e-9));
                 REQUIRE(core::closed_form_applies(dual));
                 REQUIRE(core::closed_form_bubble_overhead(dual) * microbatches * (f + b) == Approx(bubble).margin(1e-9));
+                REQUIRE(core::closed_form_idle_seconds(dual) == Approx(bubble).margin(1e-9));
                 REQUIRE(core::closed_form_makespan(dual) == Approx(dualpipe.makespan_seconds));
 
                 // DualPipeV: the same PP stages on PP/2 devices, each device's share two chunks of half its layers.

@@ -678,6 +678,11 @@ double closed_form_bubble_overhead(const ScheduleParams& params) {
     return 0;
 }
 
+double closed_form_idle_seconds(const ScheduleParams& params) {
+    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) return dualpipe_idle_seconds(params);
+    return closed_form_bubble_overhead(params) * params.microbatches * (params.forward_seconds + params.backward_seconds);
+}
+
 double closed_form_bubble_fraction(const ScheduleParams& params) {
     const double overhead = closed_form_bubble_overhead(params);
     return overhead / (1 + overhead);

@@ -119,6 +119,8 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params);
 // DualPipe: idle (PP/2-1)(F&B+B-3W) per device over m(F+B) (DualPipe README table; B the whole backward chunk), with
 // PP = p and chunks of one L/p share; DualPipeV the same with PP = 2p stages and chunks of half a share.
 double closed_form_bubble_overhead(const ScheduleParams& params);
+// The same as idle seconds on the most idle device: overhead x m (T_F + T_B+W); DualPipe the table's (PP/2-1)(F&B+B-3W).
+double closed_form_idle_seconds(const ScheduleParams& params);
 // Idle share of device-time, overhead/(1+overhead): naive (p-1)/p, gpipe and 1f1b (p-1)/(m+p-1),
 // interleaved (p-1)/(v*m+p-1).
 double closed_form_bubble_fraction(const ScheduleParams& params);

@@ -201,6 +201,11 @@ void validate_alltoall_inputs(const AllToAllInputs& inputs) {
                                                          " affinities to score, more than " + format_double(alltoall_max_routing_decisions));
 }
 
+int alltoall_max_tokens_per_rank(int ep_ranks, int experts, double decisions) {
+    const double per_token = std::max(1.0, 1.0 * ep_ranks * experts);
+    return static_cast<int>(std::clamp(std::floor(decisions / per_token), 1.0, 10'000'000.0));
+}
+
 AllToAllInputs alltoall_inputs_for(const Scenario& scenario, int ep_ranks, int experts, int top_k) {
     AllToAllInputs inputs;
     inputs.ep_ranks = ep_ranks;
@@ -291,6 +296,8 @@ AllToAllRouting route_tokens(const AllToAllInputs& inputs) {
     for (int rank = 0; rank < ranks; ++rank)
         for (int from = 0; from < ranks; ++from) received[rank] += routing.copies[static_cast<std::size_t>(from) * ranks + rank];
     routing.rank_load_imbalance = max_over_mean(received);
+    routing.busiest_rank = static_cast<int>(std::max_element(received.begin(), received.end()) - received.begin());
+    for (int rank = 0; rank < ranks; ++rank) routing.max_received_copies = std::max(routing.max_received_copies, routing.received_copies(rank));
     return routing;
 }
 
@@ -382,11 +389,11 @@ AllToAllFrame alltoall_frame_at(const AllToAllRouting& routing, const std::vecto
     const std::string of = " " + std::to_string(frame.step_in_phase) + " of " + std::to_string(frame.steps_in_phase);
     switch (step.phase) {
         case AllToAllPhase::dispatch:
-            frame.caption = "dispatch, step" + of + ": each GPU sends the GPU " + std::to_string(step.offset) + " after it its tokens for the experts there";
+            frame.caption = "dispatch, step" + of + ": GPU i sends GPU i+" + std::to_string(step.offset) + " its tokens for the experts there";
             break;
         case AllToAllPhase::experts: frame.caption = "experts compute: each GPU runs its experts on the tokens it received"; break;
         case AllToAllPhase::combine:
-            frame.caption = "combine, step" + of + ": each GPU returns to the GPU " + std::to_string(step.offset) + " before it its tokens' expert outputs";
+            frame.caption = "combine, step" + of + ": GPU i returns to GPU i-" + std::to_string(step.offset) + " its tokens' expert outputs";
             break;
         case AllToAllPhase::done: break;
     }

@@ -45,6 +45,9 @@ struct AllToAllInputs {
 // "alltoall.combine_bytes_per_element", "alltoall.max_nodes_per_token", "alltoall.skew").
 void validate_alltoall_inputs(const AllToAllInputs& inputs);
 
+// The most tokens per rank that route_tokens scores within `decisions` affinities (ranks x tokens x experts), >= 1.
+int alltoall_max_tokens_per_rank(int ep_ranks, int experts, double decisions = alltoall_max_routing_decisions);
+
 // The panel's inputs from plain values; a scenario's EP axis, once it has one, is passed in here too.
 // T = seq_len x micro_batch / CP, divided by TP under sequence parallelism (each TP rank holds its share of the tokens).
 AllToAllInputs alltoall_inputs_for(const Scenario& scenario, int ep_ranks, int experts, int top_k);
@@ -72,6 +75,8 @@ struct AllToAllRouting {
     int max_nodes_touched = 0;         // the most nodes one token's experts sit on (at most M when node-limited)
     double expert_load_imbalance = 1;  // max / mean copies per expert: the busiest expert sets the layer's time
     double rank_load_imbalance = 1;    // max / mean copies a GPU receives
+    int busiest_rank = 0;              // the GPU whose experts get the most copies, its own included (lowest of equals)
+    long long max_received_copies = 0; // the most copies one GPU receives from the other GPUs
     double dispatch_bytes_per_rank = 0;  // T x k x h x bytes: what one GPU's tokens send, its own GPU included
     double leaving_gpu_share = 0;      // of the copies, those whose expert is on another GPU
     double crossing_node_share = 0;    // those whose expert is on another node
@@ -122,7 +127,7 @@ struct AllToAllFrame {
     double nvlink_bytes_moved = 0;      // by all steps so far, the current one pro rata
     double infiniband_bytes_moved = 0;  // what has crossed a node boundary so far
     std::vector<double> foreign_copies_held;  // per rank: other GPUs' token copies it holds at t
-    std::string caption;                // "dispatch, step 3 of 15: every GPU sends to the GPU 3 ranks on"
+    std::string caption;                // "dispatch, step 3 of 15: GPU i sends GPU i+3 its tokens for the experts there"
 };
 
 // Each step takes step_seconds; past the end the final state holds. Throws InputError("alltoall.t_seconds", ...) for a
