@@ -375,6 +375,9 @@ TEST_CASE("DualPipe README table in the step model: GPT-3 175B on PP 8 holds 2x 
         REQUIRE(report->compute.step_seconds > 0);
         REQUIRE(report->pipeline.bubble_fraction < one_f_one_b.pipeline.bubble_fraction);
         REQUIRE(report->pipeline.microbatches == 64);
+        // The busiest GPU's breakdown (device 0: both edge stages) still adds up to the step.
+        REQUIRE(report->compute.breakdown_seconds.total() == Approx(report->compute.modelled_step_seconds));
+        REQUIRE(report->compute.bubble_seconds >= 0);
     }
     REQUIRE(dualpipe.pipeline.schedule == core::ScheduleKind::dualpipe);
 }

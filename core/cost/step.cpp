@@ -237,11 +237,17 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const double last_busy = schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds;
     const bool first_is_busiest = layout.pp == 1 || first_busy >= last_busy;
     estimate.busiest_stage = first_is_busiest ? 0 : layout.pp - 1;
-    const bool has_first = first_is_busiest;
-    const bool has_last = layout.pp == 1 || !first_is_busiest;
+    // The share of the micro-batches for which that device runs each edge stage: all of one edge under the one-way
+    // schedules (both with one stage); DualPipe's end devices each run both edges, one direction's half each;
+    // DualPipeV's device 0 runs both edges for every micro-batch.
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe && layout.pp > 1;
+    const bool both_edges = layout.pp == 1 || layout.schedule == ScheduleKind::dualpipe_v;
+    if (dualpipe || both_edges) estimate.busiest_stage = 0;
+    const double has_first = dualpipe ? 0.5 : (both_edges || first_is_busiest) ? 1.0 : 0.0;
+    const double has_last = dualpipe ? 0.5 : (both_edges || !first_is_busiest) ? 1.0 : 0.0;
     StepBreakdown& parts = estimate.breakdown;
     const auto edges = [&](double PassSeconds::*field) {
-        return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
+        return has_first * cost.first_stage.*field + has_last * cost.last_stage.*field;
     };
     parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
     parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
@@ -249,8 +255,8 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     parts.optimizer_seconds = estimate.optimizer_seconds;
     double* exposed = parts.exposed_comm_seconds;
     exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
-                                                   (has_first ? in.first_tp_seconds : 0.0) +
-                                                   (has_last ? in.last_tp_forward_seconds + in.last_tp_backward_seconds : 0.0));
+                                                   has_first * in.first_tp_seconds +
+                                                   has_last * (in.last_tp_forward_seconds + in.last_tp_backward_seconds));
     exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
     exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
     double pp_exposed = 0;
