@@ -55,6 +55,15 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
     return cached_timeline;
 }
 
+bool generates_timeline(const ScheduleParams& schedule, PipelineTiming timing) {
+    return timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops;
+}
+
+// A device's closed-form in-flight, in whole-stage activations (interleaved counts chunk micro-batches: / v).
+double closed_form_inflight_activations(const ScheduleParams& schedule, int device) {
+    return closed_form_peak_inflight_on(schedule, device) / static_cast<double>(schedule.virtual_chunks);
+}
+
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -140,7 +149,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
         in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    in.memory = memory_basis(scenario, layout, in.stage);
+    in.memory = memory_basis(scenario, layout);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     in.optimizer = optimizer_kernel(scenario, in.stage.per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1));
     return in;
@@ -187,21 +196,23 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.schedule = schedule_params(scenario, layout, cost, in);
     const ScheduleParams& schedule = estimate.schedule;
 
-    if (timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops) {
+    if (generates_timeline(schedule, timing)) {
         const ScheduleTimeline& timeline = cached_schedule(schedule);
         estimate.makespan_seconds = timeline.makespan_seconds;
         estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
         estimate.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
         estimate.inflight_microbatches = timeline.peak_inflight_activations.at(0);
+        estimate.inflight_last_microbatches = timeline.peak_inflight_activations.back();
     } else {
         estimate.makespan_seconds = closed_form_makespan(schedule);
         estimate.bubble_overhead = closed_form_bubble_overhead(schedule);
         estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
         estimate.inflight_microbatches = estimate.peak_inflight_microbatches / static_cast<double>(schedule.virtual_chunks);
+        estimate.inflight_last_microbatches = closed_form_inflight_activations(schedule, schedule.stages - 1);
     }
-    estimate.memory = in.memory.at(estimate.inflight_microbatches);
+    estimate.memory = in.memory.at(estimate.inflight_microbatches, estimate.inflight_last_microbatches);
 
     // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
     // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
@@ -280,6 +291,13 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.comm_message_bytes[static_cast<int>(CommAxis::dp)] = layout.zero == 3 ? dp.weight_bytes / layers : dp.grad_bytes;
     }
     return estimate;
+}
+
+std::vector<double> stage_inflight_microbatches(const ScheduleParams& schedule, PipelineTiming timing) {
+    if (generates_timeline(schedule, timing)) return cached_schedule(schedule).peak_inflight_activations;
+    std::vector<double> inflight;
+    for (int device = 0; device < schedule.stages; ++device) inflight.push_back(closed_form_inflight_activations(schedule, device));
+    return inflight;
 }
 
 std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& layout, const LayerCost& cost, double& total_seconds) {
