@@ -114,7 +114,8 @@ std::string peak_block_label(const Scenario& scenario, MemoryKind kind) {
 // What a block of the peak holds on the heaviest stage's GPU, with its numbers, and where the figures come from.
 Explanation peak_block_explanation(const Scenario& scenario, const Report& report, const MemoryBlock& block, const std::string& label) {
     const MemoryReport& memory = report.memory;
-    const StageMemory& stage = memory.per_stage.at(memory.peak_stage);
+    const StageMemory stage = memory.peak_stage >= 0 && memory.peak_stage < static_cast<int>(memory.per_stage.size()) ? memory.per_stage[memory.peak_stage]
+                                                                                                                     : StageMemory{};
     const FrameworkTraits framework = framework_traits(scenario);
     const PrecisionRecipe& recipe = scenario.precision;
     const LayoutReport& layout = report.layout;
@@ -123,7 +124,8 @@ Explanation peak_block_explanation(const Scenario& scenario, const Report& repor
     switch (block.kind) {
         case MemoryKind::weight_copies:
             if (block.per_gpu_bytes <= 0) return {label + ": none at the peak (the GEMMs read the stored weights, or ZeRO-3 makes the copies per layer)", recipe.source};
-            return {label + ": " + format_plain(recipe.weight_copy_bytes) + " B per parameter the GEMMs read = " + bytes +
+            return {label + ": " + format_plain(recipe.weight_copy_bytes) + " B x " + format_sci(block.per_gpu_bytes / recipe.weight_copy_bytes) +
+                        " parameters the GEMMs read = " + bytes +
                         (framework.weight_copies_released_by_recompute
                              ? "; autocast caches each cast to the end of the forward and the graph keeps it until that weight's backward"
                              : "; kept for the whole step") +
@@ -263,11 +265,17 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     }
     const ActivationReport& activations = memory.activations;
     text.activation_configuration = configuration_of(scenario, activations);
-    text.activations = {"s b h x " + format_number(activations.sbh_coefficient) + (activations.attention_score_bytes > 0 ? " + 5 a s^2 b / t" : "") +
-                            " = " + format_bytes(activations.bytes_per_layer) + " per layer; x " + std::to_string(activations.layers_on_first_stage) +
-                            " layers x " + format_number(activations.inflight_microbatches) + " micro-batches in flight = " +
-                            format_bytes(activations.first_stage_bytes),
-                        "Korthikanti et al. 2022, Table 2"};
+    const StageMemory peak_stage = memory.peak_stage >= 0 && memory.peak_stage < static_cast<int>(memory.per_stage.size())
+                                       ? memory.per_stage[memory.peak_stage] : StageMemory{};
+    text.activations = {"s b h x " + format_number(activations.sbh_coefficient) +
+                            (activations.attention_score_bytes > 0 ? " + " + format_plain(activations.bytes_per_score) + " a s^2 b / t" : "") +
+                            " = " + format_bytes(activations.bytes_per_layer) + " per layer; x " + std::to_string(peak_stage.layers) +
+                            " layers x " + format_number(peak_stage.inflight_microbatches) + " micro-batches in flight" +
+                            (memory.per_stage.size() > 1 ? " (stage " + std::to_string(peak_stage.stage + 1) + ")" : std::string()) + " = " +
+                            format_bytes(peak_stage.activations_bytes),
+                        scenario.train.framework == Framework::pytorch_eager
+                            ? std::string("Korthikanti et al. 2022, Table 2, as PyTorch eager keeps them: ") + kMeasuredPhases
+                            : "Korthikanti et al. 2022, Table 2"};
     for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
         if (memory.blocks[i].kind == MemoryKind::activations) text.block_per_gpu[i] = {"activations (" + text.activation_configuration + "): " + text.activations.formula,
                                                                                        text.activations.source};

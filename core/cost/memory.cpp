@@ -201,9 +201,11 @@ StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int sta
     // reduce-scattered (Rajbhandari et al. 2019 sec 5.3; FSDP2 prefetches one layer ahead).
     memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * k.layer_params / t : 0.0;
 
-    // The last stage's final norm and head inputs, kept for every micro-batch in flight, and the loss's working set.
+    // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
+    // its own are freed), and the loss's working set.
     const double replicated_split = layer.sequence_parallel ? t : 1.0;
-    const double edge = last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh / replicated_split * inflight : 0.0;
+    const double edge_per_microbatch = last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh / replicated_split : 0.0;
+    const double edge = edge_per_microbatch * inflight;
     const double logits = layout.micro_batch * (k.seq_len / layout.cp) * k.vocab / t;
 
     // The three moments, what each holds beside the state and the stored activations.
@@ -224,7 +226,7 @@ StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int sta
         moments[count++] = {MemoryPhase::loss_backward, released && full ? copies_head : copies_all, edge + framework.logits_backward_bytes * logits, 0.0};
     }
     const double layer_copies = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
-    moments[count++] = {MemoryPhase::layer_backward, layer_copies, edge, working_set};
+    moments[count++] = {MemoryPhase::layer_backward, layer_copies, edge_per_microbatch * std::max(inflight - 1.0, 0.0), working_set};
     const Moment* peak = &moments[0];
     for (int i = 1; i < count; ++i) if (moments[i].total() > peak->total()) peak = &moments[i];
     memory.phase = peak->phase;
@@ -255,6 +257,7 @@ ActivationReport activation_per_layer(const Scenario& scenario, const Layout& la
     report.sequence_parallel = layer.sequence_parallel;
     report.sbh_coefficient = layer.sbh_coefficient;
     report.attention_score_bytes = layout.recompute == Recompute::none ? layer.probs : 0.0;
+    report.bytes_per_score = report.attention_score_bytes > 0 ? layer.probs / layer.scores : 0.0;
     report.bytes_per_layer = layer.stored;
     return report;
 }
@@ -262,21 +265,22 @@ ActivationReport activation_per_layer(const Scenario& scenario, const Layout& la
 MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
     MemoryBasis basis;
     basis.hbm_bytes = k.hbm_bytes;
-    basis.first = stage_memory(k, layout, 0, 0.0);
-    const StageMemory first_one = stage_memory(k, layout, 0, 1.0);
-    basis.first_per_microbatch = first_one.peak_bytes - basis.first.peak_bytes;
-    basis.first_activations_per_microbatch = first_one.activations_bytes;
-    basis.last = stage_memory(k, layout, layout.pp - 1, 0.0);
-    const StageMemory last_one = stage_memory(k, layout, layout.pp - 1, 1.0);
-    basis.last_per_microbatch = last_one.peak_bytes - basis.last.peak_bytes;
-    basis.last_activations_per_microbatch = last_one.activations_bytes;
+    basis.first = stage_memory(k, layout, 0, 1.0);
+    const StageMemory first_two = stage_memory(k, layout, 0, 2.0);
+    basis.first_per_microbatch = first_two.peak_bytes - basis.first.peak_bytes;
+    basis.first_activations_per_microbatch = basis.first.activations_bytes;
+    basis.last = stage_memory(k, layout, layout.pp - 1, 1.0);
+    const StageMemory last_two = stage_memory(k, layout, layout.pp - 1, 2.0);
+    basis.last_per_microbatch = last_two.peak_bytes - basis.last.peak_bytes;
+    basis.last_activations_per_microbatch = basis.last.activations_bytes;
     return basis;
 }
 
+// Every stage has at least one micro-batch in flight; from there on its peak grows linearly.
 MemoryEstimate MemoryBasis::at(double inflight_first, double inflight_last) const {
     MemoryEstimate estimate;
-    const double first_peak = first.peak_bytes + first_per_microbatch * inflight_first;
-    const double last_peak = last.peak_bytes + last_per_microbatch * inflight_last;
+    const double first_peak = first.peak_bytes + first_per_microbatch * (inflight_first - 1.0);
+    const double last_peak = last.peak_bytes + last_per_microbatch * (inflight_last - 1.0);
     const bool last_heavier = last.stage != first.stage && last_peak > first_peak;
     const StageMemory& stage = last_heavier ? last : first;
     estimate.peak_stage = stage.stage;

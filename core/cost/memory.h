@@ -70,8 +70,8 @@ struct MemoryEstimate {
 // (the first holds the most layers and micro-batches in flight, the last the head and the loss; a middle stage holds no
 // more than the first). Each grows linearly with its micro-batches in flight; the schedule then says how many.
 struct MemoryBasis {
-    StageMemory first, last;               // with nothing in flight
-    double first_per_microbatch = 0;       // the peak one more micro-batch in flight adds (fragmentation included)
+    StageMemory first, last;               // with one micro-batch in flight
+    double first_per_microbatch = 0;       // the peak each further micro-batch in flight adds (fragmentation included)
     double last_per_microbatch = 0;
     double first_activations_per_microbatch = 0;
     double last_activations_per_microbatch = 0;

@@ -86,6 +86,7 @@ struct ActivationReport {
     int layers_on_first_stage = 0;
     double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
+    double bytes_per_score = 0;             // of attention_score_bytes, per a s^2 b / t element: 5 with dropout (Korthikanti)
 };
 
 struct MemoryReport {

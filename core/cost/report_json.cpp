@@ -36,9 +36,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
         const MemoryBlock& block = memory.blocks[i];
         blocks.push_back({{"name", memory_kind_name(block.kind)}, {"label", text.block_labels[i]}, {"per_gpu_bytes", block.per_gpu_bytes},
-                          {"whole_bytes", block.whole_bytes}, {"formula", block.component >= 0 || block.kind != MemoryKind::activations
-                                                                              ? text.block_per_gpu[i].formula : text.activations.formula},
-                          {"source", block.component >= 0 || block.kind != MemoryKind::activations ? text.block_per_gpu[i].source : text.activations.source}});
+                          {"whole_bytes", block.whole_bytes}, {"formula", text.block_per_gpu[i].formula}, {"source", text.block_per_gpu[i].source}});
     }
     memory_json["blocks"] = blocks;
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
