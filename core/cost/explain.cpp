@@ -103,8 +103,8 @@ std::string peak_block_label(const Scenario& scenario, MemoryKind kind) {
                 case Recompute::none: break;
             }
             return "layer backward";
-        case MemoryKind::workspace: return "cuBLAS workspace";
-        case MemoryKind::comm_buffers: return "NCCL + buckets";
+        case MemoryKind::workspace: return "cuBLAS";
+        case MemoryKind::comm_buffers: return "NCCL, buckets";
         case MemoryKind::fragmentation: return "fragmentation";
         default: break;
     }

@@ -49,8 +49,6 @@ bool is_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
     return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && shard_ranks(layout) > 1;
 }
 
-constexpr StateKind kStateKinds[] = {StateKind::weights, StateKind::grads, StateKind::master, StateKind::optimizer};
-
 // One layer and one micro-batch on one GPU, in bytes.
 struct LayerBytes {
     double sbh = 0;             // s b h elements (s over CP)
@@ -63,30 +61,16 @@ struct LayerBytes {
     bool sequence_parallel = false;
 };
 
-// Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
-// regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
-// attention's and the MLP's GEMM inputs, the two dropout masks. Inside (split over TP): Q, K, V, the attention output,
-// the MLP's ffn-wide tensors and the down projection's input.
 LayerBytes layer_bytes(const MemoryConstants& k, const Layout& layout) {
-    const FrameworkTraits& framework = k.framework;
     const double t = layout.tp;
     const double s = k.seq_len / layout.cp;  // context parallel splits the sequence
-    const double b = layout.micro_batch;
-    const double c = k.compute_bytes, g = k.gemm_input_bytes, r = framework.residual_bytes;
     LayerBytes layer;
     layer.sequence_parallel = layout.sequence_parallel && t > 1;
     const double replicated_split = layer.sequence_parallel ? t : 1.0;
-    layer.sbh = s * b * k.hidden;
-    layer.scores = k.heads * s * s * b / t;
-    const double mlp_input_copies = k.gated_mlp ? framework.mlp_input_copies_gated : 1;
-    const double masks = k.dropout ? 2.0 : 0.0;
-    const double replicated = 2.0 * r + g + mlp_input_copies * g + masks;
-    const double qkv = c * (1.0 + 2.0 * k.kv_share);
-    const double attention_output = c + (g < c ? g : 0.0);  // fp8 keeps the projection's own input beside it
-    const double mlp = k.ffn_ratio * ((k.gated_mlp ? framework.gated_ffn_tensors : 1.0) * c + g);
-    const double full_coefficient = replicated / replicated_split + (qkv + attention_output + mlp) / t;
-    const double probs_bytes = k.flash_attention ? 0.0 : framework.probs_bytes + (k.dropout ? framework.probs_dropout_bytes : 0.0);
-    layer.probs = probs_bytes * layer.scores;
+    layer.sbh = s * layout.micro_batch * k.hidden;
+    layer.scores = k.heads * s * s * layout.micro_batch / t;
+    const double full_coefficient = k.replicated_coefficient / replicated_split + k.sharded_coefficient / t;
+    layer.probs = k.probs_coefficient * layer.scores;
     layer.full = full_coefficient * layer.sbh + layer.probs;
     switch (layout.recompute) {
         case Recompute::none:
@@ -98,18 +82,15 @@ LayerBytes layer_bytes(const MemoryConstants& k, const Layout& layout) {
             layer.stored = full_coefficient * layer.sbh;
             break;
         case Recompute::full:
-            layer.sbh_coefficient = r / replicated_split;  // only each layer's input is kept
+            layer.sbh_coefficient = k.framework.residual_bytes / replicated_split;  // only each layer's input is kept
             layer.stored = layer.sbh_coefficient * layer.sbh;
             break;
     }
-    // The backward's own gradients: the MLP's, into and out of its activation (two ffn-wide tensors); unfused
-    // attention's, of the probabilities and the scores, once the layer's MLP half it reaches them after has been freed.
-    const double mlp_gradients = 2.0 * c * k.ffn_ratio * layer.sbh / t;
-    double attention_gradients = 0;
-    if (!k.flash_attention) {
-        const double mlp_half = (r + mlp_input_copies * g + masks) / replicated_split + (attention_output + mlp) / t;
-        attention_gradients = (framework.probs_backward_bytes + (k.dropout ? c : 0.0)) * layer.scores - mlp_half * layer.sbh;
-    }
+    // The backward's own gradients: the MLP's, or unfused attention's once the layer's MLP half, which its backward
+    // reaches first, has been freed.
+    const double mlp_gradients = k.mlp_gradient_coefficient * layer.sbh / t;
+    const double mlp_half = k.mlp_half_replicated / replicated_split + k.mlp_half_sharded / t;
+    const double attention_gradients = k.probs_backward_coefficient > 0 ? k.probs_backward_coefficient * layer.scores - mlp_half * layer.sbh : 0.0;
     layer.backward = std::max(mlp_gradients, attention_gradients);
     return layer;
 }
@@ -163,12 +144,37 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     k.head_copied = k.gemm_input_bytes >= k.compute_bytes;  // fp8 recipes cast the layers' GEMMs, not the bf16 head
     k.spec = scenario.memory;
     k.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+
+    // Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
+    // regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
+    // attention's and the MLP's GEMM inputs, the two dropout masks. Inside (split over TP): Q, K, V, the attention
+    // output, the MLP's ffn-wide tensors and the down projection's input.
+    const FrameworkTraits& framework = k.framework;
+    const double c = k.compute_bytes, g = k.gemm_input_bytes, r = framework.residual_bytes;
+    const double mlp_input_copies = k.gated_mlp ? framework.mlp_input_copies_gated : 1;
+    const double masks = k.dropout ? 2.0 : 0.0;
+    const double qkv = c * (1.0 + 2.0 * k.kv_share);
+    const double attention_output = c + (g < c ? g : 0.0);  // fp8 keeps the projection's own input beside it
+    const double mlp = k.ffn_ratio * ((k.gated_mlp ? framework.gated_ffn_tensors : 1.0) * c + g);
+    k.replicated_coefficient = 2.0 * r + g + mlp_input_copies * g + masks;
+    k.sharded_coefficient = qkv + attention_output + mlp;
+    k.probs_coefficient = k.flash_attention ? 0.0 : framework.probs_bytes + (k.dropout ? framework.probs_dropout_bytes : 0.0);
+    k.probs_backward_coefficient = k.flash_attention ? 0.0 : framework.probs_backward_bytes + (k.dropout ? c : 0.0);
+    k.mlp_half_replicated = r + mlp_input_copies * g + masks;
+    k.mlp_half_sharded = attention_output + mlp;
+    k.mlp_gradient_coefficient = 2.0 * c * k.ffn_ratio;
     return k;
 }
 
-StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int stage, double inflight) {
+namespace {
+
+// stage_memory with one layer's bytes already worked out; per_microbatch (if given) receives what each further
+// micro-batch in flight adds to the peak: the layers' stored activations and the last stage's edge, fragmentation
+// included. Every moment holds them alike, so the peak grows linearly from one micro-batch in flight.
+StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, int stage, double inflight,
+                            double* per_microbatch) {
     const FrameworkTraits& framework = k.framework;
-    const double t = layout.tp;
+    const double per_tp = 1.0 / layout.tp;
     const bool first = stage == 0, last = stage == layout.pp - 1;
     StageMemory memory;
     memory.stage = stage;
@@ -176,67 +182,74 @@ StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int sta
     memory.inflight_microbatches = inflight;
     const double params = layout.pp == 1 ? k.total_params
                                          : memory.layers * k.layer_params + (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
-    memory.params_per_gpu = params / t;
+    memory.params_per_gpu = params * per_tp;
 
-    double* state[4] = {&memory.weights_bytes, &memory.grads_bytes, &memory.master_bytes, &memory.optimizer_bytes};
-    for (StateKind kind : kStateKinds) {
-        const int index = static_cast<int>(kind);
-        *state[index] = k.state_bytes_per_param[index] * memory.params_per_gpu / (is_sharded(kind, k.sharded_optimizer, layout) ? shard_ranks(layout) : 1.0);
-        memory.state_bytes += *state[index];
-    }
+    // The state, each kind sharded over DP x CP from its ZeRO stage.
+    const double shards = shard_ranks(layout);
+    const double per_shard = 1.0 / shards;
+    const auto state_of = [&](StateKind kind) {
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * memory.params_per_gpu;
+        return is_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_shard : bytes;
+    };
+    memory.weights_bytes = state_of(StateKind::weights);
+    memory.grads_bytes = state_of(StateKind::grads);
+    memory.master_bytes = state_of(StateKind::master);
+    memory.optimizer_bytes = state_of(StateKind::optimizer);
+    memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
 
-    const LayerBytes layer = layer_bytes(k, layout);
     memory.activations_bytes = layer.stored * memory.layers * inflight;
 
     // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
-    const bool zero3 = layout.zero == 3 && shard_ranks(layout) > 1;
+    const bool zero3 = layout.zero == 3 && shards > 1;
     const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
     double copies_all = 0, copies_head = 0, copies_layer = 0;
     if (k.weight_copy_bytes > 0 && !copies_at_gather) {
-        copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params / t : 0.0;
-        copies_layer = k.weight_copy_bytes * k.layer_params / t;
+        copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params * per_tp : 0.0;
+        copies_layer = k.weight_copy_bytes * k.layer_params * per_tp;
         copies_all = copies_layer * (layout.pp == 1 ? k.layers : memory.layers) + copies_head;
     }
     // ZeRO-3: the layer computing and the one prefetched, gathered, and one layer's unsharded gradients before they are
     // reduce-scattered (Rajbhandari et al. 2019 sec 5.3; FSDP2 prefetches one layer ahead).
-    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * k.layer_params / t : 0.0;
+    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * k.layer_params * per_tp : 0.0;
 
     // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
     // its own are freed), and the loss's working set.
-    const double replicated_split = layer.sequence_parallel ? t : 1.0;
-    const double edge_per_microbatch = last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh / replicated_split : 0.0;
+    const double edge_per_microbatch =
+        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
     const double edge = edge_per_microbatch * inflight;
-    const double logits = layout.micro_batch * (k.seq_len / layout.cp) * k.vocab / t;
+    const double logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
 
-    // The three moments, what each holds beside the state and the stored activations.
-    const bool released = framework.weight_copies_released_by_recompute;
+    // The three moments, what each holds beside the state and the stored activations; the largest is the peak.
     const bool full = layout.recompute == Recompute::full;
+    const bool released = framework.weight_copies_released_by_recompute;
     double working_set = layer.backward;
-    if (layout.recompute == Recompute::full) working_set += layer.full;
+    if (full) working_set += layer.full;
     else if (layout.recompute == Recompute::selective) working_set += layer.probs;
-    struct Moment {
-        MemoryPhase phase;
-        double copies, logits, working_set;
-        double total() const { return copies + logits + working_set; }
-    };
-    Moment moments[3];
-    int count = 0;
+    memory.phase = MemoryPhase::layer_backward;
+    memory.weight_copies_bytes = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
+    memory.logits_bytes = edge_per_microbatch * std::max(inflight - 1.0, 0.0);
+    memory.backward_working_set_bytes = working_set;
     if (last) {
-        moments[count++] = {MemoryPhase::forward_end, copies_all, edge + framework.logits_forward_bytes * logits, 0.0};
-        moments[count++] = {MemoryPhase::loss_backward, released && full ? copies_head : copies_all, edge + framework.logits_backward_bytes * logits, 0.0};
+        const double layer_moment = memory.weight_copies_bytes + memory.logits_bytes + working_set;
+        const double forward_end = copies_all + edge + framework.logits_forward_bytes * logits;
+        const double loss_copies = released && full ? copies_head : copies_all;
+        const double loss_backward = loss_copies + edge + framework.logits_backward_bytes * logits;
+        if (forward_end >= loss_backward && forward_end >= layer_moment) {  // ties go to the earlier moment
+            memory.phase = MemoryPhase::forward_end;
+            memory.weight_copies_bytes = copies_all;
+            memory.logits_bytes = forward_end - copies_all;
+            memory.backward_working_set_bytes = 0;
+        } else if (loss_backward >= layer_moment) {
+            memory.phase = MemoryPhase::loss_backward;
+            memory.weight_copies_bytes = loss_copies;
+            memory.logits_bytes = loss_backward - loss_copies;
+            memory.backward_working_set_bytes = 0;
+        }
     }
-    const double layer_copies = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
-    moments[count++] = {MemoryPhase::layer_backward, layer_copies, edge_per_microbatch * std::max(inflight - 1.0, 0.0), working_set};
-    const Moment* peak = &moments[0];
-    for (int i = 1; i < count; ++i) if (moments[i].total() > peak->total()) peak = &moments[i];
-    memory.phase = peak->phase;
-    memory.weight_copies_bytes = peak->copies;
-    memory.logits_bytes = peak->logits;
-    memory.backward_working_set_bytes = peak->working_set;
 
     // Library and communication buffers: cuBLAS workspaces and gradient buckets in the allocator, NCCL outside it.
     const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1);
-    const bool data_parallel = shard_ranks(layout) > 1;
+    const bool data_parallel = shards > 1;
     const double ddp_buckets = framework.ddp_bucket_copy && data_parallel && layout.zero == 0 && !k.sharded_optimizer
                                    ? k.grad_comm_bytes * memory.params_per_gpu : 0.0;
     const double buckets = ddp_buckets + (data_parallel ? k.comm_bucket_bytes : 0.0);
@@ -247,12 +260,19 @@ StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int sta
                              memory.logits_bytes + memory.backward_working_set_bytes + memory.workspace_bytes + buckets;
     memory.fragmentation_bytes = k.spec.fragmentation * allocated;
     memory.peak_bytes = allocated + memory.fragmentation_bytes + nccl;
+    if (per_microbatch) *per_microbatch = (layer.stored * memory.layers + edge_per_microbatch) * (1.0 + k.spec.fragmentation);
     return memory;
 }
 
-ActivationReport activation_per_layer(const Scenario& scenario, const Layout& layout) {
-    const MemoryConstants k = memory_constants(scenario);
-    const LayerBytes layer = layer_bytes(k, layout);
+}  // namespace
+
+StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int stage, double inflight) {
+    return stage_memory_of(k, layout, layer_bytes(k, layout), stage, inflight, nullptr);
+}
+
+namespace {
+
+ActivationReport activation_report(const LayerBytes& layer, const Layout& layout) {
     ActivationReport report;
     report.sequence_parallel = layer.sequence_parallel;
     report.sbh_coefficient = layer.sbh_coefficient;
@@ -262,16 +282,20 @@ ActivationReport activation_per_layer(const Scenario& scenario, const Layout& la
     return report;
 }
 
+}  // namespace
+
+ActivationReport activation_per_layer(const Scenario& scenario, const Layout& layout) {
+    return activation_report(layer_bytes(memory_constants(scenario), layout), layout);
+}
+
 MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
     MemoryBasis basis;
     basis.hbm_bytes = k.hbm_bytes;
-    basis.first = stage_memory(k, layout, 0, 1.0);
-    const StageMemory first_two = stage_memory(k, layout, 0, 2.0);
-    basis.first_per_microbatch = first_two.peak_bytes - basis.first.peak_bytes;
+    const LayerBytes layer = layer_bytes(k, layout);
+    basis.first = stage_memory_of(k, layout, layer, 0, 1.0, &basis.first_per_microbatch);
     basis.first_activations_per_microbatch = basis.first.activations_bytes;
-    basis.last = stage_memory(k, layout, layout.pp - 1, 1.0);
-    const StageMemory last_two = stage_memory(k, layout, layout.pp - 1, 2.0);
-    basis.last_per_microbatch = last_two.peak_bytes - basis.last.peak_bytes;
+    basis.last = layout.pp == 1 ? basis.first : stage_memory_of(k, layout, layer, layout.pp - 1, 1.0, &basis.last_per_microbatch);
+    if (layout.pp == 1) basis.last_per_microbatch = basis.first_per_microbatch;
     basis.last_activations_per_microbatch = basis.last.activations_bytes;
     return basis;
 }
@@ -324,12 +348,13 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
     const MemoryConstants constants = memory_constants(scenario);
+    const LayerBytes layer = layer_bytes(constants, layout);
     const auto inflight_on = [&](int stage) { return stage < static_cast<int>(stage_inflight.size()) ? stage_inflight[stage] : 1.0; };
 
     memory.per_stage.clear();
     memory.peak_stage = 0;
     for (int stage = 0; stage < layout.pp; ++stage) {
-        memory.per_stage.push_back(stage_memory(constants, layout, stage, inflight_on(stage)));
+        memory.per_stage.push_back(stage_memory_of(constants, layout, layer, stage, inflight_on(stage), nullptr));
         if (memory.per_stage.back().peak_bytes > memory.per_stage[memory.peak_stage].peak_bytes) memory.peak_stage = stage;
     }
     const StageMemory& peak = memory.per_stage[memory.peak_stage];
@@ -385,7 +410,7 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
     per_gpu.fragmentation_bytes = peak.fragmentation_bytes;
     per_gpu.peak_bytes = peak.peak_bytes;
 
-    memory.activations = activation_per_layer(scenario, layout);
+    memory.activations = activation_report(layer, layout);
     memory.activations.layers_on_first_stage = layers_on_first_stage(scenario.model.layers, layout.pp);
     memory.activations.inflight_microbatches = inflight_on(0);
     memory.activations.first_stage_bytes = memory.per_stage.front().activations_bytes;

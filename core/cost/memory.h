@@ -50,6 +50,12 @@ struct MemoryConstants {
     bool head_copied = true;        // the weight copies cover the head too (not Transformer Engine's fp8: its head is bf16)
     MemorySpec spec;
     double hbm_bytes = 0;
+    // One layer, one micro-batch, before a layout splits it: bytes per s b h element outside the TP regions (the
+    // norms' inputs, the GEMMs' inputs, the dropout masks) and inside them (Q, K, V, the attention output, the MLP);
+    // bytes per a s^2 b element of the stored probabilities (0 with flash attention) and of their backward's gradients.
+    double replicated_coefficient = 0, sharded_coefficient = 0, probs_coefficient = 0, probs_backward_coefficient = 0;
+    double mlp_half_replicated = 0, mlp_half_sharded = 0;  // what a layer's backward frees before it reaches its attention
+    double mlp_gradient_coefficient = 0;                   // the MLP's backward: two ffn-wide gradients
 };
 MemoryConstants memory_constants(const Scenario&);
 
