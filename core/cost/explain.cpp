@@ -91,6 +91,7 @@ std::string peak_block_label(const Scenario& scenario, MemoryKind kind) {
     const PrecisionRecipe& recipe = scenario.precision;
     switch (kind) {
         case MemoryKind::weight_copies:
+            if (recipe.weight_copy_bytes <= 0) return "weight copies";
             if (recipe.gather_bytes > 0) return "bf16 unsharded weights";
             if (recipe.saved_gemm_input_bytes() < recipe.compute_bytes) return "fp8 weight copies";
             return "bf16 weight copies (autocast)";
