@@ -365,10 +365,15 @@ TEST_CASE("DualPipe README table in the step model: GPT-3 175B on PP 8 holds 2x 
     REQUIRE(dualpipe.memory.per_gpu.activations_bytes == Approx(12 * 9 * per_layer));
     REQUIRE(dualpipe_v.memory.activations.inflight_microbatches == Approx(8.5));
     REQUIRE(dualpipe_v.memory.per_gpu.activations_bytes == Approx(6 * 17 * per_layer));
-    // Parameters: DualPipe holds stage d and stage 7-d, twice a 1F1B device's; DualPipeV 2 of 16 stages, the same.
-    REQUIRE(dualpipe.memory.params_per_gpu == Approx(2 * one_f_one_b.memory.params_per_gpu));
-    REQUIRE(core_tests::state_per_gpu_bytes(dualpipe) == Approx(2 * core_tests::state_per_gpu_bytes(one_f_one_b)));
-    REQUIRE(dualpipe_v.memory.params_per_gpu == Approx(one_f_one_b.memory.params_per_gpu));
+    // Parameters: DualPipe's device 0 holds stage 0 and stage 7, 1F1B's first and last devices together (twice the
+    // layers, and both the embedding and the head); DualPipeV's device 0 holds 2 of 16 stages, a 1F1B device's layers.
+    const std::vector<core::StageMemory>& stages = one_f_one_b.memory.per_stage;
+    REQUIRE(stages.size() == 8);
+    REQUIRE(dualpipe.memory.per_stage.at(0).params_per_gpu == Approx(stages.front().params_per_gpu + stages.back().params_per_gpu));
+    REQUIRE(dualpipe.memory.per_stage.at(0).state_bytes == Approx(stages.front().state_bytes + stages.back().state_bytes));
+    REQUIRE(dualpipe.memory.per_stage.at(3).params_per_gpu == Approx(2 * stages.at(3).params_per_gpu));  // stages 3 and 4
+    const double embedding_per_gpu = stages.front().params_per_gpu - stages.at(3).params_per_gpu;
+    REQUIRE(dualpipe_v.memory.per_stage.at(0).params_per_gpu == Approx(stages.back().params_per_gpu + embedding_per_gpu));
     // Both step times come from their generated timelines, and the bubble shrinks as the table says.
     for (const core::Report* report : {&dualpipe, &dualpipe_v}) {
         REQUIRE(std::isfinite(report->compute.step_seconds));

@@ -68,6 +68,11 @@ std::vector<std::pair<std::string, double>> every_number(const core::Report& r) 
         numbers.push_back({"block " + kind + " whole", block.whole_bytes});
         numbers.push_back({"block " + kind + " per_gpu", block.per_gpu_bytes});
     }
+    numbers.push_back({"per_gpu.peak", m.per_gpu.peak_bytes});
+    for (const core::StageMemory& stage : m.per_stage) {
+        numbers.push_back({"stage " + std::to_string(stage.stage) + " peak", stage.peak_bytes});
+        numbers.push_back({"stage " + std::to_string(stage.stage) + " inflight", stage.inflight_microbatches});
+    }
     for (const core::AxisComm& axis : r.comm.axes) {
         for (const auto& [name, value] : {std::pair<const char*, double>{"bus", axis.bus_bytes_per_s}, {"message", axis.message_bytes},
                                           {"bytes_per_gpu", axis.bytes_per_gpu}, {"seconds", axis.seconds},

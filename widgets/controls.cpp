@@ -239,4 +239,22 @@ bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditF
     return changed;
 }
 
+bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    static const std::vector<core::Framework> frameworks = {core::Framework::megatron, core::Framework::pytorch_eager};
+    return edit_combo(
+        label, core::framework_name(scenario.train.framework), frameworks, [](core::Framework framework) { return core::framework_name(framework); },
+        [&](core::Framework framework) { return framework == scenario.train.framework; },
+        [&](core::Framework framework) { return core::with_framework(scenario, framework); }, scenario, feedback);
+}
+
+bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
+    bool changed = false;
+    if (ImGui::SliderFloat(label, &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
+        changed = apply_edit(core::with_fragmentation(scenario, percent / 100.0), scenario, feedback, label);
+    }
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 }  // namespace widgets

@@ -42,6 +42,8 @@ bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);
 bool sequence_parallel_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&);
+bool framework_combo(const char* label, core::Scenario&, EditFeedback&);       // megatron or pytorch-eager
+bool fragmentation_slider(const char* label, core::Scenario&, EditFeedback&);  // memory.fragmentation, in percent
 
 // core::choices_of for the scenario, computed once per distinct scenario (controls ask every frame).
 const core::Choices& choices_for(const core::Scenario&);

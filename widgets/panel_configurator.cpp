@@ -1,6 +1,7 @@
 // The 3D-parallelism configurator: layout sliders constrained to valid values, what the layout costs (memory, communication,
 // step time, money, failures), the device mesh, and the planner's fastest layouts (click one to apply it).
 #include "core/model/format.h"
+#include "core/cost/explain.h"
 #include "core/cost/planner.h"
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
@@ -12,6 +13,7 @@
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/plan_job.h"
+#include "widgets/stacked_bar.h"
 
 #include <imgui.h>
 
@@ -148,13 +150,20 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
 
 void draw_memory(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
-    section_heading("Memory per GPU (heaviest pipeline stage)");
+    section_heading("Memory per GPU at its peak (heaviest pipeline stage)");
     std::vector<BarPiece> pieces;
     std::vector<std::string> values;
-    // One piece per category, in the stack's order; Adam m and v arrive as two optimizer blocks.
+    // One piece per state category, in the stack's order (Adam m and v arrive as two optimizer blocks), the stored
+    // activations, then one piece for all the peak holds beside them: the stack panel names each of those.
+    BarPiece beside{0, with_alpha(palette().text_dim, 0.8f), "at the peak", ""};
     for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
         const core::MemoryBlock& block = memory.blocks[i];
-        if (block.kind == core::MemoryKind::kv_cache) continue;
+        if (block.kind == core::MemoryKind::kv_cache || block.per_gpu_bytes <= 0) continue;
+        if (!core::is_training_state(block.kind) && block.kind != core::MemoryKind::activations) {
+            beside.value += block.per_gpu_bytes;
+            beside.formula += (beside.formula.empty() ? "" : "\n") + text.block_per_gpu[i].formula;
+            continue;
+        }
         const std::string kind = core::memory_kind_name(block.kind);
         auto same_kind = [&](const BarPiece& piece) { return piece.label == kind; };
         auto found = std::find_if(pieces.begin(), pieces.end(), same_kind);
@@ -165,15 +174,67 @@ void draw_memory(const core::Report& report, const core::ReportText& text) {
             found->formula += "\n" + text.block_per_gpu[i].formula;
         }
     }
+    if (beside.value > 0) pieces.push_back(beside);
     for (const BarPiece& piece : pieces) values.push_back(core::format_bytes(piece.value));
     stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling);
     legend(pieces, values);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(memory.fits ? palette().within_budget : palette().over_budget));
     const std::string margin = memory.fits ? core::format_bytes(memory.headroom_bytes) + " to spare" : core::format_bytes(-memory.headroom_bytes) + " over";
-    ImGui::Text("%s of %s: %s (%s)", core::format_bytes(memory.per_gpu.total_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
-                memory.fits ? "fits" : "does not fit", margin.c_str());
+    ImGui::Text("%s of %s at %s: %s (%s)", core::format_bytes(memory.per_gpu.peak_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
+                core::memory_phase_text(memory.peak_phase).c_str(), memory.fits ? "fits" : "does not fit", margin.c_str());
     ImGui::PopStyleColor();
-    explain_last_item(text.activation_configuration + ": " + text.activations.formula, "Korthikanti et al. 2022, Table 2");
+    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line + "\n" + text.activation_configuration + ": " + text.activations.formula,
+                      "core/cost/memory.h");
+}
+
+// Every pipeline stage's peak as a bar against HBM, the heaviest outlined, marked and named: hover a bar for its blocks.
+// Returns the height it took (0 without a pipeline).
+float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText& text) {
+    const int stages = static_cast<int>(memory.per_stage.size());
+    if (stages <= 1 || text.stage_formulas.size() != memory.per_stage.size()) return 0.0f;
+    const float start_y = ImGui::GetCursorPosY();
+    const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
+    const core::StageMemory& heaviest = memory.per_stage[memory.peak_stage];
+    section_heading("Memory per pipeline stage");
+    dim_text("Heaviest: " + text.stage_labels[memory.peak_stage] + ", " + core::format_bytes(heaviest.peak_bytes) + " at " +
+             core::memory_phase_text(heaviest.phase));
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float height = font * 2.2f;
+    const std::string hbm = "HBM " + core::format_bytes(memory.hbm_bytes);
+    const float strip_width = std::max(font, width - ImGui::CalcTextSize(hbm.c_str()).x - font * 0.5f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("stage_peaks", ImVec2(width, height + font * 1.3f));
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const double scale = std::max(memory.hbm_bytes, heaviest.peak_bytes) * 1.08;
+    const float bottom = origin.y + height;
+    const float slot = strip_width / static_cast<float>(stages);
+    const float gap = slot > font * 0.4f ? std::max(1.0f, slot * 0.15f) : 0.0f;
+    int hovered_stage = -1;
+    for (int i = 0; i < stages; ++i) {
+        const core::StageMemory& stage = memory.per_stage[i];
+        const float x0 = origin.x + slot * static_cast<float>(i);
+        const float x1 = x0 + std::max(1.0f, slot - gap);
+        const float top = bottom - static_cast<float>(stage.peak_bytes / scale) * height;
+        const ImU32 fill = stage.peak_bytes > memory.hbm_bytes ? colors.over_budget : colors.within_budget;
+        draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), i == memory.peak_stage ? fill : with_alpha(fill, 0.55f));
+        if (i == memory.peak_stage) draw->AddRect(ImVec2(x0, top), ImVec2(x1, bottom), colors.text, 0.0f, 0, std::max(1.0f, font * 0.08f));
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        if (hovered && mouse.x >= x0 && mouse.x < x0 + slot) hovered_stage = i;
+    }
+    // The heaviest's marker under its bar and the two ends named, so position says what colour says.
+    const float heaviest_x = origin.x + slot * (static_cast<float>(memory.peak_stage) + 0.5f) - gap * 0.5f;
+    draw->AddTriangleFilled(ImVec2(heaviest_x, bottom + font * 0.1f), ImVec2(heaviest_x - font * 0.3f, bottom + font * 0.55f),
+                            ImVec2(heaviest_x + font * 0.3f, bottom + font * 0.55f), colors.text);
+    draw->AddText(ImVec2(origin.x, bottom + font * 0.2f), colors.text_dim, "stage 1");
+    const std::string last = "stage " + std::to_string(stages);
+    draw->AddText(ImVec2(origin.x + strip_width - ImGui::CalcTextSize(last.c_str()).x, bottom + font * 0.2f), colors.text_dim, last.c_str());
+    const float hbm_y = bottom - static_cast<float>(memory.hbm_bytes / scale) * height;
+    draw->AddLine(ImVec2(origin.x, hbm_y), ImVec2(origin.x + strip_width, hbm_y), colors.ceiling, std::max(1.0f, font * 0.1f));
+    draw->AddText(ImVec2(origin.x + strip_width + font * 0.3f, hbm_y - font * 0.5f), colors.ceiling, hbm.c_str());
+    if (hovered_stage >= 0) area_tooltip(text.stage_formulas[hovered_stage].formula);
+    return ImGui::GetCursorPosY() - start_y;
 }
 
 ImU32 link_color(const core::AxisComm& axis) { return axis.crosses_nodes ? palette().infiniband : palette().nvlink; }
@@ -418,7 +479,9 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::SameLine(0, font);
     ImGui::BeginChild("mesh", ImVec2(0, top_height), false, child);
     const float reliability_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f + font;
-    draw_mesh(state, ctx, top_height - reliability_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f);
+    const float stages_height = draw_stage_peaks(ctx.report.memory, ctx.text);
+    if (stages_height > 0) ImGui::Spacing();
+    draw_mesh(state, ctx, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f);
     ImGui::Spacing();
     draw_reliability(ctx.scenario, ctx.report);
     ImGui::EndChild();

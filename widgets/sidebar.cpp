@@ -57,12 +57,10 @@ void headline(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
     const ImVec4 verdict = ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget);
     ImGui::PushStyleColor(ImGuiCol_Text, verdict);
-    ImGui::TextWrapped("%s per GPU of %s: %s", core::format_bytes(memory.per_gpu.total_bytes).c_str(),
+    ImGui::TextWrapped("%s per GPU at its peak of %s: %s", core::format_bytes(memory.per_gpu.peak_bytes).c_str(),
                        core::format_bytes(memory.hbm_bytes).c_str(), memory.fits ? "fits" : "does not fit");
     ImGui::PopStyleColor();
-    explain_last_item("weights " + core::format_bytes(memory.per_gpu.weights_bytes) + " + grads " + core::format_bytes(memory.per_gpu.grads_bytes) +
-                      " + master " + core::format_bytes(memory.per_gpu.master_bytes) + " + optimizer " +
-                      core::format_bytes(memory.per_gpu.optimizer_bytes) + " + activations " + core::format_bytes(memory.per_gpu.activations_bytes));
+    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line);
     const core::ComputeReport& compute = report.compute;
     figure("Parameters", core::format_count(memory.params));
     figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",

@@ -119,7 +119,7 @@ Report evaluate(const Scenario& scenario) {
     pipeline.p2p_seconds = step.schedule.p2p_seconds;
     pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
 
-    fill_memory_report(scenario, step.inflight_microbatches, report.memory);
+    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory);
     compute.six_n_flops_per_step = 6.0 * report.memory.params * compute.tokens_per_step;
     fill_comm(scenario, layout, step, report.comm);
 
@@ -168,7 +168,7 @@ Report evaluate(const Scenario& scenario) {
                                    static_cast<double>(parallel.pp)});
     }
     if (!report.memory.fits) {
-        report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.total_bytes, report.memory.hbm_bytes});
+        report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.peak_bytes, report.memory.hbm_bytes});
     }
     return report;
 }

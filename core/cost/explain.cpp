@@ -1,6 +1,7 @@
 #include "core/cost/explain.h"
 
 #include "core/cost/comm.h"
+#include "core/cost/memory.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
@@ -87,9 +88,122 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
             scenario.cluster.gpu.efficiency.source};
 }
 
+const char* kMeasuredPhases = "measured on one H100: measurements/h100_memory_phases.json, h100_kernel_probe.json training_memory";
+
+std::string peak_block_label(const Scenario& scenario, MemoryKind kind) {
+    const PrecisionRecipe& recipe = scenario.precision;
+    switch (kind) {
+        case MemoryKind::weight_copies:
+            if (recipe.weight_copy_bytes <= 0) return "weight copies";
+            if (recipe.gather_bytes > 0) return "bf16 unsharded weights";
+            if (recipe.saved_gemm_input_bytes() < recipe.compute_bytes) return "fp8 weight copies";
+            return "bf16 weight copies (autocast)";
+        case MemoryKind::gathered_weights: return "ZeRO-3 gathered layers";
+        case MemoryKind::logits: return "logits + loss";
+        case MemoryKind::backward_working_set:
+            switch (scenario.train.recompute) {
+                case Recompute::full: return "recomputed layer";
+                case Recompute::selective: return "recomputed attention";
+                case Recompute::none: break;
+            }
+            return "layer backward";
+        case MemoryKind::workspace: return "cuBLAS";
+        case MemoryKind::comm_buffers: return "NCCL, buckets";
+        case MemoryKind::fragmentation: return "fragmentation";
+        default: break;
+    }
+    return memory_kind_name(kind);
+}
+
+// What a block of the peak holds on the heaviest stage's GPU, with its numbers, and where the figures come from.
+Explanation peak_block_explanation(const Scenario& scenario, const Report& report, const MemoryBlock& block, const std::string& label) {
+    const MemoryReport& memory = report.memory;
+    const StageMemory stage = memory.peak_stage >= 0 && memory.peak_stage < static_cast<int>(memory.per_stage.size()) ? memory.per_stage[memory.peak_stage]
+                                                                                                                     : StageMemory{};
+    const FrameworkTraits framework = framework_traits(scenario);
+    const PrecisionRecipe& recipe = scenario.precision;
+    const LayoutReport& layout = report.layout;
+    const std::string bytes = format_bytes(block.per_gpu_bytes);
+    const bool megatron = scenario.train.framework == Framework::megatron;
+    switch (block.kind) {
+        case MemoryKind::weight_copies:
+            if (block.per_gpu_bytes <= 0) return {label + ": none at the peak (the GEMMs read the stored weights, or ZeRO-3 makes the copies per layer)", recipe.source};
+            return {label + ": " + format_plain(recipe.weight_copy_bytes) + " B x " + format_sci(block.per_gpu_bytes / recipe.weight_copy_bytes) +
+                        " parameters the GEMMs read = " + bytes +
+                        (framework.weight_copies_released_by_recompute
+                             ? "; autocast caches each cast to the end of the forward and the graph keeps it until that weight's backward"
+                             : "; kept for the whole step") +
+                        (framework.weight_copies_released_by_recompute && scenario.train.recompute == Recompute::full
+                             ? " (under full recompute, after the forward only the recomputed layer's and the head's)"
+                             : ""),
+                    recipe.source};
+        case MemoryKind::gathered_weights:
+            if (block.per_gpu_bytes <= 0) return {label + ": none (not ZeRO-3, or one data-parallel rank)", "Rajbhandari et al. 2019 sec 5.3"};
+            return {label + ": the layer computing and the next, gathered at " + format_plain(recipe.weight_comm_bytes_per_param()) +
+                        " B, and one layer's unsharded gradients at " + format_plain(recipe.grad_comm_bytes_per_param()) + " B per parameter = " + bytes,
+                    "Rajbhandari et al. 2019 sec 5.3 (ZeRO-3 gathers each layer before use); PyTorch FSDP2 prefetches one layer ahead"};
+        case MemoryKind::logits: {
+            const double logits = 1.0 * scenario.train.micro_batch * scenario.train.seq_len / layout.cp * scenario.model.vocab / layout.tp;
+            const bool last = stage.stage == layout.pp - 1;
+            if (!last) return {label + ": none on this stage (the head and the loss run on the last stage)", ""};
+            const double per_logit = memory.peak_phase == MemoryPhase::forward_end ? framework.logits_forward_bytes
+                                     : memory.peak_phase == MemoryPhase::loss_backward ? framework.logits_backward_bytes : 0.0;
+            const std::string what = megatron ? "the 16-bit logits and the fp32 copy the vocab-parallel cross-entropy turns into its softmax and gradient in place"
+                                              : memory.peak_phase == MemoryPhase::forward_end ? "logits.float() and log_softmax's fp32 output"
+                                                                                              : "log_softmax's fp32 output, its gradient and the input's gradient";
+            return {label + ": the final norm's and head's inputs for " + format_number(stage.inflight_microbatches) + " micro-batch(es) in flight" +
+                        (per_logit > 0 ? " + b s V / t = " + format_sci(logits) + " logits x " + format_plain(per_logit) + " B (" + what + ")" : "") +
+                        " = " + bytes,
+                    megatron ? "Korthikanti et al. 2022 sec 4.3; Megatron-LM tensor_parallel/cross_entropy.py" : std::string("PyTorch F.cross_entropy; ") + kMeasuredPhases};
+        }
+        case MemoryKind::backward_working_set: {
+            std::string what;
+            switch (scenario.train.recompute) {
+                case Recompute::full: what = "one layer's activations rebuilt by its recompute (all of Table 2's, not the 2 s b h checkpoint)"; break;
+                case Recompute::selective: what = "one layer's attention probabilities rebuilt by selective recompute"; break;
+                case Recompute::none: what = "nothing recomputed"; break;
+            }
+            return {label + ": " + what + ", and the backward's own gradients (the MLP's two ffn-wide ones, or unfused attention's of the "
+                        "probabilities and scores) = " + bytes,
+                    std::string("Korthikanti et al. 2022 sec 5; ") + kMeasuredPhases};
+        }
+        case MemoryKind::workspace:
+            return {label + ": " + bytes + " (memory.workspace_bytes)",
+                    "cuBLAS docs, cublasSetWorkspace: 32 MiB per workspace on Hopper; 70 MB measured at a fresh process's first step (h100_kernel_probe.json)"};
+        case MemoryKind::comm_buffers: {
+            const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1);
+            return {label + ": " + std::to_string(groups) + " NCCL communicator(s) (TP, CP, PP, DP of degree > 1) x " +
+                        format_bytes(scenario.memory.nccl_bytes_per_group) + " + gradient buckets (PyTorch DDP's copy at ZeRO-0, the recipe's own) = " + bytes,
+                    "NVIDIA/nccl#964 (688 MB per communicator, A100 NVLink); torch DistributedDataParallel docs (gradient_as_bucket_view); DeepSpeed config docs"};
+        }
+        case MemoryKind::fragmentation:
+            return {label + ": " + format_percent(scenario.memory.fragmentation) + " of what the allocator hands out = " + bytes +
+                        " (memory.fragmentation; about 0 with expandable_segments)",
+                    "median of 12 H100 runs, max_memory_reserved / max_memory_allocated - 1 (h100_kernel_probe.json training_memory)"};
+        default: break;
+    }
+    return {label + ": " + bytes, ""};
+}
+
+std::string stage_label(const StageMemory& stage, int stages) {
+    std::string text = "stage " + std::to_string(stage.stage + 1) + ": " + std::to_string(stage.layers) + " layers";
+    if (stage.stage == 0 && stages > 1) text += " + embedding";
+    if (stage.stage == stages - 1 && stages > 1) text += " + head, loss";
+    return text;
+}
+
 }  // namespace
 
 std::string kernel_label(const Kernel& kernel) { return std::string(kernel_name(kernel.id)) + " " + kernel_pass_name(kernel.pass); }
+
+std::string memory_phase_text(MemoryPhase phase) {
+    switch (phase) {
+        case MemoryPhase::forward_end: return "the end of the forward";
+        case MemoryPhase::loss_backward: return "the loss's backward";
+        case MemoryPhase::layer_backward: return "a layer's backward";
+    }
+    return {};
+}
 
 std::string collective_text(const Scenario& scenario, const AxisComm& axis) {
     switch (axis.axis) {
@@ -113,7 +227,7 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
             return std::to_string(scenario.model.layers) + " layers over pp " + format_whole(warning.limit) +
                    " do not divide evenly: the heaviest stage holds " + format_whole(warning.value);
         case WarningKind::does_not_fit:
-            return "Does not fit: " + format_bytes(warning.value) + " per GPU against " + format_bytes(warning.limit) + " of HBM";
+            return "Does not fit: a peak of " + format_bytes(warning.value) + " per GPU against " + format_bytes(warning.limit) + " of HBM";
     }
     return {};
 }
@@ -139,21 +253,33 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                                                                      : std::string()) +
                                               " = " + format_bytes(block.per_gpu_bytes),
                                           scenario.precision.source});
-        } else {
+        } else if (block.kind == MemoryKind::activations) {
             text.block_labels.push_back(memory_kind_name(block.kind));
             text.block_whole.push_back({std::string(memory_kind_name(block.kind)) + ", one micro-batch, all " + std::to_string(scenario.model.layers) +
                                             " layers: " + format_bytes(block.whole_bytes),
                                         "Korthikanti et al. 2022, Table 2"});
             text.block_per_gpu.push_back({});
+        } else {
+            const std::string label = peak_block_label(scenario, block.kind);
+            text.block_labels.push_back(label);
+            text.block_whole.push_back({label + ", the whole model on one GPU, one micro-batch, at its peak: " + format_bytes(block.whole_bytes),
+                                        peak_block_explanation(scenario, report, block, label).source});
+            text.block_per_gpu.push_back(peak_block_explanation(scenario, report, block, label));
         }
     }
     const ActivationReport& activations = memory.activations;
     text.activation_configuration = configuration_of(scenario, activations);
-    text.activations = {"s b h x " + format_number(activations.sbh_coefficient) + (activations.attention_score_bytes > 0 ? " + 5 a s^2 b / t" : "") +
-                            " = " + format_bytes(activations.bytes_per_layer) + " per layer; x " + std::to_string(activations.layers_on_first_stage) +
-                            " layers x " + format_number(activations.inflight_microbatches) + " micro-batches in flight = " +
-                            format_bytes(activations.first_stage_bytes),
-                        "Korthikanti et al. 2022, Table 2"};
+    const StageMemory peak_stage = memory.peak_stage >= 0 && memory.peak_stage < static_cast<int>(memory.per_stage.size())
+                                       ? memory.per_stage[memory.peak_stage] : StageMemory{};
+    text.activations = {"s b h x " + format_number(activations.sbh_coefficient) +
+                            (activations.attention_score_bytes > 0 ? " + " + format_plain(activations.bytes_per_score) + " a s^2 b / t" : "") +
+                            " = " + format_bytes(activations.bytes_per_layer) + " per layer; x " + std::to_string(peak_stage.layers) +
+                            " layers x " + format_number(peak_stage.inflight_microbatches) + " micro-batches in flight" +
+                            (memory.per_stage.size() > 1 ? " (stage " + std::to_string(peak_stage.stage + 1) + ")" : std::string()) + " = " +
+                            format_bytes(peak_stage.activations_bytes),
+                        scenario.train.framework == Framework::pytorch_eager
+                            ? std::string("Korthikanti et al. 2022, Table 2, as PyTorch eager keeps them: ") + kMeasuredPhases
+                            : "Korthikanti et al. 2022, Table 2"};
     for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
         if (memory.blocks[i].kind == MemoryKind::activations) text.block_per_gpu[i] = {"activations (" + text.activation_configuration + "): " + text.activations.formula,
                                                                                        text.activations.source};
@@ -170,6 +296,36 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                 "Korthikanti et al. 2022, Appendix A"};
     for (const Kernel& kernel : compute.kernels) text.kernels.push_back(kernel_explanation(scenario, kernel));
     for (const Warning& warning : report.warnings) text.warnings.push_back(warning_text(scenario, warning));
+
+    const PerGpuMemory& per_gpu = memory.per_gpu;
+    const int stages = static_cast<int>(memory.per_stage.size());
+    const std::string where = " (stage " + std::to_string(memory.peak_stage + 1) + " of " + std::to_string(stages) + ", at " +
+                              memory_phase_text(memory.peak_phase) + ")";
+    text.memory_peak_line = "state " + format_bytes(per_gpu.total_bytes - per_gpu.activations_bytes) + " + activations " +
+                            format_bytes(per_gpu.activations_bytes) + " + beside them at the peak " +
+                            format_bytes(per_gpu.peak_bytes - per_gpu.total_bytes) + " = " + format_bytes(per_gpu.peak_bytes);
+    if (memory.fits) {
+        text.memory_verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) +
+                              ", " + format_bytes(memory.headroom_bytes) + " to spare";
+    } else {
+        text.memory_verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": over " + format_bytes(memory.hbm_bytes) +
+                              " by " + format_bytes(-memory.headroom_bytes);
+        if (memory.tipping_block >= 0 && memory.tipping_block < static_cast<int>(text.block_labels.size())) {
+            text.memory_verdict += "; stacked bottom-up, " + text.block_labels[memory.tipping_block] + " (" +
+                                   format_bytes(memory.blocks[memory.tipping_block].per_gpu_bytes) + ") crosses the ceiling";
+        }
+    }
+    for (const StageMemory& stage : memory.per_stage) {
+        text.stage_labels.push_back(stage_label(stage, stages));
+        text.stage_formulas.push_back({stage_label(stage, stages) + ", " + format_number(stage.inflight_microbatches) + " micro-batch(es) in flight, peak at " +
+                                           memory_phase_text(stage.phase) + ": state " + format_bytes(stage.state_bytes) + " + activations " +
+                                           format_bytes(stage.activations_bytes) + " + weight copies " + format_bytes(stage.weight_copies_bytes) +
+                                           " + gathered " + format_bytes(stage.gathered_weights_bytes) + " + logits " + format_bytes(stage.logits_bytes) +
+                                           " + layer backward " + format_bytes(stage.backward_working_set_bytes) + " + workspace " +
+                                           format_bytes(stage.workspace_bytes) + " + NCCL and buckets " + format_bytes(stage.comm_buffers_bytes) +
+                                           " + fragmentation " + format_bytes(stage.fragmentation_bytes) + " = " + format_bytes(stage.peak_bytes),
+                                       "core/cost/memory.h"});
+    }
     return text;
 }
 

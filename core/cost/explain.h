@@ -27,6 +27,11 @@ struct ReportText {
     Explanation mfu;
     std::vector<Explanation> kernels;                // per compute.kernels: "GEMM 8192 x 1024 x 8192, 137 GFLOP, ..."
     std::vector<std::string> warnings;               // per report.warnings, one line each
+    // Memory at the peak (core/cost/memory.h):
+    std::string memory_verdict;                      // "Peak 85.3 GB per GPU (stage 8 of 8, the loss's backward): over ..."
+    std::string memory_peak_line;                    // "state 60.1 GB + activations 12.0 GB + at the peak 7.3 GB = 79.4 GB"
+    std::vector<std::string> stage_labels;           // per memory.per_stage: "stage 1 (first): 10 layers + embedding"
+    std::vector<Explanation> stage_formulas;         // per memory.per_stage: its peak, block by block
 };
 
 ReportText explain(const Scenario&, const Report&);
@@ -34,6 +39,7 @@ ReportText explain(const Scenario&, const Report&);
 // One line each, for places that need a single figure's words without the whole set.
 std::string collective_text(const Scenario&, const AxisComm&);
 std::string warning_text(const Scenario&, const Warning&);
-std::string kernel_label(const Kernel&);   // "qkv forward", "attention backward_input"
+std::string kernel_label(const Kernel&);    // "qkv forward", "attention backward_input"
+std::string memory_phase_text(MemoryPhase);  // "the end of the forward", "the loss's backward", "a layer's backward"
 
 }  // namespace core

@@ -1,7 +1,8 @@
-// Memory per GPU: the recipe's training state under DP / ZeRO / TP / PP, and activations (Korthikanti et al. 2022).
+// Memory per GPU at the step's peak: the recipe's training state under DP / ZeRO / TP / PP / CP, the activations each
+// layer stores (Korthikanti et al. 2022), and what is live beside them at the moment the step peaks.
+// The eager figures are checked against 18 peaks measured on one H100 (measurements/h100_kernel_probe.json
+// training_memory, measurements/h100_memory_phases.json): the phases and the byte counts per element below reproduce them.
 #include "core/cost/memory.h"
-
-#include "core/cost/pipeline_schedule.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,8 @@
 namespace core {
 
 int layers_on_first_stage(int layers, int pp) { return (layers + pp - 1) / pp; }
+
+int layers_on_stage(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
 
 StageParams heaviest_stage_params(const Scenario& scenario, int pp, int tp) {
     const ModelSpec& model = scenario.model;
@@ -42,8 +45,54 @@ int sharded_from_stage(StateKind kind, bool sharded_optimizer) {
 
 int shard_ranks(const Layout& layout) { return layout.dp * layout.cp; }  // CP ranks hold the same weights too
 
-bool is_sharded(StateKind kind, const PrecisionRecipe& recipe, const Layout& layout) {
-    return layout.zero >= sharded_from_stage(kind, recipe.sharded_optimizer) && shard_ranks(layout) > 1;
+bool is_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
+    return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && shard_ranks(layout) > 1;
+}
+
+// One layer and one micro-batch on one GPU, in bytes.
+struct LayerBytes {
+    double sbh = 0;             // s b h elements (s over CP)
+    double scores = 0;          // a s^2 b / t elements
+    double sbh_coefficient = 0; // stored bytes per s b h element, the scores aside
+    double stored = 0;          // what the layer keeps for its backward under the layout's recompute
+    double probs = 0;           // the stored attention probabilities (0 with flash attention)
+    double full = 0;            // what it keeps without recompute: the working set full recompute rebuilds
+    double backward = 0;        // what its backward holds beside them: the MLP's or unfused attention's gradients
+    bool sequence_parallel = false;
+};
+
+LayerBytes layer_bytes(const MemoryConstants& k, const Layout& layout) {
+    const double t = layout.tp;
+    const double s = k.seq_len / layout.cp;  // context parallel splits the sequence
+    LayerBytes layer;
+    layer.sequence_parallel = layout.sequence_parallel && t > 1;
+    const double replicated_split = layer.sequence_parallel ? t : 1.0;
+    layer.sbh = s * layout.micro_batch * k.hidden;
+    layer.scores = k.heads * s * s * layout.micro_batch / t;
+    const double full_coefficient = k.replicated_coefficient / replicated_split + k.sharded_coefficient / t;
+    layer.probs = k.probs_coefficient * layer.scores;
+    layer.full = full_coefficient * layer.sbh + layer.probs;
+    switch (layout.recompute) {
+        case Recompute::none:
+            layer.sbh_coefficient = full_coefficient;
+            layer.stored = layer.full;
+            break;
+        case Recompute::selective:
+            layer.sbh_coefficient = full_coefficient;
+            layer.stored = full_coefficient * layer.sbh;
+            break;
+        case Recompute::full:
+            layer.sbh_coefficient = k.framework.residual_bytes / replicated_split;  // only each layer's input is kept
+            layer.stored = layer.sbh_coefficient * layer.sbh;
+            break;
+    }
+    // The backward's own gradients: the MLP's, or unfused attention's once the layer's MLP half, which its backward
+    // reaches first, has been freed.
+    const double mlp_gradients = k.mlp_gradient_coefficient * layer.sbh / t;
+    const double mlp_half = k.mlp_half_replicated / replicated_split + k.mlp_half_sharded / t;
+    const double attention_gradients = k.probs_backward_coefficient > 0 ? k.probs_backward_coefficient * layer.scores - mlp_half * layer.sbh : 0.0;
+    layer.backward = std::max(mlp_gradients, attention_gradients);
+    return layer;
 }
 
 }  // namespace
@@ -51,65 +100,287 @@ bool is_sharded(StateKind kind, const PrecisionRecipe& recipe, const Layout& lay
 double state_bytes_per_gpu(const Scenario& scenario, const Layout& layout, double params_per_gpu) {
     double bytes = 0;
     for (const StateComponent& component : scenario.precision.components) {
-        const double divisor = is_sharded(component.kind, scenario.precision, layout) ? shard_ranks(layout) : 1.0;
+        const double divisor = is_sharded(component.kind, scenario.precision.sharded_optimizer, layout) ? shard_ranks(layout) : 1.0;
         bytes += component.bytes_per_param * params_per_gpu / divisor;
     }
     return bytes;
 }
 
-ActivationReport activation_per_layer(const Scenario& scenario, const Layout& layout) {
+MemoryConstants memory_constants(const Scenario& scenario) {
+    MemoryConstants k;
     const ModelSpec& model = scenario.model;
     const TrainSpec& train = scenario.train;
-    const double t = layout.tp;
-    const double s = static_cast<double>(train.seq_len) / layout.cp;  // context parallel splits the sequence
-    const double b = layout.micro_batch;
-    const double h = model.hidden;
-    const double a = model.heads;
-    const double kv_share = static_cast<double>(model.kv_heads) / model.heads;
-    const double ffn_ratio = static_cast<double>(model.ffn_hidden) / model.hidden;
-    // Outside the TP regions: two LayerNorm inputs 4, attention and MLP inputs 2 + 2, two dropout masks 1 + 1 (sec 4.1).
-    const double replicated = 8.0 + (train.dropout ? 2.0 : 0.0);
-    // Inside: Q 2, K and V 2 each (x kv/heads under GQA), out-projection input 2; MLP 2 bytes per ffn element per stored tensor.
-    const double sharded = 4.0 + 4.0 * kv_share + (model.gated_mlp ? 6.0 : 4.0) * ffn_ratio;
-    ActivationReport report;
-    report.sequence_parallel = layout.sequence_parallel && t > 1;
-    const bool scores_stored = layout.recompute == Recompute::none && !train.flash_attention;
-    if (layout.recompute == Recompute::full) {
-        report.sbh_coefficient = 2.0;  // only each layer's input is kept
+    const PrecisionRecipe& recipe = scenario.precision;
+    k.framework = framework_traits(scenario);
+    k.layers = model.layers;
+    k.seq_len = train.seq_len;
+    k.hidden = model.hidden;
+    k.heads = model.heads;
+    k.kv_share = static_cast<double>(model.kv_heads) / model.heads;
+    k.ffn_ratio = static_cast<double>(model.ffn_hidden) / model.hidden;
+    k.vocab = model.vocab;
+    k.gated_mlp = model.gated_mlp;
+    k.flash_attention = train.flash_attention;
+    k.dropout = train.dropout;
+    const ParamBreakdown breakdown = count_params(model, train.seq_len);
+    k.total_params = breakdown.total;
+    if (model.is_bare_count()) {
+        k.layer_params = breakdown.total / model.layers;  // a bare count: all of it in the layers
+        k.head_params = 0;
     } else {
-        report.sbh_coefficient = (report.sequence_parallel ? replicated / t : replicated) + sharded / t;
+        k.layer_params = breakdown.per_layer;
+        k.first_extra_params = breakdown.embedding + breakdown.position_embedding;
+        k.head_params = model.tied_embeddings ? breakdown.embedding : breakdown.output_head;
+        k.last_extra_params = breakdown.final_norm + k.head_params;
     }
-    // Scores 2, softmax output 2, dropout mask 1 bytes per element of the a s^2 b scores.
-    report.attention_score_bytes = scores_stored ? (train.dropout ? 5.0 : 4.0) * a * s * s * b / t : 0.0;
-    report.bytes_per_layer = s * b * h * report.sbh_coefficient + report.attention_score_bytes;
+    for (const StateComponent& component : recipe.components) k.state_bytes_per_param[static_cast<int>(component.kind)] += component.bytes_per_param;
+    k.sharded_optimizer = recipe.sharded_optimizer;
+    k.compute_bytes = recipe.compute_bytes;
+    k.gemm_input_bytes = recipe.saved_gemm_input_bytes();
+    k.weight_copy_bytes = recipe.weight_copy_bytes;
+    k.gather_bytes = recipe.weight_comm_bytes_per_param();
+    k.grad_comm_bytes = recipe.grad_comm_bytes_per_param();
+    k.comm_bucket_bytes = recipe.comm_bucket_bytes;
+    k.head_copied = k.gemm_input_bytes >= k.compute_bytes;  // fp8 recipes cast the layers' GEMMs, not the bf16 head
+    k.spec = scenario.memory;
+    k.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+
+    // Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
+    // regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
+    // attention's and the MLP's GEMM inputs, the two dropout masks. Inside (split over TP): Q, K, V, the attention
+    // output, the MLP's ffn-wide tensors and the down projection's input.
+    const FrameworkTraits& framework = k.framework;
+    const double c = k.compute_bytes, g = k.gemm_input_bytes, r = framework.residual_bytes;
+    const double mlp_input_copies = k.gated_mlp ? framework.mlp_input_copies_gated : 1;
+    const double masks = k.dropout ? 2.0 : 0.0;
+    const double qkv = c * (1.0 + 2.0 * k.kv_share);
+    const double attention_output = c + (g < c ? g : 0.0);  // fp8 keeps the projection's own input beside it
+    const double mlp = k.ffn_ratio * ((k.gated_mlp ? framework.gated_ffn_tensors : 1.0) * c + g);
+    k.replicated_coefficient = 2.0 * r + g + mlp_input_copies * g + masks;
+    k.sharded_coefficient = qkv + attention_output + mlp;
+    k.probs_coefficient = k.flash_attention ? 0.0 : framework.probs_bytes + (k.dropout ? framework.probs_dropout_bytes : 0.0);
+    k.probs_backward_coefficient = k.flash_attention ? 0.0 : framework.probs_backward_bytes + (k.dropout ? c : 0.0);
+    k.mlp_half_replicated = r + mlp_input_copies * g + masks;
+    k.mlp_half_sharded = attention_output + mlp;
+    k.mlp_gradient_coefficient = 2.0 * c * k.ffn_ratio;
+    return k;
+}
+
+namespace {
+
+// stage_memory with one layer's bytes already worked out; per_microbatch (if given) receives what each further
+// micro-batch in flight adds to the peak: the layers' stored activations and the last stage's edge, fragmentation
+// included. Every moment holds them alike, so the peak grows linearly from one micro-batch in flight.
+StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, int stage, double inflight,
+                            double* per_microbatch) {
+    const FrameworkTraits& framework = k.framework;
+    const double per_tp = 1.0 / layout.tp;
+    StageMemory memory;
+    memory.stage = stage;
+    memory.layers = layers_on_stage(k.layers, layout.pp, stage);
+    memory.inflight_microbatches = inflight;
+    // The two-way schedules put a second stage on each device: DualPipe stage d and p-1-d (each stage twice, the
+    // DualPipe README's "2x parameters"), DualPipeV stage d and 2p-1-d of 2p; either way device 0 holds both ends.
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe, dualpipe_v = layout.schedule == ScheduleKind::dualpipe_v;
+    const int mirror = dualpipe ? layout.pp - 1 - stage : dualpipe_v ? 2 * layout.pp - 1 - stage : stage;
+    const bool first = stage == 0 || ((dualpipe || dualpipe_v) && mirror == 0);
+    const bool last = (dualpipe || dualpipe_v) ? (stage == 0 || (dualpipe && mirror == layout.pp - 1)) : stage == layout.pp - 1;
+    const double device_layers = dualpipe ? layers_on_stage(k.layers, layout.pp, stage) + layers_on_stage(k.layers, layout.pp, mirror)
+                                 : dualpipe_v ? layers_on_stage(k.layers, 2 * layout.pp, stage) + layers_on_stage(k.layers, 2 * layout.pp, mirror)
+                                              : memory.layers;
+    const double params = layout.pp == 1 && !dualpipe ? k.total_params
+                                                      : device_layers * k.layer_params + (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
+    memory.params_per_gpu = params * per_tp;
+
+    // The state, each kind sharded over DP x CP from its ZeRO stage.
+    const double shards = shard_ranks(layout);
+    const double per_shard = 1.0 / shards;
+    const auto state_of = [&](StateKind kind) {
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * memory.params_per_gpu;
+        return is_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_shard : bytes;
+    };
+    memory.weights_bytes = state_of(StateKind::weights);
+    memory.grads_bytes = state_of(StateKind::grads);
+    memory.master_bytes = state_of(StateKind::master);
+    memory.optimizer_bytes = state_of(StateKind::optimizer);
+    memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
+
+    memory.activations_bytes = layer.stored * memory.layers * inflight;
+
+    // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
+    const bool zero3 = layout.zero == 3 && shards > 1;
+    const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
+    double copies_all = 0, copies_head = 0, copies_layer = 0;
+    if (k.weight_copy_bytes > 0 && !copies_at_gather) {
+        copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params * per_tp : 0.0;
+        copies_layer = k.weight_copy_bytes * k.layer_params * per_tp;
+        copies_all = copies_layer * (layout.pp == 1 ? k.layers : memory.layers) + copies_head;
+    }
+    // ZeRO-3: the layer computing and the one prefetched, gathered, and one layer's unsharded gradients before they are
+    // reduce-scattered (Rajbhandari et al. 2019 sec 5.3; FSDP2 prefetches one layer ahead).
+    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * k.layer_params * per_tp : 0.0;
+
+    // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
+    // its own are freed), and the loss's working set.
+    const double edge_per_microbatch =
+        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
+    const double edge = edge_per_microbatch * inflight;
+    const double logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
+
+    // The three moments, what each holds beside the state and the stored activations; the largest is the peak.
+    const bool full = layout.recompute == Recompute::full;
+    const bool released = framework.weight_copies_released_by_recompute;
+    double working_set = layer.backward;
+    if (full) working_set += layer.full;
+    else if (layout.recompute == Recompute::selective) working_set += layer.probs;
+    memory.phase = MemoryPhase::layer_backward;
+    memory.weight_copies_bytes = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
+    memory.logits_bytes = edge_per_microbatch * std::max(inflight - 1.0, 0.0);
+    memory.backward_working_set_bytes = working_set;
+    if (last) {
+        const double layer_moment = memory.weight_copies_bytes + memory.logits_bytes + working_set;
+        const double forward_end = copies_all + edge + framework.logits_forward_bytes * logits;
+        const double loss_copies = released && full ? copies_head : copies_all;
+        const double loss_backward = loss_copies + edge + framework.logits_backward_bytes * logits;
+        if (forward_end >= loss_backward && forward_end >= layer_moment) {  // ties go to the earlier moment
+            memory.phase = MemoryPhase::forward_end;
+            memory.weight_copies_bytes = copies_all;
+            memory.logits_bytes = forward_end - copies_all;
+            memory.backward_working_set_bytes = 0;
+        } else if (loss_backward >= layer_moment) {
+            memory.phase = MemoryPhase::loss_backward;
+            memory.weight_copies_bytes = loss_copies;
+            memory.logits_bytes = loss_backward - loss_copies;
+            memory.backward_working_set_bytes = 0;
+        }
+    }
+
+    // Library and communication buffers: cuBLAS workspaces and gradient buckets in the allocator, NCCL outside it.
+    const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1);
+    const bool data_parallel = shards > 1;
+    const double ddp_buckets = framework.ddp_bucket_copy && data_parallel && layout.zero == 0 && !k.sharded_optimizer
+                                   ? k.grad_comm_bytes * memory.params_per_gpu : 0.0;
+    const double buckets = ddp_buckets + (data_parallel ? k.comm_bucket_bytes : 0.0);
+    const double nccl = groups * k.spec.nccl_bytes_per_group;
+    memory.workspace_bytes = k.spec.workspace_bytes;
+    memory.comm_buffers_bytes = nccl + buckets;
+    const double allocated = memory.state_bytes + memory.activations_bytes + memory.weight_copies_bytes + memory.gathered_weights_bytes +
+                             memory.logits_bytes + memory.backward_working_set_bytes + memory.workspace_bytes + buckets;
+    memory.fragmentation_bytes = k.spec.fragmentation * allocated;
+    memory.peak_bytes = allocated + memory.fragmentation_bytes + nccl;
+    if (per_microbatch) *per_microbatch = (layer.stored * memory.layers + edge_per_microbatch) * (1.0 + k.spec.fragmentation);
+    return memory;
+}
+
+}  // namespace
+
+StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int stage, double inflight) {
+    return stage_memory_of(k, layout, layer_bytes(k, layout), stage, inflight, nullptr);
+}
+
+namespace {
+
+ActivationReport activation_report(const LayerBytes& layer, const Layout& layout) {
+    ActivationReport report;
+    report.sequence_parallel = layer.sequence_parallel;
+    report.sbh_coefficient = layer.sbh_coefficient;
+    report.attention_score_bytes = layout.recompute == Recompute::none ? layer.probs : 0.0;
+    report.bytes_per_score = report.attention_score_bytes > 0 ? layer.probs / layer.scores : 0.0;
+    report.bytes_per_layer = layer.stored;
     return report;
 }
 
-MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout, const StageParams& stage) {
+}  // namespace
+
+ActivationReport activation_per_layer(const Scenario& scenario, const Layout& layout) {
+    return activation_report(layer_bytes(memory_constants(scenario), layout), layout);
+}
+
+MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
     MemoryBasis basis;
-    basis.state_bytes = state_bytes_per_gpu(scenario, layout, stage.per_gpu);
-    basis.activation_bytes_per_microbatch = activation_per_layer(scenario, layout).bytes_per_layer * layers_on_first_stage(scenario.model.layers, layout.pp);
-    basis.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+    basis.hbm_bytes = k.hbm_bytes;
+    const LayerBytes layer = layer_bytes(k, layout);
+    basis.first = stage_memory_of(k, layout, layer, 0, 1.0, &basis.first_per_microbatch);
+    basis.first_activations_per_microbatch = basis.first.activations_bytes;
+    basis.last = layout.pp == 1 ? basis.first : stage_memory_of(k, layout, layer, layout.pp - 1, 1.0, &basis.last_per_microbatch);
+    if (layout.pp == 1) basis.last_per_microbatch = basis.first_per_microbatch;
+    basis.last_activations_per_microbatch = basis.last.activations_bytes;
     return basis;
 }
 
-MemoryEstimate MemoryBasis::at(double inflight_microbatches) const {
+// Every stage has at least one micro-batch in flight; from there on its peak grows linearly.
+MemoryEstimate MemoryBasis::at(double inflight_first, double inflight_last) const {
     MemoryEstimate estimate;
-    estimate.state_bytes = state_bytes;
-    estimate.activation_bytes = activation_bytes_per_microbatch * inflight_microbatches;
+    const double first_peak = first.peak_bytes + first_per_microbatch * (inflight_first - 1.0);
+    const double last_peak = last.peak_bytes + last_per_microbatch * (inflight_last - 1.0);
+    const bool last_heavier = last.stage != first.stage && last_peak > first_peak;
+    const StageMemory& stage = last_heavier ? last : first;
+    estimate.peak_stage = stage.stage;
+    estimate.peak_bytes = last_heavier ? last_peak : first_peak;
+    estimate.state_bytes = stage.state_bytes;
+    estimate.activation_bytes = last_heavier ? last_activations_per_microbatch * inflight_last : first_activations_per_microbatch * inflight_first;
     estimate.total_bytes = estimate.state_bytes + estimate.activation_bytes;
-    estimate.fits = estimate.total_bytes <= hbm_bytes;
+    estimate.fits = estimate.peak_bytes <= hbm_bytes;
     return estimate;
 }
 
-void fill_memory_report(const Scenario& scenario, double inflight_microbatches, MemoryReport& memory) {
+namespace {
+
+// The peak's blocks after the recipe's components, in the order the stack draws them (bottom up).
+constexpr MemoryKind kPeakKinds[] = {MemoryKind::activations,    MemoryKind::weight_copies, MemoryKind::gathered_weights,
+                                     MemoryKind::logits,         MemoryKind::backward_working_set, MemoryKind::workspace,
+                                     MemoryKind::comm_buffers,   MemoryKind::fragmentation};
+
+double stage_block_bytes(const StageMemory& stage, MemoryKind kind) {
+    switch (kind) {
+        case MemoryKind::weights: return stage.weights_bytes;
+        case MemoryKind::grads: return stage.grads_bytes;
+        case MemoryKind::master: return stage.master_bytes;
+        case MemoryKind::optimizer: return stage.optimizer_bytes;
+        case MemoryKind::activations: return stage.activations_bytes;
+        case MemoryKind::kv_cache: return 0;
+        case MemoryKind::weight_copies: return stage.weight_copies_bytes;
+        case MemoryKind::gathered_weights: return stage.gathered_weights_bytes;
+        case MemoryKind::logits: return stage.logits_bytes;
+        case MemoryKind::backward_working_set: return stage.backward_working_set_bytes;
+        case MemoryKind::workspace: return stage.workspace_bytes;
+        case MemoryKind::comm_buffers: return stage.comm_buffers_bytes;
+        case MemoryKind::fragmentation: return stage.fragmentation_bytes;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory) {
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
-    const StageParams stage = held_stage_params(heaviest_stage_params(scenario, layout.pp, layout.tp), layout);
-    memory.params = stage.total;
-    memory.params_per_gpu = stage.per_gpu;
+    const MemoryConstants constants = memory_constants(scenario);
+    const LayerBytes layer = layer_bytes(constants, layout);
+    const auto inflight_on = [&](int stage) { return stage < static_cast<int>(stage_inflight.size()) ? stage_inflight[stage] : 1.0; };
+
+    memory.per_stage.clear();
+    memory.peak_stage = 0;
+    for (int stage = 0; stage < layout.pp; ++stage) {
+        memory.per_stage.push_back(stage_memory_of(constants, layout, layer, stage, inflight_on(stage), nullptr));
+        if (memory.per_stage.back().peak_bytes > memory.per_stage[memory.peak_stage].peak_bytes) memory.peak_stage = stage;
+    }
+    const StageMemory& peak = memory.per_stage[memory.peak_stage];
+    memory.peak_phase = peak.phase;
+
+    // The whole model on one GPU, one micro-batch: the stack's left column.
+    Layout one_gpu = layout;
+    one_gpu.tp = one_gpu.pp = one_gpu.cp = one_gpu.dp = 1;
+    one_gpu.zero = 0;
+    one_gpu.sequence_parallel = false;
+    one_gpu.schedule = ScheduleKind::one_f_one_b;
+    one_gpu.virtual_stages = 1;
+    const StageMemory whole = stage_memory(constants, one_gpu, 0, 1.0);
+
+    memory.params = constants.total_params;
+    memory.params_per_gpu = peak.params_per_gpu;
     memory.bytes_per_param = recipe.bytes_per_param();
-    memory.state_bytes = memory.bytes_per_param * stage.total;
+    memory.state_bytes = memory.bytes_per_param * constants.total_params;
     memory.blocks.clear();
     memory.per_gpu = {};
     for (std::size_t i = 0; i < recipe.components.size(); ++i) {
@@ -118,53 +389,60 @@ void fill_memory_report(const Scenario& scenario, double inflight_microbatches, 
         block.kind = memory_kind_of(component.kind);
         block.component = static_cast<int>(i);
         block.bytes_per_param = component.bytes_per_param;
-        block.sharded_over_dp = is_sharded(component.kind, recipe, layout);
-        block.whole_bytes = component.bytes_per_param * stage.total;
-        block.per_gpu_bytes = component.bytes_per_param * stage.per_gpu / (block.sharded_over_dp ? shard_ranks(layout) : 1);
-        switch (component.kind) {
-            case StateKind::weights: memory.per_gpu.weights_bytes += block.per_gpu_bytes; break;
-            case StateKind::grads: memory.per_gpu.grads_bytes += block.per_gpu_bytes; break;
-            case StateKind::master: memory.per_gpu.master_bytes += block.per_gpu_bytes; break;
-            case StateKind::optimizer: memory.per_gpu.optimizer_bytes += block.per_gpu_bytes; break;
-        }
+        block.sharded_over_dp = is_sharded(component.kind, recipe.sharded_optimizer, layout);
+        block.whole_bytes = component.bytes_per_param * constants.total_params;
+        block.per_gpu_bytes = component.bytes_per_param * peak.params_per_gpu / (block.sharded_over_dp ? shard_ranks(layout) : 1);
+        memory.blocks.push_back(block);
+    }
+    for (MemoryKind kind : kPeakKinds) {
+        MemoryBlock block;
+        block.kind = kind;
+        block.whole_bytes = stage_block_bytes(whole, kind);
+        block.per_gpu_bytes = stage_block_bytes(peak, kind);
         memory.blocks.push_back(block);
     }
 
-    memory.activations = activation_per_layer(scenario, layout);
+    PerGpuMemory& per_gpu = memory.per_gpu;
+    per_gpu.weights_bytes = peak.weights_bytes;
+    per_gpu.grads_bytes = peak.grads_bytes;
+    per_gpu.master_bytes = peak.master_bytes;
+    per_gpu.optimizer_bytes = peak.optimizer_bytes;
+    per_gpu.activations_bytes = peak.activations_bytes;
+    per_gpu.total_bytes = peak.state_bytes + peak.activations_bytes;
+    per_gpu.weight_copies_bytes = peak.weight_copies_bytes;
+    per_gpu.gathered_weights_bytes = peak.gathered_weights_bytes;
+    per_gpu.logits_bytes = peak.logits_bytes;
+    per_gpu.backward_working_set_bytes = peak.backward_working_set_bytes;
+    per_gpu.workspace_bytes = peak.workspace_bytes;
+    per_gpu.comm_buffers_bytes = peak.comm_buffers_bytes;
+    per_gpu.fragmentation_bytes = peak.fragmentation_bytes;
+    per_gpu.peak_bytes = peak.peak_bytes;
+
+    memory.activations = activation_report(layer, layout);
     memory.activations.layers_on_first_stage = layers_on_first_stage(scenario.model.layers, layout.pp);
-    memory.activations.inflight_microbatches = inflight_microbatches;
-    memory.activations.first_stage_bytes = memory.activations.bytes_per_layer * memory.activations.layers_on_first_stage * inflight_microbatches;
-    MemoryBlock activations;
-    activations.kind = MemoryKind::activations;
-    // One micro-batch through all layers on one GPU: x tp would count the replicated part of Table 2 t times.
-    Layout unsharded = layout;
-    unsharded.tp = 1;
-    unsharded.cp = 1;
-    activations.whole_bytes = activation_per_layer(scenario, unsharded).bytes_per_layer * scenario.model.layers;
-    activations.per_gpu_bytes = memory.activations.first_stage_bytes;
-    memory.blocks.push_back(activations);
-    memory.per_gpu.activations_bytes = activations.per_gpu_bytes;
-    memory.per_gpu.total_bytes = memory.per_gpu.weights_bytes + memory.per_gpu.grads_bytes + memory.per_gpu.master_bytes +
-                                 memory.per_gpu.optimizer_bytes + memory.per_gpu.activations_bytes;
+    memory.activations.inflight_microbatches = inflight_on(0);
+    memory.activations.first_stage_bytes = memory.per_stage.front().activations_bytes;
 
     memory.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
-    memory.fits = memory.per_gpu.total_bytes <= memory.hbm_bytes;
-    memory.headroom_bytes = memory.hbm_bytes - memory.per_gpu.total_bytes;
+    memory.fits = per_gpu.peak_bytes <= memory.hbm_bytes;
+    memory.headroom_bytes = memory.hbm_bytes - per_gpu.peak_bytes;
     memory.state_gpus_worth = memory.state_bytes / memory.hbm_bytes;
-    memory.per_gpu_over_hbm = memory.per_gpu.total_bytes / memory.hbm_bytes;
+    memory.per_gpu_over_hbm = per_gpu.peak_bytes / memory.hbm_bytes;
+    memory.tipping_block = -1;
+    double stacked = 0;
+    for (std::size_t i = 0; i < memory.blocks.size() && !memory.fits; ++i) {
+        stacked += memory.blocks[i].per_gpu_bytes;
+        if (stacked > memory.hbm_bytes) {
+            memory.tipping_block = static_cast<int>(i);
+            break;
+        }
+    }
 
     const ModelSpec& model = scenario.model;
     const ServingSpec& serving = scenario.serving;
-    memory.inference_weight_bytes = serving.weight_bytes_per_param * stage.total;
+    memory.inference_weight_bytes = serving.weight_bytes_per_param * constants.total_params;
     memory.kv_cache_bytes_per_token = 2.0 * model.layers * model.kv_heads * model.head_dim() * serving.kv_bytes_per_element;
     memory.kv_cache_bytes = memory.kv_cache_bytes_per_token * serving.context_tokens * serving.batch;
-}
-
-StageParams held_stage_params(StageParams stage, const Layout& layout) {
-    const double copies = schedule_placement(layout.schedule, layout.pp, layout.virtual_stages).parameter_copies();
-    stage.params *= copies;
-    stage.per_gpu *= copies;
-    return stage;
 }
 
 }  // namespace core

@@ -688,18 +688,20 @@ double closed_form_bubble_fraction(const ScheduleParams& params) {
     return overhead / (1 + overhead);
 }
 
-int closed_form_peak_inflight(const ScheduleParams& params) {
+int closed_form_peak_inflight(const ScheduleParams& params) { return closed_form_peak_inflight_on(params, 0); }
+
+int closed_form_peak_inflight_on(const ScheduleParams& params, int device) {
     const int p = params.stages;
     const int m = params.microbatches;
     const int v = params.virtual_chunks;
     switch (params.kind) {
         case ScheduleKind::naive:
         case ScheduleKind::gpipe: return m;
-        case ScheduleKind::one_f_one_b:
+        case ScheduleKind::one_f_one_b: return std::min(p - device, m);
         case ScheduleKind::zb_h1: return std::min(p, m);
         case ScheduleKind::interleaved:
-            if (v == 1) return std::min(p, m);
-            return std::min(2 * (p - 1) + (v - 1) * p + 1, v * m);
+            if (v == 1) return std::min(p - device, m);
+            return std::min(2 * (p - device - 1) + (v - 1) * p + 1, v * m);
         case ScheduleKind::dualpipe:
         case ScheduleKind::dualpipe_v: return schedule_placement(params.kind, p, v).model_stages + 1;
     }

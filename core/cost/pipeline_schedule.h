@@ -128,6 +128,9 @@ double closed_form_bubble_fraction(const ScheduleParams& params);
 // min(p, m), interleaved min(2(p-1) + (v-1)p + 1, v*m) (Megatron's warm-up plus one), DualPipe and DualPipeV PP+1
 // chunks (the DualPipe table; PP = model_stages).
 int closed_form_peak_inflight(const ScheduleParams& params);
+// The same on any device d: naive and gpipe m; 1f1b min(p - d, m); zb-h1 min(p, m) on every device (each holds the
+// micro-batches whose W it defers); interleaved min(2(p - d - 1) + (v - 1)p + 1, v m).
+int closed_form_peak_inflight_on(const ScheduleParams& params, int device);
 // False where the closed forms above do not describe the generated schedule exactly:
 // p2p > 0, uneven stages, or zb-h1 with m < p.
 bool closed_form_applies(const ScheduleParams& params);

@@ -48,7 +48,7 @@ private:
 
 LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
     LayoutEstimate estimate;
-    estimate.memory_per_gpu_bytes = step.memory.total_bytes;
+    estimate.memory_per_gpu_bytes = step.memory.peak_bytes;
     estimate.activations_bytes = step.memory.activation_bytes;
     estimate.fits = step.memory.fits;
     const StepBreakdown& parts = step.breakdown;
@@ -123,14 +123,16 @@ struct Candidate {
     const LayerCost* cost = nullptr;
 };
 
-// The in-flight micro-batches a schedule keeps, in whole-stage activations: what decides whether it fits.
-double inflight_of(ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
+// The in-flight micro-batches a schedule keeps on the first and the last device, in whole-stage activations: with the
+// state, what decides whether it fits.
+MemoryEstimate memory_at(const MemoryBasis& memory, ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
     ScheduleParams params;
     params.kind = kind;
     params.stages = pp;
     params.microbatches = microbatches;
     params.virtual_chunks = virtual_stages;
-    return closed_form_peak_inflight(params) / static_cast<double>(virtual_stages);
+    return memory.at(closed_form_peak_inflight_on(params, 0) / static_cast<double>(virtual_stages),
+                     closed_form_peak_inflight_on(params, pp - 1) / static_cast<double>(virtual_stages));
 }
 
 }  // namespace
@@ -145,8 +147,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     const double model_flops = model_flops_per_token(model, scenario.train.seq_len) * global_batch * scenario.train.seq_len;
     const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
                                                                              : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
-    std::vector<StageParams> stage_params(model.layers + 1);
-    for (int pp = 1; pp <= model.layers; ++pp) stage_params[pp] = heaviest_stage_params(scenario, pp, 1);
+    const MemoryConstants memory_constants_of_scenario = memory_constants(scenario);
     LayerCostCache costs(scenario);
 
     // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
@@ -174,23 +175,23 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
                 chunk_counts.clear();
                 for (int v = 2; v <= max_virtual; ++v) if (stage_layers % v == 0) chunk_counts.push_back(v);
-                StageParams stage = stage_params[pp];
-                stage.per_gpu = stage.params / tp;
                 for (int micro_batch : divisors_of(global_batch / dp)) {
                     const int microbatches = global_batch / (dp * micro_batch);
                     if (microbatches > kMaxMicrobatches) continue;
                     layout.micro_batch = micro_batch;
                     const bool interleaves = pp > 1 && microbatches % pp == 0;
                     const int schedules = pp == 1 ? 1 : 2 + (interleaves ? static_cast<int>(chunk_counts.size()) : 0);
-                    const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
                     for (Recompute recompute : recomputes) {
                         layout.recompute = recompute;
                         const LayerCost* cost = nullptr;
                         for (int zero = 0; zero <= 3; ++zero) {
                             layout.zero = zero;
                             plan.layouts_considered += schedules;
-                            const MemoryBasis memory = memory_basis(scenario, layout, stage);
-                            if (!memory.at(inflight).fits) continue;
+                            const MemoryBasis memory = memory_basis(memory_constants_of_scenario, layout);
+                            // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the
+                            // last; interleaving more on both): when it does not fit, no schedule does.
+                            if (!memory_at(memory, ScheduleKind::one_f_one_b, pp, microbatches, 1).fits) continue;
+                            const bool zb_fits = pp > 1 && memory_at(memory, ScheduleKind::zb_h1, pp, microbatches, 1).fits;
                             Candidate candidate;
                             candidate.layout = layout;
                             // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
@@ -200,11 +201,11 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             if (interleaves) {
                                 candidate.first_fitting_chunks = 0;
                                 while (candidate.first_fitting_chunks < chunk_counts.size() &&
-                                       !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, chunk_counts[candidate.first_fitting_chunks])).fits) {
+                                       !memory_at(memory, ScheduleKind::interleaved, pp, microbatches, chunk_counts[candidate.first_fitting_chunks]).fits) {
                                     ++candidate.first_fitting_chunks;
                                 }
                             }
-                            plan.layouts_fitting += (pp == 1 ? 1 : 2) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
+                            plan.layouts_fitting += 1 + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
                             if (cost == nullptr) cost = &costs.get(split_of(layout));
                             candidate.cost = cost;
                             // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.

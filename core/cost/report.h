@@ -9,10 +9,46 @@
 
 namespace core {
 
-// What a block of memory holds. The state kinds follow the recipe's components; the rest is what a step allocates.
-enum class MemoryKind { weights, grads, master, optimizer, activations, kv_cache };
+// What a block of memory holds. The state kinds follow the recipe's components; the rest is what a step allocates:
+// the stored activations, and what is live beside them at the step's peak (core/cost/memory.h).
+enum class MemoryKind {
+    weights, grads, master, optimizer, activations, kv_cache,
+    weight_copies,         // the narrower copies the GEMMs read: autocast's bf16, Transformer Engine's fp8
+    gathered_weights,      // ZeRO-3: the current and the prefetched layer gathered, and one layer's unsharded gradients
+    logits,                // the last stage's final norm and head inputs, the logits and the loss's working set
+    backward_working_set,  // one layer's backward: its recomputed activations (recompute) and its gradients
+    workspace,             // cuBLAS workspaces
+    comm_buffers,          // NCCL communicators' buffers, gradient buckets
+    fragmentation,         // what the caching allocator reserves beyond what it hands out
+};
 const char* memory_kind_name(MemoryKind);  // "weights", "grads", ... (the eval keys)
 MemoryKind memory_kind_of(StateKind);
+bool is_training_state(MemoryKind);        // weights, grads, master, optimizer: scales with the parameters
+
+// When in the step a GPU's memory peaks: the end of the last forward in flight (the loss computed), the loss's backward,
+// or the backward of a layer (with its recompute).
+enum class MemoryPhase { forward_end, loss_backward, layer_backward };
+const char* memory_phase_name(MemoryPhase);  // "forward_end", "loss_backward", "layer_backward"
+
+// One pipeline stage's GPU at its peak: what is live then, block by block (PerGpuMemory's fields, for this stage).
+struct StageMemory {
+    int stage = 0;                     // 0 first .. pp - 1 last
+    int layers = 0;
+    double params_per_gpu = 0;         // its layers (+ the embedding on the first, the final norm and head on the last) / tp
+    double inflight_microbatches = 0;  // in whole-stage activations
+    double weights_bytes = 0, grads_bytes = 0, master_bytes = 0, optimizer_bytes = 0;
+    double state_bytes = 0;
+    double activations_bytes = 0;      // the layers' stored activations x in flight
+    double weight_copies_bytes = 0;
+    double gathered_weights_bytes = 0;
+    double logits_bytes = 0;
+    double backward_working_set_bytes = 0;
+    double workspace_bytes = 0;
+    double comm_buffers_bytes = 0;
+    double fragmentation_bytes = 0;
+    double peak_bytes = 0;             // all of the above
+    MemoryPhase phase = MemoryPhase::layer_backward;
+};
 
 // One piece of training state (a recipe component) or activations: its bytes for the whole model and on one GPU.
 struct MemoryBlock {
@@ -30,7 +66,16 @@ struct PerGpuMemory {
     double master_bytes = 0;
     double optimizer_bytes = 0;
     double activations_bytes = 0;
-    double total_bytes = 0;
+    double total_bytes = 0;                 // the textbook sum: state + stored activations
+    // What else is live at the peak, on the stage and at the moment the peak is (core/cost/memory.h):
+    double weight_copies_bytes = 0;
+    double gathered_weights_bytes = 0;
+    double logits_bytes = 0;
+    double backward_working_set_bytes = 0;
+    double workspace_bytes = 0;
+    double comm_buffers_bytes = 0;
+    double fragmentation_bytes = 0;
+    double peak_bytes = 0;                  // total_bytes + all of these: what memory.fits compares with HBM
 };
 
 struct ActivationReport {
@@ -41,6 +86,7 @@ struct ActivationReport {
     int layers_on_first_stage = 0;
     double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
+    double bytes_per_score = 0;             // of attention_score_bytes, per a s^2 b / t element: 5 with dropout (Korthikanti)
 };
 
 struct MemoryReport {
@@ -48,17 +94,21 @@ struct MemoryReport {
     double params_per_gpu = 0;              // the heaviest pipeline stage's parameters / tp
     double bytes_per_param = 0;             // the recipe's total
     double state_bytes = 0;                 // whole training state, unsharded
-    std::vector<MemoryBlock> blocks;        // recipe components in order, then activations
-    PerGpuMemory per_gpu;
+    std::vector<MemoryBlock> blocks;        // recipe components in order, activations, then what is live at the peak
+    PerGpuMemory per_gpu;                   // the heaviest stage's GPU at its peak
     ActivationReport activations;
     double hbm_bytes = 0;
-    bool fits = false;
-    double headroom_bytes = 0;              // hbm - per-GPU total (negative when it does not fit)
+    bool fits = false;                      // per_gpu.peak_bytes <= hbm
+    double headroom_bytes = 0;              // hbm - per-GPU peak (negative when it does not fit)
     double state_gpus_worth = 0;            // state_bytes / hbm: "14x an H100"
-    double per_gpu_over_hbm = 0;            // per-GPU total / hbm
+    double per_gpu_over_hbm = 0;            // per-GPU peak / hbm
     double inference_weight_bytes = 0;      // serving: weights in the serving precision
     double kv_cache_bytes_per_token = 0;    // 2 x layers x kv_heads x head_dim x bytes
     double kv_cache_bytes = 0;              // for the serving batch and context
+    std::vector<StageMemory> per_stage;     // every pipeline stage's GPU at its own peak
+    int peak_stage = 0;                     // the heaviest: per_gpu and the blocks describe it
+    MemoryPhase peak_phase = MemoryPhase::layer_backward;
+    int tipping_block = -1;                 // stacked in block order, the block that crosses HBM; -1 when it fits
 };
 
 // How the step time was obtained.

@@ -60,6 +60,15 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
     return cached_timeline;
 }
 
+bool generates_timeline(const ScheduleParams& schedule, PipelineTiming timing) {
+    return timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops;
+}
+
+// A device's closed-form in-flight, in whole-stage activations (interleaved counts chunk micro-batches: / v).
+double closed_form_inflight_activations(const ScheduleParams& schedule, int device) {
+    return closed_form_peak_inflight_on(schedule, device) / static_cast<double>(schedule.virtual_chunks);
+}
+
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -146,7 +155,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
         in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    in.memory = memory_basis(scenario, layout, in.stage);
+    in.memory = memory_basis(scenario, layout);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     in.optimizer = optimizer_kernel(scenario, in.stage.per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1));
     return in;
@@ -196,24 +205,28 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.schedule = schedule_params(scenario, layout, cost, in);
     const ScheduleParams& schedule = estimate.schedule;
 
-    if (timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops) {
+    if (generates_timeline(schedule, timing)) {
         const ScheduleTimeline& timeline = cached_schedule(schedule);
         estimate.makespan_seconds = timeline.makespan_seconds;
         estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
-        // The first device holds the most under the one-way schedules; DualPipe's peak may sit on any device.
-        estimate.peak_inflight_microbatches = *std::max_element(timeline.peak_inflight_microbatches.begin(), timeline.peak_inflight_microbatches.end());
-        estimate.inflight_microbatches = *std::max_element(timeline.peak_inflight_activations.begin(), timeline.peak_inflight_activations.end());
+        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        // The first device holds the most under the one-way schedules; DualPipe's peak may sit on any device, and every
+        // device there holds a first-half and a last-half stage.
+        const auto most = [](const auto& values) { return *std::max_element(values.begin(), values.end()); };
+        estimate.peak_inflight_microbatches = two_way ? most(timeline.peak_inflight_microbatches) : timeline.peak_inflight_microbatches.at(0);
+        estimate.inflight_microbatches = two_way ? most(timeline.peak_inflight_activations) : timeline.peak_inflight_activations.at(0);
+        estimate.inflight_last_microbatches = two_way ? estimate.inflight_microbatches : timeline.peak_inflight_activations.back();
     } else {
         estimate.makespan_seconds = closed_form_makespan(schedule);
         estimate.bubble_overhead = closed_form_bubble_overhead(schedule);
         estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
         estimate.inflight_microbatches = estimate.peak_inflight_microbatches / chunks_per_device_share(layout);
+        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        estimate.inflight_last_microbatches = two_way ? estimate.inflight_microbatches : closed_form_inflight_activations(schedule, schedule.stages - 1);
     }
-    // DualPipe holds every stage twice: the state of two stages, not one (the DualPipe README's "2x parameters").
-    const StageParams held = held_stage_params(in.stage, layout);
-    estimate.memory = (held.params == in.stage.params ? in.memory : memory_basis(scenario, layout, held)).at(estimate.inflight_microbatches);
+    estimate.memory = in.memory.at(estimate.inflight_microbatches, estimate.inflight_last_microbatches);
 
     // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
     // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
@@ -303,6 +316,13 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.comm_message_bytes[static_cast<int>(CommAxis::dp)] = layout.zero == 3 ? dp.weight_bytes / layers : dp.grad_bytes;
     }
     return estimate;
+}
+
+std::vector<double> stage_inflight_microbatches(const ScheduleParams& schedule, PipelineTiming timing) {
+    if (generates_timeline(schedule, timing)) return cached_schedule(schedule).peak_inflight_activations;
+    std::vector<double> inflight;
+    for (int device = 0; device < schedule.stages; ++device) inflight.push_back(closed_form_inflight_activations(schedule, device));
+    return inflight;
 }
 
 std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& layout, const LayerCost& cost, double& total_seconds) {

@@ -63,7 +63,7 @@ double smoothstep(double x) {
     return x * x * (3.0 - 2.0 * x);
 }
 
-bool is_state(const MemoryBlock& block) { return block.kind != MemoryKind::activations && block.kind != MemoryKind::kv_cache; }
+bool is_state(const MemoryBlock& block) { return is_training_state(block.kind); }
 
 double state_bytes_per_param(const MemoryReport& memory) {
     double bytes = 0;

@@ -47,13 +47,13 @@ Wall memory_wall(const Scenario& scenario, const Report& report) {
     wall.kind = WallKind::memory;
     wall.title = "Memory";
     wall.question = "Does the training state fit in one GPU's HBM?";
-    wall.used = memory.per_gpu.total_bytes;
+    wall.used = memory.per_gpu.peak_bytes;  // what memory.fits compares: the step's peak, not the textbook sum
     wall.budget = memory.hbm_bytes;
     wall.used_text = format_bytes(wall.used) + " per GPU";
     wall.budget_text = format_bytes(wall.budget) + " of HBM (" + scenario.cluster.gpu.name + ")";
     const double state = per_gpu_state_bytes(memory.per_gpu);
-    wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) +
-                   ") per GPU / " + format_bytes(wall.budget) + " HBM";
+    wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) + " + at the peak " +
+                   format_bytes(memory.per_gpu.peak_bytes - memory.per_gpu.total_bytes) + ") per GPU / " + format_bytes(wall.budget) + " HBM";
     finish(wall);
     wall.formula += " = " + wall.fraction_text;
     return wall;

@@ -61,6 +61,13 @@ void validate_scenario(const Scenario& scenario) {
                                             " contradicts cluster.gpus = " + std::to_string(scenario.cluster.gpus));
     }
     if (const auto problem = check_layout(scenario, layout_of(scenario))) throw InputError(problem->field, problem->reason);
+    const MemorySpec& memory = scenario.memory;
+    const auto require_range = [](const char* field, double value, double max_value, const char* max_text) {
+        if (!(value >= 0 && value <= max_value)) throw InputError(field, std::string("must be between 0 and ") + max_text);
+    };
+    require_range("memory.workspace_bytes", memory.workspace_bytes, 1e12, "1e12");
+    require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");
+    require_range("memory.fragmentation", memory.fragmentation, 1, "1");
 }
 
 }  // namespace core

@@ -101,6 +101,25 @@ struct OperationsSpec {
     bool operator==(const OperationsSpec&) const = default;
 };
 
+// What a step holds beside the model's tensors: library and communication buffers and the caching allocator's
+// fragmentation. Editable defaults, each with its source; core/cost/memory.cpp adds them to the peak.
+struct MemorySpec {
+    // cuBLAS workspaces: 32 MiB each on Hopper (cuBLAS docs, cublasSetWorkspace), one per handle and stream in PyTorch;
+    // a fresh process's first step on our H100 allocated 70 MB beside the state (h100_kernel_probe.json: 16.32 B/param
+    // against 16.00 in the runs after it).
+    double workspace_bytes = 2 * 33554432.0;
+    // One NCCL communicator's buffers, per parallel group a GPU belongs to (TP, CP, PP, DP of degree > 1): 688 MB measured
+    // for a group of more than two A100s on NVLink (NVIDIA/nccl#964); ring channels keep it from growing with the group
+    // (sjeaugey, NVIDIA/nccl#986). Outside PyTorch's allocator.
+    double nccl_bytes_per_group = 688e6;
+    // The caching allocator reserves more than it hands out: max_memory_reserved / max_memory_allocated - 1 at the peak,
+    // median of 12 H100 training runs (measurements/h100_kernel_probe.json training_memory: 1.1 % to 12.4 %). Near 0 with
+    // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
+    double fragmentation = 0.059;
+
+    bool operator==(const MemorySpec&) const = default;
+};
+
 struct Scenario {
     ModelSpec model;                // Llama 3 70B
     TrainSpec train;
@@ -111,6 +130,7 @@ struct Scenario {
     OverlapSpec overlap;
     ServingSpec serving;
     OperationsSpec operations;
+    MemorySpec memory;
 
     bool operator==(const Scenario&) const = default;
 };

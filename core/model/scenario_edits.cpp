@@ -292,6 +292,19 @@ Edit with_layout(const Scenario& scenario, const Layout& layout) {
     return settle(result, Moved::layout);
 }
 
+Edit with_framework(const Scenario& scenario, Framework framework) {
+    Scenario result = scenario;
+    result.train.framework = framework;
+    return settle(result, Moved::other);
+}
+
+Edit with_fragmentation(const Scenario& scenario, double fraction) {
+    if (!(fraction >= 0 && fraction <= 1)) return refused(scenario, "memory.fragmentation", "must be between 0 and 1");
+    Scenario result = scenario;
+    result.memory.fragmentation = fraction;
+    return settle(result, Moved::other);
+}
+
 Choices choices_of(const Scenario& scenario) {
     Choices choices;
     const int gpus = scenario.cluster.gpus;

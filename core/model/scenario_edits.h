@@ -37,6 +37,8 @@ Edit with_global_batch(const Scenario&, int global_batch);
 Edit with_sequence_parallel(const Scenario&, bool on);
 Edit with_flash_attention(const Scenario&, bool on);
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
+Edit with_framework(const Scenario&, Framework);          // what runs the step: Megatron's fused kernels or eager PyTorch
+Edit with_fragmentation(const Scenario&, double fraction); // memory.fragmentation, 0 to 1
 
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {

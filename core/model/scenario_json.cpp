@@ -234,6 +234,14 @@ void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
     reader.reject_unknown_keys();
 }
 
+void read_memory(MemorySpec& memory, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "memory");
+    memory.workspace_bytes = reader.number("workspace_bytes", 0, 1e12).value_or(memory.workspace_bytes);
+    memory.nccl_bytes_per_group = reader.number("nccl_bytes_per_group", 0, 1e12).value_or(memory.nccl_bytes_per_group);
+    memory.fragmentation = reader.number("fragmentation", 0, 1).value_or(memory.fragmentation);
+    reader.reject_unknown_keys();
+}
+
 nlohmann::json model_json(const ModelSpec& model) {
     if (model.is_bare_count()) {
         nlohmann::json json = {{"params", model.params_override}};
@@ -296,6 +304,8 @@ nlohmann::json full_json(const Scenario& s) {
                        {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
                           {"restart_seconds", s.operations.restart_seconds}, {"dollars_per_gpu_hour", s.operations.dollars_per_gpu_hour}};
+    json["memory"] = {{"workspace_bytes", s.memory.workspace_bytes}, {"nccl_bytes_per_group", s.memory.nccl_bytes_per_group},
+                      {"fragmentation", s.memory.fragmentation}};
     return json;
 }
 
@@ -315,6 +325,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
     if (reader.has("overlap")) read_overlap(scenario.overlap, reader.raw("overlap"));
     if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
     if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
+    if (reader.has("memory")) read_memory(scenario.memory, reader.raw("memory"));
     reader.reject_unknown_keys();
     // An explicit dp without a GPU count sizes the cluster; the default 64 GPUs only apply when neither is given.
     const ParallelSpec& parallel = scenario.parallel;
