@@ -27,6 +27,13 @@ struct ReportText {
     Explanation mfu;
     std::vector<Explanation> kernels;                // per compute.kernels: "GEMM 8192 x 1024 x 8192, 137 GFLOP, ..."
     std::vector<std::string> warnings;               // per report.warnings, one line each
+    // The anatomy of a step (issue 15)
+    std::vector<std::string> kernel_short_labels;    // per compute.kernels: "up dX", for a narrow box
+    std::vector<Explanation> timeline_ops;           // per compute.layer_timeline: what runs, how long, hidden or waited for
+    std::vector<Explanation> step_parts;             // per StepPart (anatomy.h): what the part holds, its time and share
+    Explanation ideal_step;                          // model FLOPs / (GPUs x peak): the step at 100 % MFU
+    std::vector<std::string> mfu_marks;              // per step_bar().marks: "all kernels: 65.0 % MFU"
+    std::string mfu_chain;                           // "best GEMM 70.0 % of peak -> all kernels 65.0 % -> ... -> the step 46.5 % MFU"
 };
 
 ReportText explain(const Scenario&, const Report&);
@@ -35,5 +42,6 @@ ReportText explain(const Scenario&, const Report&);
 std::string collective_text(const Scenario&, const AxisComm&);
 std::string warning_text(const Scenario&, const Warning&);
 std::string kernel_label(const Kernel&);   // "qkv forward", "attention backward_input"
+std::string kernel_short_label(const Kernel&);  // "QKV", "up dX", "down dW", "attn r": name and pass in a few letters
 
 }  // namespace core
