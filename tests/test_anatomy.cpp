@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,13 @@ TEST_CASE("Layer timeline: the passes in order, the play cursor finds what runs"
         CHECK(ops[running.front()].kernel == op.kernel);
     }
     CHECK(core::ops_at(ops, report.compute.layer_timeline_seconds + 1).empty());
+    // The cursor: t over the animation's length, scaled to the layer; clamped at both ends, a NaN t at the start.
+    const double layer = report.compute.layer_timeline_seconds;
+    CHECK(core::cursor_seconds_at(3.0, 12.0, layer) == Approx(0.25 * layer));
+    CHECK(core::cursor_seconds_at(-1.0, 12.0, layer) == 0);
+    CHECK(core::cursor_seconds_at(99.0, 12.0, layer) == Approx(layer));
+    CHECK(core::cursor_seconds_at(std::nan(""), 12.0, layer) == 0);
+    CHECK(core::cursor_seconds_at(3.0, 0.0, layer) == 0);
 }
 
 TEST_CASE("Anatomy texts: one per kernel, per timeline operation and per bar part, with units", "[anatomy][explain]") {

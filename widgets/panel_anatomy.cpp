@@ -67,13 +67,15 @@ void refresh(AnatomyData& data, const PanelContext& ctx) {
 
 // ---- Colours and patterns: colour never says it alone; a pattern, a label or a position says it too ----
 
-// The roofline's compute-bound colour, a little softened so a layer of GEMMs does not glare.
-ImU32 compute_fill() {
-    const ImVec4 ink = color4(palette().compute), paper = color4(palette().panel_background);
-    const float share = 0.85f;
-    return ImGui::ColorConvertFloat4ToU32(ImVec4(paper.x + (ink.x - paper.x) * share, paper.y + (ink.y - paper.y) * share,
-                                                 paper.z + (ink.z - paper.z) * share, 1.0f));
+// A colour moved toward the background, opaque, so the text drawn on it is chosen against what is seen.
+ImU32 faded(ImU32 color, float keep) {
+    const ImVec4 ink = color4(color), paper = color4(palette().panel_background);
+    return ImGui::ColorConvertFloat4ToU32(ImVec4(paper.x + (ink.x - paper.x) * keep, paper.y + (ink.y - paper.y) * keep,
+                                                 paper.z + (ink.z - paper.z) * keep, 1.0f));
 }
+
+// The roofline's compute-bound colour, a little softened so a layer of GEMMs does not glare.
+ImU32 compute_fill() { return faded(palette().compute, 0.85f); }
 
 ImU32 stream_color(Stream stream) {
     const Palette& colors = palette();
@@ -387,9 +389,9 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
         const bool known = is_compute && op.kernel >= 0 && op.kernel < static_cast<int>(compute.kernels.size());
         const core::Bound bound = known ? compute.kernels[op.kernel].bound : core::Bound::compute;
         ImU32 fill = is_compute ? bound_color(bound) : stream_color(op.stream);
-        if (!is_compute && !op.exposed) fill = with_alpha(fill, 0.6f);  // hidden: under the compute it hides behind
+        if (!is_compute && !op.exposed) fill = faded(fill, 0.6f);  // hidden: under the compute it hides behind
         const bool ahead = dim && op.start_seconds > cursor_seconds;
-        if (ahead) fill = with_alpha(fill, 0.35f);
+        if (ahead) fill = faded(fill, 0.4f);
         draw_patterned_box(draw, min, max, fill, is_compute ? bound_pattern(bound) : op.exposed ? Pattern::waiting : Pattern::solid);
         if (is_compute && known) {
             const std::string& name = ctx.text.kernel_short_labels.at(op.kernel);
@@ -448,7 +450,7 @@ void draw_timeline_legend() {
     const Palette& colors = palette();
     legend_pattern(compute_fill(), Pattern::solid, kTimelineLegend[0], true);
     legend_pattern(colors.hbm, Pattern::memory_bound, kTimelineLegend[1], false);
-    legend_pattern(with_alpha(colors.text_dim, 0.6f), Pattern::solid, kTimelineLegend[2], false);
+    legend_pattern(faded(colors.text_dim, 0.6f), Pattern::solid, kTimelineLegend[2], false);
     legend_pattern(colors.text_dim, Pattern::waiting, kTimelineLegend[3], false);
 }
 
@@ -632,9 +634,8 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     const float em = ImGui::GetFontSize();
     ctx.playback.duration_seconds = kLayerAnimationSeconds;
     ctx.playback.step_seconds = kCursorStepSeconds;
-    const double t = std::isfinite(ctx.playback.t_seconds) ? std::clamp(ctx.playback.t_seconds, 0.0, kLayerAnimationSeconds) : 0.0;
-    const double cursor_seconds = t / kLayerAnimationSeconds * compute.layer_timeline_seconds;
-    const bool cursor_shown = t > 0;
+    const double cursor_seconds = core::cursor_seconds_at(ctx.playback.t_seconds, kLayerAnimationSeconds, compute.layer_timeline_seconds);
+    const bool cursor_shown = cursor_seconds > 0;
 
     const std::string caption = "cursor " + core::format_seconds(cursor_seconds) + " of " + core::format_seconds(compute.layer_timeline_seconds);
     draw_transport(ctx.playback, caption.c_str());

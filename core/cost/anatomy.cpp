@@ -3,6 +3,7 @@
 #include "core/model/errors.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace core {
 
@@ -138,6 +139,12 @@ std::vector<PassSpan> pass_spans(const std::vector<TimelineOp>& ops) {
     }
     std::sort(spans.begin(), spans.end(), [](const PassSpan& a, const PassSpan& b) { return a.start_seconds < b.start_seconds; });
     return spans;
+}
+
+double cursor_seconds_at(double t_seconds, double play_seconds, double timeline_seconds) {
+    if (!(play_seconds > 0) || !(timeline_seconds > 0)) return 0;
+    const double t = std::isnan(t_seconds) ? 0.0 : std::clamp(t_seconds, 0.0, play_seconds);
+    return t / play_seconds * timeline_seconds;
 }
 
 std::vector<int> ops_at(const std::vector<TimelineOp>& ops, double at_seconds) {

@@ -64,6 +64,10 @@ struct PassSpan {
 };
 std::vector<PassSpan> pass_spans(const std::vector<TimelineOp>&);
 
+// Where the play cursor stands in the layer timeline when the whole layer plays in play_seconds: t clamped to the
+// animation (a NaN t is its start), scaled to the timeline's length.
+double cursor_seconds_at(double t_seconds, double play_seconds, double timeline_seconds);
+
 // The operations of the layer timeline running at a moment of it (the play cursor), by index, compute first.
 std::vector<int> ops_at(const std::vector<TimelineOp>&, double at_seconds);
 
