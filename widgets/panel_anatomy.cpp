@@ -246,15 +246,14 @@ std::string lane_label(Stream stream, const core::Report& report) {
     return "";
 }
 
+// A communication lane is in use when its axis is: the report lists only axes of degree > 1 (DP's group is DP x CP).
 bool lane_used(Stream stream, const core::Report& report) {
-    switch (stream) {
-        case Stream::compute: return true;
-        case Stream::tp: return report.layout.tp > 1;
-        case Stream::dp: return report.layout.dp * report.layout.cp > 1;
-        case Stream::pp: return report.layout.pp > 1;
-        case Stream::cp: return report.layout.cp > 1;
-    }
-    return false;
+    if (stream == Stream::compute) return true;
+    const core::CommAxis axis = stream == Stream::tp   ? core::CommAxis::tp
+                                : stream == Stream::cp ? core::CommAxis::cp
+                                : stream == Stream::pp ? core::CommAxis::pp
+                                                       : core::CommAxis::dp;
+    return std::any_of(report.comm.axes.begin(), report.comm.axes.end(), [&](const core::AxisComm& comm) { return comm.axis == axis; });
 }
 
 const char* pass_title(core::KernelPass pass, bool wide) {
@@ -673,7 +672,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     const float legends = line * float(legend_rows(timeline_legend, width) + legend_rows(step_legend_entries(data), width));
     const float chain = ImGui::CalcTextSize(ctx.text.mfu_chain.c_str(), nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
     const float bar_height = em * 7.5f + ImGui::GetStyle().ItemSpacing.y;
-    const float focus_height = heading + line * 3.0f;
+    const float focus_height = heading + 3.0f * ImGui::CalcTextSize("Ag").y + ImGui::GetStyle().ItemSpacing.y;  // three wrapped lines
     const float spacing = ImGui::GetStyle().ItemSpacing.y * 5.0f;
     const float fixed = 2.0f * heading + legends + chain + bar_height + spacing;
     // Short of room (a lesson scene under its caption): the empty lanes go first, then the kernel readout (hover still shows it).
