@@ -7,11 +7,9 @@
 #include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
-#include "widgets/fonts.h"
 #include "widgets/kernel_selection.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
-#include "widgets/stacked_bar.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -198,7 +196,6 @@ void legend_pattern(ImU32 fill, Pattern pattern, const char* text, bool first) {
     ImGui::SameLine(0, em * 0.35f);
     ImGui::TextUnformatted(text);
 }
-
 
 bool inside(ImVec2 point, ImVec2 min, ImVec2 max) { return point.x >= min.x && point.x < max.x && point.y >= min.y && point.y < max.y; }
 
@@ -471,7 +468,7 @@ int legend_rows(const std::vector<std::string>& entries, float width) {
 
 // ---- The whole step as one bar, beside the ideal step ----
 
-int draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
+void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     const Palette& colors = palette();
     const core::StepBar& bar = data.bar;
     const float em = ImGui::GetFontSize();
@@ -491,7 +488,7 @@ int draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     axis.x0 = origin.x + label_width;
     axis.x1 = origin.x + width - em * 1.2f;
     axis.seconds = std::max(bar.total_seconds, bar.ideal_step_seconds);
-    if (!(axis.seconds > 0)) return -1;
+    if (!(axis.seconds > 0)) return;
     const float step_top = origin.y + marks_height, step_bottom = step_top + step_height;
     const float ideal_top = step_bottom + gap, ideal_bottom = ideal_top + ideal_height;
     const float text_height = ImGui::GetTextLineHeight();
@@ -553,7 +550,6 @@ int draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     } else if (ideal_hovered) {
         explain_tooltip(ctx.text.ideal_step.formula, ctx.text.ideal_step.source.c_str());
     }
-    return hovered;
 }
 
 std::vector<std::string> step_legend_entries(const AnatomyData& data) {
