@@ -30,6 +30,7 @@ struct AppState {
     std::vector<std::string> recent_files;
     std::string status;                // last message shown in the status bar
     std::string file_error;            // a refused open or save, shown in a dialog until dismissed
+    widgets::KernelSelection kernel_selection;  // the kernel picked in one panel, highlighted in the others
 };
 
 // Builds the state over a valid scenario (throws InputError if it is not).

@@ -44,7 +44,8 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         const float caption_height = widgets::fonts().large->FontSize * 3.2f + font;
         ImGui::BeginChild("scene_panel", ImVec2(0, -caption_height), false);
         if (panel >= 0) {
-            widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting};
+            widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting,
+                                            &state.kernel_selection};
             state.panels[panel].draw(context);
         }
         ImGui::EndChild();

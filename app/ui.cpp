@@ -38,7 +38,8 @@ constexpr Shortcut kShortcuts[] = {
 };
 
 void draw_panel_body(AppState& state, int index, bool exporting) {
-    widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting};
+    widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting,
+                                    &state.kernel_selection};
     state.panels[index].draw(context);
 }
 

@@ -61,7 +61,8 @@ TEST_CASE("Seed 000 memory wall: the peak per GPU over HBM, 70B with full recomp
         scenario_from(R"({"model": {"params": 70e9}, "train": {"recompute": "full"}, "parallel": {"zero": 3}})");
     const core::Report sharded_report = core::evaluate(sharded);
     REQUIRE(sharded_report.memory.per_gpu.total_bytes == Approx(state / 64 + activations));
-    const core::Wall& sharded_memory = wall(core::walls_of(sharded, sharded_report), core::WallKind::memory);
+    const core::WallsReport sharded_walls = core::walls_of(sharded, sharded_report);
+    const core::Wall& sharded_memory = wall(sharded_walls, core::WallKind::memory);
     REQUIRE(sharded_memory.used == sharded_report.memory.per_gpu.peak_bytes);
     REQUIRE_FALSE(sharded_memory.over);
 }

@@ -2,6 +2,7 @@
 
 #include "core/cost/comm.h"
 #include "core/cost/memory.h"
+#include "core/cost/anatomy.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
@@ -232,6 +233,160 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
     return {};
 }
 
+namespace {
+
+const char* kernel_short_name(KernelId id) {
+    switch (id) {
+        case KernelId::norm: return "norm";
+        case KernelId::qkv: return "QKV";
+        case KernelId::attention: return "attn";
+        case KernelId::attention_scores: return "QK^T";
+        case KernelId::attention_softmax: return "softmax";
+        case KernelId::attention_dropout: return "drop";
+        case KernelId::attention_context: return "PV";
+        case KernelId::head_transpose: return "transp";
+        case KernelId::out_proj: return "proj";
+        case KernelId::residual: return "add";
+        case KernelId::mlp_up: return "up";
+        case KernelId::activation: return "act";
+        case KernelId::mlp_down: return "down";
+        case KernelId::weight_cast: return "cast";
+        case KernelId::grad_accumulate: return "acc";
+        case KernelId::embedding: return "embed";
+        case KernelId::final_norm: return "norm";
+        case KernelId::logits: return "logits";
+        case KernelId::cross_entropy: return "loss";
+        case KernelId::optimizer: return "optim";
+    }
+    return "?";
+}
+
+std::string busiest_gpu_text(const Report& report) {
+    if (report.layout.pp <= 1) return "one GPU";
+    return "the busiest GPU (pipeline stage " + std::to_string(report.compute.busiest_stage + 1) + " of " + std::to_string(report.layout.pp) + ")";
+}
+
+Explanation timeline_op_explanation(const Scenario& scenario, const Report& report, const TimelineOp& op) {
+    const bool backward = op.pass == KernelPass::backward_input || op.pass == KernelPass::backward_weight;
+    const std::string exposure = op.exposed ? "exposed: the compute stream waits for it" : "hidden behind the compute stream";
+    std::string what, source;
+    switch (op.stream) {
+        case Stream::compute: {
+            const bool known = op.kernel >= 0 && op.kernel < static_cast<int>(report.compute.kernels.size());
+            return {(known ? kernel_label(report.compute.kernels[op.kernel]) : std::string("kernel")) + ": " + format_seconds(op.duration_seconds),
+                    scenario.cluster.gpu.efficiency.source};
+        }
+        case Stream::tp:
+            what = std::string(scenario.train.sequence_parallel ? "TP all-gather or reduce-scatter" : "TP all-reduce") +
+                   " of the b s h activations, " + kernel_pass_name(op.pass);
+            source = scenario.overlap.tp_comm ? "overlapped with the GEMMs (Transformer Engine --tp-comm-overlap)"
+                                              : "TP overlap off: Narayanan et al. 2021 sec 3.2, on the critical path";
+            break;
+        case Stream::cp:
+            what = std::string("CP ring step: K and V") + (backward ? " with their gradients" : "") + " to the next rank, " + kernel_pass_name(op.pass);
+            source = "Liu et al. 2023 (ring attention)";
+            break;
+        case Stream::pp:
+            what = backward ? "PP: the input gradient sent to the previous stage" : "PP: the activation sent to the next stage";
+            source = "Narayanan et al. 2021 sec 3.2";
+            break;
+        case Stream::dp:
+            if (scenario.parallel.zero == 3) {
+                what = op.pass == KernelPass::forward ? std::string("ZeRO-3 all-gather of the layer's weights") +
+                                                            (scenario.overlap.zero3_prefetch ? ", prefetched during the layer before" : "")
+                                                      : "ZeRO-3 reduce-scatter of the layer's gradients";
+            } else {
+                what = "DP: one layer's bucket of gradients, reduced behind the next layer's backward (the last micro-batch's)";
+            }
+            source = "Rajbhandari et al. 2019 sec 7; PyTorch DDP buckets";
+            break;
+    }
+    return {what + ": " + format_seconds(op.duration_seconds) + ", " + exposure, source};
+}
+
+// What each part of the step's bar holds, with its time and its share of the bar.
+std::vector<Explanation> step_part_explanations(const Scenario& scenario, const Report& report, const StepBar& bar) {
+    const std::string where = " on " + busiest_gpu_text(report) + ", x " + std::to_string(report.layout.microbatches) + " micro-batches";
+    std::vector<Explanation> parts;
+    for (const StepSegment& segment : bar.segments) {
+        std::string what, source;
+        switch (segment.part) {
+            case StepPart::gemm:
+                what = "every layer's QKV, output projection, MLP up and down (forward, backward, recompute) and the logits" + where;
+                source = scenario.cluster.gpu.efficiency.source;
+                break;
+            case StepPart::attention:
+                what = std::string(scenario.train.flash_attention ? "the fused attention core" : "the unfused scores, softmax, dropout and context") +
+                       " of every layer" + where;
+                source = scenario.cluster.gpu.efficiency.source;
+                break;
+            case StepPart::elementwise:
+                what = "norms, activations, residual adds, casts, the embedding and the loss" + where;
+                source = scenario.cluster.gpu.efficiency.source;
+                break;
+            case StepPart::optimizer:
+                what = "the optimizer step over this GPU's share of the state, once per step";
+                source = scenario.precision.source;
+                break;
+            case StepPart::exposed_tp:
+            case StepPart::exposed_cp:
+            case StepPart::exposed_pp:
+            case StepPart::exposed_dp:
+                what = std::string(step_part_name(segment.part)).substr(8) +
+                       " communication the compute could not hide, and the compute its overlap slowed";
+                source = "the scenario's overlap switches (DESIGN.md: overlap is explicit)";
+                break;
+            case StepPart::bubble:
+                what = "the busiest stage idle while the " + std::string(schedule_name(report.pipeline.schedule)) + " pipeline fills and drains";
+                source = "measured from the generated schedule; Narayanan et al. 2021 sec 2.2";
+                break;
+            case StepPart::beyond_model:
+                what = "the " + std::string(report.compute.step_basis == StepBasis::assumed_mfu ? "assumed" : "measured") +
+                       " step's time the model does not explain";
+                break;
+        }
+        const double share = bar.total_seconds > 0 ? segment.seconds / bar.total_seconds : 0;
+        parts.push_back({std::string(step_part_name(segment.part)) + ": " + what + ": " + format_seconds(segment.seconds) + ", " +
+                             format_percent(share) + " of the step",
+                         source});
+    }
+    return parts;
+}
+
+void fill_anatomy_text(const Scenario& scenario, const Report& report, ReportText& text) {
+    const ComputeReport& compute = report.compute;
+    for (const Kernel& kernel : compute.kernels) text.kernel_short_labels.push_back(kernel_short_label(kernel));
+    for (const TimelineOp& op : compute.layer_timeline) text.timeline_ops.push_back(timeline_op_explanation(scenario, report, op));
+    if (compute.peak_flops_per_s <= 0 || report.layout.gpus <= 0) return;
+    const StepBar bar = step_bar(report);
+    text.step_parts = step_part_explanations(scenario, report, bar);
+    text.ideal_step = {"ideal step = model FLOPs per step / (GPUs x peak) = " + format_flops(compute.model_flops_per_step) + " / (" +
+                           std::to_string(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ") = " +
+                           format_seconds(bar.ideal_step_seconds) + "; MFU = ideal / step = " + format_seconds(bar.ideal_step_seconds) + " / " +
+                           format_seconds(bar.step_seconds) + " = " + format_percent(bar.mfu),
+                       "Korthikanti et al. 2022, Appendix A"};
+    for (const MfuMark& mark : bar.marks) text.mfu_marks.push_back(std::string(mfu_milestone_name(mark.milestone)) + ": " + format_percent(mark.mfu) + " MFU");
+    if (bar.best_gemm_kernel >= 0) {
+        text.mfu_chain = "best GEMM (" + kernel_label(compute.kernels[bar.best_gemm_kernel]) + ") " + format_percent(bar.best_gemm_efficiency) + " of peak";
+    }
+    for (const MfuMark& mark : bar.marks) {
+        text.mfu_chain += (text.mfu_chain.empty() ? "" : " -> ") + std::string(mfu_milestone_name(mark.milestone)) + " " + format_percent(mark.mfu);
+    }
+    text.mfu_chain += " MFU";
+}
+
+}  // namespace
+
+std::string kernel_short_label(const Kernel& kernel) {
+    switch (kernel.pass) {
+        case KernelPass::forward: return kernel_short_name(kernel.id);
+        case KernelPass::backward_input: return std::string(kernel_short_name(kernel.id)) + " dX";
+        case KernelPass::backward_weight: return std::string(kernel_short_name(kernel.id)) + " dW";
+        case KernelPass::recompute: return std::string(kernel_short_name(kernel.id)) + " r";
+    }
+    return kernel_short_name(kernel.id);
+}
+
 ReportText explain(const Scenario& scenario, const Report& report) {
     ReportText text;
     text.model_name = scenario.model.name;
@@ -326,6 +481,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                                            " + fragmentation " + format_bytes(stage.fragmentation_bytes) + " = " + format_bytes(stage.peak_bytes),
                                        "core/cost/memory.h"});
     }
+    fill_anatomy_text(scenario, report, text);
     return text;
 }
 

@@ -362,32 +362,37 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         // Under SP the all-gather comes before the GEMM that needs the whole sequence; the compute waits for it.
         const bool gathers_before = layout.tp > 1 && layout.sequence_parallel && !backward && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
         if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !tp_hidden);
-        TimelineOp op;
-        op.stream = Stream::compute;
-        op.kernel = index;
-        op.pass = kernel.pass;
-        op.start_seconds = compute_clock;
-        op.duration_seconds = kernel.total_seconds();
-        ops.push_back(op);
-        // Ring attention's exchanges run under the attention core.
-        if (layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
-            (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention)) {
-            const double step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
-            double at = compute_clock;
-            for (int s = 0; s < cp.steps; ++s) {
-                comm_op(Stream::cp, cp_free, at, step, kernel.pass, false);
-                at += op.duration_seconds / layout.cp;
-            }
-            if (!switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
+        // Ring attention: the core runs in cp chunks, each the next chunk's K and V travel behind (a chunk whose K and V
+        // have not arrived waits for them); without the overlap every exchange is waited for before the core runs.
+        const bool ring_core = layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
+                               (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention);
+        const double ring_step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
+        if (ring_core && !switches.cp_ring) {
+            for (int s = 0; s < cp.steps; ++s) comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, true);
         }
-        compute_clock += op.duration_seconds;
+        const int chunks = ring_core && switches.cp_ring ? layout.cp : 1;
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+            TimelineOp op;
+            op.stream = Stream::compute;
+            op.kernel = index;
+            op.pass = kernel.pass;
+            op.start_seconds = compute_clock;
+            op.duration_seconds = kernel.total_seconds() / chunks;
+            ops.push_back(op);
+            if (chunk + 1 < chunks && chunk < cp.steps) {
+                comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, false);
+                if (cp_free > compute_clock + op.duration_seconds) ops.back().exposed = true;  // the next chunk waits for it
+                compute_clock = std::max(compute_clock + op.duration_seconds, cp_free);
+            } else {
+                compute_clock += op.duration_seconds;
+            }
+        }
         // The reduction (all-reduce, or reduce-scatter under SP) after the GEMMs that end a TP region.
         const bool forward_end = !backward && (kernel.id == KernelId::out_proj || kernel.id == KernelId::mlp_down);
         const bool backward_end = kernel.pass == KernelPass::backward_input && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
         if (layout.tp > 1 && (forward_end || backward_end)) {
             comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !tp_hidden);
         }
-        if (layout.cp > 1 && !switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
     }
     // The layer's gradients, one bucket, reduced behind the next layer's backward: ZeRO-3 every micro-batch, else in the
     // last micro-batch only (drawn here so its size against the layer's compute shows).
