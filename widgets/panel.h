@@ -34,6 +34,11 @@ struct SharedAssets {
     std::string measured_roofline_csv;  // assets/h100_measured_roofline.csv
 };
 
+// What a panel asks of the app, which acts after the frame (the app owns files; a panel never writes one).
+struct PanelRequests {
+    bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/trace.h)
+};
+
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
@@ -43,6 +48,7 @@ struct PanelContext {
     const SharedAssets& assets;
     EditFeedback& feedback;          // what the last control edit changed besides itself, shown next to that control
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
+    PanelRequests* requests = nullptr;  // null where nothing can be asked (one panel alone, headless)
 };
 
 struct PanelDef {

@@ -177,7 +177,7 @@ float labelled_width(float frame_width, const char* label) {
     return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
-void draw_controls(PipelinePanelState& state) {
+void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const float slider_width = font * 9.0f;
     const float spacing = font * 1.5f;
@@ -212,6 +212,16 @@ void draw_controls(PipelinePanelState& state) {
     const char* reset = "Reset to scenario";
     same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
     if (ImGui::Button(reset)) state.seeded_pp = -1;
+    // The scenario's own step (not this sandbox) as a Chrome trace: every stage, stream, kernel and collective in time.
+    if (ctx.requests && !ctx.exporting) {
+        const char* save = "Save trace";
+        same_line_if_fits(ImGui::CalcTextSize(save).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
+        if (ImGui::Button(save)) ctx.requests->save_trace = true;
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("Write the scenario's modelled step as a Chrome trace (JSON) in the working directory:\n"
+                              "one process per pipeline stage, one thread per stream, one slice per kernel and collective.\n"
+                              "Open it in Perfetto (ui.perfetto.dev) or chrome://tracing.");
+    }
     char seeded[96];
     if (state.seeded_pp > 1)
         std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
@@ -521,7 +531,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
     seed_from_scenario(state, ctx);
     const float font = ImGui::GetFontSize();
 
-    draw_controls(state);
+    draw_controls(state, ctx);
     refresh_timelines(state);
 
     TimeAxis axis;
