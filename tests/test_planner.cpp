@@ -268,6 +268,8 @@ TEST_CASE("ZeRO Table 1 / Dubey 2024: Llama 3 405B with TP = PP = 1 and ZeRO-0 d
     replicated.dp = 16384;
     replicated.zero = 0;
     replicated.sequence_parallel = false;
+    replicated.schedule = core::ScheduleKind::one_f_one_b;  // one stage: nothing to interleave
+    replicated.virtual_stages = 1;
     REQUIRE(core::layout_is_valid(scenario, replicated));
     const core::Report report = core::evaluate(core::apply_layout(scenario, replicated));
     REQUIRE_FALSE(report.memory.fits);
@@ -279,9 +281,9 @@ TEST_CASE("ZeRO Table 1 / Dubey 2024: Llama 3 405B with TP = PP = 1 and ZeRO-0 d
     }
 }
 
-TEST_CASE("Planner: Llama 3 405B on 16,384 H100s enumerates hundreds of thousands of layouts and finds fitting ones", "[planner][llama3]") {
+TEST_CASE("Planner: Llama 3 405B on 16,384 H100s enumerates tens of thousands of layouts and finds fitting ones", "[planner][llama3]") {
     const core::Plan plan = core::plan_layouts(llama3_405b());
-    REQUIRE(plan.layouts_considered > 100000);
+    REQUIRE(plan.layouts_considered > 50000);
     REQUIRE(plan.layouts_fitting > 0);
     REQUIRE(plan.best.size() == 10);
     // The paper's layout is among the fitting ones, and the planner's best is at least as fast.

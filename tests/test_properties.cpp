@@ -6,6 +6,8 @@
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
+#include "core/model/scenario_edits.h"
+
 #include <catch2/catch.hpp>
 
 #include <cctype>
@@ -252,11 +254,12 @@ TEST_CASE("Property: no NaN or infinity anywhere, 1e6 to 1e13 parameters on 1 to
             core::Scenario scenario = core::default_scenario();
             scenario.model = model;
             scenario.parallel.pp = 2;
-            scenario.parallel.schedule = core::ScheduleKind::interleaved;
-            scenario.parallel.virtual_stages = 2;
             scenario.train.global_batch = 64;
             scenario.cluster.gpus = 64;
-            require_all_finite(scenario);
+            // Interleaved with the fewest chunks that split a stage's layers evenly, as the schedule control sets it.
+            const core::Edit interleaved = core::with_schedule(scenario, core::ScheduleKind::interleaved);
+            REQUIRE(interleaved.ok());
+            require_all_finite(interleaved.scenario);
         }
     }
 }

@@ -97,6 +97,7 @@ Report evaluate(const Scenario& scenario) {
     const StepEstimate step = estimate_step(scenario, layout, cost, PipelineTiming::timeline);
     compute.kernels = cost.kernels;
     compute.kernels.push_back(step.optimizer);
+    for (Kernel& kernel : compute.kernels) kernel.runs_per_step = step.runs_per_step[static_cast<int>(kernel.scope)];
     compute.breakdown_seconds = step.breakdown;
     compute.busiest_stage = step.busiest_stage;
     compute.layer_timeline = layer_timeline(scenario, layout, cost, compute.layer_timeline_seconds);

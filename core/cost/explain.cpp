@@ -1,5 +1,6 @@
 #include "core/cost/explain.h"
 
+#include "core/cost/comm.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
@@ -40,7 +41,9 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
             return {std::string(scenario.train.sequence_parallel ? "2 all-gathers + 2 reduce-scatters" : "2 all-reduces") +
                         " forward and backward per layer" + (scenario.train.recompute == Recompute::full ? ", again in the recomputed forward" : "") +
                         ", of b s h x 2 B = " + format_bytes(axis.message_bytes) + ", x " + std::to_string(m) + " micro-batches" + bus +
-                        (scenario.overlap.tp_comm ? "; overlapped with the GEMMs" : "; on the critical path"),
+                        (tp_comm_overlapped(scenario, layout_of(scenario)) ? "; overlapped with the GEMMs"
+                         : scenario.overlap.tp_comm ? "; on the critical path: the GEMM overlap works inside one node only"
+                                                    : "; on the critical path"),
                     "Narayanan et al. 2021 sec 3.2; Korthikanti et al. 2022 sec 4.2.2"};
         case CommAxis::cp:
             return {"ring attention: cp - 1 = " + std::to_string(axis.degree - 1) + " sends of K and V (" + format_bytes(axis.message_bytes) +

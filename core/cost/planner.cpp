@@ -118,8 +118,8 @@ namespace {
 struct Candidate {
     Layout layout;             // schedule and virtual_stages unset
     double lower_bound = 0;    // no schedule's step is shorter: the busiest stage's layers, every micro-batch
-    int min_virtual = 2;       // interleaved fits with min_virtual..max_virtual chunks (none when min > max)
-    int max_virtual = 1;
+    const std::vector<int>* chunk_counts = nullptr;  // the interleaved chunk counts this layout allows, ascending
+    std::size_t first_fitting_chunks = 0;            // the index of the first of them that fits; the rest fit too
     const LayerCost* cost = nullptr;
 };
 
@@ -153,6 +153,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     // alone, and a lower bound on the step of each that fits.
     Plan plan;
     std::vector<Candidate> candidates;
+    std::vector<std::vector<int>> chunk_counts_by_pp(model.layers + 1);
     Layout layout;
     for (int tp : divisors_of(model.heads)) {
         if (tp > options.max_tp || gpus % tp != 0) continue;
@@ -169,6 +170,10 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 layout.dp = dp;
                 const int stage_layers = layers_on_first_stage(model.layers, pp);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
+                // Interleaving needs the stage's layers split into v equal chunks (check_layout's rule).
+                std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
+                chunk_counts.clear();
+                for (int v = 2; v <= max_virtual; ++v) if (stage_layers % v == 0) chunk_counts.push_back(v);
                 StageParams stage = stage_params[pp];
                 stage.per_gpu = stage.params / tp;
                 for (int micro_batch : divisors_of(global_batch / dp)) {
@@ -176,7 +181,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                     if (microbatches > kMaxMicrobatches) continue;
                     layout.micro_batch = micro_batch;
                     const bool interleaves = pp > 1 && microbatches % pp == 0;
-                    const int schedules = pp == 1 ? 1 : 2 + (interleaves ? std::max(0, max_virtual - 1) : 0);
+                    const int schedules = pp == 1 ? 1 : 2 + (interleaves ? static_cast<int>(chunk_counts.size()) : 0);
                     const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
                     for (Recompute recompute : recomputes) {
                         layout.recompute = recompute;
@@ -190,15 +195,16 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             candidate.layout = layout;
                             // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
                             // the chunk counts that fit run from the first that does to the most allowed.
+                            candidate.chunk_counts = &chunk_counts;
+                            candidate.first_fitting_chunks = chunk_counts.size();
                             if (interleaves) {
-                                candidate.min_virtual = 2;
-                                while (candidate.min_virtual <= max_virtual &&
-                                       !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, candidate.min_virtual)).fits) {
-                                    ++candidate.min_virtual;
+                                candidate.first_fitting_chunks = 0;
+                                while (candidate.first_fitting_chunks < chunk_counts.size() &&
+                                       !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, chunk_counts[candidate.first_fitting_chunks])).fits) {
+                                    ++candidate.first_fitting_chunks;
                                 }
-                                candidate.max_virtual = max_virtual;
                             }
-                            plan.layouts_fitting += (pp == 1 ? 1 : 2) + std::max(0, candidate.max_virtual - candidate.min_virtual + 1);
+                            plan.layouts_fitting += (pp == 1 ? 1 : 2) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
                             if (cost == nullptr) cost = &costs.get(split_of(layout));
                             candidate.cost = cost;
                             // The stage's own kernels alone, every micro-batch: communication, bubble and tail only add.
@@ -235,7 +241,9 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
         try_schedule(ScheduleKind::one_f_one_b, 1);
         if (priced.pp == 1) continue;
         try_schedule(ScheduleKind::zb_h1, 1);
-        for (int v = candidate.min_virtual; v <= candidate.max_virtual; ++v) try_schedule(ScheduleKind::interleaved, v);
+        for (std::size_t i = candidate.first_fitting_chunks; i < candidate.chunk_counts->size(); ++i) {
+            try_schedule(ScheduleKind::interleaved, (*candidate.chunk_counts)[i]);
+        }
     }
 
     // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.

@@ -56,7 +56,8 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     for (const Kernel& kernel : compute.kernels) {
         kernels.push_back({{"name", kernel_name(kernel.id)}, {"pass", kernel_pass_name(kernel.pass)}, {"scope", kernel_scope_name(kernel.scope)},
                            {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
-                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)}});
+                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
+                           {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}});
     }
     json["compute"]["kernels"] = kernels;
     json["compute"]["busiest_stage"] = compute.busiest_stage;

@@ -62,9 +62,10 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
     if (layout.tp > 1) {
         const double slowdown = slowdown_of(axis_placement(CommAxis::tp, layout, cluster.gpus_per_node), cluster);
         // Transformer Engine overlaps each TP collective with the GEMM beside it; otherwise the compute stream waits.
-        comm.tp_forward = overlap(tp.forward_seconds, layer.forward, switches.tp_comm, slowdown);
-        comm.tp_recompute = overlap(tp.recompute_seconds, layer.recompute, switches.tp_comm, slowdown);
-        comm.tp_backward = overlap(tp.backward_seconds, layer.backward_input + layer.backward_weight, switches.tp_comm, slowdown);
+        const bool hidden = tp_comm_overlapped(scenario, layout);
+        comm.tp_forward = overlap(tp.forward_seconds, layer.forward, hidden, slowdown);
+        comm.tp_recompute = overlap(tp.recompute_seconds, layer.recompute, hidden, slowdown);
+        comm.tp_backward = overlap(tp.backward_seconds, layer.backward_input + layer.backward_weight, hidden, slowdown);
         comm.tp_seconds = tp.forward_seconds + tp.recompute_seconds + tp.backward_seconds;
     }
     if (layout.cp > 1) {
@@ -232,6 +233,10 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const auto edges = [&](double PassSeconds::*field) {
         return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
     };
+    estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * layers;
+    estimate.runs_per_step[static_cast<int>(KernelScope::first_stage)] = has_first ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::last_stage)] = has_last ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::step)] = 1.0;
     parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
     parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
     parts.elementwise_seconds = m * (layers * layer.elementwise + edges(&PassSeconds::elementwise));
@@ -292,6 +297,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
     const DpComm dp = dp_comm(scenario, layout, stage.per_gpu, stage_layers, microbatches);
     const double tp_one = tp.collectives > 0 ? (tp.forward_seconds / 2.0) : 0.0;  // one collective pair (after attention, after the MLP)
+    const bool tp_hidden = tp_comm_overlapped(scenario, layout);
     double compute_clock = 0;    // where the compute stream is
     double tp_free = 0, cp_free = 0, dp_free = 0;  // when each communication stream is free
 
@@ -317,7 +323,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         const bool backward = kernel.pass == KernelPass::backward_input || kernel.pass == KernelPass::backward_weight;
         // Under SP the all-gather comes before the GEMM that needs the whole sequence; the compute waits for it.
         const bool gathers_before = layout.tp > 1 && layout.sequence_parallel && !backward && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
-        if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !switches.tp_comm);
+        if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !tp_hidden);
         TimelineOp op;
         op.stream = Stream::compute;
         op.kernel = index;
@@ -341,7 +347,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         const bool forward_end = !backward && (kernel.id == KernelId::out_proj || kernel.id == KernelId::mlp_down);
         const bool backward_end = kernel.pass == KernelPass::backward_input && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
         if (layout.tp > 1 && (forward_end || backward_end)) {
-            comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !switches.tp_comm);
+            comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !tp_hidden);
         }
         if (layout.cp > 1 && !switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
     }

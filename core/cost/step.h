@@ -81,6 +81,7 @@ struct StepEstimate {
     double step_seconds = 0;
     StepBreakdown breakdown;                 // on the busiest stage; sums to step_seconds
     int busiest_stage = 0;
+    double runs_per_step[4] = {0, 0, 0, 1};  // by KernelScope: how often the busiest GPU runs each per step
     double comm_seconds[4] = {0, 0, 0, 0};          // by CommAxis, per step: all of it
     double comm_bytes_per_gpu[4] = {0, 0, 0, 0};
     double comm_message_bytes[4] = {0, 0, 0, 0};    // one collective's buffer

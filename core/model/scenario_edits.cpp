@@ -29,6 +29,16 @@ std::string change(const char* what, long long from, long long to, const std::st
 
 long long model_parallel(const ParallelSpec& p) { return 1LL * p.tp * p.pp * p.cp; }
 
+// The chunk count nearest `wanted` in `direction` (-1: at most, +1: at least) that splits a stage's ceil(L / pp) layers
+// into equal whole chunks with a layer each (check_layout's rule); 1 when none does.
+int chunks_splitting_stage(int layers, int pp, int wanted, int direction) {
+    const int stage_layers = (layers + pp - 1) / pp;
+    for (int v = wanted; v >= 2 && v <= stage_layers; v += direction) {
+        if (stage_layers % v == 0 && 1LL * pp * v <= layers) return v;
+    }
+    return 1;
+}
+
 // The fields that must follow an edit, in a fixed order: the model's shape bounds TP, PP and CP; the GPU count must hold
 // TP x PP x CP; DP follows the GPU count; the batch must divide over DP; the schedule must fit the micro-batches.
 Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {}) {
@@ -48,17 +58,19 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
             parallel.tp = tp;
         }
     }
-    if (1LL * parallel.pp * parallel.virtual_stages > model.layers) {
-        if (parallel.virtual_stages > 1) {
-            const int v = std::max(1, model.layers / parallel.pp);
-            notes.push_back(change("Virtual stages", parallel.virtual_stages, v, "each chunk needs a layer"));
+    if (parallel.pp > model.layers) {
+        int pp = 1;
+        for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
+        notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
+        parallel.pp = pp;
+    }
+    if (parallel.virtual_stages > 1) {
+        const int v = chunks_splitting_stage(model.layers, parallel.pp, parallel.virtual_stages, -1);
+        if (v != parallel.virtual_stages) {
+            notes.push_back(change("Virtual stages", parallel.virtual_stages, v,
+                                   "each chunk holds the same whole layers (" + std::to_string((model.layers + parallel.pp - 1) / parallel.pp) +
+                                       " per stage)"));
             parallel.virtual_stages = v;
-        }
-        if (parallel.pp > model.layers) {
-            int pp = 1;
-            for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
-            notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
-            parallel.pp = pp;
         }
     }
     if (train.seq_len % parallel.cp != 0) {
@@ -186,6 +198,11 @@ Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
             if (value > 1) parallel.schedule = ScheduleKind::interleaved;
             break;
     }
+    if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario.model.layers, parallel.pp, value, -1) != value) {
+        return refused(scenario, "parallel.virtual_stages", std::to_string(value) + " chunks do not split the " +
+                                                                std::to_string((scenario.model.layers + parallel.pp - 1) / parallel.pp) +
+                                                                " layers of a pipeline stage evenly");
+    }
     if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
         return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
     }
@@ -214,7 +231,7 @@ Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
     ParallelSpec& parallel = result.parallel;
     parallel.schedule = kind;
     if (kind != ScheduleKind::interleaved) parallel.virtual_stages = 1;
-    else if (parallel.virtual_stages == 1 && 2LL * parallel.pp <= scenario.model.layers) parallel.virtual_stages = 2;
+    else if (parallel.virtual_stages == 1) parallel.virtual_stages = chunks_splitting_stage(scenario.model.layers, parallel.pp, 2, +1);
     if (kind == ScheduleKind::interleaved && microbatches_per_step(scenario) % parallel.pp != 0) {
         return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
                                                           ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");

@@ -29,7 +29,7 @@ Edit with_gpus(const Scenario&, int gpus);                // DP follows
 Edit with_gpus_per_node(const Scenario&, int gpus_per_node);
 Edit with_axis(const Scenario&, LayoutAxis, int value);
 Edit with_zero(const Scenario&, int stage);
-Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at 2 virtual stages where it can
+Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at the fewest chunks (>= 2) that split a stage evenly
 Edit with_recompute(const Scenario&, Recompute);
 Edit with_precision(const Scenario&, const PrecisionRecipe&);
 Edit with_seq_len(const Scenario&, int seq_len);
