@@ -42,8 +42,6 @@ void put_wall(nlohmann::ordered_json& json, const core::Wall& wall) {
     json[wall_key(wall.kind)] = entry;
 }
 
-std::string yes_no(bool value) { return value ? "yes" : "no"; }
-
 }  // namespace
 
 std::string eval_json(const core::Scenario& scenario, const core::Report& report) {

@@ -96,10 +96,7 @@ public:
         timeline_ = generate_schedule(step_.schedule);
         virtual_stages_ = layout_.pp * (layout_.schedule == ScheduleKind::interleaved ? layout_.virtual_stages : 1);
         chunks_ = virtual_stages_ / layout_.pp;
-        for (int chunk = 0; chunk < chunks_; ++chunk) {
-            chunk_layers_.push_back(in_.stage_layers / chunks_ + (chunk < in_.stage_layers % chunks_ ? 1 : 0));
-        }
-        fractional_ = in_.stage_layers % chunks_ != 0;
+        chunk_layers_ = in_.stage_layers / chunks_;  // check_layout: the chunks split a stage's layers evenly (Megatron's rule)
         tp_ranks_ = layout_.tp;
         cp_ranks_ = layout_.cp;
         dp_ranks_ = layout_.dp * layout_.cp;
@@ -124,8 +121,7 @@ private:
     StepEstimate step_;
     ScheduleTimeline timeline_;
     int virtual_stages_ = 1, chunks_ = 1;
-    std::vector<int> chunk_layers_;
-    bool fractional_ = false;
+    int chunk_layers_ = 1;
     int tp_ranks_ = 1, cp_ranks_ = 1, dp_ranks_ = 1;
     TraceDetail detail_ = TraceDetail::kernels;
     std::map<std::tuple<int, int, bool>, std::vector<Item>> templates_;  // by op kind, virtual stage, last micro-batch
@@ -135,11 +131,7 @@ private:
     bool blocking_sends() const { return layout_.pp > 1 && !scenario_.overlap.pp_p2p; }
 
     int first_layer(int virtual_stage) const {
-        const int device = virtual_stage % layout_.pp;
-        const int chunk = virtual_stage / layout_.pp;
-        int layer = 0;
-        for (int c = 0; c < chunk; ++c) layer += layout_.pp * chunk_layers_[c];
-        return layer + device * chunk_layers_[chunk];
+        return virtual_stage * chunk_layers_;
     }
 
     // ---- what one op runs ----
@@ -323,7 +315,7 @@ private:
     std::vector<Item> forward_op(int virtual_stage) const {
         std::vector<Item> items;
         const std::string pass = kernel_pass_name(KernelPass::forward);
-        const int layers = chunk_layers_[virtual_stage / layout_.pp];
+        const int layers = chunk_layers_;
         const int first = first_layer(virtual_stage);
         if (virtual_stage == 0) {
             items = edge_kernels_of(KernelScope::first_stage, {KernelPass::forward});
@@ -365,7 +357,7 @@ private:
         const std::initializer_list<KernelPass> edge_passes_w = {KernelPass::backward_weight};
         const std::initializer_list<KernelPass> edge_passes_all = {KernelPass::recompute, KernelPass::backward_input, KernelPass::backward_weight};
         const std::initializer_list<KernelPass> edge_passes = !weight ? edge_passes_b : !input ? edge_passes_w : edge_passes_all;
-        const int layers = chunk_layers_[virtual_stage / layout_.pp];
+        const int layers = chunk_layers_;
         const int first = first_layer(virtual_stage);
         if (virtual_stage == virtual_stages_ - 1) {
             for (Item& kernel : edge_kernels_of(KernelScope::last_stage, edge_passes)) {
@@ -524,6 +516,7 @@ private:
             else if (item.kind == Item::Kind::wait) waits_us += item.us;
             else waits_us += item.wait_us;
         }
+        // The op's kernels never outlast it; the scale guards against rounding in its last digit.
         const double kernel_scale = kernels_us > duration_us && kernels_us > 0 ? duration_us / kernels_us : 1.0;
         const double room_us = std::max(0.0, duration_us - kernels_us * kernel_scale);
         const double wait_scale = waits_us > room_us && waits_us > 0 ? room_us / waits_us : 1.0;
@@ -559,7 +552,6 @@ private:
         trace.step_seconds = step_.step_seconds;
         trace.stage_layers = in_.stage_layers;
         trace.microbatches = step_.schedule.microbatches;
-        trace.layers_fractional = fractional_;
         Placement placement;
         placement.slices = &trace.slices;
         placement.free_us.assign(layout_.pp, {});
@@ -627,7 +619,7 @@ private:
                 tail.push_back(gather);
             }
             const double tail_us = step_.step_seconds * kMicroseconds - makespan_us;
-            lay_out(placement, coarsen(tail, detail == TraceDetail::kernels ? TraceDetail::kernels : TraceDetail::layers), makespan_us, tail_us, stage, -1, -1);
+            lay_out(placement, tail, makespan_us, tail_us, stage, -1, -1);  // three slices at most: kept whole at any detail
             if (placement.over) return false;
         }
 
@@ -776,7 +768,6 @@ std::string trace_to_json(const Scenario& scenario, const Report& report, const 
                                                        std::string(trace.detail == TraceDetail::layers ? "layer pass" : "pipeline op") + ".";
     if (scenario.model.layers % std::max(1, report.layout.pp) != 0)
         about += " Every stage runs the heaviest stage's " + std::to_string(trace.stage_layers) + " layers, as the model times it.";
-    if (trace.layers_fractional) about += " The stage's layers do not divide over its chunks: each op's kernels are scaled to the op's duration.";
     other["about"] = about;
     out += other.dump();
     out += "\n}\n";

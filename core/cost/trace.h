@@ -24,7 +24,7 @@ const char* trace_thread_name(TraceThread);  // "pipeline ops (F / B / W)", "com
 // count stays under max_trace_slices is used, so a long schedule still opens in a viewer.
 enum class TraceDetail { kernels, layers, ops };
 const char* trace_detail_name(TraceDetail);  // "kernels", "layers", "ops"
-inline constexpr std::size_t max_trace_slices = 250'000;
+inline constexpr std::size_t max_trace_slices = 400'000;  // about 100 MB of JSON, which Perfetto opens
 
 struct TraceSlice {
     std::string name;             // "qkv", "all-reduce", "send activation", "F"
@@ -55,7 +55,6 @@ struct StepTrace {
     double step_seconds = 0;                   // the modelled step (report.compute.modelled_step_seconds)
     int stage_layers = 0;                      // layers each stage runs (the heaviest stage's, as the model has it)
     int microbatches = 0;
-    bool layers_fractional = false;            // stage layers not divisible by the chunks: kernels scaled to fit each op
 };
 
 // The step of evaluate(scenario) = report. Throws InputError naming parallel.microbatches when the schedule has more
