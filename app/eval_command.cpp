@@ -80,7 +80,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
         section = name;
     };
     const core::LayoutReport& layout = report.layout;
-    row("scenario", "model", text.model_name + ", " + format_whole(report.memory.params) + " parameters (" + core::format_count(report.memory.params) + ")");
+    row("scenario", "model", text.model_name + ", " + core::format_count(report.memory.params) + " parameters");
     row("scenario", "GPU", text.gpu_name);
     row("scenario", "recipe", text.recipe_name);
     row("layout", "GPUs", format_whole(layout.gpus) + " on " + format_whole(layout.nodes) + " nodes of " + format_whole(layout.gpus_per_node));
@@ -126,11 +126,13 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
                                     (pipeline.virtual_stages > 1 ? ", " + format_whole(pipeline.virtual_stages) + " virtual stages" : ""));
     row("pipeline", "bubble", format_percent(pipeline.bubble_fraction) + " of the pipelined time (overhead " + format_percent(pipeline.bubble_overhead) +
                                   ", closed form " + format_percent(pipeline.closed_form_bubble_overhead) + ")");
-    row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) + " micro-batches on the first stage");
+    // Interleaved schedules count (micro-batch, chunk) pairs, Megatron's unit.
+    row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) +
+                                          (pipeline.virtual_stages > 1 ? " micro-batch chunks" : " micro-batches") + " on the first stage");
 
     row("training", "duration", format_seconds(compute.train_seconds) + " for " + core::format_count(scenario.train.tokens) + " tokens (" +
                                     format_whole(std::ceil(compute.steps)) + " steps)");
-    row("training", "GPU-hours / cost", format_number(compute.gpu_hours) + " GPU-hours, $" + format_number(compute.cost_dollars));
+    row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, $" + core::format_count(compute.cost_dollars));
     const core::ReliabilityReport& reliability = report.reliability;
     row("reliability", "cluster MTBF", format_seconds(reliability.cluster_mtbf_seconds));
     row("reliability", "checkpoint", format_bytes(reliability.checkpoint_bytes) + " in " + format_seconds(reliability.checkpoint_seconds) + ", every " +
