@@ -57,7 +57,7 @@ struct PanelDef {
     std::function<void(PanelContext&)> draw;
 };
 
-// Every panel, in View-menu order: stack, walls, cube, roofline, ring, pipeline, configurator.
+// Every panel, in View-menu order: stack, walls, cube, roofline, ring, pipeline, configurator, alltoall.
 std::vector<PanelDef> make_all_panels();
 
 }  // namespace widgets

@@ -1,6 +1,8 @@
 // Memory per GPU: the recipe's training state under DP / ZeRO / TP / PP, and activations (Korthikanti et al. 2022).
 #include "core/cost/memory.h"
 
+#include "core/cost/pipeline_schedule.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -103,7 +105,7 @@ MemoryEstimate MemoryBasis::at(double inflight_microbatches) const {
 void fill_memory_report(const Scenario& scenario, double inflight_microbatches, MemoryReport& memory) {
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
-    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp);
+    const StageParams stage = held_stage_params(heaviest_stage_params(scenario, layout.pp, layout.tp), layout);
     memory.params = stage.total;
     memory.params_per_gpu = stage.per_gpu;
     memory.bytes_per_param = recipe.bytes_per_param();
@@ -156,6 +158,13 @@ void fill_memory_report(const Scenario& scenario, double inflight_microbatches, 
     memory.inference_weight_bytes = serving.weight_bytes_per_param * stage.total;
     memory.kv_cache_bytes_per_token = 2.0 * model.layers * model.kv_heads * model.head_dim() * serving.kv_bytes_per_element;
     memory.kv_cache_bytes = memory.kv_cache_bytes_per_token * serving.context_tokens * serving.batch;
+}
+
+StageParams held_stage_params(StageParams stage, const Layout& layout) {
+    const double copies = schedule_placement(layout.schedule, layout.pp, layout.virtual_stages).parameter_copies();
+    stage.params *= copies;
+    stage.per_gpu *= copies;
+    return stage;
 }
 
 }  // namespace core

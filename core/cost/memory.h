@@ -15,6 +15,8 @@ struct StageParams {
     double per_gpu = 0;  // that stage / tp
 };
 StageParams heaviest_stage_params(const Scenario&, int pp, int tp);
+// What a device of the layout's schedule holds: DualPipe keeps every stage twice (SchedulePlacement::parameter_copies).
+StageParams held_stage_params(StageParams stage, const Layout&);
 
 // The recipe's state on one GPU of the heaviest stage: each component sharded over DP x CP from its ZeRO stage.
 double state_bytes_per_gpu(const Scenario&, const Layout&, double params_per_gpu);

@@ -41,6 +41,11 @@ double slowdown_of(const GroupPlacement& group, const ClusterSpec& cluster) {
     return group.crosses_nodes() ? cluster.scale_out.compute_slowdown : cluster.scale_up.compute_slowdown;
 }
 
+// Model chunks a device runs per L/pp share of layers: interleaved v, DualPipeV 2 (two half-share stages), else 1.
+double chunks_per_device_share(const Layout& layout) {
+    return 1.0 / schedule_placement(layout.schedule, layout.pp, layout.virtual_stages).activation_share();
+}
+
 // The generator is pure, so its last timeline is reused: a drag that leaves the pipeline alone costs no schedule.
 // One entry per thread keeps evaluate() thread-safe.
 const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
@@ -164,11 +169,14 @@ ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, c
     schedule.last_forward_extra_seconds = cost.last_stage.forward + in.last_tp_forward_seconds;
     schedule.last_backward_extra_seconds = cost.last_stage.backward() + in.last_tp_backward_seconds;
     schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight;
+    // DualPipe's F&B cells: F + B until an overlapped share is priced (what hides there is the MoE all-to-all).
+    schedule.forward_backward_seconds = 0;
     if (layout.pp > 1) {
         schedule.p2p_seconds = in.pp.send_seconds;
         if (!scenario.overlap.pp_p2p) {  // a blocking send keeps the sender busy too, once per model chunk
-            schedule.forward_seconds += layout.virtual_stages * in.pp.send_seconds;
-            schedule.backward_seconds += layout.virtual_stages * in.pp.send_seconds;
+            const double chunks = chunks_per_device_share(layout);
+            schedule.forward_seconds += chunks * in.pp.send_seconds;
+            schedule.backward_seconds += chunks * in.pp.send_seconds;
         }
     }
     return schedule;
@@ -193,16 +201,19 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.makespan_seconds = timeline.makespan_seconds;
         estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
-        estimate.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
-        estimate.inflight_microbatches = timeline.peak_inflight_activations.at(0);
+        // The first device holds the most under the one-way schedules; DualPipe's peak may sit on any device.
+        estimate.peak_inflight_microbatches = *std::max_element(timeline.peak_inflight_microbatches.begin(), timeline.peak_inflight_microbatches.end());
+        estimate.inflight_microbatches = *std::max_element(timeline.peak_inflight_activations.begin(), timeline.peak_inflight_activations.end());
     } else {
         estimate.makespan_seconds = closed_form_makespan(schedule);
         estimate.bubble_overhead = closed_form_bubble_overhead(schedule);
         estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
-        estimate.inflight_microbatches = estimate.peak_inflight_microbatches / static_cast<double>(schedule.virtual_chunks);
+        estimate.inflight_microbatches = estimate.peak_inflight_microbatches / chunks_per_device_share(layout);
     }
-    estimate.memory = in.memory.at(estimate.inflight_microbatches);
+    // DualPipe holds every stage twice: the state of two stages, not one (the DualPipe README's "2x parameters").
+    const StageParams held = held_stage_params(in.stage, layout);
+    estimate.memory = (held.params == in.stage.params ? in.memory : memory_basis(scenario, layout, held)).at(estimate.inflight_microbatches);
 
     // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
     // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
@@ -227,11 +238,17 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const double last_busy = schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds;
     const bool first_is_busiest = layout.pp == 1 || first_busy >= last_busy;
     estimate.busiest_stage = first_is_busiest ? 0 : layout.pp - 1;
-    const bool has_first = first_is_busiest;
-    const bool has_last = layout.pp == 1 || !first_is_busiest;
+    // The share of the micro-batches for which that device runs each edge stage: all of one edge under the one-way
+    // schedules (both with one stage); DualPipe's end devices each run both edges, one direction's half each;
+    // DualPipeV's device 0 runs both edges for every micro-batch.
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe && layout.pp > 1;
+    const bool both_edges = layout.pp == 1 || layout.schedule == ScheduleKind::dualpipe_v;
+    if (dualpipe || both_edges) estimate.busiest_stage = 0;
+    const double has_first = dualpipe ? 0.5 : (both_edges || first_is_busiest) ? 1.0 : 0.0;
+    const double has_last = dualpipe ? 0.5 : (both_edges || !first_is_busiest) ? 1.0 : 0.0;
     StepBreakdown& parts = estimate.breakdown;
     const auto edges = [&](double PassSeconds::*field) {
-        return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
+        return has_first * cost.first_stage.*field + has_last * cost.last_stage.*field;
     };
     estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * layers;
     estimate.runs_per_step[static_cast<int>(KernelScope::first_stage)] = has_first ? m : 0.0;
@@ -243,14 +260,15 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     parts.optimizer_seconds = estimate.optimizer_seconds;
     double* exposed = parts.exposed_comm_seconds;
     exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
-                                                   (has_first ? in.first_tp_seconds : 0.0) +
-                                                   (has_last ? in.last_tp_forward_seconds + in.last_tp_backward_seconds : 0.0));
+                                                   has_first * in.first_tp_seconds +
+                                                   has_last * (in.last_tp_forward_seconds + in.last_tp_backward_seconds));
     exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
     exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
     double pp_exposed = 0;
     if (layout.pp > 1) {
-        const double boundaries = 1.0 * layout.pp * layout.virtual_stages - 1.0;
-        pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * layout.virtual_stages * pp.send_seconds);
+        const double chunks = chunks_per_device_share(layout);
+        const double boundaries = layout.pp * chunks - 1.0;
+        pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * chunks * pp.send_seconds);
     }
     const double accounted = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds +
                              exposed[0] + exposed[1] + exposed[3] + pp_exposed;
@@ -272,7 +290,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::cp)] = m * layers * cp.bytes_per_gpu;
     estimate.comm_message_bytes[static_cast<int>(CommAxis::cp)] = cp.message_bytes;
     if (layout.pp > 1) {  // each micro-batch's activation forward and its gradient backward, once per model chunk
-        const double sends = 2.0 * m * layout.virtual_stages;
+        const double sends = 2.0 * m * chunks_per_device_share(layout);
         estimate.comm_seconds[static_cast<int>(CommAxis::pp)] = sends * pp.send_seconds;
         estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = sends * pp.message_bytes;
     }

@@ -83,6 +83,7 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
         return problem("parallel.schedule", "interleaved needs micro-batches (" + std::to_string(microbatches) +
                                                 ") to be a multiple of pp (" + std::to_string(layout.pp) + ")");
     }
+    if (const auto fit = schedule_fit_problem(layout.schedule, layout.pp, microbatches, model.layers)) return problem("parallel.schedule", fit->reason);
     if (microbatches > kMaxMicrobatches) return problem("train.global_batch", "more than 100,000 micro-batches per step");
     return std::nullopt;
 }

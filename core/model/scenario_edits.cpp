@@ -111,6 +111,10 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
         parallel.schedule = ScheduleKind::one_f_one_b;
         parallel.virtual_stages = 1;
     }
+    if (const auto fit = schedule_fit_problem(parallel.schedule, parallel.pp, microbatches, model.layers)) {
+        notes.push_back(std::string("Schedule ") + schedule_name(parallel.schedule) + " -> 1f1b: " + fit->reason);
+        parallel.schedule = ScheduleKind::one_f_one_b;
+    }
     Edit edit{scenario, std::move(notes), check_layout(scenario, layout_of(scenario))};
     return edit;
 }
@@ -236,6 +240,9 @@ Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
         return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
                                                           ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");
     }
+    if (const auto fit = schedule_fit_problem(kind, parallel.pp, microbatches_per_step(scenario), scenario.model.layers)) {
+        return refused(scenario, "parallel.schedule", fit->reason);
+    }
     return settle(result, Moved::layout);
 }
 
@@ -317,7 +324,7 @@ Choices choices_of(const Scenario& scenario) {
     choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s); });
     choices.gpus_per_node = offered(std::vector<int>{1, 2, 4, 8, 16, 32, 64, 72}, [&](int n) { return with_gpus_per_node(scenario, n); });
     choices.schedules = offered(std::vector<ScheduleKind>{ScheduleKind::one_f_one_b, ScheduleKind::interleaved, ScheduleKind::zb_h1,
-                                                          ScheduleKind::gpipe, ScheduleKind::naive},
+                                                          ScheduleKind::dualpipe, ScheduleKind::dualpipe_v, ScheduleKind::gpipe, ScheduleKind::naive},
                                 [&](ScheduleKind kind) { return with_schedule(scenario, kind); });
     choices.recomputes = offered(std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full},
                                  [&](Recompute recompute) { return with_recompute(scenario, recompute); });
