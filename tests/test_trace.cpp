@@ -65,6 +65,10 @@ std::vector<std::pair<std::string, core::Scenario>> trace_scenarios() {
         "overlap": {"pp_p2p": false, "tp_comm": true, "dp_grad_reduce": false}})");
     add("naive, full recompute, unfused attention", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 8, "recompute": "full", "flash_attention": false, "seq_len": 2048},
         "parallel": {"tp": 2, "pp": 2, "schedule": "naive"}, "cluster": {"gpus": 8}})");
+    add("DualPipe, F&B cells, ZeRO-1", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 16, "seq_len": 4096},
+        "parallel": {"pp": 4, "zero": 1, "schedule": "dualpipe"}, "cluster": {"gpus": 8}})");
+    add("DualPipeV, TP 2", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 8, "seq_len": 4096},
+        "parallel": {"tp": 2, "pp": 4, "schedule": "dualpipev"}, "cluster": {"gpus": 8}})");
     add("one GPU per replica, ZeRO-1", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 16, "seq_len": 4096},
         "parallel": {"zero": 1}, "cluster": {"gpus": 8, "gpu": "h200-sxm"}})");
     return scenarios;
@@ -99,7 +103,12 @@ double modelled_stage_compute_seconds(const core::Report& report, int stage, int
         }
     }
     const int pp = report.pipeline.stages;
-    return report.pipeline.microbatches * (stage_layers * layer + (stage == 0 ? first : 0.0) + (stage == pp - 1 ? last : 0.0)) + optimizer;
+    // Which device runs the edges: the first and the last one-way; DualPipe's end devices each half of both (one per
+    // direction); DualPipeV's device 0 both (stage 0 and stage 2p-1 sit there).
+    double edges = (stage == 0 ? first : 0.0) + (stage == pp - 1 ? last : 0.0);
+    if (report.pipeline.schedule == core::ScheduleKind::dualpipe) edges = stage == 0 || stage == pp - 1 ? 0.5 * (first + last) : 0.0;
+    if (report.pipeline.schedule == core::ScheduleKind::dualpipe_v) edges = stage == 0 ? first + last : 0.0;
+    return report.pipeline.microbatches * (stage_layers * layer + edges) + optimizer;
 }
 
 }  // namespace
@@ -204,7 +213,8 @@ TEST_CASE("Trace: each stream carries the report's communication per step", "[tr
                 }
             }
         }
-        if (pp > 1 && t.report.pipeline.schedule != core::ScheduleKind::naive) {
+        const core::ScheduleKind kind = t.report.pipeline.schedule;
+        if (pp > 1 && kind != core::ScheduleKind::naive && kind != core::ScheduleKind::dualpipe && kind != core::ScheduleKind::dualpipe_v) {
             const int m = t.report.pipeline.microbatches, v = t.report.pipeline.virtual_stages;
             CHECK(sends[0] == m * (2 * v - 1));       // the first stage's first chunk sends nothing back
             CHECK(sends[pp - 1] == m * (2 * v - 1));  // the last stage's last chunk sends nothing forward

@@ -94,9 +94,18 @@ public:
                                                           std::to_string(layout_.pp) + " stages are too many ops to trace");
         }
         timeline_ = generate_schedule(step_.schedule);
-        virtual_stages_ = layout_.pp * (layout_.schedule == ScheduleKind::interleaved ? layout_.virtual_stages : 1);
-        chunks_ = virtual_stages_ / layout_.pp;
-        chunk_layers_ = in_.stage_layers / chunks_;  // check_layout: the chunks split a stage's layers evenly (Megatron's rule)
+        // Model stages and how many layers each runs: a device's L/pp share split into its chunks (interleaved v, equal by
+        // check_layout; DualPipeV 2, the first of a device's two stages taking the odd layer; DualPipe a whole share each).
+        const SchedulePlacement placement = schedule_placement(layout_.schedule, layout_.pp, layout_.virtual_stages);
+        virtual_stages_ = placement.model_stages;
+        chunks_ = std::max(1, static_cast<int>(std::lround(1.0 / placement.activation_share())));
+        for (int stage = 0; stage < virtual_stages_; ++stage) {
+            const bool first_of_device = stage < layout_.pp || chunks_ == 1;
+            stage_layer_counts_.push_back(in_.stage_layers / chunks_ + (first_of_device && chunks_ == 2 ? in_.stage_layers % 2 : 0));
+        }
+        // The device holding each model stage for each micro-batch, from the forwards (DualPipe runs a stage on two devices).
+        for (const PipelineOp& op : timeline_.ops)
+            if (op.kind == PipelineOpKind::forward) stage_device_[{op.stage, op.microbatch}] = op.device;
         tp_ranks_ = layout_.tp;
         cp_ranks_ = layout_.cp;
         dp_ranks_ = layout_.dp * layout_.cp;
@@ -121,7 +130,8 @@ private:
     StepEstimate step_;
     ScheduleTimeline timeline_;
     int virtual_stages_ = 1, chunks_ = 1;
-    int chunk_layers_ = 1;
+    std::vector<int> stage_layer_counts_;            // per model stage
+    std::map<std::pair<int, int>, int> stage_device_;  // (model stage, micro-batch) -> device
     int tp_ranks_ = 1, cp_ranks_ = 1, dp_ranks_ = 1;
     TraceDetail detail_ = TraceDetail::kernels;
     std::map<std::tuple<int, int, bool>, std::vector<Item>> templates_;  // by op kind, virtual stage, last micro-batch
@@ -131,7 +141,9 @@ private:
     bool blocking_sends() const { return layout_.pp > 1 && !scenario_.overlap.pp_p2p; }
 
     int first_layer(int virtual_stage) const {
-        return virtual_stage * chunk_layers_;
+        int layer = 0;
+        for (int stage = 0; stage < virtual_stage; ++stage) layer += stage_layer_counts_[stage];
+        return layer;
     }
 
     // ---- what one op runs ----
@@ -315,7 +327,7 @@ private:
     std::vector<Item> forward_op(int virtual_stage) const {
         std::vector<Item> items;
         const std::string pass = kernel_pass_name(KernelPass::forward);
-        const int layers = chunk_layers_;
+        const int layers = stage_layer_counts_[virtual_stage];
         const int first = first_layer(virtual_stage);
         if (virtual_stage == 0) {
             items = edge_kernels_of(KernelScope::first_stage, {KernelPass::forward});
@@ -357,7 +369,7 @@ private:
         const std::initializer_list<KernelPass> edge_passes_w = {KernelPass::backward_weight};
         const std::initializer_list<KernelPass> edge_passes_all = {KernelPass::recompute, KernelPass::backward_input, KernelPass::backward_weight};
         const std::initializer_list<KernelPass> edge_passes = !weight ? edge_passes_b : !input ? edge_passes_w : edge_passes_all;
-        const int layers = chunk_layers_;
+        const int layers = stage_layer_counts_[virtual_stage];
         const int first = first_layer(virtual_stage);
         if (virtual_stage == virtual_stages_ - 1) {
             for (Item& kernel : edge_kernels_of(KernelScope::last_stage, edge_passes)) {
@@ -453,6 +465,13 @@ private:
             begin = end;
         }
         return out;
+    }
+
+    // How long a template runs on the compute stream: kernels and waits.
+    static double content_us(const std::vector<Item>& items) {
+        double us = 0;
+        for (const Item& item : items) us += item.kind == Item::Kind::comm ? item.wait_us : item.us;
+        return us;
     }
 
     const std::vector<Item>& op_items(const PipelineOp& op, int virtual_stage, bool last_microbatch) {
@@ -559,12 +578,27 @@ private:
         const std::string forward_name = pipeline_op_kind_name(PipelineOpKind::forward);
         const int m = step_.schedule.microbatches;
         const int reps = naive() ? m : 1;  // the naive schedule pushes the whole batch through each op
+        double cell_split_us = -1;  // DualPipe's F&B cell: where its forward half ends and its backward half starts
         for (const PipelineOp& op : timeline_.ops) {
-            const int virtual_stage = op.chunk * layout_.pp + op.device;
-            const double start_us = op.start_seconds * kMicroseconds;
-            const double duration_us = op.duration_seconds * kMicroseconds;
+            const int virtual_stage = op.stage;
+            double start_us = op.start_seconds * kMicroseconds;
+            double duration_us = op.duration_seconds * kMicroseconds;
+            // An F&B cell lists its forward and backward chunk with one start and duration: the trace runs the forward
+            // first and the backward after it, each for its share of the cell by what it computes and waits.
+            if (op.overlapped && op.kind == PipelineOpKind::forward) {
+                const double forward_us = content_us(op_items(op, virtual_stage, op.microbatch == m - 1));
+                const PipelineOp* partner = &op + 1;
+                const bool paired = partner <= &timeline_.ops.back() && partner->overlapped && partner->device == op.device;
+                const double backward_us = paired ? content_us(op_items(*partner, partner->stage, partner->microbatch == m - 1)) : 0.0;
+                duration_us *= forward_us + backward_us > 0 ? forward_us / (forward_us + backward_us) : 1.0;
+                cell_split_us = start_us + duration_us;
+            } else if (op.overlapped && cell_split_us >= 0) {
+                duration_us = start_us + duration_us - cell_split_us;
+                start_us = cell_split_us;
+                cell_split_us = -1;
+            }
             TraceSlice marker;
-            marker.name = std::string(pipeline_op_kind_name(op.kind)) + (naive() ? " (whole batch)" : "");
+            marker.name = std::string(pipeline_op_kind_name(op.kind)) + (naive() ? " (whole batch)" : op.overlapped ? " (F&B cell)" : "");
             marker.category = "schedule";
             marker.stage = op.device;
             marker.thread = TraceThread::schedule;
@@ -584,12 +618,14 @@ private:
             // The activation to the next stage after a forward, its gradient to the previous one after a backward.
             const bool sends_forward = op.kind == PipelineOpKind::forward && virtual_stage + 1 < virtual_stages_;
             const bool sends_backward = (op.kind == PipelineOpKind::backward || op.kind == PipelineOpKind::backward_input) && virtual_stage > 0;
-            if (layout_.pp > 1 && (sends_forward || sends_backward)) {
-                const int to = sends_forward ? virtual_stage + 1 : virtual_stage - 1;
+            const int to = sends_forward ? virtual_stage + 1 : virtual_stage - 1;
+            const auto to_device = stage_device_.find({to, op.microbatch});
+            const bool same_device = to_device != stage_device_.end() && to_device->second == op.device;  // DualPipeV's turn
+            if (layout_.pp > 1 && (sends_forward || sends_backward) && !same_device) {
                 Item send = comm_item(TraceThread::pp, sends_forward ? "send activation" : "send gradient", step_.schedule.p2p_seconds, in_.pp.message_bytes, 2,
                                       sends_forward ? forward_name : std::string(pipeline_op_kind_name(op.kind)), -1);
                 TraceSlice slice = slice_of(send, op.device, naive() ? -1 : op.microbatch, op.chunk);
-                slice.name += " to stage " + std::to_string(to % layout_.pp);
+                if (to_device != stage_device_.end()) slice.name += " to stage " + std::to_string(to_device->second);
                 slice.start_us = start_us + duration_us - (blocking_sends() ? send.us : 0.0);
                 if (blocking_sends()) slice.exposed_us = send.us;
                 if (!emit(placement, std::move(slice))) return false;
