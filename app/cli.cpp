@@ -1,15 +1,16 @@
 #include "app/cli.h"
 
 #include "app/cli_docs.h"
+#include "app/eval_command.h"
 #include "app/export.h"
 #include "app/files.h"
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
+#include "app/trace_command.h"
 #include "app/window.h"
 #include "core/model/errors.h"
 #include "core/cost/evaluate.h"
-#include "core/cost/report_json.h"
 #include "widgets/panel.h"
 
 #include <CLI/CLI.hpp>
@@ -56,6 +57,17 @@ std::string panel_choice_list() {
     return names;
 }
 
+// --json, --table and (plan) --csv: one at most; without one, the table on a terminal and JSON otherwise (app/table.h).
+void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table) {
+    CLI::Option* json_flag = command->add_flag("--json", json, "Print JSON (the default when standard output is not a terminal)");
+    CLI::Option* table_flag = command->add_flag("--table", table, "Print an aligned table (the default on a terminal)");
+    json_flag->excludes(table_flag);
+    if (csv) {
+        CLI::Option* csv_flag = command->add_flag("--csv", *csv, "Print CSV: a header, then one row per layout with the JSON ranking's columns");
+        csv_flag->excludes(json_flag)->excludes(table_flag);
+    }
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -68,9 +80,11 @@ int run_cli(int argc, char** argv) {
     cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window")->type_name("FILE");
     cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
 
-    CLI::App* eval = cli.add_subcommand("eval", "Print the Report of a scenario as JSON");
+    CLI::App* eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
     std::string eval_scenario;
+    bool eval_json = false, eval_table = false;
     eval->add_option("scenario", eval_scenario, "Scenario JSON")->required()->type_name("FILE");
+    add_format_flags(eval, eval_json, nullptr, eval_table);
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
@@ -91,6 +105,13 @@ int run_cli(int argc, char** argv) {
     int top = 10;
     plan->add_option("scenario", plan_scenario, "Scenario JSON")->required()->type_name("FILE");
     plan->add_option("--top", top, "How many layouts to print");
+    bool plan_json = false, plan_csv = false, plan_table = false;
+    add_format_flags(plan, plan_json, &plan_csv, plan_table);
+
+    CLI::App* trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
+    std::string trace_scenario, trace_out;
+    trace->add_option("scenario", trace_scenario, "Scenario JSON")->required()->type_name("FILE");
+    trace->add_option("--out", trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
 
     // The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
     CLI::App* generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
@@ -120,13 +141,12 @@ int run_cli(int argc, char** argv) {
 
     try {
         if (*eval) {
-            const core::Scenario scenario = load_scenario_file(eval_scenario);
-            std::fputs(core::report_to_json(scenario, core::evaluate(scenario)).c_str(), stdout);
-            return 0;
+            return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
         }
+        if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
-            return run_plan(load_scenario_file(plan_scenario), top);
+            return run_plan(load_scenario_file(plan_scenario), {top, output_format(plan_json, plan_csv, plan_table)});
         }
         if (*exporter) {
             ExportOptions options;
@@ -148,7 +168,9 @@ int run_cli(int argc, char** argv) {
             options.scale = scale;
             options.t_seconds = t_seconds;
             options.light_theme = theme == "light";
-            error = run_export(options);
+            std::vector<std::string> written;
+            error = run_export(options, &written);
+            for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
             if (!error.empty()) {
                 std::fprintf(stderr, "shardscope: %s\n", error.c_str());
                 return 1;

@@ -146,7 +146,7 @@ std::vector<std::string> export_targets(const std::string& panel_argument, std::
     return {};
 }
 
-std::string run_export(const ExportOptions& options) {
+std::string run_export(const ExportOptions& options, std::vector<std::string>* written) {
     const int pixel_width = static_cast<int>(options.width * options.scale + 0.5f);
     const int pixel_height = static_cast<int>(options.height * options.scale + 0.5f);
     std::error_code filesystem_error;
@@ -175,7 +175,9 @@ std::string run_export(const ExportOptions& options) {
             for (const std::string& target : options.panels) {
                 if (!error.empty()) break;
                 const std::vector<unsigned char> pixels = render_target(state, target, framebuffer, options.settle_frames);
-                error = write_png(options.out_dir + "/" + target + ".png", pixels, pixel_width, pixel_height);
+                const std::string path = options.out_dir + "/" + target + ".png";
+                error = write_png(path, pixels, pixel_width, pixel_height);
+                if (error.empty() && written) written->push_back(path);
             }
             if (options.lesson && error.empty()) {
                 PresentationState presentation;
@@ -186,8 +188,9 @@ std::string run_export(const ExportOptions& options) {
                     presentation.active = true;
                     const std::vector<unsigned char> pixels = render_frames(state, framebuffer, options.settle_frames,
                                                                             [&] { draw_presentation(state, presentation, true); });
-                    error = write_png(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title),
-                                      pixels, pixel_width, pixel_height);
+                    const std::string path = options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title);
+                    error = write_png(path, pixels, pixel_width, pixel_height);
+                    if (error.empty() && written) written->push_back(path);
                 }
             }
         }

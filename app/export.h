@@ -24,8 +24,9 @@ struct ExportOptions {
     std::optional<Lesson> lesson;     // also write one PNG per scene: NN-<title>.png
 };
 
-// Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error.
-std::string run_export(const ExportOptions& options);
+// Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error. `written`, when given, gets the
+// path of each file written, in order (the files written before an error too).
+std::string run_export(const ExportOptions& options, std::vector<std::string>* written = nullptr);
 
 // Inside a running window (Ctrl+E): renders one panel offscreen at width x height pixels and writes path.
 std::string export_panel_in_context(AppState& state, int panel, int width, int height, const std::string& path);

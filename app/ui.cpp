@@ -37,10 +37,12 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+Q", "quit"},
 };
 
-void draw_panel_body(AppState& state, int index, bool exporting) {
+void draw_panel_body(AppState& state, int index, bool exporting, UiRequests* requests = nullptr) {
+    widgets::PanelRequests panel_requests;
     widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting,
-                                    &state.kernel_selection};
+                                  &state.kernel_selection, requests ? &panel_requests : nullptr};
     state.panels[index].draw(context);
+    if (requests && panel_requests.save_trace) requests->save_trace = true;
 }
 
 void step_current_playback(AppState& state, int direction) {
@@ -69,6 +71,7 @@ void menu_bar(AppState& state, UiSession& session, UiRequests& requests) {
         }
         ImGui::Separator();
         if (ImGui::MenuItem("Export current panel to PNG", "Ctrl+E")) requests.export_current_panel = true;
+        if (ImGui::MenuItem("Save step trace (Perfetto JSON)")) requests.save_trace = true;
         ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) requests.quit = true;
         ImGui::EndMenu();
@@ -261,7 +264,7 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
                 if (ImGui::BeginTabItem(state.panels[i].title, &open, flags)) {
                     state.current_panel = static_cast<int>(i);
                     ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-                    draw_panel_body(state, static_cast<int>(i), exporting);
+                    draw_panel_body(state, static_cast<int>(i), exporting, &requests);
                     ImGui::EndChild();
                     ImGui::EndTabItem();
                 }

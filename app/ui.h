@@ -15,6 +15,7 @@ struct UiRequests {
     bool toggle_fullscreen = false;  // F11
     bool presentation_changed = false;  // entered or left presentation mode: the UI scale changes
     bool export_current_panel = false;  // Ctrl+E
+    bool save_trace = false;         // File > Save step trace, or a panel's "Save trace...": a Chrome trace in the working directory
     bool quit = false;
 };
 

@@ -6,6 +6,7 @@
 #include "app/files.h"
 #include "app/gui.h"
 #include "app/settings.h"
+#include "app/trace_command.h"
 #include "app/ui.h"
 #include "widgets/palette.h"
 
@@ -37,13 +38,13 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
     for (int i = 0; i < count; ++i) g_dropped_paths.emplace_back(paths[i]);
 }
 
-// A file name the user did not have: shardscope-<panel>-<date>-<time>.png in the working directory.
-std::string fresh_export_name(const char* panel) {
+// A file name the user did not have: shardscope-<what>-<date>-<time>.<extension> in the working directory.
+std::string fresh_export_name(const char* what, const char* extension = ".png") {
     const std::time_t now = std::time(nullptr);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-    std::string path = std::string("shardscope-") + panel + "-" + stamp + ".png";
-    for (int n = 2; std::filesystem::exists(path); ++n) path = std::string("shardscope-") + panel + "-" + stamp + "-" + std::to_string(n) + ".png";
+    std::string path = std::string("shardscope-") + what + "-" + stamp + extension;
+    for (int n = 2; std::filesystem::exists(path); ++n) path = std::string("shardscope-") + what + "-" + stamp + "-" + std::to_string(n) + extension;
     return path;
 }
 
@@ -132,6 +133,11 @@ int run_window(const WindowOptions& options) {
             const std::string path = fresh_export_name(state.panels[state.current_panel].name);
             const std::string error = export_panel_in_context(state, state.current_panel, framebuffer_width, framebuffer_height, path);
             state.status = error.empty() ? "Exported " + path : error;
+        }
+        if (requests.save_trace) {
+            const std::string path = fresh_export_name("trace", ".json");
+            const std::string error = save_trace(state.applied, state.report, path);
+            state.status = error.empty() ? "Saved trace " + path + " (open it in Perfetto or chrome://tracing)" : error;
         }
         for (const std::string& path : g_dropped_paths) {
             state.file_error = open_scenario(state, path);

@@ -44,6 +44,11 @@ struct KernelSelection {
     int occurrence = 0;              // the how-manieth kernel of this name, pass and scope (a layer has two norms)
 };
 
+// What a panel asks of the app, which acts after the frame (the app owns files; a panel never writes one).
+struct PanelRequests {
+    bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/trace.h)
+};
+
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
@@ -54,6 +59,7 @@ struct PanelContext {
     EditFeedback& feedback;          // what the last control edit changed besides itself, shown next to that control
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
     KernelSelection* selection = nullptr;  // shared by every panel; null where nothing is shared
+    PanelRequests* requests = nullptr;  // null where nothing can be asked (one panel alone, headless)
 };
 
 struct PanelDef {
@@ -61,6 +67,9 @@ struct PanelDef {
     const char* title;               // "The 16-byte stack"
     std::function<void(PanelContext&)> draw;
 };
+
+// "Save trace": asks the app to write the scenario's modelled step as a Chrome trace (pipeline and anatomy panels).
+void save_trace_button(PanelContext& ctx, float spacing);
 
 // Every panel, in View-menu order: stack, walls, cube, roofline, anatomy, ring, pipeline, configurator, alltoall.
 std::vector<PanelDef> make_all_panels();

@@ -200,7 +200,7 @@ float labelled_width(float frame_width, const char* label) {
     return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
-void draw_controls(PipelinePanelState& state) {
+void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const float slider_width = font * 9.0f;
     const float spacing = font * 1.5f;
@@ -245,6 +245,8 @@ void draw_controls(PipelinePanelState& state) {
     const char* reset = "Reset to scenario";
     same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
     if (ImGui::Button(reset)) state.seeded_pp = -1;
+    // The scenario's own step (not this sandbox) as a Chrome trace: every stage, stream, kernel and collective in time.
+    save_trace_button(ctx, spacing);
     char seeded[96];
     if (state.seeded_pp > 1)
         std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
@@ -616,7 +618,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
     seed_from_scenario(state, ctx);
     const float font = ImGui::GetFontSize();
 
-    draw_controls(state);
+    draw_controls(state, ctx);
     refresh_timelines(state);
 
     TimeAxis axis;

@@ -114,6 +114,13 @@ std::string format_percent(double fraction) {
     return buffer;
 }
 
+std::string format_typed(double value) {
+    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) return format_whole(value);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);  // %g drops trailing zeros: 2.5, not 2.50000
+    return text;
+}
+
 std::string format_whole(double value) {
     if (value != std::floor(value) || std::fabs(value) >= 1e15) return format_number(value);
     char text[24];
