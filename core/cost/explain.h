@@ -27,6 +27,8 @@ struct ReportText {
     Explanation mfu;
     std::vector<Explanation> kernels;                // per compute.kernels: "GEMM 8192 x 1024 x 8192, 137 GFLOP, ..."
     std::vector<std::string> warnings;               // per report.warnings, one line each
+    std::vector<std::string> axis_groups;            // per report.comm.axes: "tp 8", "dp 64", "dp x cp 8" (DP's gradients
+                                                     // reduce over the CP ranks too: with dp 1 and cp 8 that group is CP's)
 };
 
 ReportText explain(const Scenario&, const Report&);
