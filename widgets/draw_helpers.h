@@ -29,6 +29,19 @@ void dim_text(const std::string& text);
 enum class SwatchShape { square, disc, ring };
 void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
 
+// The text as it fits in max_width with the current font: whole if it fits, else cut with an ellipsis (U+2026) at the end,
+// or in the middle for a path (keeps the file name). Never wider than max_width unless even "..." is not.
+std::string fit_text(const std::string& text, float max_width, bool keep_end = false);
+
+// How a panel splits its width between a first column (controls, a table) and the rest (the figure): side by side while
+// both keep their minimum widths, else one column, the first above the rest. first_width is the first column's width
+// side by side (its share of the width, clamped to [first_min, first_max]), or the whole width stacked.
+struct ColumnSplit {
+    bool side_by_side = true;
+    float first_width = 0;
+};
+ColumnSplit split_columns(float available_width, float first_share, float first_min, float first_max, float rest_min);
+
 // SameLine when an item `next_width` wide still fits on this line after `spacing`; else a new line.
 void same_line_if_fits(float next_width, float spacing);
 

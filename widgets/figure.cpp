@@ -8,10 +8,14 @@
 namespace widgets {
 namespace {
 bool g_explain_mode = true;
+bool g_figure_mode = false;
 }
 
 void set_explain_mode(bool on) { g_explain_mode = on; }
 bool explain_mode() { return g_explain_mode; }
+
+void set_figure_mode(bool on) { g_figure_mode = on; }
+bool figure_mode() { return g_figure_mode; }
 
 void explain_last_item(const std::string& formula, const char* source) {
     if (ImGui::IsItemHovered()) explain_tooltip(formula, source);
@@ -38,6 +42,16 @@ void figure(const char* label, const std::string& value, const std::string& form
     ImGui::SameLine();
     ImGui::TextUnformatted(value.c_str());
     explain_last_item(formula, source);
+}
+
+void run_figure(bool fits, const char* label, const std::string& value, const std::string& formula, const char* source) {
+    if (fits) return figure(label, value, formula, source);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::Text("%s, if it fit", label);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(value.c_str());
+    ImGui::PopStyleColor();
+    explain_last_item("What it would be if the layout fit in HBM (it does not)" + (formula.empty() ? "." : ": " + formula), source);
 }
 
 void section_heading(const char* text) {

@@ -54,6 +54,8 @@ struct PlotState {
     std::vector<LegendEntry> legend;
     std::vector<PendingText> texts;
     std::vector<ImVec4> marker_boxes;   // min x, min y, max x, max y of markers >= 0.3 em: texts keep off them
+    std::vector<ImVec2> data_marks;     // every marker and text anchor: the legend keeps off them
+    std::vector<ImVec2> line_marks;     // the vertices of the lines drawn: the legend covers as few as it can
 };
 
 PlotState plot;
@@ -264,11 +266,34 @@ LegendLayout layout_legend() {
     const ImVec2 size(columns * layout.column_width - 0.8f * em + 2 * layout.padding,
                       layout.rows * layout.row_height + 2 * layout.padding - 0.15f * em);
     const float inset = 0.5f * em;
-    const bool left = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::bottom_left;
-    const bool top = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::top_right;
-    const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
-    const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
-    layout.box = {ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
+    const auto box_at = [&](LegendCorner corner) {
+        const bool left = corner == LegendCorner::top_left || corner == LegendCorner::bottom_left;
+        const bool top = corner == LegendCorner::top_left || corner == LegendCorner::top_right;
+        const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
+        const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
+        return Rect{ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
+    };
+    // A legend never covers data: the asked-for corner unless it hides a marker or a label's anchor and another corner
+    // hides fewer; lines count too, far less (a line can be followed past a legend, a point cannot be seen under one).
+    const auto covered = [&](const Rect& box) {
+        const auto inside = [&](ImVec2 p) { return p.x >= box.min.x - 0.3f * em && p.x <= box.max.x + 0.3f * em && p.y >= box.min.y - 0.3f * em && p.y <= box.max.y + 0.3f * em; };
+        float cost = 0;
+        for (const ImVec2& mark : plot.data_marks) cost += inside(mark) ? 100.0f : 0.0f;
+        for (const ImVec2& mark : plot.line_marks) cost += inside(mark) ? 1.0f : 0.0f;
+        return cost;
+    };
+    LegendCorner chosen = plot.axes.legend;
+    float least = covered(box_at(chosen));
+    if (least >= 100.0f) {
+        for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
+            const float cost = covered(box_at(corner));
+            if (cost + 50.0f < least) {
+                least = cost;
+                chosen = corner;
+            }
+        }
+    }
+    layout.box = box_at(chosen);
     return layout;
 }
 
@@ -502,6 +527,8 @@ void EndLogPlot() {
     plot.legend.clear();
     plot.texts.clear();
     plot.marker_boxes.clear();
+    plot.data_marks.clear();
+    plot.line_marks.clear();
 }
 
 bool PlotLine(const char* label, const double* xs, const double* ys, int count, ImU32 color, float thickness_em,
@@ -517,6 +544,14 @@ bool PlotLine(const char* label, const double* xs, const double* ys, int count, 
     std::vector<ImVec2> run;
     double nearest = 1e30;
     auto flush = [&] {
+        for (size_t i = 0; i + 1 < run.size(); ++i) {  // samples every 2 em along the line, for the legend's placement
+            const float length = std::hypot(run[i + 1].x - run[i].x, run[i + 1].y - run[i].y);
+            const int samples = std::min(200, 1 + static_cast<int>(length / (2.0f * plot.em)));
+            for (int k = 0; k < samples; ++k) {
+                const float t = static_cast<float>(k) / samples;
+                plot.line_marks.push_back(ImVec2(run[i].x + (run[i + 1].x - run[i].x) * t, run[i].y + (run[i + 1].y - run[i].y) * t));
+            }
+        }
         if (run.size() >= 2) {
             if (dash > 0) {
                 for (size_t i = 1; i < run.size(); ++i) draw_dashed(run[i - 1], run[i], color, thickness, dash);
@@ -570,6 +605,7 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     }
     const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
     draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
+    plot.data_marks.push_back(center);
     if (radius_em >= 0.3f) plot.marker_boxes.push_back(ImVec4(center.x - radius, center.y - radius, center.x + radius, center.y + radius));
     const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
                          std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);
@@ -593,6 +629,7 @@ void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, I
     }
     plot.texts.push_back({ImVec2(static_cast<float>(px), static_cast<float>(py)), ImVec2(offset_em.x * em, offset_em.y * em),
                           pivot, text, color});
+    plot.data_marks.push_back(plot.texts.back().point);
 }
 
 bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, float dash_em) {

@@ -76,7 +76,7 @@ void draw_controls(PanelContext& ctx) {
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
     double dollars = scenario.operations.dollars_per_gpu_hour;
-    if (ImGui::InputDouble("$ / GPU-hour", &dollars, 0.25, 1.0, "%.2f")) ctx.scenario.operations.dollars_per_gpu_hour = std::clamp(dollars, 0.0, 1e6);
+    if (committed_number_input("$ / GPU-hour", dollars, 0.0, 1e6)) ctx.scenario.operations.dollars_per_gpu_hour = dollars;
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
@@ -187,7 +187,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.exposed_seconds > 0) {
-            pieces.push_back({axis.exposed_seconds, link_color(axis), std::string(core::comm_axis_name(axis.axis)) + " comm", text.axis_formulas[i].formula});
+            pieces.push_back({axis.exposed_seconds, link_color(axis), text.axis_groups[i] + " comm", text.axis_formulas[i].formula});
         }
     }
     pieces.push_back({compute.bubble_seconds, palette().idle, "bubble",
@@ -201,22 +201,22 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
 
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    figure("Step", core::format_seconds(compute.step_seconds), text.step_basis);
+    run_figure(report.memory.fits, "Step", core::format_seconds(compute.step_seconds), text.step_basis);
     ImGui::SameLine(left + column);
-    figure("MFU", core::format_percent(compute.mfu),
+    run_figure(report.memory.fits, "MFU", core::format_percent(compute.mfu),
            "model FLOPs per step / (step x GPUs x peak) = " + core::format_flops(compute.model_flops_per_step) + " / (" +
                core::format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " +
                core::format_flops_rate(compute.peak_flops_per_s) + ")",
            "Korthikanti et al. 2022, Appendix A");
-    figure("Time to train", core::format_seconds(compute.train_seconds),
+    run_figure(report.memory.fits, "Time to train", core::format_seconds(compute.train_seconds),
            core::format_number(compute.steps) + " steps x " + core::format_seconds(compute.step_seconds) + ", no failures");
     ImGui::SameLine(left + column);
-    figure("GPU-hours", core::format_count(compute.gpu_hours),
+    run_figure(report.memory.fits, "GPU-hours", core::format_count(compute.gpu_hours),
            core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
-    figure("Cost", "$" + core::format_count(compute.cost_dollars),
+    run_figure(report.memory.fits, "Cost", "$" + core::format_count(compute.cost_dollars),
            core::format_count(compute.gpu_hours) + " GPU-hours x $" + core::format_number(scenario.operations.dollars_per_gpu_hour) + " per GPU-hour");
     ImGui::SameLine(left + column);
-    figure("Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
+    run_figure(report.memory.fits, "Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
            "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
 }
 
@@ -239,7 +239,7 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
         const core::AxisComm& axis = report.comm.axes[i];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::Text("%s %d", core::comm_axis_name(axis.axis), axis.degree);
+        ImGui::TextUnformatted(text.axis_groups[i].c_str());
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(text.axis_collectives[i].c_str());
         explain_last_item(text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());

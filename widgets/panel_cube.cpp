@@ -481,7 +481,7 @@ void figure_cell(double fraction, const std::string& formula, bool binding, core
     if (binding) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(wall)));
     ImGui::TextUnformatted(text.c_str());
     if (binding) ImGui::PopStyleColor();
-    explain_last_item(formula, "core/regime.cpp; seed 000, \"3D - the regime cube\"");
+    explain_last_item(formula);
 }
 
 void draw_table(CubePanelState& state) {

@@ -422,7 +422,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     const float side_width = std::clamp(avail.x * 0.24f, em * 17.0f, em * 24.0f);
 
     ImGui::BeginChild("roofline_side", ImVec2(side_width, avail.y), false);
-    draw_controls(options, ctx);
+    if (!figure_mode()) draw_controls(options, ctx);
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     const int batch = decode_batch_at(ctx.playback.t_seconds);
     const std::vector<KernelMark> kernels = place_kernels(ctx.scenario, options, ceiling, batch);

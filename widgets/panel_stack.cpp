@@ -86,7 +86,7 @@ void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
     figure("Training state", core::format_bytes(memory.state_bytes),
            core::format_plain(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
                core::format_bytes(memory.state_bytes),
-           "ZeRO (Rajbhandari et al. 2019) sec 3.1; seed 000");
+           "ZeRO (Rajbhandari et al. 2019) sec 3.1");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
     ImGui::TextWrapped("= %s", whole.caption.c_str());
     ImGui::PopStyleColor();
@@ -210,7 +210,8 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
         draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, column.detail_line.c_str());
         draw->PopClipRect();
     }
-    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip, "the Report's memory blocks");
+    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip,
+                                           "Rajbhandari et al. 2019 (state); Korthikanti et al. 2022 (activations)");
 }
 
 void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
@@ -241,14 +242,16 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float controls_width = std::clamp(avail.x * 0.28f, std::min(em * 19.0f, avail.x * 0.4f), em * state.options.controls_width_em);
     ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
-    ImGui::PushItemWidth(-em * 6.5f);
-    section_heading("Model");
-    model_controls(ctx.scenario, report, ctx.feedback);
-    ImGui::Spacing();
-    section_heading("Activations and layout");
-    training_controls(ctx.scenario, ctx.feedback);
-    ImGui::PopItemWidth();
-    ImGui::Spacing();
+    if (!figure_mode()) {  // a figure for a document keeps the figures, not the controls
+        ImGui::PushItemWidth(-em * 6.5f);
+        section_heading("Model");
+        model_controls(ctx.scenario, report, ctx.feedback);
+        ImGui::Spacing();
+        section_heading("Activations and layout");
+        training_controls(ctx.scenario, ctx.feedback);
+        ImGui::PopItemWidth();
+        ImGui::Spacing();
+    }
     section_heading("Figures");
     draw_figures(report, gpu);
     ImGui::EndChild();

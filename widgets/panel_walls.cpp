@@ -86,23 +86,29 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     ImGui::TextUnformatted("Model size");
     ImGui::PopFont();
     ImGui::SameLine();
+    if (figure_mode()) {
+        ImGui::Text("%s parameters", core::format_count(state.at_scenario_size ? report.memory.params : state.walls.params).c_str());
+    } else {
     const float button_width = ImGui::CalcTextSize("Scenario's size").x + em * 1.5f;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - button_width - ImGui::GetStyle().ItemSpacing.x);
     const std::string shown = core::format_count(state.params) + " parameters";
-    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &state.options.min_params, &state.options.max_params,
+    // The family's smallest member bounds the slider (a 128K-token vocabulary alone is hundreds of millions of parameters).
+    const double slider_min = state.curves.params.empty() ? state.options.min_params : std::max(state.options.min_params, state.curves.params.front());
+    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &slider_min, &state.options.max_params,
                         shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    explain_last_item("A bare parameter count (shape synthesized: h = 128 l, 12 l h^2 = N) evaluated on the scenario's cluster, "
-                      "layout, recipe, token budget and service.");
+    explain_last_item("The scenario's model grown or shrunk to this size (head size, attention groups, MLP ratio and vocabulary kept; "
+                      "width and depth scaled together), evaluated on the scenario's cluster, layout, recipe, token budget and service.");
     ImGui::SameLine();
     if (ImGui::Button("Scenario's size", ImVec2(button_width, 0))) {
         state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
     }
     explain_last_item("Back to " + core::format_count(report.memory.params) + " parameters, the scenario's model (" + scenario.model.name + ").");
+    }
     const core::LayoutReport& layout = report.layout;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
-                                  : "a bare count of " + core::format_count(state.params) + " parameters (shape synthesized)";
+                                  : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
     ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
                        "tokens, batch %d, %d-token context.",
                        model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, scenario.precision.name.c_str(),
@@ -205,7 +211,7 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
 
         const bool hovered = hover_enabled && mouse.x >= origin.x && mouse.x < origin.x + width && mouse.y >= top &&
                              mouse.y < top + row_height;
-        if (hovered) area_tooltip(wall.formula, i == 1 ? "Kaplan et al. 2020 (6 N D); seed 000" : "seed 000, 'three walls in one picture'");
+        if (hovered) area_tooltip(wall.formula, i == 1 ? "Kaplan et al. 2020 (6 N D)" : nullptr);
     }
 }
 
@@ -224,7 +230,7 @@ void draw_verdict(const core::WallsReport& walls) {
         figure("First response:", verdict.first_response);
         ImGui::PopFont();
     } else {
-        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute (seed 000). "
+        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute. "
                            "%s is the first wall it would hit.", binding.title.c_str());
     }
     ImGui::Spacing();
@@ -252,9 +258,6 @@ void draw_verdict(const core::WallsReport& walls) {
         ImGui::PopStyleColor();
     }
     ImGui::EndTable();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextWrapped("Seed 000, 'Where each wall sends you'.");
-    ImGui::PopStyleColor();
 }
 
 void draw_curves(const WallsPanelState& state, ImVec2 size) {
