@@ -538,18 +538,10 @@ void welcome_line(UiSession& session) {
     if (ImGui::SmallButton("Dismiss")) session.welcome = false;
 }
 
-// The folded sidebar: a strip with a button that unfolds it, and the verdict so the strip still says something.
-void sidebar_strip(AppState& state, UiSession& session) {
+// The folded sidebar: a strip with the button that unfolds it.
+void sidebar_strip(UiSession& session) {
     if (ImGui::ArrowButton("unfold", ImGuiDir_Right)) session.sidebar = SidebarMode::shown;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the scenario sidebar (Ctrl+B)");
-    const widgets::Palette& colors = widgets::palette();
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    const ImVec2 at = ImGui::GetCursorScreenPos();
-    const float font = ImGui::GetFontSize();
-    draw->AddCircleFilled(ImVec2(at.x + font * 0.6f, at.y + font * 0.8f), font * 0.35f,
-                          state.report.memory.fits ? colors.within_budget : colors.over_budget);
-    ImGui::Dummy(ImVec2(font * 1.2f, font * 1.6f));
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", state.report.memory.fits ? "fits in HBM" : "does not fit in HBM");
 }
 
 }  // namespace
@@ -607,7 +599,7 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
     ImGui::SetNextWindowSize(ImVec2(sidebar_width, size.y));
     const ImGuiWindowFlags sidebar_flags = kFixedWindow | (folded ? ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar : 0);
     if (ImGui::Begin("Scenario", nullptr, sidebar_flags)) {
-        if (folded) sidebar_strip(state, session);
+        if (folded) sidebar_strip(session);
         else {
             if (!exporting) {
                 // Fold the sidebar from its own corner, on the first heading's line (a small button: one text line high).
@@ -626,7 +618,8 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
     ImGui::SetNextWindowSize(ImVec2(size.x - sidebar_width, size.y));
     if (ImGui::Begin("Panels", nullptr, kFixedWindow | ImGuiWindowFlags_NoTitleBar)) {
         welcome_line(session);
-        if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyScroll)) {
+        // Tabs shrink (their titles end in an ellipsis) rather than scroll out of sight.
+        if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyResizeDown)) {
             for (std::size_t i = 0; i < state.panels.size(); ++i) {
                 if (!state.visible[i]) continue;
                 bool open = true;

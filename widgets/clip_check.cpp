@@ -47,7 +47,8 @@ void record_text(const ImDrawList* list, const ImFont* font, float font_size, co
     if (const ImGuiWindow* window = ImGui::GetCurrentContext() ? ImGui::GetCurrentContext()->CurrentWindow : nullptr) {
         drawn.window = window->Name;
         for (const ImGuiWindow* scroller = window; scroller; scroller = scroller->ParentWindow) {
-            if (scroller->ScrollMax.y > 0.0f) drawn.scrolls_y = true;
+            // Scrolls only if the user can scroll it: content past the bottom of a NoScrollbar window is cut.
+            if (scroller->ScrollMax.y > 0.0f && !(scroller->Flags & ImGuiWindowFlags_NoScrollbar)) drawn.scrolls_y = true;
             if (!(scroller->Flags & ImGuiWindowFlags_ChildWindow)) break;
         }
     }

@@ -21,12 +21,18 @@ namespace widgets {
 namespace {
 
 
+// A combo's preview as it fits its box (left of the arrow button): shortened with an ellipsis, never cut mid-letter.
+std::string fitted_preview(const char* preview) {
+    const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2.0f * ImGui::GetStyle().FramePadding.x;
+    return fit_text(preview, std::max(0.0f, room));
+}
+
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 template <typename Item, typename Name, typename Same, typename EditOf>
 bool edit_combo(const char* label, const char* preview, const std::vector<Item>& items, Name name, Same same, EditOf edit_of,
                 core::Scenario& scenario, EditFeedback& feedback) {
     bool changed = false;
-    if (ImGui::BeginCombo(label, preview)) {
+    if (ImGui::BeginCombo(label, fitted_preview(preview).c_str())) {
         for (const Item& item : items) {
             const bool selected = same(item);
             if (ImGui::Selectable(name(item), selected)) changed = apply_edit(edit_of(item), scenario, feedback, label);
@@ -207,7 +213,7 @@ bool model_combo(const char* label, core::Scenario& scenario, EditFeedback& feed
 bool precision_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     bool changed = false;
-    if (ImGui::BeginCombo(label, scenario.precision.name.c_str())) {
+    if (ImGui::BeginCombo(label, fitted_preview(scenario.precision.name.c_str()).c_str())) {
         for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
             if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) {
                 changed = apply_edit(core::with_precision(scenario, recipe), scenario, feedback, label);

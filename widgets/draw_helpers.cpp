@@ -63,6 +63,13 @@ void legend_swatch(ImU32 color, SwatchShape shape) {
     ImGui::SameLine(0, 0.2f * em);
 }
 
+std::string fit_variant(const std::vector<std::string>& variants, float max_width) {
+    for (const std::string& variant : variants) {
+        if (ImGui::CalcTextSize(variant.c_str()).x <= max_width) return variant;
+    }
+    return variants.empty() ? std::string() : fit_text(variants.back(), max_width);
+}
+
 ColumnSplit split_columns(float available_width, float first_share, float first_min, float first_max, float rest_min) {
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     ColumnSplit split;
@@ -71,6 +78,11 @@ ColumnSplit split_columns(float available_width, float first_share, float first_
                                                         std::max(first_min, std::min(first_max, available_width - spacing - rest_min)))
                                            : available_width;
     return split;
+}
+
+void second_column(float column_x) {
+    const float last_right = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetScrollX();
+    if (last_right + ImGui::GetStyle().ItemSpacing.x <= column_x) ImGui::SameLine(column_x);
 }
 
 void same_line_if_fits(float next_width, float spacing) {

@@ -32,6 +32,9 @@ void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
 // The text as it fits in max_width with the current font: whole if it fits, else cut with an ellipsis (U+2026) at the end,
 // or in the middle for a path (keeps the file name). Never wider than max_width unless even "..." is not.
 std::string fit_text(const std::string& text, float max_width, bool keep_end = false);
+// A label that abbreviates: the first of its variants (longest first: "Whole model, 70.6 B params", "Whole model") that fits
+// in max_width with the current font, else the last one cut by fit_text.
+std::string fit_variant(const std::vector<std::string>& variants, float max_width);
 
 // How a panel splits its width between a first column (controls, a table) and the rest (the figure): side by side while
 // both keep their minimum widths, else one column, the first above the rest. first_width is the first column's width
@@ -41,6 +44,10 @@ struct ColumnSplit {
     float first_width = 0;
 };
 ColumnSplit split_columns(float available_width, float first_share, float first_min, float first_max, float rest_min);
+
+// For two columns of figures: the next item at x = column_x (window coordinates, as SameLine takes it) when the last one
+// ended before it, else on the next line, so a long first figure never runs into the second.
+void second_column(float column_x);
 
 // SameLine when an item `next_width` wide still fits on this line after `spacing`; else a new line.
 void same_line_if_fits(float next_width, float spacing);

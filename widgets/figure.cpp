@@ -1,5 +1,6 @@
 #include "widgets/figure.h"
 
+#include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 
@@ -35,12 +36,23 @@ void explain_tooltip(const std::string& formula, const char* source) {
     ImGui::EndTooltip();
 }
 
+namespace {
+
+// The value after its label when it fits on the line, else under it; wrapped at the region's edge, never cut.
+void value_after(const std::string& value) {
+    same_line_if_fits(ImGui::CalcTextSize(value.c_str()).x, ImGui::GetStyle().ItemSpacing.x);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(value.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
 void figure(const char* label, const std::string& value, const std::string& formula, const char* source) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::TextUnformatted(label);
     ImGui::PopStyleColor();
-    ImGui::SameLine();
-    ImGui::TextUnformatted(value.c_str());
+    value_after(value);
     explain_last_item(formula, source);
 }
 
@@ -48,8 +60,7 @@ void run_figure(bool fits, const char* label, const std::string& value, const st
     if (fits) return figure(label, value, formula, source);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::Text("%s, if it fit", label);
-    ImGui::SameLine();
-    ImGui::TextUnformatted(value.c_str());
+    value_after(value);
     ImGui::PopStyleColor();
     explain_last_item("What it would be if the layout fit in HBM (it does not)" + (formula.empty() ? "." : ": " + formula), source);
 }

@@ -246,9 +246,11 @@ struct LegendLayout {
     float row_height = 0;
     float swatch_width = 0;
     float padding = 0;
+    float label_width = 0;   // the widest label that fits
 };
 
 LegendLayout layout_legend() {
+    constexpr float inset_em = 0.5f;  // the legend's distance from the plot's edges
     LegendLayout layout;
     if (plot.legend.empty() || plot.axes.legend == LegendCorner::none) return layout;
     const float em = plot.em;
@@ -257,15 +259,20 @@ LegendLayout layout_legend() {
     layout.swatch_width = 1.6f * em;
     float widest = 0;
     for (const LegendEntry& entry : plot.legend) widest = std::max(widest, ImGui::CalcTextSize(entry.label.c_str()).x);
-    layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
     const float available_height = (plot.plot_max.y - plot.plot_min.y) - 2 * layout.padding - em;
     const int max_rows = std::max(1, static_cast<int>(available_height / layout.row_height));
     const int count = static_cast<int>(plot.legend.size());
     const int columns = (count + max_rows - 1) / max_rows;
     layout.rows = (count + columns - 1) / columns;
+    // Never wider than the plot: each column's labels get an equal share, and longer ones are shortened when drawn.
+    const float plot_width = plot.plot_max.x - plot.plot_min.x - 2.0f * inset_em * em;
+    const float label_room = (plot_width - 2 * layout.padding + 0.8f * em) / columns - layout.swatch_width - 1.2f * em;
+    widest = std::max(0.0f, std::min(widest, label_room));
+    layout.label_width = widest;
+    layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
     const ImVec2 size(columns * layout.column_width - 0.8f * em + 2 * layout.padding,
                       layout.rows * layout.row_height + 2 * layout.padding - 0.15f * em);
-    const float inset = 0.5f * em;
+    const float inset = inset_em * em;
     const auto box_at = [&](LegendCorner corner) {
         const bool left = corner == LegendCorner::top_left || corner == LegendCorner::bottom_left;
         const bool top = corner == LegendCorner::top_left || corner == LegendCorner::top_right;
@@ -273,24 +280,29 @@ LegendLayout layout_legend() {
         const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
         return Rect{ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
     };
-    // A legend never covers data: the asked-for corner unless it hides a marker or a label's anchor and another corner
-    // hides fewer; lines count too, far less (a line can be followed past a legend, a point cannot be seen under one).
+    // A legend keeps off the data: the asked-for corner unless it covers some and another corner covers less. A marker or a
+    // label's anchor weighs far more than a stretch of line (a line can be followed past a legend, a point is lost under one).
     const auto covered = [&](const Rect& box) {
         const auto inside = [&](ImVec2 p) { return p.x >= box.min.x - 0.3f * em && p.x <= box.max.x + 0.3f * em && p.y >= box.min.y - 0.3f * em && p.y <= box.max.y + 0.3f * em; };
         float cost = 0;
         for (const ImVec2& mark : plot.data_marks) cost += inside(mark) ? 100.0f : 0.0f;
+        for (const PendingText& text : plot.texts) {  // where each label asks to sit
+            const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
+            const ImVec2 at(text.point.x + text.offset.x - text.pivot.x * size.x, text.point.y + text.offset.y - text.pivot.y * size.y);
+            const bool overlaps = at.x < box.max.x && at.x + size.x > box.min.x && at.y < box.max.y && at.y + size.y > box.min.y;
+            cost += overlaps ? 100.0f : 0.0f;
+        }
         for (const ImVec2& mark : plot.line_marks) cost += inside(mark) ? 1.0f : 0.0f;
         return cost;
     };
     LegendCorner chosen = plot.axes.legend;
     float least = covered(box_at(chosen));
-    if (least >= 100.0f) {
-        for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
-            const float cost = covered(box_at(corner));
-            if (cost + 50.0f < least) {
-                least = cost;
-                chosen = corner;
-            }
+    for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
+        if (least <= 0.0f) break;
+        const float cost = covered(box_at(corner));
+        if (cost < least) {
+            least = cost;
+            chosen = corner;
         }
     }
     layout.box = box_at(chosen);
@@ -318,8 +330,8 @@ void draw_legend(const LegendLayout& layout) {
             draw_marker(draw_list, ImVec2(origin.x + layout.swatch_width * 0.5f, middle), 0.3f * em, entry.color,
                         entry.shape, outline, em);
         }
-        draw_list->AddText(ImVec2(origin.x + layout.swatch_width + 0.4f * em, origin.y),
-                           colors.text, entry.label.c_str());
+        draw_list->AddText(ImVec2(origin.x + layout.swatch_width + 0.4f * em, origin.y), colors.text,
+                           fit_text(entry.label, layout.label_width + 0.5f).c_str());
     }
 }
 

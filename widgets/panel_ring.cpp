@@ -13,16 +13,18 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace widgets {
 namespace {
 
-enum class LinkChoice { scale_up, scale_out, custom };
+enum class LinkChoice { scale_up, scale_out, custom, dp_group };
 
 struct RingPanelOptions {
     bool follow_scenario = true;               // n and the link are the scenario's DP group until the user moves one
@@ -96,18 +98,34 @@ core::LinkSpec custom_link(const RingPanelOptions& options) {
     return link;
 }
 
-core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario) {
+// The scenario's DP group as one link: the bus bandwidth NCCL reaches on its NVLink and NICs together (what the DP step's
+// time uses), with the latency of the slowest link it crosses. Absent when the scenario has no DP group.
+std::optional<core::LinkSpec> dp_group_link(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text) {
+    int index = -1;
+    const core::AxisComm* dp = dp_axis(report, &index);
+    if (!dp) return std::nullopt;
+    core::LinkSpec link = dp->crosses_nodes ? scenario.cluster.scale_out : scenario.cluster.scale_up;
+    link.id = "dp-group";
+    link.name = "the scenario's DP group over " + text.axis_links[index];
+    link.bytes_per_s = dp->bus_bytes_per_s;
+    return link;
+}
+
+core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario, const std::optional<core::LinkSpec>& group) {
     switch (options.link_choice) {
         case LinkChoice::scale_up: return scenario.cluster.scale_up;
         case LinkChoice::scale_out: return scenario.cluster.scale_out;
+        case LinkChoice::dp_group:
+            if (group) return *group;
+            return scenario.cluster.scale_up;
         case LinkChoice::custom: break;
     }
     return custom_link(options);
 }
 
 std::string link_label(const core::LinkSpec& link) {
-    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + " per direction, " +
-           core::format_seconds(link.latency_seconds);
+    const char* per = link.id == "dp-group" ? " bus bandwidth, " : " per direction, ";  // a group's figure is NCCL's busbw
+    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + per + core::format_seconds(link.latency_seconds);
 }
 
 ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
@@ -252,11 +270,14 @@ void draw_ring_summary(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const cor
         std::to_string(frame.step_count) + " steps; in each, every rank sends S/n = " +
             core::format_bytes(schedule.chunk_bytes),
         "to its right neighbour and receives one chunk from its left"};
+    // Centred inside the ring, each line wrapped to the ring's inner width.
+    const float width = std::max(em * 6.0f, std::min(area.x - em, radius * 1.8f));
+    ImFont* font = ImGui::GetFont();
     float y = center.y - em * 2.0f;
     for (const std::string& line : lines) {
-        const ImVec2 size = ImGui::CalcTextSize(line.c_str());
-        draw->AddText(ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str());
-        y += em * 1.4f;
+        const ImVec2 size = font->CalcTextSizeA(font->FontSize, FLT_MAX, width, line.c_str());
+        draw->AddText(font, font->FontSize, ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str(), nullptr, width);
+        y += size.y + em * 0.4f;
     }
 }
 
@@ -290,7 +311,8 @@ void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& f
     else draw_ring_summary(draw, area_min, area, schedule, frame, em);
 }
 
-void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report) {
+void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report,
+                   const std::optional<core::LinkSpec>& group) {
     const float em = ImGui::GetFontSize();
     ImGui::SetNextItemWidth(em * 12.0f);
     if (ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
@@ -308,11 +330,12 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
 
     const std::string choices[] = {"inside a node: " + link_label(scenario.cluster.scale_up),
                                    "between nodes: " + link_label(scenario.cluster.scale_out),
-                                   link_label(custom_link(options))};
+                                   link_label(custom_link(options)),
+                                   group ? link_label(*group) : std::string()};
     const int current = static_cast<int>(options.link_choice);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
     if (ImGui::BeginCombo("link", choices[current].c_str())) {
-        for (int choice = 0; choice < 3; ++choice) {
+        for (int choice = group ? 3 : 0, shown = 0; shown < (group ? 4 : 3); choice = (choice + 1) % 4, ++shown) {  // the group first
             if (ImGui::Selectable(choices[choice].c_str(), choice == current)) {
                 options.link_choice = static_cast<LinkChoice>(choice);
                 options.follow_scenario = false;
@@ -381,7 +404,9 @@ void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::v
     ImGui::TextUnformatted("all-reduce of S");
     for (std::size_t i = 0; i < costs.size(); ++i) {
         ImGui::TableNextColumn();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(styles[i].color), "%s", core::all_reduce_algorithm_name(costs[i].algorithm));
+        const std::string name = core::all_reduce_algorithm_name(costs[i].algorithm);
+        const std::string shown = fit_variant({name, name == "recursive doubling" ? "rec. doubling" : name}, ImGui::GetContentRegionAvail().x);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(styles[i].color), "%s", shown.c_str());
     }
     struct Row {
         const char* label;
@@ -475,8 +500,10 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     if (options.follow_scenario && dp) {
         // The scenario's own DP group: its ranks, the link its traffic crosses, and its (TP- and PP-sharded) gradients.
         options.rank_count = dp->degree;
-        options.link_choice = dp->crosses_nodes ? LinkChoice::scale_out : LinkChoice::scale_up;
+        options.link_choice = LinkChoice::dp_group;
     }
+    const std::optional<core::LinkSpec> group = dp_group_link(ctx.scenario, ctx.report, ctx.text);
+    if (options.link_choice == LinkChoice::dp_group && !group) options.link_choice = LinkChoice::scale_up;
     const double model_buffer = dp ? dp->message_bytes : gradients ? gradients->per_gpu_bytes : 0.0;
     const double buffer_bytes = options.buffer_from_model && model_buffer > 0 ? model_buffer : options.custom_buffer_gb * 1e9;
     options.rank_count = std::clamp(options.rank_count, core::ring_min_ranks, core::ring_max_ranks);
@@ -490,10 +517,11 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
     const core::RingFrame frame = core::ring_frame_at(schedule, t_seconds, options.seconds_per_step);
 
-    const core::LinkSpec link = chosen_link(options, ctx.scenario);
-    const ImU32 link_color = options.link_choice == LinkChoice::scale_up    ? palette().nvlink
-                             : options.link_choice == LinkChoice::scale_out ? palette().infiniband
-                                                                            : palette().axis;
+    const core::LinkSpec link = chosen_link(options, ctx.scenario, group);
+    const bool over_network = options.link_choice == LinkChoice::scale_out || (options.link_choice == LinkChoice::dp_group && dp && dp->crosses_nodes);
+    const ImU32 link_color = over_network                                   ? palette().infiniband
+                             : options.link_choice == LinkChoice::custom    ? palette().axis
+                                                                            : palette().nvlink;
     const std::vector<AlgorithmStyle> styles = algorithm_styles();
     std::vector<core::AllReduceCost> costs;
     for (const AlgorithmStyle& style : styles)
@@ -510,8 +538,8 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
-    if (figure_mode()) dim_text(std::to_string(options.rank_count) + " ranks on " + link_label(link));  // what the controls would say
-    else draw_controls(options, ctx.scenario, ctx.report);
+    if (figure_mode()) dim_text(std::to_string(options.rank_count) + " ranks: " + link_label(link));  // what the controls would say
+    else draw_controls(options, ctx.scenario, ctx.report, group);
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0.0f);  // long figures wrap inside the column instead of running off it
     draw_buffer_figures(ctx.report, ctx.text, gradient_index, options.buffer_from_model, costs[1]);

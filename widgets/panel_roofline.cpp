@@ -395,8 +395,9 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
                  ImVec2(0.7f, 0.45f));
     }
     if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
-    PlotText(axes.x_max, axes.y_min, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(1, 1),
-             ImVec2(-0.4f, -0.4f));
+    // Top left, where the slopes start: the legend takes the free bottom right corner.
+    PlotText(axes.x_min, axes.y_max, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(0, 0),
+             ImVec2(0.4f, 0.4f));
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }

@@ -106,7 +106,7 @@ TEST_CASE("A panel export is a clean figure: no Play, speed or sliders; --contro
             CHECK(drew(texts[i], "Play") == controls);
             CHECK(drew(texts[i], "speed") == controls);
         }
-        CHECK(drew(texts[0], "Training state"));  // the figure itself is there
+        CHECK(drew(texts[0], "Whole model"));  // the figure itself is there
     }
 }
 
@@ -140,6 +140,7 @@ TEST_CASE("No text is cut in any panel at 1024x768, 1280x720, 1920x1080 or at zo
         app::ExportOptions options;
         options.scenario = core::default_scenario();
         options.panels = every_panel();
+        options.panels.push_back("window");  // the whole window too: sidebar, tabs, the stack beside them
         options.width = size.width;
         options.height = size.height;
         options.scale = size.scale;
