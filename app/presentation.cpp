@@ -8,7 +8,6 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <cfloat>
 
 namespace app {
 
@@ -71,11 +70,12 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         ImGui::TextUnformatted(scene.title.c_str());
         ImGui::PopFont();
         ImGui::Separator();
-        // The caption band: the caption wrapped in the large font, plus the scene counter, however long the caption is.
+        // The caption band: the caption wrapped (at spaces) in the large font, plus the scene counter, however long it is.
         const ImGuiStyle& style = ImGui::GetStyle();
-        const ImFont* large = widgets::fonts().large ? widgets::fonts().large : ImGui::GetFont();
-        const float wrap_width = ImGui::GetContentRegionAvail().x - font;  // narrower than drawn: never fewer lines than drawn
-        const float caption_text = large->CalcTextSizeA(large->FontSize, FLT_MAX, wrap_width, presentation.caption.c_str()).y;
+        ImGui::PushFont(widgets::fonts().large);
+        const std::vector<std::string> caption_lines = widgets::wrap_at_spaces(presentation.caption, ImGui::GetContentRegionAvail().x);
+        const float caption_text = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(caption_lines.size());
+        ImGui::PopFont();
         const float caption_height = caption_text + ImGui::GetTextLineHeight() + 4.0f * style.ItemSpacing.y + font * 0.25f;
         ImGui::BeginChild("scene_panel", ImVec2(0, -caption_height), false);
         if (panel >= 0) {
@@ -85,16 +85,14 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         ImGui::EndChild();
         ImGui::Separator();
         ImGui::PushFont(widgets::fonts().large);
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextUnformatted(presentation.caption.c_str());
-        ImGui::PopTextWrapPos();
+        for (const std::string& caption_line : caption_lines) ImGui::TextUnformatted(caption_line.c_str());
         ImGui::PopFont();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(widgets::palette().text_dim));
-        const std::string counter = "Scene " + std::to_string(presentation.scene + 1) + " of " +
-                                    std::to_string(presentation.lesson.scenes.size()) + "  -  " + presentation.lesson.title;
+        // The counter and the keys first; the lesson's title last, where a narrow window shortens it.
+        const std::string counter = "Scene " + std::to_string(presentation.scene + 1) + " of " + std::to_string(presentation.lesson.scenes.size());
         const bool hints = presentation.show_hints;  // export turns them off for a clean figure
-        ImGui::TextUnformatted(widgets::fit_text(hints ? counter + "  -  Left / Right: scenes, Space: play, Esc: leave" : counter,
-                                                 ImGui::GetContentRegionAvail().x).c_str());
+        const std::string line = counter + (hints ? "  -  Left / Right: scenes, Space: play, Esc: leave" : "") + "  -  " + presentation.lesson.title;
+        ImGui::TextUnformatted(widgets::fit_text(line, ImGui::GetContentRegionAvail().x).c_str());
         ImGui::PopStyleColor();
     }
     ImGui::End();

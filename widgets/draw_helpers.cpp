@@ -63,6 +63,26 @@ void legend_swatch(ImU32 color, SwatchShape shape) {
     ImGui::SameLine(0, 0.2f * em);
 }
 
+std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t space = text.find(' ', at);
+        const std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
+        at = space == std::string::npos ? text.size() : space + 1;
+        const std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && ImGui::CalcTextSize(longer.c_str()).x > max_width) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    return lines;
+}
+
 std::string fit_variant(const std::vector<std::string>& variants, float max_width) {
     for (const std::string& variant : variants) {
         if (ImGui::CalcTextSize(variant.c_str()).x <= max_width) return variant;

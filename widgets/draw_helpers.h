@@ -32,6 +32,10 @@ void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
 // The text as it fits in max_width with the current font: whole if it fits, else cut with an ellipsis (U+2026) at the end,
 // or in the middle for a path (keeps the file name). Never wider than max_width unless even "..." is not.
 std::string fit_text(const std::string& text, float max_width, bool keep_end = false);
+// The text broken into lines no wider than max_width (current font), only at spaces: ImGui's own wrapping also breaks
+// after '.' and ',' and so splits "70.0 B" into "70." and "0 B". A word wider than the line is a line of its own.
+std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width);
+
 // A label that abbreviates: the first of its variants (longest first: "Whole model, 70.6 B params", "Whole model") that fits
 // in max_width with the current font, else the last one cut by fit_text.
 std::string fit_variant(const std::vector<std::string>& variants, float max_width);

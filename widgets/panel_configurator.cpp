@@ -372,7 +372,10 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
         ImGui::TableSetupColumn(header);
     }
     ImGui::TableHeadersRow();
-    for (std::size_t i = 0; i < plan.best.size(); ++i) {
+    // As many whole rows as the region shows (a short window or a lesson's scene): never a row cut in half.
+    const float row_height = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
+    const std::size_t rows_fit = static_cast<std::size_t>(std::max(1.0f, (ImGui::GetContentRegionAvail().y - row_height) / row_height));
+    for (std::size_t i = 0; i < std::min(plan.best.size(), rows_fit); ++i) {
         const core::PlanEntry& entry = plan.best[i];
         const core::Layout& l = entry.layout;
         ImGui::TableNextRow();

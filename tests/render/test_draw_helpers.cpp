@@ -60,6 +60,17 @@ TEST_CASE("fit_text: whole when it fits, else cut with an ellipsis, never wider 
     const std::string kept = widgets::fit_text(path, ImGui::CalcTextSize(path.c_str()).x * 0.6f, true);
     CHECK(kept.find("16k.json") != std::string::npos);
     CHECK(kept.rfind("/home", 0) == 0);
+    // Captions wrap at spaces only: "70.0 B" stays whole (ImGui's own wrap may break after the '.').
+    const std::string caption = "For 70.0 B parameters: 1.12 TB, 14.0x an H100 SXM";
+    const float line_width = ImGui::CalcTextSize("For 70.").x + 1.0f;
+    const std::vector<std::string> lines = widgets::wrap_at_spaces(caption, line_width);
+    std::string joined;
+    for (const std::string& line : lines) {
+        joined += (joined.empty() ? "" : " ") + line;
+        CHECK((ImGui::CalcTextSize(line.c_str()).x <= line_width || line.find(' ') == std::string::npos));
+    }
+    CHECK(joined == caption);
+    CHECK(lines[1].rfind("70.0", 0) == 0);  // the number starts a line whole
     ImGui::EndFrame();
     ImGui::DestroyContext();
 }
