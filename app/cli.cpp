@@ -95,7 +95,9 @@ int run_cli(int argc, char** argv) {
     exporter->add_option("--out", out_dir, "Output directory")->type_name("DIR");
     exporter->add_option("--size", size, "Logical size WxH")->type_name("WxH");
     exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
-    exporter->add_option("--t", t_seconds, "Animation time in seconds");
+    exporter->add_option("--t", t_seconds, "Animation time in seconds (default: each panel at the end of its animation)");
+    bool keep_controls = false;
+    exporter->add_flag("--controls", keep_controls, "Keep the live controls and key hints (default: a clean figure)");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     std::string lesson_path;
     exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
@@ -146,7 +148,8 @@ int run_cli(int argc, char** argv) {
         if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
-            return run_plan(load_scenario_file(plan_scenario), {top, output_format(plan_json, plan_csv, plan_table)});
+            // plan ignores the file's own layout
+            return run_plan(load_scenario_file(plan_scenario, core::ScenarioUse::plan), {top, output_format(plan_json, plan_csv, plan_table)});
         }
         if (*exporter) {
             ExportOptions options;
@@ -166,7 +169,8 @@ int run_cli(int argc, char** argv) {
             core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
             options.out_dir = out_dir;
             options.scale = scale;
-            options.t_seconds = t_seconds;
+            if (exporter->count("--t")) options.t_seconds = t_seconds;
+            options.controls = keep_controls;
             options.light_theme = theme == "light";
             std::vector<std::string> written;
             error = run_export(options, &written);

@@ -318,8 +318,12 @@ void draw_summary(const core::AllToAllFrame& frame, ImVec2 origin, ImVec2 size, 
 // "moved so far: NVLink ... | InfiniBand ...", each with its line style.
 void draw_counters(const core::AllToAllFrame& frame, float em) {
     const Palette& colors = palette();
-    const auto entry = [&](LinkTier tier, const std::string& text, bool first) {
-        if (!first) same_line_if_fits(em * 2.6f + ImGui::CalcTextSize(text.c_str()).x, em * 1.2f);
+    // Each counter abbreviates ("InfiniBand: 4.30 GB so far") where its whole sentence does not fit beside its key.
+    const auto entry = [&](LinkTier tier, const std::vector<std::string>& variants, bool first) {
+        const float key_width = em * 2.5f;
+        const float text_width = ImGui::CalcTextSize(variants.front().c_str()).x;
+        if (!first) same_line_if_fits(key_width + text_width, em * 1.2f);
+        const std::string text = fit_variant(variants, ImGui::GetContentRegionAvail().x - key_width);
         const ImVec2 at = ImGui::GetCursorScreenPos();
         const float mid = at.y + ImGui::GetTextLineHeight() * 0.5f;
         draw_path(ImGui::GetWindowDrawList(), Path{ImVec2(at.x, mid), ImVec2(at.x + em * 1.0f, mid), ImVec2(at.x + em * 2.0f, mid)}, tier,
@@ -328,8 +332,12 @@ void draw_counters(const core::AllToAllFrame& frame, float em) {
         ImGui::SameLine(0, em * 0.3f);
         ImGui::TextUnformatted(text.c_str());
     };
-    entry(LinkTier::nvlink, "NVLink (inside a node): " + core::format_bytes(frame.nvlink_bytes_moved) + " moved so far", true);
-    entry(LinkTier::infiniband, "InfiniBand (crossing a node boundary): " + core::format_bytes(frame.infiniband_bytes_moved) + " so far", false);
+    const std::string nvlink = core::format_bytes(frame.nvlink_bytes_moved);
+    const std::string infiniband = core::format_bytes(frame.infiniband_bytes_moved);
+    entry(LinkTier::nvlink, {"NVLink (inside a node): " + nvlink + " moved so far", "NVLink: " + nvlink + " so far", "NVLink " + nvlink}, true);
+    entry(LinkTier::infiniband,
+          {"InfiniBand (crossing a node boundary): " + infiniband + " so far", "InfiniBand: " + infiniband + " so far", "IB " + infiniband},
+          false);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
     ImGui::TextWrapped("Packets: token copies (tok) one GPU sends another in this step, InfiniBand ones outlined. Bars: the other GPUs' "
                        "tokens a GPU holds. *: where token 1 of GPU 1 goes, its k experts.");
@@ -402,8 +410,8 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     ImGui::SetNextItemWidth(width);
     const std::string ep_text = std::to_string(options.ep_ranks);
     if (ImGui::SliderInt("EP ranks (GPUs)", &ep_index, 0, int(std::size(kEpChoices)) - 1, ep_text.c_str())) options.ep_ranks = kEpChoices[ep_index];
-    ImGui::SameLine(0, em);
     const int node = options.gpus_per_node > 0 ? options.gpus_per_node : scenario.cluster.gpus_per_node;
+    same_line_if_fits(labelled_width(em * 4.0f, "GPUs per node"), em);
     ImGui::SetNextItemWidth(em * 4.0f);
     if (ImGui::BeginCombo("GPUs per node", std::to_string(node).c_str())) {
         for (int size : kNodeSizes) {
@@ -415,7 +423,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     ImGui::SetNextItemWidth(width);
     const std::string experts_text = std::to_string(options.ep_ranks * options.experts_per_gpu) + " (%d per GPU)";
     ImGui::SliderInt("experts E", &options.experts_per_gpu, 1, 16, experts_text.c_str());
-    ImGui::SameLine(0, em);
+    same_line_if_fits(labelled_width(em * 5.0f, "top-k"), em);
     ImGui::SetNextItemWidth(em * 5.0f);
     ImGui::SliderInt("top-k", &options.top_k, 1, std::min(16, options.ep_ranks * options.experts_per_gpu));
     ImGui::SetNextItemWidth(em * 14.0f);
@@ -431,7 +439,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     const std::string limit_text = options.max_nodes_per_token == 0 ? std::string("off") : std::to_string(options.max_nodes_per_token) + " nodes";
     if (nodes > 1) ImGui::SliderInt("node limit M", &options.max_nodes_per_token, 0, nodes - 1, limit_text.c_str());
     else ImGui::TextDisabled("node limit M: one node only");
-    ImGui::SameLine(0, em);
+    same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "FP8 dispatch"), em);
     ImGui::Checkbox("FP8 dispatch", &options.fp8_dispatch);
     const int scenario_tokens = core::alltoall_inputs_for(scenario, options.ep_ranks, options.ep_ranks * options.experts_per_gpu, 1).tokens_per_rank;
     const int budget = core::alltoall_max_tokens_per_rank(options.ep_ranks, options.ep_ranks * options.experts_per_gpu, kInteractiveDecisions);
@@ -439,7 +447,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     ImGui::SetNextItemWidth(width);
     if (ImGui::SliderInt("tokens per GPU T", &tokens, 1, std::max(1, std::min(budget, 65536)), "%d", ImGuiSliderFlags_Logarithmic))
         options.tokens_per_rank = tokens;
-    ImGui::SameLine(0, em);
+    same_line_if_fits(ImGui::CalcTextSize("from scenario").x + ImGui::GetStyle().FramePadding.x * 2, em);
     if (ImGui::SmallButton("from scenario")) {
         options = AllToAllPanelOptions{};
     }

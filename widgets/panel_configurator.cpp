@@ -78,7 +78,7 @@ void draw_controls(PanelContext& ctx) {
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
     double dollars = scenario.operations.dollars_per_gpu_hour;
-    if (ImGui::InputDouble("$ / GPU-hour", &dollars, 0.25, 1.0, "%.2f")) ctx.scenario.operations.dollars_per_gpu_hour = std::clamp(dollars, 0.0, 1e6);
+    if (committed_number_input("$ / GPU-hour", dollars, 0.0, 1e6)) ctx.scenario.operations.dollars_per_gpu_hour = dollars;
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
@@ -248,7 +248,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.exposed_seconds > 0) {
-            pieces.push_back({axis.exposed_seconds, link_color(axis), std::string(core::comm_axis_name(axis.axis)) + " comm", text.axis_formulas[i].formula});
+            pieces.push_back({axis.exposed_seconds, link_color(axis), text.axis_groups[i] + " comm", text.axis_formulas[i].formula});
         }
     }
     pieces.push_back({compute.bubble_seconds, palette().idle, "bubble",
@@ -262,22 +262,22 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
 
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    figure("Step", core::format_seconds(compute.step_seconds), text.step_basis);
-    ImGui::SameLine(left + column);
-    figure("MFU", core::format_percent(compute.mfu),
+    run_figure(report.memory.fits, "Step", core::format_seconds(compute.step_seconds), text.step_basis);
+    second_column(left + column);
+    run_figure(report.memory.fits, "MFU", core::format_percent(compute.mfu),
            "model FLOPs per step / (step x GPUs x peak) = " + core::format_flops(compute.model_flops_per_step) + " / (" +
                core::format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " +
                core::format_flops_rate(compute.peak_flops_per_s) + ")",
            "Korthikanti et al. 2022, Appendix A");
-    figure("Time to train", core::format_seconds(compute.train_seconds),
+    run_figure(report.memory.fits, "Time to train", core::format_seconds(compute.train_seconds),
            core::format_number(compute.steps) + " steps x " + core::format_seconds(compute.step_seconds) + ", no failures");
-    ImGui::SameLine(left + column);
-    figure("GPU-hours", core::format_count(compute.gpu_hours),
+    second_column(left + column);
+    run_figure(report.memory.fits, "GPU-hours", core::format_count(compute.gpu_hours),
            core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
-    figure("Cost", "$" + core::format_count(compute.cost_dollars),
+    run_figure(report.memory.fits, "Cost", "$" + core::format_count(compute.cost_dollars),
            core::format_count(compute.gpu_hours) + " GPU-hours x $" + core::format_number(scenario.operations.dollars_per_gpu_hour) + " per GPU-hour");
-    ImGui::SameLine(left + column);
-    figure("Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
+    second_column(left + column);
+    run_figure(report.memory.fits, "Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
            "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
 }
 
@@ -300,7 +300,7 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
         const core::AxisComm& axis = report.comm.axes[i];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::Text("%s %d", core::comm_axis_name(axis.axis), axis.degree);
+        ImGui::TextUnformatted(text.axis_groups[i].c_str());
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(text.axis_collectives[i].c_str());
         explain_last_item(text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
@@ -322,22 +322,28 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
 // ---- Mesh and reliability ----
 
 void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
+    const float top = ImGui::GetCursorPosY();
     section_heading("Device mesh");
     static const char* names[] = {"TP rank", "CP rank", "PP stage", "DP replica"};
     const core::Scenario& scenario = ctx.scenario;
     const core::Layout layout = core::layout_of(scenario);
     const int colour_by = static_cast<int>(effective_colouring(state.mesh, layout));
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextUnformatted("Colour GPUs by");
-    for (int i = 0; i < 4; ++i) {
-        ImGui::SameLine();
-        if (ImGui::RadioButton(names[i], colour_by == i)) {
-            state.mesh.colour_by = static_cast<MeshColouring>(i);
-            state.mesh.automatic = false;
+    if (figure_mode()) {
+        ImGui::Text("GPUs coloured by %s", names[colour_by]);
+    } else {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted("Colour GPUs by");
+        const ImGuiStyle& style = ImGui::GetStyle();
+        for (int i = 0; i < 4; ++i) {  // as many to a line as fit
+            same_line_if_fits(ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(names[i]).x, style.ItemSpacing.x);
+            if (ImGui::RadioButton(names[i], colour_by == i)) {
+                state.mesh.colour_by = static_cast<MeshColouring>(i);
+                state.mesh.automatic = false;
+            }
         }
     }
     const float width = ImGui::GetContentRegionAvail().x;
-    const float remaining = height - ImGui::GetFrameHeightWithSpacing();
+    const float remaining = height - (ImGui::GetCursorPosY() - top) + ImGui::GetTextLineHeightWithSpacing() * 1.6f;
     draw_device_mesh(state.mesh, layout, ctx.report.layout.gpus, scenario.cluster.gpus_per_node, ImVec2(width, remaining),
                      scenario.cluster.scale_up.name.c_str(), scenario.cluster.scale_out.name.c_str());
 }
@@ -349,16 +355,16 @@ void draw_reliability(const core::Scenario& scenario, const core::Report& report
     const float left = ImGui::GetCursorPosX();
     figure("Cluster MTBF", core::format_seconds(r.cluster_mtbf_seconds),
            "GPU MTBF / GPUs = " + core::format_number(scenario.operations.gpu_mtbf_hours) + " h / " + std::to_string(report.layout.gpus));
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Checkpoint", core::format_bytes(r.checkpoint_bytes) + " in " + core::format_seconds(r.checkpoint_seconds),
            "weights, master and optimizer state / " + core::format_bandwidth(scenario.operations.checkpoint_bytes_per_s) + " to storage");
     figure("Young", core::format_seconds(r.young_interval_seconds), "sqrt(2 delta M)", "Young 1974");
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Daly", core::format_seconds(r.daly_interval_seconds), "sqrt(2 delta M) [1 + 1/3 sqrt(delta/2M) + 1/9 delta/2M] - delta", "Daly 2006");
     figure("Goodput", r.makes_progress ? core::format_percent(r.goodput) : std::string("no progress"),
            "useful share of wall time: checkpoints " + core::format_percent(r.checkpoint_share) + ", rework " +
                core::format_percent(r.rework_share) + ", restarts " + core::format_percent(r.restart_share));
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Failures", r.makes_progress ? core::format_number(r.expected_failures) : std::string("n/a"),
            "wall time / cluster MTBF, over " + core::format_seconds(r.wall_seconds));
     if (r.makes_progress) {
@@ -427,7 +433,10 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
         ImGui::TableSetupColumn(header);
     }
     ImGui::TableHeadersRow();
-    for (std::size_t i = 0; i < plan.best.size(); ++i) {
+    // As many whole rows as the region shows (a short window or a lesson's scene): never a row cut in half.
+    const float row_height = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
+    const std::size_t rows_fit = static_cast<std::size_t>(std::max(1.0f, (ImGui::GetContentRegionAvail().y - row_height) / row_height));
+    for (std::size_t i = 0; i < std::min(plan.best.size(), rows_fit); ++i) {
         const core::PlanEntry& entry = plan.best[i];
         const core::Layout& l = entry.layout;
         ImGui::TableNextRow();
@@ -458,6 +467,28 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
 void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const ImGuiStyle& style = ImGui::GetStyle();
+    // A figure needs no slider column, only its layout line: a narrower first column.
+    const float controls_width = font * (figure_mode() ? 13.0f : state.controls_width_em);
+    const float mesh_min_width = font * 14.0f;
+    const float middle_width = std::min(font * state.middle_width_em,
+                                        ImGui::GetContentRegionAvail().x - controls_width - mesh_min_width - 2.0f * font);
+    if (middle_width < font * 30.0f) {
+        // Too narrow for three columns: every section under the one before, and the panel scrolls.
+        draw_controls(ctx);
+        ImGui::Spacing();
+        draw_memory(ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_step(ctx.scenario, ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_comm(ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_mesh(state, ctx, font * 12.0f);
+        ImGui::Spacing();
+        draw_reliability(ctx.scenario, ctx.report);
+        ImGui::Spacing();
+        draw_plan(state, ctx);
+        return;
+    }
     // Heading and rule, the summary line, the header row and the rows: the plan gets what it needs, the rest goes on top.
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2.0f;
     const float plan_height = row * static_cast<float>(state.plan_rows + 1) + ImGui::GetTextLineHeightWithSpacing() * 2.0f +
@@ -465,11 +496,11 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     const float top_height = std::max(font * 20.0f, ImGui::GetContentRegionAvail().y - plan_height - style.ItemSpacing.y);
     const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
 
-    ImGui::BeginChild("controls", ImVec2(font * state.controls_width_em, top_height), false, child);
+    ImGui::BeginChild("controls", ImVec2(controls_width, top_height), false);
     draw_controls(ctx);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
-    ImGui::BeginChild("costs", ImVec2(font * state.middle_width_em, top_height), false, child);
+    ImGui::BeginChild("costs", ImVec2(middle_width, top_height), false);  // scrolls when a short window cannot hold it
     draw_memory(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_step(ctx.scenario, ctx.report, ctx.text);
@@ -477,11 +508,11 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     draw_comm(ctx.report, ctx.text);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
-    ImGui::BeginChild("mesh", ImVec2(0, top_height), false, child);
+    ImGui::BeginChild("mesh", ImVec2(0, top_height), false);
     const float reliability_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f + font;
     const float stages_height = draw_stage_peaks(ctx.report.memory, ctx.text);
     if (stages_height > 0) ImGui::Spacing();
-    draw_mesh(state, ctx, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f);
+    draw_mesh(state, ctx, std::max(font * 6.0f, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f));
     ImGui::Spacing();
     draw_reliability(ctx.scenario, ctx.report);
     ImGui::EndChild();

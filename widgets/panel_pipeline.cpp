@@ -75,7 +75,7 @@ struct ClosedFormText {
 
 ClosedFormText closed_form_text(ScheduleKind kind) {
     switch (kind) {
-        case ScheduleKind::naive: return {"(p-1)/p", "p-1", "m (the whole batch)", "seed 003; Huang et al. 2019 fig. 2"};
+        case ScheduleKind::naive: return {"(p-1)/p", "p-1", "m (the whole batch)", "Huang et al. 2019 (GPipe), fig. 2"};
         case ScheduleKind::gpipe: return {"(p-1)/(m+p-1)", "(p-1)/m", "m", "Huang et al. 2019; Narayanan et al. 2021 sec 2.2.1"};
         case ScheduleKind::one_f_one_b:
             return {"(p-1)/(m+p-1)", "(p-1)/m", "min(p, m)", "Narayanan et al. 2021 sec 2.2.1"};
@@ -195,68 +195,66 @@ void refresh_timelines(PipelinePanelState& state) {
 
 // ---- Controls ----
 
-// The width a labelled slider takes: frame plus label.
-float labelled_width(float frame_width, const char* label) {
-    return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
-}
 
 void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
-    const float slider_width = font * 9.0f;
-    const float spacing = font * 1.5f;
-    ImGui::SetNextItemWidth(slider_width);
-    if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
-    same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    if (shows_interleaved(state) && state.virtual_chunks > 1) {
-        // Interleaving needs m = k p: the slider moves k and shows m.
-        int multiples = state.microbatches / state.stages;
-        char format[48];
-        std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
-        if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
-            state.microbatches = multiples * state.stages;
-    } else if (shows_dualpipe(state)) {
-        if (ImGui::SliderInt("micro-batches m", &state.microbatches, 2 * state.stages, kMaxMicrobatches)) constrain_microbatches(state);
-    } else {
-        ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
-    }
-    if (shows_interleaved(state)) {
-        same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
-        ImGui::SetNextItemWidth(font * 6.0f);
-        if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
-    }
-
-    ImGui::SetNextItemWidth(slider_width);
-    if (ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
-    same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    if (ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
-    if (shows_dualpipe(state)) {
-        // The overlapped cell: from the longer half (all of the other hidden) to both in a row (nothing gained).
-        same_line_if_fits(labelled_width(slider_width, "F&B (overlapped)"), spacing);
+    const bool figure = figure_mode();  // a document shows what is drawn (p, m), not the sliders
+    if (!figure) {
+        const float slider_width = font * 9.0f;
+        const float spacing = font * 1.5f;
         ImGui::SetNextItemWidth(slider_width);
-        const float backward = state.backward_input + state.weight_grad;
-        if (ImGui::SliderFloat("F&B (overlapped)", &state.forward_backward, std::max(1.0f, backward), 1.0f + backward, "%.2f T_F"))
-            constrain_microbatches(state);
+        if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
+        same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        if (shows_interleaved(state) && state.virtual_chunks > 1) {
+            // Interleaving needs m = k p: the slider moves k and shows m.
+            int multiples = state.microbatches / state.stages;
+            char format[48];
+            std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
+            if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
+                state.microbatches = multiples * state.stages;
+        } else if (shows_dualpipe(state)) {
+            if (ImGui::SliderInt("micro-batches m", &state.microbatches, 2 * state.stages, kMaxMicrobatches)) constrain_microbatches(state);
+        } else {
+            ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
+        }
+        if (shows_interleaved(state)) {
+            same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
+            ImGui::SetNextItemWidth(font * 6.0f);
+            if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
+        }
+
+        ImGui::SetNextItemWidth(slider_width);
+        if (ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        if (ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        if (shows_dualpipe(state)) {
+            // The overlapped cell: from the longer half (all of the other hidden) to both in a row (nothing gained).
+            same_line_if_fits(labelled_width(slider_width, "F&B (overlapped)"), spacing);
+            ImGui::SetNextItemWidth(slider_width);
+            const float backward = state.backward_input + state.weight_grad;
+            if (ImGui::SliderFloat("F&B (overlapped)", &state.forward_backward, std::max(1.0f, backward), 1.0f + backward, "%.2f T_F"))
+                constrain_microbatches(state);
+        }
+        same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
+        const char* reset = "Reset to scenario";
+        same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
+        if (ImGui::Button(reset)) state.seeded_pp = -1;
+        // The scenario's own step (not this sandbox) as a Chrome trace: every stage, stream, kernel and collective in time.
+        save_trace_button(ctx, spacing);
     }
-    same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
-    const char* reset = "Reset to scenario";
-    same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
-    if (ImGui::Button(reset)) state.seeded_pp = -1;
-    // The scenario's own step (not this sandbox) as a Chrome trace: every stage, stream, kernel and collective in time.
-    save_trace_button(ctx, spacing);
-    char seeded[96];
+    char seeded[160];
+    // What is drawn is the sliders' p and m, whatever the scenario seeded them with.
     if (state.seeded_pp > 1)
-        std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
-                      state.seeded_microbatches, core::schedule_name(state.seeded_kind));
+        std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s; showing p = %d, m = %d", state.seeded_pp,
+                      state.seeded_microbatches, core::schedule_name(state.seeded_kind), state.stages, state.microbatches);
     else
-        std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d", kStagesWithoutPipeline);
-    same_line_if_fits(ImGui::CalcTextSize(seeded).x, font);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextUnformatted(seeded);
-    ImGui::PopStyleColor();
+        std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d, m = %d", state.stages, state.microbatches);
+    if (!figure) same_line_if_fits(ImGui::CalcTextSize(seeded).x, font);
+    dim_text(seeded);
 }
 
 // ---- Legend ----

@@ -429,8 +429,9 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
                  ImVec2(0.7f, 0.45f));
     }
     if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
-    PlotText(axes.x_max, axes.y_min, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(1, 1),
-             ImVec2(-0.4f, -0.4f));
+    // Top left, where the slopes start: the legend takes the free bottom right corner.
+    PlotText(axes.x_min, axes.y_max, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(0, 0),
+             ImVec2(0.4f, 0.4f));
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }
@@ -456,7 +457,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     const float side_width = std::clamp(avail.x * 0.24f, em * 17.0f, em * 24.0f);
 
     ImGui::BeginChild("roofline_side", ImVec2(side_width, avail.y), false);
-    draw_controls(options, ctx);
+    if (!figure_mode()) draw_controls(options, ctx);
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     const int batch = decode_batch_at(ctx.playback.t_seconds);
     const std::vector<KernelMark> kernels = place_kernels(ctx.scenario, options, ceiling, batch);

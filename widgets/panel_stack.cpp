@@ -5,6 +5,7 @@
 #include "core/lessons/walls.h"
 #include "core/model/scenario_edits.h"
 #include "widgets/controls.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
@@ -29,7 +30,8 @@ constexpr double kMaxParams = 2e12;  // .. 2T parameters
 
 struct StackPanelOptions {
     core::StackTiming timing;        // pacing of the seed's animation (core's defaults)
-    float controls_width_em = 23.0f; // the controls column beside the plot
+    float controls_width_em = 23.0f; // the controls column beside the plot, at most
+    float plot_min_width_em = 46.0f; // two columns with named labels and the ceilings' labels; narrower, the controls go above
 };
 
 struct StackPanelState {
@@ -94,7 +96,7 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
     figure("Training state", core::format_bytes(memory.state_bytes),
            core::format_plain(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
                core::format_bytes(memory.state_bytes),
-           "ZeRO (Rajbhandari et al. 2019) sec 3.1; seed 000");
+           "ZeRO (Rajbhandari et al. 2019) sec 3.1");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
     ImGui::TextWrapped("= %s", whole.caption.c_str());
     ImGui::PopStyleColor();
@@ -112,6 +114,7 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
 
 struct ColumnView {
     std::string heading;
+    std::string heading_short; // "Whole model": when the lane is too narrow for the heading
     std::string total_line;
     std::string verdict_line;  // "16.5x an H100 SXM" or "fits: 37.8 % of an H100 SXM"
     std::string detail_line;   // what the total is made of
@@ -122,6 +125,7 @@ struct ColumnView {
 ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu) {
     ColumnView view;
     view.heading = "Whole model, " + core::format_count(frame.params) + " params";
+    view.heading_short = "Whole model";
     const core::Overshoot over = core::overshoot(frame.total_bytes, gpu);
     view.over = over.over;
     view.total_line = core::format_bytes(frame.total_bytes);
@@ -147,6 +151,7 @@ ColumnView per_gpu_column(const core::Report& report, const core::ReportText& te
     const core::MemoryReport& memory = report.memory;
     view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " + std::to_string(layout.dp) +
                    " ZeRO-" + std::to_string(layout.zero);
+    view.heading_short = "One GPU";
     const core::Overshoot over = core::overshoot(memory.per_gpu.peak_bytes, gpu);
     view.over = over.over;
     view.total_line = core::format_bytes(memory.per_gpu.peak_bytes);
@@ -212,19 +217,31 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
             hovered_column = static_cast<int>(c);
             hovered_block = hovered;
         }
-        // Heading and total above the plot, clipped to the column's own lane.
-        const float heading_right = labels.lane_right;
-        draw->PushClipRect(ImVec2(x_left, origin.y), ImVec2(heading_right, y_top), true);
-        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, column.heading.c_str());
+        // Heading and total above the plot, in the column's own lane: shortened (never cut mid-number) when it is narrow.
+        const float heading_width = labels.lane_right - x_left;
+        const auto fitted = [&](ImFont* font, const std::vector<std::string>& variants) {
+            ImGui::PushFont(font);
+            const std::string text = fit_variant(variants, heading_width);
+            ImGui::PopFont();
+            return text;
+        };
+        const std::string heading = fitted(fonts().bold, {column.heading, column.heading_short});
+        const std::string total = fitted(fonts().large, {column.total_line});
+        // "16.4x an H100 SXM" -> "16.4x": the number stays, the GPU's name (in the heading line above) goes first.
+        const auto before_gpu = [](const std::string& text) {
+            const std::size_t at = std::min({text.find(" an "), text.find(" a "), text.find(" of ")});
+            return text.substr(0, at);
+        };
+        const std::string verdict = fitted(fonts().bold, {column.verdict_line, before_gpu(column.verdict_line)});
+        const std::string detail = fitted(ImGui::GetFont(), {column.detail_line, before_gpu(column.detail_line)});
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, heading.c_str());
         const ImU32 verdict_color = column.over ? colors.over_budget : colors.within_budget;
-        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color,
-                      column.total_line.c_str());
-        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color,
-                      column.verdict_line.c_str());
-        draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, column.detail_line.c_str());
-        draw->PopClipRect();
+        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color, total.c_str());
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color, verdict.c_str());
+        draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, detail.c_str());
     }
-    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip, "the Report's memory blocks");
+    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip,
+                                           "Rajbhandari et al. 2019 (state); Korthikanti et al. 2022 (activations)");
 }
 
 void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
@@ -253,22 +270,49 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     const float em = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float controls_width = std::clamp(avail.x * 0.28f, std::min(em * 19.0f, avail.x * 0.4f), em * state.options.controls_width_em);
-    ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
-    ImGui::PushItemWidth(-em * 6.5f);
-    section_heading("Model");
-    model_controls(ctx.scenario, report, ctx.feedback);
-    ImGui::Spacing();
-    section_heading("Activations and layout");
-    training_controls(ctx.scenario, ctx.feedback);
-    ImGui::PopItemWidth();
-    ImGui::Spacing();
-    section_heading("Figures");
-    draw_figures(report, ctx.text, gpu);
-    ImGui::EndChild();
-    ImGui::SameLine();
+    // A figure for a document needs no controls column: the plot's headings already state the figures. In the window the
+    // controls sit beside the plot while it keeps its minimum width, else above it.
+    if (!figure_mode()) {
+        const ColumnSplit split = split_columns(avail.x, 0.28f, em * 17.0f, em * state.options.controls_width_em, em * state.options.plot_min_width_em);
+        if (split.side_by_side) {
+            ImGui::BeginChild("stack_controls", ImVec2(split.first_width, avail.y), false);
+            ImGui::PushItemWidth(-em * 7.5f);  // room for the longest label, "Fragmentation"
+            section_heading("Model");
+            model_controls(ctx.scenario, report, ctx.feedback);
+            ImGui::Spacing();
+            section_heading("Activations and layout");
+            training_controls(ctx.scenario, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::Spacing();
+            section_heading("Figures");
+            draw_figures(report, ctx.text, gpu);
+            ImGui::EndChild();
+            ImGui::SameLine();
+        } else {
+            // Narrow: the two groups of controls side by side above the plot, which keeps the whole width for its labels
+            // (the figures are the plot's own headings).
+            const float rows_height = ImGui::GetFrameHeightWithSpacing() * 5.0f + ImGui::GetTextLineHeightWithSpacing() * 1.6f;
+            const float half = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+            const float item_width = std::min(half - em * 7.5f, em * 16.0f);
+            ImGui::BeginChild("stack_model_controls", ImVec2(half, rows_height), false);
+            ImGui::PushItemWidth(item_width);
+            section_heading("Model");
+            model_controls(ctx.scenario, report, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::EndChild();
+            ImGui::SameLine();
+            ImGui::BeginChild("stack_training_controls", ImVec2(0, rows_height), false);
+            ImGui::PushItemWidth(item_width);
+            section_heading("Activations and layout");
+            training_controls(ctx.scenario, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::EndChild();
+        }
+    }
 
-    ImGui::BeginChild("stack_plot", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // Never squeezed below what its labels need: a short window scrolls to the plot instead.
+    const float plot_height = std::max(ImGui::GetContentRegionAvail().y, em * 18.0f);
+    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, ctx.text, gpu)};
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
     const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);

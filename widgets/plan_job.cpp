@@ -1,5 +1,7 @@
 #include "widgets/plan_job.h"
 
+#include "widgets/redraw.h"
+
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -24,6 +26,7 @@ void PlanJob::request(const core::Scenario& scenario, const core::PlanOptions& o
 }
 
 void PlanJob::start(Request request) {
+    request_frame();
     running_request_ = request;
     running_ = std::async(std::launch::async, [request = std::move(request)]() {
         Outcome outcome;
@@ -51,6 +54,7 @@ void PlanJob::finish() {
 
 void PlanJob::poll() {
     if (running_.valid() && running_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) finish();
+    if (pending()) request_frame();  // the idle window sleeps: keep polling until the ranking arrives
 }
 
 void PlanJob::wait() {

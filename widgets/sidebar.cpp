@@ -65,14 +65,14 @@ void headline(const core::Report& report, const core::ReportText& text) {
     figure("Parameters", core::format_count(memory.params));
     figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
            core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
-    figure("Step time", core::format_seconds(compute.step_seconds), text.step_basis);
-    figure("MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
+    run_figure(memory.fits, "Step time", core::format_seconds(compute.step_seconds), text.step_basis);
+    run_figure(memory.fits, "MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
            core::format_flops(compute.model_flops_per_step) + " / (" + core::format_seconds(compute.step_seconds) + " x " +
            std::to_string(report.layout.gpus) + " x " + core::format_flops_rate(compute.peak_flops_per_s) + ")",
            "Korthikanti et al. 2022, Appendix A");
-    figure("Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
+    run_figure(memory.fits, "Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
            core::format_seconds(compute.step_seconds));
-    figure("GPU-hours", core::format_count(compute.gpu_hours));
+    run_figure(memory.fits, "GPU-hours", core::format_count(compute.gpu_hours));
     for (std::size_t i = 0; i < report.warnings.size(); ++i) {
         if (report.warnings[i].kind == core::WarningKind::does_not_fit) continue;  // the verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));

@@ -170,6 +170,10 @@ Report evaluate(const Scenario& scenario) {
     if (!report.memory.fits) {
         report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.peak_bytes, report.memory.hbm_bytes});
     }
+    if (scenario.train.global_batch_fitted) {
+        report.warnings.push_back({WarningKind::global_batch_fitted, static_cast<double>(scenario.train.global_batch),
+                                   static_cast<double>(report.layout.dp) * scenario.train.micro_batch});
+    }
     return report;
 }
 

@@ -229,6 +229,10 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
                    " do not divide evenly: the heaviest stage holds " + format_whole(warning.value);
         case WarningKind::does_not_fit:
             return "Does not fit: a peak of " + format_bytes(warning.value) + " per GPU against " + format_bytes(warning.limit) + " of HBM";
+        case WarningKind::global_batch_fitted:
+            return "Global batch " + format_whole(warning.value) + " sequences: the file names none, and the default " +
+                   std::to_string(TrainSpec{}.global_batch) + " does not divide over dp x micro-batch = " + format_whole(warning.limit) +
+                   ", so it is the next multiple (as DeepSpeed derives its batch)";
     }
     return {};
 }
@@ -443,6 +447,9 @@ ReportText explain(const Scenario& scenario, const Report& report) {
         text.axis_collectives.push_back(collective_text(scenario, axis));
         text.axis_links.push_back(link_of(scenario, axis));
         text.axis_formulas.push_back(axis_formula(scenario, report, axis));
+        const bool gradients_over_cp = axis.axis == CommAxis::dp && report.layout.cp > 1;
+        text.axis_groups.push_back((gradients_over_cp ? std::string("dp x cp") : std::string(comm_axis_name(axis.axis))) + " " +
+                                   std::to_string(axis.degree));
     }
     const ComputeReport& compute = report.compute;
     text.step_basis = step_basis_text(scenario, compute);

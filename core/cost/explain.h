@@ -39,6 +39,8 @@ struct ReportText {
     Explanation ideal_step;                          // model FLOPs / (GPUs x peak): the step at 100 % MFU
     std::vector<std::string> mfu_marks;              // per step_bar().marks: "all kernels: 65.0 % MFU"
     std::string mfu_chain;                           // "best GEMM 70.0 % of peak -> all kernels 65.0 % -> ... -> the step 46.5 % MFU"
+    std::vector<std::string> axis_groups;            // per report.comm.axes: "tp 8", "dp 64", "dp x cp 8" (DP's gradients
+                                                     // reduce over the CP ranks too: with dp 1 and cp 8 that group is CP's)
 };
 
 ReportText explain(const Scenario&, const Report&);

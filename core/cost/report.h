@@ -217,11 +217,12 @@ struct LayoutReport {
     int microbatches = 1;
 };
 
-enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit };
+enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted };
 struct Warning {
     WarningKind kind = WarningKind::does_not_fit;
-    double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU
-    double limit = 0;   // GPUs per node; pp; HBM bytes
+    double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU;
+                        // global_batch_fitted: the batch the file got
+    double limit = 0;   // GPUs per node; pp; HBM bytes; dp x micro-batch
 };
 
 struct Report {

@@ -128,4 +128,16 @@ std::string format_whole(double value) {
     return text;
 }
 
+std::string format_grouped(double value) {
+    const std::string digits = format_whole(value);
+    if (digits.find_first_not_of("-0123456789") != std::string::npos) return digits;  // not a whole number: as format_whole
+    const std::size_t first = digits[0] == '-' ? 1 : 0;
+    std::string grouped = digits.substr(0, first);
+    for (std::size_t i = first; i < digits.size(); ++i) {
+        if (i > first && (digits.size() - i) % 3 == 0) grouped += ',';
+        grouped += digits[i];
+    }
+    return grouped;
+}
+
 }  // namespace core

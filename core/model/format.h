@@ -16,6 +16,7 @@ std::string format_number(double value, int significant = 3);  // "295", "1.37",
 std::string format_plain(double value);                          // "4", "16", "0.5", "6.09": no trailing zeros
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"
 std::string format_typed(double value);                          // "-4", "2.5", "1e+300": a value as typed, for messages
+std::string format_grouped(double value);                        // "16,384": a whole count with thousands separators
 
 // The one line the UI prints so nobody wonders whether GB means 1e9 or 2^30.
 inline constexpr const char* kUnitConvention = "Units: decimal SI (1 GB = 10^9 bytes, 1 TFLOP/s = 10^12 FLOP/s)";

@@ -51,6 +51,17 @@ int microbatches_per_step(const Scenario& scenario) {
     return scenario.train.global_batch / (data_parallel_degree(scenario) * scenario.train.micro_batch);
 }
 
+int fitted_global_batch(const Scenario& scenario) {
+    const ParallelSpec& parallel = scenario.parallel;
+    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
+    if (model_parallel < 1 || scenario.train.micro_batch < 1) return 0;
+    const long long dp = parallel.dp > 0 ? parallel.dp : (scenario.cluster.gpus % model_parallel == 0 ? scenario.cluster.gpus / model_parallel : 0);
+    if (dp < 1) return 0;
+    const long long per_step = dp * scenario.train.micro_batch;
+    const long long fitted = (TrainSpec{}.global_batch + per_step - 1) / per_step * per_step;
+    return fitted <= 100000000 ? static_cast<int>(fitted) : 0;
+}
+
 void validate_scenario(const Scenario& scenario) {
     validate_model_shape(scenario.model, "model");
     const ParallelSpec& parallel = scenario.parallel;

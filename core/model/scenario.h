@@ -33,6 +33,10 @@ struct TrainSpec {
     // Weight gradients accumulated into the fp32 main gradients by the GEMM itself (Megatron --gradient-accumulation-fusion,
     // since 2022-02; in fp16 since 2022-09, commit 07916bf); off, each micro-batch adds them in a separate pass.
     bool gradient_accumulation_fusion = true;
+    // Set by the scenario parser when a file leaves global_batch out and the default does not divide over its layout: the
+    // batch became the smallest multiple of dp x micro_batch not below the default, as DeepSpeed derives train_batch_size
+    // from micro-batch x accumulation x data-parallel size. The report carries a note saying so.
+    bool global_batch_fitted = false;
 
     bool operator==(const TrainSpec&) const = default;
 };
@@ -144,6 +148,9 @@ void validate_scenario(const Scenario&);
 // Derived layout figures every part of the model needs.
 int data_parallel_degree(const Scenario&);       // dp, explicit or derived
 int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_batch)
+// The smallest multiple of dp x micro_batch not below the default global batch (512): what a file that names no batch
+// gets. 0 when the layout has no whole dp.
+int fitted_global_batch(const Scenario&);
 
 // The catalog's link for a GPU's scale-up (its NVLink generation); the GPU's own entry names it.
 LinkSpec scale_up_link_of(const GpuSpec&);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 
 namespace core {
 namespace {
@@ -115,6 +117,11 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
         notes.push_back(std::string("Schedule ") + schedule_name(parallel.schedule) + " -> 1f1b: " + fit->reason);
         parallel.schedule = ScheduleKind::one_f_one_b;
     }
+    // A batch the parser fitted stays marked only while it is still the fitted one; a chosen batch is the user's.
+    if (train.global_batch_fitted && (moved == Moved::batch || train.global_batch != fitted_global_batch(scenario) ||
+                                      train.global_batch == TrainSpec{}.global_batch)) {
+        train.global_batch_fitted = false;
+    }
     Edit edit{scenario, std::move(notes), check_layout(scenario, layout_of(scenario))};
     return edit;
 }
@@ -154,6 +161,59 @@ Edit with_params(const Scenario& scenario, double params) {
     Scenario result = scenario;
     result.model = model;
     result.efficiency.step_seconds.reset();
+    return settle(result, Moved::other);
+}
+
+Edit with_model_scaled(const Scenario& scenario, double params) {
+    const ModelSpec& own = scenario.model;
+    if (own.is_bare_count()) return with_params(scenario, params);
+    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    const int seq_len = scenario.train.seq_len;
+    const double own_total = count_params(own, seq_len).total;
+    if (std::fabs(params / own_total - 1.0) < 1e-9) return settle(scenario, Moved::other);
+    const int head_dim = own.head_dim();
+    const int group = std::max(1, own.heads / std::max(1, own.kv_heads));
+    const int tp = std::max(1, scenario.parallel.tp);
+    const int heads_step = std::lcm(group, tp);  // whole KV groups that TP divides
+    const double ffn_ratio = static_cast<double>(own.ffn_hidden) / own.hidden;
+    const double aspect = static_cast<double>(own.hidden) / own.layers;
+    const int min_layers = std::max(1, scenario.parallel.pp * scenario.parallel.virtual_stages);
+    // For each width in whole steps of heads, the depth that comes closest to params; keep the one whose hidden / layers
+    // is nearest the model's own.
+    std::optional<ModelSpec> best;
+    double best_aspect_error = 0;
+    for (long long heads = heads_step; heads <= 1LL << 16; heads += heads_step) {
+        ModelSpec model = own;
+        model.heads = static_cast<int>(heads);
+        model.kv_heads = static_cast<int>(heads / group);
+        model.hidden = model.heads * head_dim;
+        model.ffn_hidden = std::max(1, static_cast<int>(std::lround(model.hidden * ffn_ratio / 64.0)) * 64);
+        model.layers = 1;
+        const ParamBreakdown one = count_params(model, seq_len);
+        const double per_layer = one.per_layer;
+        const double fixed = one.total - per_layer;
+        if (fixed + min_layers * per_layer > params * 1.1) break;  // wider only grows: no more candidates
+        const long long layers = std::max<long long>(min_layers, std::llround((params - fixed) / per_layer));
+        if (layers > 100000) continue;
+        model.layers = static_cast<int>(layers);
+        const double total = count_params(model, seq_len).total;
+        if (std::fabs(total / params - 1.0) > 0.1) continue;
+        const double aspect_error = std::fabs(std::log(model.hidden / (aspect * model.layers)));
+        if (!best || aspect_error < best_aspect_error) {
+            best = model;
+            best_aspect_error = aspect_error;
+        }
+    }
+    if (!best) {
+        return refused(scenario, "model.params", own.name + " cannot be scaled to " + format_count(params) + " parameters (" +
+                                                     "its smallest is one layer of " + std::to_string(heads_step * head_dim) + " wide with a " +
+                                                     std::to_string(own.vocab) + "-token vocabulary)");
+    }
+    best->id = "custom";
+    best->name = own.name + " scaled to " + format_count(count_params(*best, seq_len).total);
+    Scenario result = scenario;
+    result.model = *best;
+    result.efficiency.step_seconds.reset();  // it was measured on the model's own size
     return settle(result, Moved::other);
 }
 

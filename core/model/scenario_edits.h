@@ -24,6 +24,11 @@ enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages };
 
 Edit with_model(const Scenario&, const ModelSpec&);       // the model's default sequence length; a measured step is dropped
 Edit with_params(const Scenario&, double params);         // a bare parameter count, its shape fitted to the current layout
+// The scenario's own model grown or shrunk to about `params`: its head size, attention groups (GQA), MLP ratio, vocabulary
+// and architecture kept, width and depth scaled together (hidden / layers as in the model) in whole heads and layers the
+// layout holds. At the model's own size it is the model itself; a bare count scales as with_params. Refused below the
+// family's smallest member (one layer of the narrowest width) or more than 10 % from params.
+Edit with_model_scaled(const Scenario&, double params);
 Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation; a measured step is dropped
 Edit with_gpus(const Scenario&, int gpus);                // DP follows
 Edit with_gpus_per_node(const Scenario&, int gpus_per_node);

@@ -311,7 +311,7 @@ nlohmann::json full_json(const Scenario& s) {
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader) {
+Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader, ScenarioUse use) {
     const nlohmann::json root = parse_json_text(json_text, "scenario");
     JsonObjectReader reader(root, "");
     Scenario scenario = default_scenario();
@@ -334,6 +334,16 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
         if (product > 1e8) throw InputError("parallel.dp", "dp x tp x pp x cp is more than 100,000,000 GPUs");
         scenario.cluster.gpus = static_cast<int>(product);
     }
+    if (use == ScenarioUse::plan) {
+        scenario.parallel = ParallelSpec{};  // the planner's search replaces it; an explicit batch stays as given
+        validate_model_shape(scenario.model, "model");
+        return scenario;
+    }
+    const bool batch_given = root.contains("train") && root["train"].is_object() && root["train"].contains("global_batch");
+    if (const int fitted = fitted_global_batch(scenario); !batch_given && fitted > 0 && fitted != scenario.train.global_batch) {
+        scenario.train.global_batch = fitted;
+        scenario.train.global_batch_fitted = true;
+    }
     validate_scenario(scenario);
     return scenario;
 }
@@ -351,6 +361,11 @@ std::string scenario_to_json(const Scenario& scenario) {
         for (auto field = section->begin(); field != section->end(); ++field) {
             if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;
         }
+    }
+    // A fitted batch is not written: read back, the file fits it again (and the report notes it again).
+    if (scenario.train.global_batch_fitted && out.contains("train")) {
+        out["train"].erase("global_batch");
+        if (out["train"].empty()) out.erase("train");
     }
     // The GPU count decides the cluster: keep it whenever the layout is written, so dp stays consistent.
     if (out.contains("parallel") && !out.contains("cluster")) out["cluster"]["gpus"] = scenario.cluster.gpus;
