@@ -154,7 +154,8 @@ opens its window on the default scenario, or on
 .I scenario
 if given.
 The commands print the same figures as JSON, render the window's panels to PNG files without showing
-a window, and rank the parallel layouts that fit.
+a window, rank the parallel layouts that fit, say what a run costs before it runs, and size the
+cheapest cluster for a deadline.
 .PP
 A scenario file is JSON that names only what differs from the defaults: Llama 3 70B, bf16 mixed
 precision with an fp32 master copy and Adam (16 bytes per parameter), H100 SXM GPUs, 8 per node, 64 GPUs.
@@ -186,6 +187,17 @@ The export could not open a display, create an OpenGL context or write a file.
 .TP
 .B 2
 Invalid input: a usage error, or a scenario or lesson file that cannot be read or is refused.
+.TP
+.B 3
+Over budget:
+.B cost
+found the estimate above the budget (the scenario's
+.I budget.dollars
+or
+.BR \-\-budget ),
+or
+.B plan \-\-size
+found no cluster within the deadline and the budget. The line on standard error names the overrun.
 .SH ENVIRONMENT
 .TP
 .B SHARDSCOPE_ASSETS
@@ -247,6 +259,22 @@ Rank the 20 best layouts for a scenario:
 .RS 4
 .EX
 shardscope plan \-\-top 20 my\-run.json
+.EE
+.RE
+.PP
+Before renting, write down what a run costs, and refuse it above $3:
+.PP
+.RS 4
+.EX
+shardscope cost \-\-budget 3 /usr/local/share/shardscope/scenarios/gpt2\-124m\-2x\-rtx4090\-spot.json
+.EE
+.RE
+.PP
+The cheapest GPU type, count and layout that trains a 7B model on 140B tokens within 14 days:
+.PP
+.RS 4
+.EX
+shardscope plan \-\-size \-\-deadline\-days 14 /usr/local/share/shardscope/scenarios/llama2\-7b\-140b\-tokens\-14\-days.json
 .EE
 .RE
 .SH SEE ALSO

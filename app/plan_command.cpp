@@ -10,7 +10,6 @@
 #include <cstdio>
 
 namespace app {
-namespace {
 
 nlohmann::ordered_json layout_json(const core::Layout& layout) {
     return {{"tp", layout.tp},
@@ -24,8 +23,6 @@ nlohmann::ordered_json layout_json(const core::Layout& layout) {
             {"virtual_stages", layout.virtual_stages},
             {"sequence_parallel", layout.sequence_parallel}};
 }
-
-}  // namespace
 
 int run_plan(const core::Scenario& scenario, int top) {
     core::PlanOptions options;

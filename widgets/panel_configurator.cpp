@@ -1,7 +1,9 @@
 // The 3D-parallelism configurator: layout sliders constrained to valid values, what the layout costs (memory, communication,
 // step time, money, failures), the device mesh, and the planner's fastest layouts (click one to apply it).
 #include "core/model/format.h"
+#include "core/cost/budget_text.h"
 #include "core/cost/planner.h"
+#include "core/cost/sizing.h"
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
@@ -9,9 +11,11 @@
 #include "widgets/device_mesh.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
+#include "widgets/log_plot.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/plan_job.h"
+#include "widgets/size_job.h"
 
 #include <imgui.h>
 
@@ -34,6 +38,13 @@ struct ConfiguratorState {
     // The plan depends on everything but the layout, and runs off the UI thread: a frame never waits for it.
     std::uint64_t plan_revision = 0;  // the scenario revision the ranking was last requested for
     PlanJob plan;
+
+    // Sizing (GPU type x count x layout, by cost) depends on neither the GPU, its count nor the layout; off the UI thread.
+    std::uint64_t sizing_revision = 0;
+    SizeJob sizing;
+    bool table_shows_sizing = false;  // the table under the plot: layouts on these GPUs, or clusters by cost
+    float sizing_plot_width_em = 30.0f;  // the cost-against-time plot beside the table
+    int sizing_max_gpus = 4096;       // the largest count sizing tries
 };
 
 
@@ -75,8 +86,11 @@ void draw_controls(PanelContext& ctx) {
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
-    double dollars = scenario.operations.dollars_per_gpu_hour;
-    if (ImGui::InputDouble("$ / GPU-hour", &dollars, 0.25, 1.0, "%.2f")) ctx.scenario.operations.dollars_per_gpu_hour = std::clamp(dollars, 0.0, 1e6);
+    ImGui::PopItemWidth();
+    ImGui::PushItemWidth(-font * 6.5f);
+    price_controls("$ / GPU-h", scenario, feedback);
+    setup_hours_input("Setup", scenario, feedback);
+    budget_input("Budget", scenario, feedback);
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
@@ -213,11 +227,24 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
     ImGui::SameLine(left + column);
     figure("GPU-hours", core::format_count(compute.gpu_hours),
            core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
-    figure("Cost", "$" + core::format_count(compute.cost_dollars),
-           core::format_count(compute.gpu_hours) + " GPU-hours x $" + core::format_number(scenario.operations.dollars_per_gpu_hour) + " per GPU-hour");
+    figure("Cost", core::format_dollars(compute.cost_dollars),
+           core::format_count(compute.gpu_hours) + " GPU-hours x " + core::format_dollars(scenario.operations.dollars_per_gpu_hour) +
+               " per GPU-hour: training alone, without setup");
     ImGui::SameLine(left + column);
     figure("Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
            "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
+}
+
+// Seed 004's sentence, to paste into a lab notebook; its colour repeats what its last words say.
+void draw_budget(const core::Report& report, const core::ReportText& text) {
+    const core::BudgetReport& budget = report.budget;
+    const ImU32 color = !budget.has_budget ? palette().text : budget.within_budget ? palette().within_budget : palette().over_budget;
+    ImGui::PushStyleColor(ImGuiCol_Text, color4(color));
+    ImGui::TextWrapped("%s", text.budget_sentence.c_str());
+    ImGui::PopStyleColor();
+    explain_last_item("GPUs x price per GPU-hour x (modelled time to train + setup) = total; budget - total = buffer. "
+                      "`shardscope cost` prints the same sentence, and exits with status 3 over the budget.",
+                      "seed 004: every cloud experiment starts with this sentence");
 }
 
 void draw_comm(const core::Report& report, const core::ReportText& text) {
@@ -334,7 +361,6 @@ void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
 
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     refresh_plan(state, ctx);
-    section_heading("Planner: the fastest layouts that fit (click a row to apply it)");
     if (!state.plan.has_result()) {
         dim_text("Ranking every layout of this model on " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs...");
         return;
@@ -394,6 +420,209 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndTable();
 }
 
+// ---- Sizing: GPU type x count x layout, by cost ----
+
+// What sizing depends on: not the GPU, its count or the layout (it varies those), nor the price typed for this GPU.
+core::Scenario sizing_free(const core::Scenario& scenario) {
+    core::Scenario free = layout_free(scenario);
+    free.cluster.gpu = core::builtin_hardware().gpus.front();
+    free.cluster.scale_up = core::scale_up_link_of(free.cluster.gpu);
+    free.cluster.gpus = 1;
+    return free;
+}
+
+core::SizingOptions sizing_options(const ConfiguratorState& state, const core::Scenario& scenario) {
+    core::SizingOptions options;
+    options.price = scenario.budget.price == core::PriceBasis::spot ? core::PriceBasis::spot : core::PriceBasis::on_demand;
+    options.max_gpus = state.sizing_max_gpus;
+    options.deadline_seconds = scenario.train.deadline_days * 86400.0;
+    options.budget_dollars = scenario.budget.budget_dollars;
+    return options;
+}
+
+void refresh_sizing(ConfiguratorState& state, const PanelContext& ctx) {
+    if (ctx.scenario_revision != state.sizing_revision) {
+        state.sizing_revision = ctx.scenario_revision;
+        state.sizing.request(sizing_free(ctx.scenario), sizing_options(state, ctx.scenario));
+    }
+    if (ctx.exporting) state.sizing.wait();  // a picture shows the finished front
+    state.sizing.poll();
+}
+
+// The axis unit for times to train: the largest that keeps the longest under a few hundred.
+struct TimeUnit {
+    double seconds;
+    const char* title;
+};
+TimeUnit time_unit(double longest_seconds) {
+    if (longest_seconds > 2.0 * 86400.0) return {86400.0, "time to train (days)"};
+    if (longest_seconds > 2.0 * 3600.0) return {3600.0, "time to train (hours)"};
+    if (longest_seconds > 120.0) return {60.0, "time to train (minutes)"};
+    return {1.0, "time to train (s)"};
+}
+
+std::string cluster_name(const core::SizingRow& row) { return std::to_string(row.gpus) + "\u00d7 " + row.gpu_name; }
+
+void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
+    const core::Sizing& sizing = state.sizing.sizing();
+    const core::Scenario& scenario = ctx.scenario;
+    section_heading("Cost against time to train");
+    if (!state.sizing.has_result()) {
+        dim_text("Sizing every GPU type at 1 to " + std::to_string(state.sizing_max_gpus) + " GPUs...");
+        return;
+    }
+    if (!state.sizing.error().empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "%s", state.sizing.error().c_str());
+        return;
+    }
+    if (sizing.rows.empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "No GPU type fits this model at up to %d GPUs.", state.sizing_max_gpus);
+        return;
+    }
+    const double deadline_seconds = scenario.train.deadline_days * 86400.0;
+    const core::BudgetReport& own = ctx.report.budget;
+    double min_t = deadline_seconds, max_t = deadline_seconds, min_c = own.total_dollars, max_c = own.total_dollars;
+    for (const core::SizingRow& row : sizing.rows) {
+        min_t = std::min(min_t, row.train_seconds);
+        max_t = std::max(max_t, row.train_seconds);
+        min_c = std::min(min_c, row.cost.total_dollars);
+        max_c = std::max(max_c, row.cost.total_dollars);
+    }
+    min_t = std::min(min_t, ctx.report.compute.train_seconds);
+    max_t = std::max(max_t, ctx.report.compute.train_seconds);
+    if (scenario.budget.budget_dollars) {
+        min_c = std::min(min_c, *scenario.budget.budget_dollars);
+        max_c = std::max(max_c, *scenario.budget.budget_dollars);
+    }
+    const TimeUnit unit = time_unit(max_t);
+    LogPlotAxes axes;
+    axes.x_title = unit.title;
+    axes.y_title = "cost to train ($, setup included)";
+    axes.x_min = std::max(min_t / unit.seconds / 1.6, 1e-6);
+    axes.x_max = max_t / unit.seconds * 1.6;
+    axes.y_min = std::max(min_c / 1.6, 1e-6);
+    axes.y_max = max_c * 1.6;
+    axes.legend = LegendCorner::top_right;
+    if (!BeginLogPlot("##sizing", ImVec2(-1, -1), axes)) return;
+    const Palette& colors = palette();
+    const ImU32 candidate = with_alpha(colors.text_dim, 0.55f);
+    for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
+        const core::SizingRow& row = sizing.rows[i];
+        if (PlotPoint(i == 0 ? "a GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f)) {
+            ImGui::SetTooltip("%s: %s, %s", cluster_name(row).c_str(), core::format_seconds(row.train_seconds).c_str(),
+                              core::format_dollars(row.cost.total_dollars).c_str());
+        }
+    }
+    std::vector<double> xs, ys;
+    for (std::size_t index : sizing.front) {
+        xs.push_back(sizing.rows[index].train_seconds / unit.seconds);
+        ys.push_back(sizing.rows[index].cost.total_dollars);
+    }
+    PlotLine("Pareto front", xs.data(), ys.data(), static_cast<int>(xs.size()), colors.compute, 0.1f);
+    // Label a handful of the front, spread along it: every label would cover the plot.
+    const std::size_t labels = std::min<std::size_t>(sizing.front.size(), 5);
+    for (std::size_t k = 0; k < sizing.front.size(); ++k) {
+        const core::SizingRow& row = sizing.rows[sizing.front[k]];
+        if (PlotPoint("##front", xs[k], ys[k], colors.compute, 0.26f, MarkerShape::square)) {
+            ImGui::SetTooltip("%s (%s): %s, %s", cluster_name(row).c_str(), row.feasible() ? "feasible" : "over the deadline or budget",
+                              core::format_seconds(row.train_seconds).c_str(), core::format_dollars(row.cost.total_dollars).c_str());
+        }
+        const bool labelled = labels > 1 && (k * (labels - 1)) % (sizing.front.size() - 1) < labels - 1;
+        if (labelled && &row != &sizing.rows.front()) PlotText(xs[k], ys[k], cluster_name(row).c_str(), colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.2f));
+    }
+    PlotVLine("deadline", deadline_seconds / unit.seconds, colors.time_wall, 0.08f, 0.4f);
+    if (scenario.budget.budget_dollars) PlotHLine("budget", *scenario.budget.budget_dollars, colors.over_budget, 0.08f, 0.4f);
+    const core::SizingRow& cheapest = sizing.rows.front();
+    if (cheapest.feasible()) {
+        PlotPoint("cheapest within deadline and budget", cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, colors.within_budget,
+                  0.42f, MarkerShape::ring);
+        const std::string label = "cheapest: " + cluster_name(cheapest) + ", " + core::format_dollars(cheapest.cost.total_dollars);
+        PlotText(cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, label.c_str(), colors.within_budget, ImVec2(0, 0), ImVec2(0.5f, 0.3f));
+    }
+    PlotPoint("this cluster", ctx.report.compute.train_seconds / unit.seconds, own.total_dollars, colors.text, 0.32f, MarkerShape::diamond);
+    EndLogPlot();
+}
+
+// One row of the sizing table applied: the GPU, then the count, then the layout, each through scenario_edits.
+void apply_sizing_row(const core::SizingRow& row, PanelContext& ctx) {
+    const core::GpuSpec* gpu = core::builtin_hardware().find_gpu(row.gpu_id);
+    if (!gpu) return;
+    core::Edit edit = core::with_gpu(ctx.scenario, *gpu);
+    if (edit.ok()) edit = core::with_gpus(edit.scenario, row.gpus);
+    if (edit.ok()) edit = core::with_layout(edit.scenario, row.best.layout);
+    apply_edit(edit, ctx.scenario, ctx.feedback, "Sizing");
+}
+
+void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
+    const core::Sizing& sizing = state.sizing.sizing();
+    if (!state.sizing.has_result() || !state.sizing.error().empty()) return;
+    const bool stale = state.sizing.pending();
+    const std::string deadline = core::format_seconds(ctx.scenario.train.deadline_days * 86400.0);
+    dim_text(stale ? std::string("Sizing again for the new model, batch or budget; the rows below are the previous sizing.")
+                   : std::to_string(sizing.feasible_rows) + " of " + std::to_string(sizing.rows.size()) + " clusters that fit train within " + deadline +
+                         (ctx.scenario.budget.budget_dollars ? " and " + core::format_dollars(*ctx.scenario.budget.budget_dollars) : std::string()) +
+                         ", cheapest first (" + core::price_basis_name(sizing_options(state, ctx.scenario).price) + " prices). * on the front.");
+    explain_last_item("Every catalog GPU with a price at 1, 2, 3, 4, 6, 8, 12, ... GPUs (powers of two and 1.5 times them), each with the "
+                      "planner's fastest layout that fits: cost = GPUs x price per GPU-hour x (time to train + setup). The Pareto "
+                      "front holds the clusters that no other beats on both cost and time. `shardscope plan --size` prints the same.");
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+    if (!ImGui::BeginTable("sizing", 8, flags)) return;
+    ImGui::BeginDisabled(stale);
+    for (const char* header : {"#", "GPU", "GPUs", "layout", "time to train", "cost", "$ / GPU-h", "MFU"}) ImGui::TableSetupColumn(header);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < sizing.rows.size() && static_cast<int>(i) < state.plan_rows; ++i) {
+        const core::SizingRow& row = sizing.rows[i];
+        const core::Layout& l = row.best.layout;
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushID(static_cast<int>(i));
+        const std::string rank = std::to_string(i + 1) + (row.on_front ? "*" : "");
+        const bool current = row.gpu_id == ctx.scenario.cluster.gpu.id && row.gpus == ctx.scenario.cluster.gpus && l == core::layout_of(ctx.scenario);
+        if (ImGui::Selectable(rank.c_str(), current, ImGuiSelectableFlags_SpanAllColumns)) apply_sizing_row(row, ctx);
+        ImGui::PopID();
+        const std::string layout = "TP " + std::to_string(l.tp) + " PP " + std::to_string(l.pp) + (l.cp > 1 ? " CP " + std::to_string(l.cp) : "") +
+                                   " DP " + std::to_string(l.dp) + " ZeRO " + std::to_string(l.zero);
+        const std::string time = core::format_seconds(row.train_seconds) + (row.meets_deadline ? "" : " (late)");
+        const std::string cost = core::format_dollars(row.cost.total_dollars) + (row.within_budget ? "" : " (over)");
+        const std::string cells[] = {row.gpu_name, std::to_string(row.gpus), layout, time, cost, core::format_dollars(row.cost.dollars_per_gpu_hour),
+                                     core::format_percent(row.best.estimate.mfu)};
+        for (int column = 0; column < 7; ++column) {
+            ImGui::TableSetColumnIndex(column + 1);
+            ImGui::TextUnformatted(cells[column].c_str());
+        }
+    }
+    ImGui::EndDisabled();
+    ImGui::EndTable();
+}
+
+// The bottom of the panel: the sizing plot, and beside it the planner's layouts or the sizing's clusters.
+void draw_ranking(ConfiguratorState& state, PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    refresh_sizing(state, ctx);
+    const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+    const float plot_width = std::min(font * state.sizing_plot_width_em, ImGui::GetContentRegionAvail().x * 0.4f);
+    ImGui::BeginChild("sizing plot", ImVec2(plot_width, 0), false, child);
+    draw_sizing_plot(state, ctx);
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+    ImGui::BeginChild("ranking", ImVec2(0, 0), false, child);
+    ImGui::PushFont(fonts().bold);
+    ImGui::TextUnformatted("Rank");
+    ImGui::PopFont();
+    ImGui::SameLine();
+    if (ImGui::RadioButton(("layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs").c_str(), !state.table_shows_sizing)) {
+        state.table_shows_sizing = false;
+    }
+    ImGui::SameLine();
+    if (ImGui::RadioButton("clusters by cost (GPU type x count)", state.table_shows_sizing)) state.table_shows_sizing = true;
+    ImGui::SameLine();
+    dim_text("click a row to apply it");
+    ImGui::Separator();
+    if (state.table_shows_sizing) draw_sizing_table(state, ctx);
+    else draw_plan(state, ctx);
+    ImGui::EndChild();
+}
+
 void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -412,6 +641,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     draw_memory(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_step(ctx.scenario, ctx.report, ctx.text);
+    draw_budget(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_comm(ctx.report, ctx.text);
     ImGui::EndChild();
@@ -424,7 +654,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndChild();
 
     ImGui::BeginChild("plan", ImVec2(0, 0), false, child);
-    draw_plan(state, ctx);
+    draw_ranking(state, ctx);
     ImGui::EndChild();
 }
 

@@ -1,5 +1,6 @@
 #include "core/cost/explain.h"
 
+#include "core/cost/budget_text.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
@@ -167,6 +168,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                 "Korthikanti et al. 2022, Appendix A"};
     for (const Kernel& kernel : compute.kernels) text.kernels.push_back(kernel_explanation(scenario, kernel));
     for (const Warning& warning : report.warnings) text.warnings.push_back(warning_text(scenario, warning));
+    text.budget_sentence = budget_sentence(scenario, report.budget);
     return text;
 }
 

@@ -27,6 +27,7 @@ struct ReportText {
     Explanation mfu;
     std::vector<Explanation> kernels;                // per compute.kernels: "GEMM 8192 x 1024 x 8192, 137 GFLOP, ..."
     std::vector<std::string> warnings;               // per report.warnings, one line each
+    std::string budget_sentence;                     // seed 004's sentence: GPUs x price x (run + setup) = total, vs budget
 };
 
 ReportText explain(const Scenario&, const Report&);

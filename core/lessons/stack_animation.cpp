@@ -9,7 +9,13 @@
 namespace core {
 
 std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSpec& selected) {
-    std::vector<GpuSpec> gpus = catalog.gpus;
+    // The ceilings a stack is held against: the selected GPU and every NVLink-class GPU at least as large (what one
+    // would scale up to); the catalog's PCIe cards (L4, RTX 4090, ...) are ceilings only when selected.
+    std::vector<GpuSpec> gpus;
+    for (const GpuSpec& gpu : catalog.gpus) {
+        const bool pcie = gpu.scale_up_link.rfind("pcie", 0) == 0;
+        if (gpu.id == selected.id || (!pcie && gpu.hbm_bytes >= selected.hbm_bytes)) gpus.push_back(gpu);
+    }
     const bool in_catalog = std::any_of(gpus.begin(), gpus.end(), [&](const GpuSpec& gpu) {
         return gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
     });

@@ -121,4 +121,26 @@ std::string format_whole(double value) {
     return text;
 }
 
+std::string format_dollars(double dollars) {
+    if (!std::isfinite(dollars)) return "n/a";
+    if (dollars < 0) return "-" + format_dollars(-dollars);
+    char buffer[48];
+    if (dollars == 0.0) return "$0.00";
+    if (dollars < 0.005) return "$" + format_number(dollars, 2);  // a fraction of a cent still shows what it is
+    if (dollars < 999.995) {
+        std::snprintf(buffer, sizeof buffer, "$%.2f", dollars);
+        return buffer;
+    }
+    if (dollars < 999999.5) {
+        const long long whole = std::llround(dollars);
+        std::snprintf(buffer, sizeof buffer, "$%lld,%03lld", whole / 1000, whole % 1000);
+        return buffer;
+    }
+    static const Prefix kMoney[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}};
+    for (const Prefix& prefix : kMoney) {
+        if (dollars >= prefix.scale * 0.9995) return "$" + format_number(dollars / prefix.scale) + " " + prefix.symbol;
+    }
+    return "$" + format_number(dollars);
+}
+
 }  // namespace core

@@ -146,6 +146,7 @@ Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     result.cluster.gpu = gpu;
     result.cluster.scale_up = scale_up_link_of(gpu);
     if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
+    apply_price_basis(result);  // a catalog price follows the GPU; a custom one stays
     return settle(result, Moved::other);
 }
 
@@ -266,6 +267,43 @@ Edit with_layout(const Scenario& scenario, const Layout& layout) {
     Scenario result = apply_layout(scenario, layout);  // an assumed MFU stays assumed, as with every layout control
     if (const auto problem = check_layout(result, layout_of(result))) return {result, {}, problem};
     return settle(result, Moved::layout);
+}
+
+Edit with_price_basis(const Scenario& scenario, PriceBasis basis) {
+    Scenario result = scenario;
+    result.budget.price = basis;
+    apply_price_basis(result);
+    std::vector<std::string> notes;
+    if (result.budget.price != basis) {
+        notes.push_back(std::string("Price stays custom: the catalog has no ") + price_basis_name(basis) + " price for the " + scenario.cluster.gpu.name);
+    }
+    return settle(result, Moved::other, std::move(notes));
+}
+
+Edit with_dollars_per_gpu_hour(const Scenario& scenario, double dollars) {
+    if (!(dollars >= 0 && dollars <= 1e6)) {
+        return refused(scenario, "operations.dollars_per_gpu_hour", "must be between 0 and 1e6, got " + format_number(dollars));
+    }
+    Scenario result = scenario;
+    result.operations.dollars_per_gpu_hour = dollars;
+    result.budget.price = PriceBasis::custom;  // the user's own figure: it stays when the GPU changes
+    return settle(result, Moved::other);
+}
+
+Edit with_setup_hours(const Scenario& scenario, double hours) {
+    if (!(hours >= 0 && hours <= 1e5)) return refused(scenario, "budget.setup_hours", "must be between 0 and 100,000, got " + format_number(hours));
+    Scenario result = scenario;
+    result.budget.setup_hours = hours;
+    return settle(result, Moved::other);
+}
+
+Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
+    if (dollars && !(*dollars >= 0 && *dollars <= 1e12)) {
+        return refused(scenario, "budget.dollars", "must be between 0 and 1e12, got " + format_number(*dollars));
+    }
+    Scenario result = scenario;
+    result.budget.budget_dollars = dollars;
+    return settle(result, Moved::other);
 }
 
 Choices choices_of(const Scenario& scenario) {

@@ -37,6 +37,10 @@ Edit with_global_batch(const Scenario&, int global_batch);
 Edit with_sequence_parallel(const Scenario&, bool on);
 Edit with_flash_attention(const Scenario&, bool on);
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
+Edit with_price_basis(const Scenario&, PriceBasis);       // on-demand or spot: the GPU's catalog price; custom keeps the figure
+Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own price: the basis becomes custom
+Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)
+Edit with_budget_dollars(const Scenario&, std::optional<double> dollars);  // the ceiling; nullopt removes it
 
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {
