@@ -97,7 +97,8 @@ int run_cli(int argc, char** argv) {
     // plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
     SizeCommandOptions size_options;
     double size_deadline_days = 0, size_budget = 0;
-    CLI::Option* size_flag = plan->add_flag("--size", "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
+    bool size_requested = false;
+    CLI::Option* size_flag = plan->add_flag("--size", size_requested, "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
                                                       "ranked by cost to train (GPUs x price x (time to train + setup))");
     CLI::Option* size_deadline = plan->add_option("--deadline-days", size_deadline_days, "With --size: the deadline (default: the scenario's train.deadline_days)")
                                      ->type_name("DAYS")->needs(size_flag);
@@ -152,7 +153,7 @@ int run_cli(int argc, char** argv) {
         }
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
-            if (*size_flag) {
+            if (size_requested) {
                 if (*size_deadline && !(size_deadline_days > 0 && size_deadline_days <= 1e6)) return fail("--deadline-days: must be between 0 and 1e6");
                 if (*size_budget_option && !(size_budget >= 0 && size_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
                 if (size_options.max_gpus < 1 || size_options.max_gpus > 1000000) return fail("--max-gpus: must be between 1 and 1000000");

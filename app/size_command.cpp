@@ -42,13 +42,13 @@ std::string padded(const std::string& text, std::size_t width) { return text.siz
 
 // Each row under its rank in the whole ranking; * marks the Pareto front.
 void print_table(const core::Sizing& sizing, const std::vector<std::size_t>& rows) {
-    std::printf("  %-4s %-14s %5s  %-50s %13s %11s %8s %7s\n", "#", "GPU", "GPUs", "layout (fastest that fits)", "time to train", "cost", "$/GPU-h", "MFU");
+    std::printf("  %-4s %-14s %5s  %-52s %13s %11s %8s %7s\n", "#", "GPU", "GPUs", "layout (fastest that fits)", "time to train", "cost", "$/GPU-h", "MFU");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const core::SizingRow& row = sizing.rows[rows[i]];
         const std::string rank = std::to_string(rows[i] + 1) + (row.on_front ? "*" : "");
         const std::string flags = row.feasible() ? "" : !row.meets_deadline ? "  over the deadline" : "  over the budget";
-        std::printf("  %-4s %-14s %5d  %-50s %13s %11s %8s %7s%s\n", rank.c_str(), row.gpu_name.c_str(), row.gpus,
-                    padded(layout_text(row.best.layout), 50).c_str(), core::format_seconds(row.train_seconds).c_str(),
+        std::printf("  %-4s %-14s %5d  %-52s %13s %11s %8s %7s%s\n", rank.c_str(), row.gpu_name.c_str(), row.gpus,
+                    padded(layout_text(row.best.layout), 52).c_str(), core::format_seconds(row.train_seconds).c_str(),
                     core::format_dollars(row.cost.total_dollars).c_str(), core::format_dollars(row.cost.dollars_per_gpu_hour).c_str(),
                     core::format_percent(row.best.estimate.mfu).c_str(), flags.c_str());
     }
@@ -105,6 +105,9 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
                              {"total_dollars", row.cost.total_dollars}, {"feasible", row.feasible()}});
         }
         json["front"] = front;
+        nlohmann::ordered_json per_type = nlohmann::ordered_json::array();
+        for (std::size_t index : core::cheapest_of_each_type(sizing)) per_type.push_back({{"gpu", sizing.rows[index].gpu_id}, {"rank", index + 1}});
+        json["cheapest_of_each_type"] = per_type;
         std::fputs((json.dump(2) + "\n").c_str(), stdout);
     } else {
         std::printf("The cheapest way to train %s on %s tokens within %s (budget: %s), at %s prices with %s of setup:\n\n",
@@ -113,6 +116,8 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
         std::vector<std::size_t> top;
         for (std::size_t i = 0; i < sizing.rows.size() && static_cast<int>(i) < options.top; ++i) top.push_back(i);
         print_table(sizing, top);
+        std::printf("\nThe cheapest cluster of each GPU type:\n\n");
+        print_table(sizing, core::cheapest_of_each_type(sizing));
         std::printf("\nPareto front of cost against time (* above: no other cluster is both cheaper and faster), fastest first:\n\n");
         print_table(sizing, sizing.front);
         std::printf("\nCost = GPUs x price per GPU-hour x (time to train + setup). Tried %zu GPU types x %s GPUs (powers of two and\n"

@@ -163,4 +163,8 @@ TEST_CASE("Dollars are printed with cents while they matter", "[budget][format]"
     CHECK(core::format_dollars(12345.4) == "$12,345");
     CHECK(core::format_dollars(1234567) == "$1.23 M");
     CHECK(core::format_dollars(-1.1) == "-$1.10");
+    // MiniGPT's 8 MB of state against 24 GB: a share that is not zero is never printed as "0.0 %".
+    CHECK(core::format_percent(8e6 / 24e9) == "0.033 %");
+    CHECK(core::format_percent(0.0094) == "0.9 %");
+    CHECK(core::format_percent(0) == "0.0 %");
 }

@@ -222,6 +222,9 @@ const std::vector<SchemaKey>& schema() {
         {"operations", "checkpoint_bytes_per_s", {"1e3", "100e9", "1e16"}},
         {"operations", "restart_seconds", {"0", "600", "1e9"}},
         {"operations", "dollars_per_gpu_hour", {"0", "2", "1e6"}},
+        {"budget", "price", {"\"on-demand\"", "\"spot\"", "\"custom\"", "\"free\""}},
+        {"budget", "setup_hours", {"0", "0.5", "1e5"}},
+        {"budget", "dollars", {"0", "3", "1e12"}},
     };
     return keys;
 }

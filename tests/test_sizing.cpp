@@ -77,6 +77,17 @@ TEST_CASE("plan --size: 7B on 140B tokens within 14 days, cheapest feasible firs
         CHECK(sizing.rows[sizing.front[i]].train_seconds > sizing.rows[sizing.front[i - 1]].train_seconds);
         CHECK(sizing.rows[sizing.front[i]].cost.total_dollars < sizing.rows[sizing.front[i - 1]].cost.total_dollars);
     }
+    // One row per GPU type, each its type's cheapest feasible cluster, in rank order.
+    const std::vector<std::size_t> per_type = core::cheapest_of_each_type(sizing);
+    CHECK(per_type.size() == options.gpu_ids.size());
+    CHECK(per_type.front() == 0);
+    for (std::size_t k = 0; k < per_type.size(); ++k) {
+        const core::SizingRow& best = sizing.rows[per_type[k]];
+        if (k > 0) CHECK(per_type[k] > per_type[k - 1]);
+        for (const core::SizingRow& row : sizing.rows) {
+            if (row.gpu_id == best.gpu_id && row.feasible()) CHECK(best.cost.total_dollars <= row.cost.total_dollars);
+        }
+    }
     // Every row off the front is beaten by one on it.
     for (const core::SizingRow& row : sizing.rows) {
         if (row.on_front) continue;

@@ -244,7 +244,8 @@ bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& f
     bool changed = false;
     const core::GpuPrice& price = scenario.cluster.gpu.price;
     ImGui::PushID(label);
-    ImGui::SetNextItemWidth(font * 6.5f);
+    const float width = ImGui::CalcItemWidth();  // the combo and the price share the item width
+    ImGui::SetNextItemWidth(font * 7.5f);
     if (ImGui::BeginCombo("##basis", core::price_basis_name(scenario.budget.price))) {
         for (core::PriceBasis basis : {core::PriceBasis::on_demand, core::PriceBasis::spot, core::PriceBasis::custom}) {
             const double dollars = price.dollars_per_hour(basis);
@@ -259,7 +260,7 @@ bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& f
                                            : "Catalog price (" + price.date + "): " + price.source + ". Typing a price makes it custom.");
     ImGui::SameLine(0, font * 0.3f);
     double dollars = scenario.operations.dollars_per_gpu_hour;
-    ImGui::SetNextItemWidth(-font * 6.5f);
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - font * 7.8f));
     if (ImGui::InputDouble("##dollars", &dollars, 0, 0, "$%.2f", ImGuiInputTextFlags_EnterReturnsTrue) &&
         dollars != scenario.operations.dollars_per_gpu_hour) {
         changed = apply_edit(core::with_dollars_per_gpu_hour(scenario, dollars), scenario, feedback, label);
@@ -286,6 +287,7 @@ bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& fee
     const float font = ImGui::GetFontSize();
     bool changed = false;
     ImGui::PushID(label);
+    const float width = ImGui::CalcItemWidth();  // the checkbox and the amount share the item width
     bool guarded = scenario.budget.budget_dollars.has_value();
     if (ImGui::Checkbox("##on", &guarded)) {
         const std::optional<double> dollars = guarded ? std::optional<double>(scenario.budget.budget_dollars.value_or(100.0)) : std::nullopt;
@@ -295,7 +297,7 @@ bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& fee
     ImGui::SameLine(0, font * 0.3f);
     ImGui::BeginDisabled(!guarded);
     double dollars = scenario.budget.budget_dollars.value_or(0.0);
-    ImGui::SetNextItemWidth(-font * 6.5f);
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - ImGui::GetFrameHeight() - font * 0.3f));
     if (ImGui::InputDouble("##dollars", &dollars, 0, 0, "$%.2f", ImGuiInputTextFlags_EnterReturnsTrue) && guarded &&
         dollars != scenario.budget.budget_dollars.value_or(0.0)) {
         changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);

@@ -42,8 +42,9 @@ struct ConfiguratorState {
     // Sizing (GPU type x count x layout, by cost) depends on neither the GPU, its count nor the layout; off the UI thread.
     std::uint64_t sizing_revision = 0;
     SizeJob sizing;
-    bool table_shows_sizing = false;  // the table under the plot: layouts on these GPUs, or clusters by cost
-    float sizing_plot_width_em = 30.0f;  // the cost-against-time plot beside the table
+    bool show_layouts = false;        // the bottom: the cheapest clusters (plot and table), or the layouts on these GPUs
+    bool one_row_per_type = true;     // the clusters table: each GPU type's cheapest, or the whole ranking
+    float sizing_plot_share = 0.42f;  // of the bottom's width, for the cost-against-time plot
     int sizing_max_gpus = 4096;       // the largest count sizing tries
 };
 
@@ -86,11 +87,7 @@ void draw_controls(PanelContext& ctx) {
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
-    ImGui::PopItemWidth();
-    ImGui::PushItemWidth(-font * 6.5f);
     price_controls("$ / GPU-h", scenario, feedback);
-    setup_hours_input("Setup", scenario, feedback);
-    budget_input("Budget", scenario, feedback);
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
@@ -111,7 +108,12 @@ struct BarPiece {
     std::string formula;
 };
 
-void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const std::string& reference_label, ImU32 reference_color) {
+// A reference more than this many times the total is drawn off scale, so a tiny column (MiniGPT against 24 GB) still
+// shows its pieces; off_scale_label then says where the reference is.
+constexpr double kOffScaleRatio = 20.0;
+
+void stacked_bar(const std::vector<BarPiece>& pieces, double reference, std::string reference_label, ImU32 reference_color,
+                 const std::string& off_scale_label = {}) {
     const float font = ImGui::GetFontSize();
     const float width = ImGui::GetContentRegionAvail().x;
     const float height = font * 1.6f;
@@ -119,6 +121,11 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const st
     ImDrawList* draw = ImGui::GetWindowDrawList();
     double total = 0;
     for (const BarPiece& piece : pieces) total += piece.value;
+    const bool off_scale = reference > 0 && total > 0 && reference > kOffScaleRatio * total;
+    if (off_scale) {
+        reference_label = off_scale_label;
+        reference = total * 1.2;  // the marker at the bar's end stands for the reference far beyond it
+    }
     const double scale_max = std::max(total, reference) * 1.04;
     const float reference_room = reference > 0 ? ImGui::CalcTextSize(reference_label.c_str()).x : 0.0f;
     draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), with_alpha(palette().idle, 0.35f), font * 0.2f);
@@ -138,7 +145,14 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const st
     }
     if (reference > 0) {
         const float x = origin.x + static_cast<float>(reference / scale_max) * width;
-        draw->AddLine(ImVec2(x, origin.y - font * 0.3f), ImVec2(x, origin.y + height + font * 0.3f), reference_color, std::max(2.0f, font * 0.14f));
+        const float thickness = std::max(2.0f, font * 0.14f);
+        if (off_scale) {  // a broken line: the reference is far off to the right
+            draw->AddLine(ImVec2(x - font * 0.25f, origin.y + height * 0.5f), ImVec2(x + font * 0.25f, origin.y + height * 0.5f), reference_color, thickness);
+            draw->AddLine(ImVec2(x + font * 0.05f, origin.y + height * 0.25f), ImVec2(x + font * 0.3f, origin.y + height * 0.5f), reference_color, thickness);
+            draw->AddLine(ImVec2(x + font * 0.05f, origin.y + height * 0.75f), ImVec2(x + font * 0.3f, origin.y + height * 0.5f), reference_color, thickness);
+        } else {
+            draw->AddLine(ImVec2(x, origin.y - font * 0.3f), ImVec2(x, origin.y + height + font * 0.3f), reference_color, thickness);
+        }
         const float text_x = std::min(x + font * 0.25f, origin.x + width - reference_room);
         draw->AddText(ImVec2(x + reference_room + font * 0.25f > origin.x + width ? x - reference_room - font * 0.25f : text_x,
                              origin.y + height + font * 0.3f),
@@ -180,7 +194,8 @@ void draw_memory(const core::Report& report, const core::ReportText& text) {
         }
     }
     for (const BarPiece& piece : pieces) values.push_back(core::format_bytes(piece.value));
-    stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling);
+    stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling,
+                "HBM " + core::format_bytes(memory.hbm_bytes) + " far off scale: this is " + core::format_percent(memory.per_gpu_over_hbm) + " of it");
     legend(pieces, values);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(memory.fits ? palette().within_budget : palette().over_budget));
     const std::string margin = memory.fits ? core::format_bytes(memory.headroom_bytes) + " to spare" : core::format_bytes(-memory.headroom_bytes) + " over";
@@ -466,7 +481,6 @@ std::string cluster_name(const core::SizingRow& row) { return std::to_string(row
 void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     const core::Sizing& sizing = state.sizing.sizing();
     const core::Scenario& scenario = ctx.scenario;
-    section_heading("Cost against time to train");
     if (!state.sizing.has_result()) {
         dim_text("Sizing every GPU type at 1 to " + std::to_string(state.sizing_max_gpus) + " GPUs...");
         return;
@@ -481,16 +495,21 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     }
     const double deadline_seconds = scenario.train.deadline_days * 86400.0;
     const core::BudgetReport& own = ctx.report.budget;
-    double min_t = deadline_seconds, max_t = deadline_seconds, min_c = own.total_dollars, max_c = own.total_dollars;
+    double min_t = ctx.report.compute.train_seconds, max_t = min_t, min_c = own.total_dollars, max_c = own.total_dollars;
     for (const core::SizingRow& row : sizing.rows) {
         min_t = std::min(min_t, row.train_seconds);
         max_t = std::max(max_t, row.train_seconds);
         min_c = std::min(min_c, row.cost.total_dollars);
         max_c = std::max(max_c, row.cost.total_dollars);
     }
-    min_t = std::min(min_t, ctx.report.compute.train_seconds);
-    max_t = std::max(max_t, ctx.report.compute.train_seconds);
-    if (scenario.budget.budget_dollars) {
+    // The deadline and the budget widen the axes only when they are near the clusters; far off, a note says where.
+    const bool deadline_shown = deadline_seconds >= min_t / 30.0 && deadline_seconds <= max_t * 30.0;
+    if (deadline_shown) {
+        min_t = std::min(min_t, deadline_seconds);
+        max_t = std::max(max_t, deadline_seconds);
+    }
+    const bool budget_shown = scenario.budget.budget_dollars && *scenario.budget.budget_dollars >= min_c / 30.0 && *scenario.budget.budget_dollars <= max_c * 30.0;
+    if (budget_shown) {
         min_c = std::min(min_c, *scenario.budget.budget_dollars);
         max_c = std::max(max_c, *scenario.budget.budget_dollars);
     }
@@ -502,13 +521,13 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     axes.x_max = max_t / unit.seconds * 1.6;
     axes.y_min = std::max(min_c / 1.6, 1e-6);
     axes.y_max = max_c * 1.6;
-    axes.legend = LegendCorner::top_right;
+    axes.legend = LegendCorner::top_right;  // over the dominated clusters, away from the front
     if (!BeginLogPlot("##sizing", ImVec2(-1, -1), axes)) return;
     const Palette& colors = palette();
     const ImU32 candidate = with_alpha(colors.text_dim, 0.55f);
     for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
         const core::SizingRow& row = sizing.rows[i];
-        if (PlotPoint(i == 0 ? "a GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f)) {
+        if (PlotPoint(i == 0 ? "GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f)) {
             ImGui::SetTooltip("%s: %s, %s", cluster_name(row).c_str(), core::format_seconds(row.train_seconds).c_str(),
                               core::format_dollars(row.cost.total_dollars).c_str());
         }
@@ -520,7 +539,7 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     }
     PlotLine("Pareto front", xs.data(), ys.data(), static_cast<int>(xs.size()), colors.compute, 0.1f);
     // Label a handful of the front, spread along it: every label would cover the plot.
-    const std::size_t labels = std::min<std::size_t>(sizing.front.size(), 5);
+    const std::size_t labels = std::min<std::size_t>(sizing.front.size(), 3);
     for (std::size_t k = 0; k < sizing.front.size(); ++k) {
         const core::SizingRow& row = sizing.rows[sizing.front[k]];
         if (PlotPoint("##front", xs[k], ys[k], colors.compute, 0.26f, MarkerShape::square)) {
@@ -530,11 +549,15 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
         const bool labelled = labels > 1 && (k * (labels - 1)) % (sizing.front.size() - 1) < labels - 1;
         if (labelled && &row != &sizing.rows.front()) PlotText(xs[k], ys[k], cluster_name(row).c_str(), colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.2f));
     }
-    PlotVLine("deadline", deadline_seconds / unit.seconds, colors.time_wall, 0.08f, 0.4f);
-    if (scenario.budget.budget_dollars) PlotHLine("budget", *scenario.budget.budget_dollars, colors.over_budget, 0.08f, 0.4f);
+    if (deadline_shown) PlotVLine("deadline", deadline_seconds / unit.seconds, colors.time_wall, 0.08f, 0.4f);
+    if (budget_shown) PlotHLine("budget", *scenario.budget.budget_dollars, colors.over_budget, 0.08f, 0.4f);
+    if (!deadline_shown) {  // a key for a line off the plot: where it is
+        const std::string where = "deadline " + core::format_seconds(deadline_seconds) + (deadline_seconds > max_t ? ": far right" : ": far left");
+        PlotLegendLine(where.c_str(), colors.time_wall, 0.4f);
+    }
     const core::SizingRow& cheapest = sizing.rows.front();
     if (cheapest.feasible()) {
-        PlotPoint("cheapest within deadline and budget", cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, colors.within_budget,
+        PlotPoint("cheapest in time", cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, colors.within_budget,
                   0.42f, MarkerShape::ring);
         const std::string label = "cheapest: " + cluster_name(cheapest) + ", " + core::format_dollars(cheapest.cost.total_dollars);
         PlotText(cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, label.c_str(), colors.within_budget, ImVec2(0, 0), ImVec2(0.5f, 0.3f));
@@ -554,6 +577,14 @@ void apply_sizing_row(const core::SizingRow& row, PanelContext& ctx) {
 }
 
 void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    ImGui::PushItemWidth(font * 7.0f);
+    setup_hours_input("Setup", ctx.scenario, ctx.feedback);
+    ImGui::SameLine(0, font);
+    budget_input("Budget", ctx.scenario, ctx.feedback);
+    ImGui::PopItemWidth();
+    ImGui::SameLine(0, font);
+    ImGui::Checkbox("each GPU type's cheapest", &state.one_row_per_type);
     const core::Sizing& sizing = state.sizing.sizing();
     if (!state.sizing.has_result() || !state.sizing.error().empty()) return;
     const bool stale = state.sizing.pending();
@@ -570,7 +601,16 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::BeginDisabled(stale);
     for (const char* header : {"#", "GPU", "GPUs", "layout", "time to train", "cost", "$ / GPU-h", "MFU"}) ImGui::TableSetupColumn(header);
     ImGui::TableHeadersRow();
-    for (std::size_t i = 0; i < sizing.rows.size() && static_cast<int>(i) < state.plan_rows; ++i) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float row_height = ImGui::GetTextLineHeight() + style.CellPadding.y * 2.0f;
+    const int rows_that_fit = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().y / row_height) - 1);
+    std::vector<std::size_t> shown = core::cheapest_of_each_type(sizing);
+    if (!state.one_row_per_type) {
+        shown.resize(sizing.rows.size());
+        for (std::size_t i = 0; i < shown.size(); ++i) shown[i] = i;
+    }
+    shown.resize(std::min<std::size_t>(shown.size(), static_cast<std::size_t>(std::min(state.plan_rows, rows_that_fit))));
+    for (std::size_t i : shown) {
         const core::SizingRow& row = sizing.rows[i];
         const core::Layout& l = row.best.layout;
         ImGui::TableNextRow();
@@ -595,31 +635,34 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndTable();
 }
 
-// The bottom of the panel: the sizing plot, and beside it the planner's layouts or the sizing's clusters.
+// The bottom of the panel: the cheapest clusters (the cost-against-time plot beside their table), or the planner's layouts
+// on the scenario's own GPUs.
 void draw_ranking(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     refresh_sizing(state, ctx);
-    const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
-    const float plot_width = std::min(font * state.sizing_plot_width_em, ImGui::GetContentRegionAvail().x * 0.4f);
-    ImGui::BeginChild("sizing plot", ImVec2(plot_width, 0), false, child);
-    draw_sizing_plot(state, ctx);
-    ImGui::EndChild();
-    ImGui::SameLine(0, font);
-    ImGui::BeginChild("ranking", ImVec2(0, 0), false, child);
     ImGui::PushFont(fonts().bold);
     ImGui::TextUnformatted("Rank");
     ImGui::PopFont();
     ImGui::SameLine();
-    if (ImGui::RadioButton(("layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs").c_str(), !state.table_shows_sizing)) {
-        state.table_shows_sizing = false;
-    }
+    if (ImGui::RadioButton("the cheapest clusters (GPU type x count x layout)", !state.show_layouts)) state.show_layouts = false;
     ImGui::SameLine();
-    if (ImGui::RadioButton("clusters by cost (GPU type x count)", state.table_shows_sizing)) state.table_shows_sizing = true;
+    const std::string layouts = ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU")
+                                                                : "the fastest layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs";
+    if (ImGui::RadioButton(layouts.c_str(), state.show_layouts)) state.show_layouts = true;
     ImGui::SameLine();
-    dim_text("click a row to apply it");
+    dim_text("(click a row to apply it)");
     ImGui::Separator();
-    if (state.table_shows_sizing) draw_sizing_table(state, ctx);
-    else draw_plan(state, ctx);
+    if (state.show_layouts) {
+        draw_plan(state, ctx);
+        return;
+    }
+    const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+    ImGui::BeginChild("sizing plot", ImVec2(ImGui::GetContentRegionAvail().x * state.sizing_plot_share, 0), false, child);
+    draw_sizing_plot(state, ctx);
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+    ImGui::BeginChild("sizing table", ImVec2(0, 0), false, child);
+    draw_sizing_table(state, ctx);
     ImGui::EndChild();
 }
 

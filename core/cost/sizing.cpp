@@ -39,6 +39,17 @@ std::vector<std::size_t> pareto_front(const std::vector<double>& seconds, const 
     return front;
 }
 
+std::vector<std::size_t> cheapest_of_each_type(const Sizing& sizing) {
+    std::vector<std::size_t> firsts;
+    std::vector<std::string> seen;
+    for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
+        if (std::find(seen.begin(), seen.end(), sizing.rows[i].gpu_id) != seen.end()) continue;
+        seen.push_back(sizing.rows[i].gpu_id);
+        firsts.push_back(i);
+    }
+    return firsts;
+}
+
 Scenario sized_scenario(const Scenario& scenario, const GpuSpec& gpu, int count, PriceBasis price) {
     Scenario sized = scenario;
     sized.cluster.gpu = gpu;

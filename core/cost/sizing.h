@@ -55,6 +55,10 @@ std::vector<int> sizing_gpu_counts(int max_gpus);
 // Throws InputError when the scenario's model, batch or the options are invalid.
 Sizing size_cluster(const Scenario&, const SizingOptions&);
 
+// Each GPU type's first row in the ranking (its cheapest feasible cluster, else its cheapest), in rank order: the
+// catalog compared at a glance.
+std::vector<std::size_t> cheapest_of_each_type(const Sizing&);
+
 // The points no other point beats on both time and cost (of points equal in both, the first), fastest first.
 std::vector<std::size_t> pareto_front(const std::vector<double>& seconds, const std::vector<double>& dollars);
 

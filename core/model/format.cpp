@@ -109,6 +109,8 @@ std::string format_sci(double value) {
 
 std::string format_percent(double fraction) {
     if (!std::isfinite(fraction)) return "n/a %";
+    // Below 0.1 %, one decimal would print "0.0 %" for a share that is not zero (MiniGPT's column against 24 GB).
+    if (fraction != 0.0 && std::fabs(fraction) < 0.00095) return format_number(fraction * 100.0, 2) + " %";
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f %%", fraction * 100.0);
     return buffer;

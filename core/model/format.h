@@ -11,7 +11,7 @@ std::string format_bandwidth(double bytes_per_s);     // "3.35 TB/s"
 std::string format_seconds(double seconds);           // "8.60 s", "12.3 ms", "43.4 days", "499 years"
 std::string format_count(double count);               // "70.6 B", "405 B", "124 M" (parameters, tokens)
 std::string format_sci(double value);                 // "70.0e9"
-std::string format_percent(double fraction);          // "27.3 %"
+std::string format_percent(double fraction);          // "27.3 %", "0.030 %": two significant digits below 0.1 %
 std::string format_number(double value, int significant = 3);  // "295", "1.37", "0.250"
 std::string format_plain(double value);                          // "4", "16", "0.5", "6.09": no trailing zeros
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"

@@ -124,7 +124,10 @@ Edit with_model(const Scenario& scenario, const ModelSpec& model) {
 }
 
 Edit with_params(const Scenario& scenario, double params) {
-    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    if (!(params >= kMinBareParams && params <= kMaxBareParams)) {
+        return refused(scenario, "model.params", "must be between " + format_number(kMinBareParams) + " and " + format_number(kMaxBareParams) +
+                                                     ", got " + format_number(params));
+    }
     // The shape adapts to the layout rather than the layout to the shape: the slider only moves the size.
     ModelSpec model = synthesize_shape(params);
     const int tp = std::max(1, scenario.parallel.tp);
@@ -304,6 +307,11 @@ Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars
     Scenario result = scenario;
     result.budget.budget_dollars = dollars;
     return settle(result, Moved::other);
+}
+
+double size_slider_min(double scenario_params) {
+    if (!(scenario_params > 0)) return 1e8;
+    return std::min(1e8, std::max(kMinBareParams, std::pow(10.0, std::floor(std::log10(scenario_params)))));
 }
 
 Choices choices_of(const Scenario& scenario) {

@@ -42,6 +42,10 @@ Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own pric
 Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)
 Edit with_budget_dollars(const Scenario&, std::optional<double> dollars);  // the ceiling; nullopt removes it
 
+// A model-size slider's lower end: the seeds' 100M, or the decade of a smaller scenario's model (MiniGPT's 478 k: 100 k),
+// so the slider can sit at the scenario's own size.
+double size_slider_min(double scenario_params);
+
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {
     std::vector<int> tp, pp, cp, dp, micro_batch, virtual_stages, zero;

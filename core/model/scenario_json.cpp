@@ -67,7 +67,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
         const ModelSpec* found = find_model(*preset);
         if (!found) throw InputError("model.preset", "unknown preset \"" + *preset + "\"");
         model = *found;
-    } else if (auto params = reader.number("params", 1e6, 1e15)) {
+    } else if (auto params = reader.number("params", kMinBareParams, kMaxBareParams)) {
         model = synthesize_shape(*params);
     } else if (auto path = reader.string("hf_config")) {
         if (!hf_config_loader) throw InputError("model.hf_config", "reading files is not available here");
