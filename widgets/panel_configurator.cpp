@@ -242,7 +242,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
     ImGui::SameLine(left + column);
     figure("GPU-hours", core::format_count(compute.gpu_hours),
            core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
-    figure("Cost", core::format_dollars(compute.cost_dollars),
+    figure("Cost (training)", core::format_dollars(compute.cost_dollars),
            core::format_count(compute.gpu_hours) + " GPU-hours x " + core::format_dollars(scenario.operations.dollars_per_gpu_hour) +
                " per GPU-hour: training alone, without setup");
     ImGui::SameLine(left + column);

@@ -126,7 +126,10 @@ Sizing size_cluster(const Scenario& scenario, const SizingOptions& options) {
     std::atomic<std::size_t> next_type{0};
     std::vector<std::future<void>> running;
     std::exception_ptr failure;
-    for (std::size_t w = 0; w < workers; ++w) {
+    if (workers == 1) {
+        for (std::size_t type = 0; type < gpus.size(); ++type) search_type(type);  // on the caller's thread
+    }
+    for (std::size_t w = 0; workers > 1 && w < workers; ++w) {
         running.push_back(std::async(std::launch::async, [&]() {
             for (std::size_t type = next_type++; type < gpus.size(); type = next_type++) search_type(type);
         }));
