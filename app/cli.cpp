@@ -2,12 +2,14 @@
 
 #include "app/cli_docs.h"
 #include "app/eval_command.h"
+#include "app/cost_command.h"
 #include "app/export.h"
 #include "app/files.h"
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
 #include "app/trace_command.h"
+#include "app/size_command.h"
 #include "app/window.h"
 #include "core/model/errors.h"
 #include "core/cost/evaluate.h"
@@ -16,6 +18,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <regex>
 
 namespace app {
@@ -115,6 +118,30 @@ int run_cli(int argc, char** argv) {
     trace->add_option("scenario", trace_scenario, "Scenario JSON")->required()->type_name("FILE");
     trace->add_option("--out", trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
 
+    // plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
+    SizeCommandOptions size_options;
+    double size_deadline_days = 0, size_budget = 0;
+    bool size_requested = false;
+    CLI::Option* size_flag = plan->add_flag("--size", size_requested, "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
+                                                      "ranked by cost to train (GPUs x price x (time to train + setup))");
+    CLI::Option* size_deadline = plan->add_option("--deadline-days", size_deadline_days, "With --size: the deadline (default: the scenario's train.deadline_days)")
+                                     ->type_name("DAYS")->needs(size_flag);
+    CLI::Option* size_budget_option = plan->add_option("--budget", size_budget, "With --size: the most a cluster may cost (default: the scenario's budget.dollars)")
+                                          ->type_name("DOLLARS")->needs(size_flag);
+    plan->add_option("--max-gpus", size_options.max_gpus, "With --size: the largest GPU count tried (default 4096)")->type_name("N")->needs(size_flag);
+    plan->add_option("--gpu-types", size_options.gpu_types, "With --size: the catalog GPUs to try, comma-separated (default: every one with a price)")
+        ->type_name("ID,...")->delimiter(',')->needs(size_flag);
+
+    CLI::App* cost = cli.add_subcommand("cost", "Print what a scenario's run costs as one sentence: GPUs x price x (run + setup) hours, against a budget");
+    std::string cost_scenario;
+    bool cost_json = false;
+    double cost_budget = 0;
+    cost->add_option("scenario", cost_scenario, "Scenario JSON")->required()->type_name("FILE");
+    cost->add_flag("--json", cost_json, "Print JSON for scripts");
+    CLI::Option* cost_budget_option =
+        cost->add_option("--budget", cost_budget, "Exit with status 3, naming the overrun, when the estimate exceeds DOLLARS (replaces the scenario's budget.dollars)")
+            ->type_name("DOLLARS");
+
     // The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
     CLI::App* generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
     std::string generated = "man";
@@ -148,8 +175,24 @@ int run_cli(int argc, char** argv) {
         if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
+            if (size_requested) {
+                if (*size_deadline && !(size_deadline_days > 0 && size_deadline_days <= 1e6)) return fail("--deadline-days: must be between 0 and 1e6");
+                if (*size_budget_option && !(size_budget >= 0 && size_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+                if (size_options.max_gpus < 1 || size_options.max_gpus > 1000000) return fail("--max-gpus: must be between 1 and 1000000");
+                size_options.top = top;
+                if (*size_deadline) size_options.deadline_days = size_deadline_days;
+                if (*size_budget_option) size_options.budget_dollars = size_budget;
+                if (plan_csv || plan_table) return fail("--size: prints its ranking as text or, with --json, as JSON");
+                size_options.json = plan_json;
+                return run_size(load_scenario_file(plan_scenario, core::ScenarioUse::plan), size_options);  // sizing ignores the file's layout
+            }
             // plan ignores the file's own layout
             return run_plan(load_scenario_file(plan_scenario, core::ScenarioUse::plan), {top, output_format(plan_json, plan_csv, plan_table)});
+        }
+        if (*cost) {
+            if (*cost_budget_option && !(cost_budget >= 0 && cost_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+            return run_cost(load_scenario_file(cost_scenario), cost_json,
+                            *cost_budget_option ? std::optional<double>(cost_budget) : std::nullopt);
         }
         if (*exporter) {
             ExportOptions options;

@@ -154,7 +154,8 @@ opens its window on the default scenario, or on
 .I scenario
 if given.
 The commands print the same figures, render the window's panels to PNG files without showing
-a window, rank the parallel layouts that fit, and write the modelled step as a Chrome trace.
+a window, rank the parallel layouts that fit, write the modelled step as a Chrome trace, say what a run costs
+before it runs, and size the cheapest cluster for a deadline.
 .PP
 .B eval
 and
@@ -199,6 +200,17 @@ The export could not open a display, create an OpenGL context or write a file, o
 .TP
 .B 2
 Invalid input: a usage error, or a scenario or lesson file that cannot be read or is refused.
+.TP
+.B 3
+Over budget:
+.B cost
+found the estimate above the budget (the scenario's
+.I budget.dollars
+or
+.BR \-\-budget ),
+or
+.B plan \-\-size
+found no cluster within the deadline and the budget. The line on standard error names the overrun.
 .SH ENVIRONMENT
 .TP
 .B SHARDSCOPE_ASSETS
@@ -269,6 +281,22 @@ Write the modelled step as a trace, to open in Perfetto (ui.perfetto.dev) or chr
 .RS 4
 .EX
 shardscope trace my\-run.json \-\-out my\-run.trace.json
+.EE
+.RE
+.PP
+Before renting, write down what a run costs, and refuse it above $3:
+.PP
+.RS 4
+.EX
+shardscope cost \-\-budget 3 /usr/local/share/shardscope/scenarios/gpt2\-124m\-2x\-rtx4090\-spot.json
+.EE
+.RE
+.PP
+The cheapest GPU type, count and layout that trains a 7B model on 140B tokens within 14 days:
+.PP
+.RS 4
+.EX
+shardscope plan \-\-size \-\-deadline\-days 14 /usr/local/share/shardscope/scenarios/llama2\-7b\-140b\-tokens\-14\-days.json
 .EE
 .RE
 .SH SEE ALSO

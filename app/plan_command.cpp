@@ -12,7 +12,6 @@
 #include <cstdio>
 
 namespace app {
-namespace {
 
 constexpr int kMaxRows = 100000;
 constexpr const char* kRankedBy =
@@ -32,6 +31,8 @@ nlohmann::ordered_json layout_json(const core::Layout& layout) {
             {"virtual_stages", layout.virtual_stages},
             {"sequence_parallel", layout.sequence_parallel}};
 }
+
+namespace {
 
 // The ranking's columns, in order: the JSON entry flattened (its layout's keys inlined). The CSV header is this list.
 const std::vector<std::string>& csv_columns() {

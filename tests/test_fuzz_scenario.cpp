@@ -225,6 +225,9 @@ const std::vector<SchemaKey>& schema() {
         {"memory", "workspace_bytes", {"0", "67108864", "1e12"}},
         {"memory", "nccl_bytes_per_group", {"0", "688e6", "1e12"}},
         {"memory", "fragmentation", {"0", "0.059", "1"}},
+        {"budget", "price", {"\"on-demand\"", "\"spot\"", "\"custom\"", "\"free\""}},
+        {"budget", "setup_hours", {"0", "0.5", "1e5"}},
+        {"budget", "dollars", {"0", "3", "1e12"}},
     };
     return keys;
 }

@@ -113,7 +113,7 @@ TEST_CASE("HBM ceilings from the catalog: A100 and H100 share 80 GB, H200 141 GB
     custom.name = "Custom 24GB";
     custom.hbm_bytes = 24e9;
     const std::vector<core::GpuCeiling> with_custom = core::gpu_ceilings(core::builtin_hardware(), custom);
-    REQUIRE(with_custom.size() == 4);
+    REQUIRE(with_custom.size() == 5);  // 24 GB, then the NVLink GPUs above it: A100 40GB, 80, 141, 192 GB
     REQUIRE(with_custom[0].gpu_names == "Custom 24GB");
     REQUIRE(with_custom[0].selected);
 }

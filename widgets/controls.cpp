@@ -368,4 +368,73 @@ bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedb
     return changed;
 }
 
+bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const float font = ImGui::GetFontSize();
+    bool changed = false;
+    const core::GpuPrice& price = scenario.cluster.gpu.price;
+    ImGui::PushID(label);
+    const float width = ImGui::CalcItemWidth();  // the combo and the price share the item width
+    ImGui::SetNextItemWidth(font * 7.5f);
+    if (ImGui::BeginCombo("##basis", core::price_basis_name(scenario.budget.price))) {
+        for (core::PriceBasis basis : {core::PriceBasis::on_demand, core::PriceBasis::spot, core::PriceBasis::custom}) {
+            const double dollars = price.dollars_per_hour(basis);
+            const std::string item = std::string(core::price_basis_name(basis)) + (dollars > 0 ? " " + core::format_dollars(dollars) : "");
+            if (ImGui::Selectable(item.c_str(), basis == scenario.budget.price)) {
+                changed = apply_edit(core::with_price_basis(scenario, basis), scenario, feedback, label);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item(price.source.empty() ? std::string("No catalog price for this GPU: type your own.")
+                                           : "Catalog price (" + price.date + "): " + price.source + ". Typing a price makes it custom.");
+    ImGui::SameLine(0, font * 0.3f);
+    double dollars = scenario.operations.dollars_per_gpu_hour;
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - font * 7.8f));
+    if (committed_number_input("##dollars", dollars, 0.0, 1e6)) {
+        changed = apply_edit(core::with_dollars_per_gpu_hour(scenario, dollars), scenario, feedback, label);
+    }
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    double hours = scenario.budget.setup_hours;
+    bool changed = false;
+    if (committed_number_input(label, hours, 0.0, 1e5)) {
+        changed = apply_edit(core::with_setup_hours(scenario, hours), scenario, feedback, label);
+    }
+    explain_last_item("Billed but not training: provisioning the machines, downloading data, compiling, warming up. A guess to edit.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const float font = ImGui::GetFontSize();
+    bool changed = false;
+    ImGui::PushID(label);
+    const float width = ImGui::CalcItemWidth();  // the checkbox and the amount share the item width
+    bool guarded = scenario.budget.budget_dollars.has_value();
+    if (ImGui::Checkbox("##on", &guarded)) {
+        const std::optional<double> dollars = guarded ? std::optional<double>(scenario.budget.budget_dollars.value_or(100.0)) : std::nullopt;
+        changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
+    }
+    explain_last_item("Hold the estimate to a ceiling (seed 004's budget guard): `shardscope cost` exits with status 3 above it.");
+    ImGui::SameLine(0, font * 0.3f);
+    ImGui::BeginDisabled(!guarded);
+    double dollars = scenario.budget.budget_dollars.value_or(0.0);
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - ImGui::GetFrameHeight() - font * 0.3f));
+    if (committed_number_input("##dollars", dollars, 0.0, 1e12) && guarded) {
+        changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 }  // namespace widgets

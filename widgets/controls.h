@@ -57,6 +57,12 @@ bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&)
 bool framework_combo(const char* label, core::Scenario&, EditFeedback&);       // megatron or pytorch-eager
 bool fragmentation_slider(const char* label, core::Scenario&, EditFeedback&);  // memory.fragmentation, in percent
 
+// What a GPU-hour costs: the GPU's catalog price, on-demand or spot (dated, with its source), or a typed one (custom).
+bool price_controls(const char* label, core::Scenario&, EditFeedback&);
+// Setup hours billed besides training, and the budget the estimate is held to (the checkbox turns the guard on).
+bool setup_hours_input(const char* label, core::Scenario&, EditFeedback&);
+bool budget_input(const char* label, core::Scenario&, EditFeedback&);
+
 // core::choices_of for the scenario, computed once per distinct scenario (controls ask every frame).
 const core::Choices& choices_for(const core::Scenario&);
 

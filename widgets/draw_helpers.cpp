@@ -105,6 +105,19 @@ void second_column(float column_x) {
     if (last_right + ImGui::GetStyle().ItemSpacing.x <= column_x) ImGui::SameLine(column_x);
 }
 
+std::vector<bool> columns_that_fit(const std::vector<float>& widths, const std::vector<int>& drop_order, float available) {
+    std::vector<bool> shown(widths.size(), true);
+    float total = 0;
+    for (float width : widths) total += width;
+    for (int column : drop_order) {
+        if (total <= available) break;
+        if (column < 0 || column >= static_cast<int>(widths.size()) || !shown[column]) continue;
+        shown[column] = false;
+        total -= widths[column];
+    }
+    return shown;
+}
+
 float labelled_width(float frame_width, const char* label) {
     return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }

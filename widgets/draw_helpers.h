@@ -55,6 +55,9 @@ void second_column(float column_x);
 
 // SameLine when an item `next_width` wide still fits on this line after `spacing`; else a new line.
 void same_line_if_fits(float next_width, float spacing);
+// Which of a table's columns to show in `available` width: all when their widths (each column's widest cell, padding
+// included) fit, else dropping columns in drop_order, least needed first, until the rest fit or drop_order runs out.
+std::vector<bool> columns_that_fit(const std::vector<float>& widths, const std::vector<int>& drop_order, float available);
 // The width a labelled control takes: its frame plus its label, for same_line_if_fits.
 float labelled_width(float frame_width, const char* label);
 

@@ -25,8 +25,7 @@
 namespace widgets {
 namespace {
 
-constexpr double kMinParams = 1e8;   // the seed's slider: 100M ..
-constexpr double kMaxParams = 2e12;  // .. 2T parameters
+constexpr double kMaxParams = 2e12;  // the seed's slider: 100M (or the scenario's smaller decade, size_slider_min) .. 2T
 
 struct StackPanelOptions {
     core::StackTiming timing;        // pacing of the seed's animation (core's defaults)
@@ -53,9 +52,10 @@ std::vector<int> index_within_kind(const std::vector<core::MemoryBlock>& blocks)
 
 void model_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
     model_combo("Model", scenario, feedback);
-    double params = std::clamp(report.memory.params, kMinParams, kMaxParams);
+    const double min_params = core::size_slider_min(report.memory.params);
+    double params = std::clamp(report.memory.params, min_params, kMaxParams);
     const std::string shown = core::format_count(params) + " parameters";
-    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &kMinParams, &kMaxParams, shown.c_str(),
+    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &min_params, &kMaxParams, shown.c_str(),
                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
         apply_edit(core::with_params(scenario, params), scenario, feedback, "Size");
     }

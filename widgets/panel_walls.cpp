@@ -22,7 +22,7 @@ namespace widgets {
 namespace {
 
 struct WallsPanelOptions {
-    double min_params = 1e8;         // the slider's range: the seed's 100M ..
+    double min_params = 1e8;         // the slider's range: the seed's 100M (or a smaller scenario's decade) ..
     double max_params = 2e12;        // .. 2T parameters
     int curve_points = 33;           // model sizes evaluated for the scaling plot (8 per decade)
     double overflow_decades = 3;     // a bar's red overflow zone shows 100 % .. 1000x on a log scale
@@ -55,6 +55,8 @@ ImU32 wall_color(core::WallKind kind) {
 void refresh(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report, std::uint64_t revision) {
     if (report.memory.params != state.followed_params) {
         state.followed_params = report.memory.params;
+        state.options.min_params = core::size_slider_min(report.memory.params);
+        state.curves_revision = 0;  // the curves span the new range
         state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
     }
     const std::string key = std::to_string(revision) + "@" + std::to_string(state.params);
@@ -73,7 +75,9 @@ void refresh(WallsPanelState& state, const core::Scenario& scenario, const core:
         state.curves_revision = revision;
         state.curves_error.clear();
         try {
-            state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, state.options.curve_points);
+            // 8 points per decade, as many decades as the range spans
+            const int points = 1 + static_cast<int>(std::ceil(8.0 * std::log10(state.options.max_params / state.options.min_params)));
+            state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, std::max(state.options.curve_points, points));
         } catch (const core::InputError& error) {
             state.curves = {};
             state.curves_error = error.what();

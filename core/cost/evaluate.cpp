@@ -1,5 +1,6 @@
 #include "core/cost/evaluate.h"
 
+#include "core/cost/budget.h"
 #include "core/cost/flops.h"
 #include "core/cost/memory.h"
 #include "core/cost/roofline.h"
@@ -143,9 +144,10 @@ Report evaluate(const Scenario& scenario) {
     compute.hfu = compute.hardware_flops_per_step / peak_seconds;
     compute.achieved_flops_per_s_per_gpu = compute.model_flops_per_step / (compute.step_seconds * gpus);
     compute.steps = scenario.train.tokens / compute.tokens_per_step;
-    compute.train_seconds = compute.steps * compute.step_seconds;
+    compute.train_seconds = time_to_train_seconds(scenario, compute.step_seconds);
     compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
+    report.budget = budget_report(scenario, scenario.cluster.gpus, compute.train_seconds);
 
     report.roofline.ridge_flops_per_byte = ridge_flops_per_byte(hbm_ceiling(gpu, Precision::bf16));
 

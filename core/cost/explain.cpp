@@ -3,6 +3,7 @@
 #include "core/cost/comm.h"
 #include "core/cost/memory.h"
 #include "core/cost/anatomy.h"
+#include "core/cost/budget_text.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
@@ -489,6 +490,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                                        "core/cost/memory.h"});
     }
     fill_anatomy_text(scenario, report, text);
+    text.budget_sentence = budget_sentence(scenario, report.budget);
     return text;
 }
 

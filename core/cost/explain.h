@@ -41,6 +41,7 @@ struct ReportText {
     std::string mfu_chain;                           // "best GEMM 70.0 % of peak -> all kernels 65.0 % -> ... -> the step 46.5 % MFU"
     std::vector<std::string> axis_groups;            // per report.comm.axes: "tp 8", "dp 64", "dp x cp 8" (DP's gradients
                                                      // reduce over the CP ranks too: with dp 1 and cp 8 that group is CP's)
+    std::string budget_sentence;                     // seed 004's sentence: GPUs x price x (run + setup) = total, vs budget
 };
 
 ReportText explain(const Scenario&, const Report&);

@@ -1,6 +1,7 @@
 #pragma once
 // Every derived figure, as plain typed data: numbers and enums, no presentation text (core/cost/explain.h writes the
 // formulas and sources, once per scenario). Widgets draw these; they never compute a figure themselves.
+#include "core/cost/budget.h"
 #include "core/cost/comm.h"
 #include "core/cost/kernels.h"
 #include "core/cost/reliability.h"
@@ -234,6 +235,7 @@ struct Report {
     RooflineReport roofline;
     ReliabilityReport reliability;       // failures, checkpoints and goodput from scenario.operations
     std::vector<Warning> warnings;
+    BudgetReport budget;                 // what the run costs with its setup, against scenario.budget
 };
 
 }  // namespace core

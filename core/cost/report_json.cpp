@@ -108,6 +108,16 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                         {"last_stage_extra_seconds", pipeline.last_extra_seconds}, {"p2p_seconds", pipeline.p2p_seconds},
                         {"peak_inflight_microbatches", pipeline.peak_inflight_microbatches}};
     json["roofline"] = {{"ridge_flops_per_byte", report.roofline.ridge_flops_per_byte}};
+    const BudgetReport& budget = report.budget;
+    json["budget"] = {{"gpus", budget.gpus}, {"price", price_basis_name(budget.price_basis)},
+                      {"dollars_per_gpu_hour", budget.dollars_per_gpu_hour}, {"dollars_per_hour", budget.dollars_per_hour},
+                      {"run_hours", budget.run_hours}, {"setup_hours", budget.setup_hours}, {"billed_hours", budget.billed_hours},
+                      {"total_dollars", budget.total_dollars}, {"sentence", text.budget_sentence}};
+    if (budget.has_budget) {
+        json["budget"]["budget_dollars"] = budget.budget_dollars;
+        json["budget"]["buffer_dollars"] = budget.buffer_dollars;
+        json["budget"]["within_budget"] = budget.within_budget;
+    }
     const ReliabilityReport& reliability = report.reliability;
     json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},
                            {"checkpoint_seconds", reliability.checkpoint_seconds},

@@ -43,6 +43,10 @@ struct ParamBreakdown {
 ParamBreakdown count_params(const ModelSpec&, int seq_len);
 // Narayanan et al. 2021 eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).
 double megatron_eq2_params(int layers, int hidden, int vocab, int seq_len);
+// The range of a bare parameter count (model.params, the size sliders): down to seed 004's MiniGPT (< 500 k).
+inline constexpr double kMinBareParams = 1e4;
+inline constexpr double kMaxBareParams = 1e15;
+
 // A plausible shape for a bare parameter count (h = 128 l, 12 l h^2 = N, MHA, MLP 4h) so activations can be estimated.
 ModelSpec synthesize_shape(double params);
 

@@ -29,6 +29,13 @@ LinkSpec scale_up_link_of(const GpuSpec& gpu) {
     return *link;
 }
 
+void apply_price_basis(Scenario& scenario) {
+    if (scenario.budget.price == PriceBasis::custom) return;
+    const double dollars = scenario.cluster.gpu.price.dollars_per_hour(scenario.budget.price);
+    if (dollars > 0) scenario.operations.dollars_per_gpu_hour = dollars;
+    else scenario.budget.price = PriceBasis::custom;
+}
+
 Scenario default_scenario() {
     Scenario scenario;
     scenario.model = *find_model("llama3-70b");
@@ -37,6 +44,7 @@ Scenario default_scenario() {
     scenario.cluster.gpu = *catalog.find_gpu("h100-sxm");
     scenario.cluster.scale_up = scale_up_link_of(scenario.cluster.gpu);
     scenario.cluster.scale_out = *catalog.find_link(catalog.default_scale_out_link);
+    apply_price_basis(scenario);
     return scenario;
 }
 

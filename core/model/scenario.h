@@ -100,7 +100,7 @@ struct OperationsSpec {
     double gpu_mtbf_hours = 50000;          // per GPU; Llama 3: 419 interruptions in 54 days on 16,384 GPUs ~ 50k h
     double checkpoint_bytes_per_s = 100e9;  // aggregate write bandwidth to storage
     double restart_seconds = 600;           // detect, reschedule, reload after a failure
-    double dollars_per_gpu_hour = 2.0;
+    double dollars_per_gpu_hour = 2.0;     // the price paid: the GPU's catalog price for budget.price, or the scenario's own
 
     bool operator==(const OperationsSpec&) const = default;
 };
@@ -124,6 +124,17 @@ struct MemorySpec {
     bool operator==(const MemorySpec&) const = default;
 };
 
+// What a run is allowed to cost, and what it pays besides training (seed 004: "run for ~3 hours including setup tax").
+struct BudgetSpec {
+    PriceBasis price = PriceBasis::on_demand;  // which catalog price sets operations.dollars_per_gpu_hour; custom: the
+                                               // scenario's own figure, kept when the GPU changes
+    double setup_hours = 0.5;                  // billed but not training: provisioning, data download, compile, warm-up
+                                               // (a planning guess the user edits, not a measurement)
+    std::optional<double> budget_dollars;      // the ceiling the estimate is held to (seed 004's budget guard); none: no guard
+
+    bool operator==(const BudgetSpec&) const = default;
+};
+
 struct Scenario {
     ModelSpec model;                // Llama 3 70B
     TrainSpec train;
@@ -135,6 +146,7 @@ struct Scenario {
     ServingSpec serving;
     OperationsSpec operations;
     MemorySpec memory;
+    BudgetSpec budget;
 
     bool operator==(const Scenario&) const = default;
 };
@@ -151,6 +163,10 @@ int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_b
 // The smallest multiple of dp x micro_batch not below the default global batch (512): what a file that names no batch
 // gets. 0 when the layout has no whole dp.
 int fitted_global_batch(const Scenario&);
+
+// The price the scenario's basis takes from its GPU's catalog entry, written into operations.dollars_per_gpu_hour; a
+// basis the GPU has no figure for becomes custom and the current price stays. Nothing changes for a custom basis.
+void apply_price_basis(Scenario&);
 
 // The catalog's link for a GPU's scale-up (its NVLink generation); the GPU's own entry names it.
 LinkSpec scale_up_link_of(const GpuSpec&);

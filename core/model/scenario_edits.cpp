@@ -147,7 +147,10 @@ Edit with_model(const Scenario& scenario, const ModelSpec& model) {
 }
 
 Edit with_params(const Scenario& scenario, double params) {
-    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    if (!(params >= kMinBareParams && params <= kMaxBareParams)) {
+        return refused(scenario, "model.params", "must be between " + format_number(kMinBareParams) + " and " + format_number(kMaxBareParams) +
+                                                     ", got " + format_number(params));
+    }
     // The shape adapts to the layout rather than the layout to the shape: the slider only moves the size.
     ModelSpec model = synthesize_shape(params);
     const int tp = std::max(1, scenario.parallel.tp);
@@ -222,6 +225,7 @@ Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     result.cluster.gpu = gpu;
     result.cluster.scale_up = scale_up_link_of(gpu);
     if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
+    apply_price_basis(result);  // a catalog price follows the GPU; a custom one stays
     return settle(result, Moved::other);
 }
 
@@ -363,6 +367,48 @@ Edit with_fragmentation(const Scenario& scenario, double fraction) {
     Scenario result = scenario;
     result.memory.fragmentation = fraction;
     return settle(result, Moved::other);
+}
+
+Edit with_price_basis(const Scenario& scenario, PriceBasis basis) {
+    Scenario result = scenario;
+    result.budget.price = basis;
+    apply_price_basis(result);
+    std::vector<std::string> notes;
+    if (result.budget.price != basis) {
+        notes.push_back(std::string("Price stays custom: the catalog has no ") + price_basis_name(basis) + " price for the " + scenario.cluster.gpu.name);
+    }
+    return settle(result, Moved::other, std::move(notes));
+}
+
+Edit with_dollars_per_gpu_hour(const Scenario& scenario, double dollars) {
+    if (!(dollars >= 0 && dollars <= 1e6)) {
+        return refused(scenario, "operations.dollars_per_gpu_hour", "must be between 0 and 1e6, got " + format_number(dollars));
+    }
+    Scenario result = scenario;
+    result.operations.dollars_per_gpu_hour = dollars;
+    result.budget.price = PriceBasis::custom;  // the user's own figure: it stays when the GPU changes
+    return settle(result, Moved::other);
+}
+
+Edit with_setup_hours(const Scenario& scenario, double hours) {
+    if (!(hours >= 0 && hours <= 1e5)) return refused(scenario, "budget.setup_hours", "must be between 0 and 100,000, got " + format_number(hours));
+    Scenario result = scenario;
+    result.budget.setup_hours = hours;
+    return settle(result, Moved::other);
+}
+
+Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
+    if (dollars && !(*dollars >= 0 && *dollars <= 1e12)) {
+        return refused(scenario, "budget.dollars", "must be between 0 and 1e12, got " + format_number(*dollars));
+    }
+    Scenario result = scenario;
+    result.budget.budget_dollars = dollars;
+    return settle(result, Moved::other);
+}
+
+double size_slider_min(double scenario_params) {
+    if (!(scenario_params > 0)) return 1e8;
+    return std::min(1e8, std::max(kMinBareParams, std::pow(10.0, std::floor(std::log10(scenario_params)))));
 }
 
 Choices choices_of(const Scenario& scenario) {

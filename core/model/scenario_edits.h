@@ -44,6 +44,14 @@ Edit with_flash_attention(const Scenario&, bool on);
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
 Edit with_framework(const Scenario&, Framework);          // what runs the step: Megatron's fused kernels or eager PyTorch
 Edit with_fragmentation(const Scenario&, double fraction); // memory.fragmentation, 0 to 1
+Edit with_price_basis(const Scenario&, PriceBasis);       // on-demand or spot: the GPU's catalog price; custom keeps the figure
+Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own price: the basis becomes custom
+Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)
+Edit with_budget_dollars(const Scenario&, std::optional<double> dollars);  // the ceiling; nullopt removes it
+
+// A model-size slider's lower end: the seeds' 100M, or the decade of a smaller scenario's model (MiniGPT's 478 k: 100 k),
+// so the slider can sit at the scenario's own size.
+double size_slider_min(double scenario_params);
 
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {

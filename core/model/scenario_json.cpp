@@ -67,7 +67,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
         const ModelSpec* found = find_model(*preset);
         if (!found) throw InputError("model.preset", "unknown preset \"" + *preset + "\"");
         model = *found;
-    } else if (auto params = reader.number("params", 1e6, 1e15)) {
+    } else if (auto params = reader.number("params", kMinBareParams, kMaxBareParams)) {
         model = synthesize_shape(*params);
     } else if (auto path = reader.string("hf_config")) {
         if (!hf_config_loader) throw InputError("model.hf_config", "reading files is not available here");
@@ -225,6 +225,31 @@ void read_serving(ServingSpec& serving, const nlohmann::json& object) {
     reader.reject_unknown_keys();
 }
 
+PriceBasis parse_price_basis(const std::string& text, const std::string& field) {
+    for (PriceBasis basis : {PriceBasis::on_demand, PriceBasis::spot, PriceBasis::custom}) {
+        if (text == price_basis_name(basis)) return basis;
+    }
+    throw InputError(field, "must be on-demand, spot or custom, got \"" + text + "\"");
+}
+
+void read_budget(BudgetSpec& budget, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "budget");
+    if (auto price = reader.string("price")) budget.price = parse_price_basis(*price, "budget.price");
+    budget.setup_hours = reader.number("setup_hours", 0, 1e5).value_or(budget.setup_hours);
+    if (auto dollars = reader.number("dollars", 0, 1e12)) budget.budget_dollars = *dollars;
+    reader.reject_unknown_keys();
+}
+
+// The price paid: the scenario's own (operations.dollars_per_gpu_hour, a custom basis) or its GPU's catalog figure.
+void settle_price(Scenario& scenario, bool dollars_given, bool basis_given) {
+    if (dollars_given && basis_given && scenario.budget.price != PriceBasis::custom) {
+        throw InputError("operations.dollars_per_gpu_hour", std::string("budget.price is ") + price_basis_name(scenario.budget.price) +
+                                                                ", so the catalog sets the price: give budget.price \"custom\" with your own");
+    }
+    if (dollars_given) scenario.budget.price = PriceBasis::custom;
+    apply_price_basis(scenario);
+}
+
 void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
     JsonObjectReader reader(object, "operations");
     operations.gpu_mtbf_hours = reader.number("gpu_mtbf_hours", 1e-3, 1e12).value_or(operations.gpu_mtbf_hours);
@@ -269,9 +294,14 @@ nlohmann::json precision_json(const PrecisionRecipe& recipe) {
 
 nlohmann::json gpu_json(const GpuSpec& gpu) {
     if (const GpuSpec* builtin = builtin_hardware().find_gpu(gpu.id); builtin && *builtin == gpu) return gpu.id;
-    return {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
+    nlohmann::json json = {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
             {"fp32_flops_per_s", gpu.fp32_flops_per_s}, {"bf16_flops_per_s", gpu.bf16_flops_per_s},
             {"fp8_flops_per_s", gpu.fp8_flops_per_s}, {"scale_up_link", gpu.scale_up_link}};
+    if (gpu.price.on_demand_dollars_per_hour > 0 || gpu.price.spot_dollars_per_hour > 0) {
+        json["price"] = {{"on_demand_dollars_per_hour", gpu.price.on_demand_dollars_per_hour},
+                         {"spot_dollars_per_hour", gpu.price.spot_dollars_per_hour}, {"date", gpu.price.date}, {"source", gpu.price.source}};
+    }
+    return json;
 }
 
 nlohmann::json link_json(const LinkSpec& link) {
@@ -303,7 +333,11 @@ nlohmann::json full_json(const Scenario& s) {
                        {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
                        {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
-                          {"restart_seconds", s.operations.restart_seconds}, {"dollars_per_gpu_hour", s.operations.dollars_per_gpu_hour}};
+                          {"restart_seconds", s.operations.restart_seconds}};
+    // A catalog basis writes no price: reading the file takes it from the catalog again.
+    if (s.budget.price == PriceBasis::custom) json["operations"]["dollars_per_gpu_hour"] = s.operations.dollars_per_gpu_hour;
+    json["budget"] = {{"price", price_basis_name(s.budget.price)}, {"setup_hours", s.budget.setup_hours}};
+    if (s.budget.budget_dollars) json["budget"]["dollars"] = *s.budget.budget_dollars;
     json["memory"] = {{"workspace_bytes", s.memory.workspace_bytes}, {"nccl_bytes_per_group", s.memory.nccl_bytes_per_group},
                       {"fragmentation", s.memory.fragmentation}};
     return json;
@@ -326,7 +360,11 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader,
     if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
     if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
     if (reader.has("memory")) read_memory(scenario.memory, reader.raw("memory"));
+    const bool basis_given = reader.has("budget") && reader.raw("budget").is_object() && reader.raw("budget").contains("price");
+    if (reader.has("budget")) read_budget(scenario.budget, reader.raw("budget"));
     reader.reject_unknown_keys();
+    const bool dollars_given = reader.has("operations") && reader.raw("operations").contains("dollars_per_gpu_hour");
+    settle_price(scenario, dollars_given, basis_given);
     // An explicit dp without a GPU count sizes the cluster; the default 64 GPUs only apply when neither is given.
     const ParallelSpec& parallel = scenario.parallel;
     if (!gpus_given && parallel.dp > 0) {

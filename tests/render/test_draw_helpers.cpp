@@ -89,3 +89,12 @@ TEST_CASE("split_columns: side by side while both columns keep their minimum, el
     CHECK(narrow.first_width == 900);
     ImGui::DestroyContext();
 }
+
+TEST_CASE("columns_that_fit: every column while they fit, else the least needed dropped first until the rest fit", "[draw_helpers]") {
+    const std::vector<float> widths = {20, 100, 40, 200, 80};  // 440 in all
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 440) == std::vector<bool>{true, true, true, true, true});
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 439) == std::vector<bool>{true, true, true, true, false});
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 300) == std::vector<bool>{true, true, true, false, false});
+    // Out of columns to drop: the rest stay, however narrow the table.
+    CHECK(widgets::columns_that_fit(widths, {4, 3, 9}, 10) == std::vector<bool>{true, true, true, false, false});
+}
