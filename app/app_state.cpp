@@ -15,6 +15,7 @@ AppState make_app_state(const core::Scenario& scenario) {
     state.text = core::explain(scenario, state.report);
     state.scenario = scenario;
     state.applied = scenario;
+    state.saved_scenario = scenario;
     state.panels = widgets::make_all_panels();
     state.playbacks.resize(state.panels.size());
     state.visible.assign(state.panels.size(), true);
@@ -27,7 +28,10 @@ AppState make_app_state(const core::Scenario& scenario) {
 }
 
 void apply_scenario_edits(AppState& state) {
-    if (state.scenario == state.applied) return;  // a struct comparison: no per-frame serialisation
+    if (state.scenario == state.applied) {  // a struct comparison: no per-frame serialisation
+        widgets::expire_feedback(state.feedback, state.applied);
+        return;
+    }
     try {
         core::Report report = core::evaluate(state.scenario);
         state.report = std::move(report);
@@ -36,9 +40,18 @@ void apply_scenario_edits(AppState& state) {
         ++state.scenario_revision;
         state.sidebar.error.clear();
     } catch (const core::InputError& error) {
-        state.scenario = state.applied;  // an invalid edit leaves the app as it was
-        state.sidebar.error = error.what();
+        // An invalid edit leaves the app as it was; the refusal shows under the control that made it, if one did.
+        const bool from_control = state.feedback.after && *state.feedback.after == state.scenario;
+        state.scenario = state.applied;
+        if (from_control) {
+            state.feedback.notes.clear();
+            state.feedback.error = error.what();
+            state.feedback.after = state.applied;
+        } else {
+            state.sidebar.error = error.what();
+        }
     }
+    widgets::expire_feedback(state.feedback, state.applied);
 }
 
 std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
@@ -52,6 +65,7 @@ std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
     state.applied = scenario;
     ++state.scenario_revision;
     state.sidebar.error.clear();
+    widgets::expire_feedback(state.feedback, state.applied);
     return {};
 }
 

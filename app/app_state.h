@@ -30,6 +30,11 @@ struct AppState {
     std::vector<std::string> recent_files;
     std::string status;                // last message shown in the status bar
     std::string file_error;            // a refused open or save, shown in a dialog until dismissed
+    widgets::KernelSelection kernel_selection;  // the kernel picked in one panel, highlighted in the others
+    // The open document (issue 18): Save never writes over a file ShardScope did not write.
+    core::Scenario saved_scenario;     // the applied scenario as last opened or saved: unsaved changes differ from it
+    bool read_only = false;            // a shipped scenario under the asset directory: Save becomes Save As
+    std::string imported_from;         // an imported Hugging Face config.json: the document is untitled, Save becomes Save As
 };
 
 // Builds the state over a valid scenario (throws InputError if it is not).

@@ -1,20 +1,24 @@
 #include "app/cli.h"
 
 #include "app/cli_docs.h"
+#include "app/eval_command.h"
+#include "app/cost_command.h"
 #include "app/export.h"
 #include "app/files.h"
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
+#include "app/trace_command.h"
+#include "app/size_command.h"
 #include "app/window.h"
 #include "core/model/errors.h"
 #include "core/cost/evaluate.h"
-#include "core/cost/report_json.h"
 #include "widgets/panel.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <regex>
 
 namespace app {
@@ -56,6 +60,17 @@ std::string panel_choice_list() {
     return names;
 }
 
+// --json, --table and (plan) --csv: one at most; without one, the table on a terminal and JSON otherwise (app/table.h).
+void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table) {
+    CLI::Option* json_flag = command->add_flag("--json", json, "Print JSON (the default when standard output is not a terminal)");
+    CLI::Option* table_flag = command->add_flag("--table", table, "Print an aligned table (the default on a terminal)");
+    json_flag->excludes(table_flag);
+    if (csv) {
+        CLI::Option* csv_flag = command->add_flag("--csv", *csv, "Print CSV: a header, then one row per layout with the JSON ranking's columns");
+        csv_flag->excludes(json_flag)->excludes(table_flag);
+    }
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -68,9 +83,11 @@ int run_cli(int argc, char** argv) {
     cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window")->type_name("FILE");
     cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
 
-    CLI::App* eval = cli.add_subcommand("eval", "Print the Report of a scenario as JSON");
+    CLI::App* eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
     std::string eval_scenario;
+    bool eval_json = false, eval_table = false;
     eval->add_option("scenario", eval_scenario, "Scenario JSON")->required()->type_name("FILE");
+    add_format_flags(eval, eval_json, nullptr, eval_table);
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
@@ -81,7 +98,9 @@ int run_cli(int argc, char** argv) {
     exporter->add_option("--out", out_dir, "Output directory")->type_name("DIR");
     exporter->add_option("--size", size, "Logical size WxH")->type_name("WxH");
     exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
-    exporter->add_option("--t", t_seconds, "Animation time in seconds");
+    exporter->add_option("--t", t_seconds, "Animation time in seconds (default: each panel at the end of its animation)");
+    bool keep_controls = false;
+    exporter->add_flag("--controls", keep_controls, "Keep the live controls and key hints (default: a clean figure)");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     std::string lesson_path;
     exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
@@ -91,6 +110,37 @@ int run_cli(int argc, char** argv) {
     int top = 10;
     plan->add_option("scenario", plan_scenario, "Scenario JSON")->required()->type_name("FILE");
     plan->add_option("--top", top, "How many layouts to print");
+    bool plan_json = false, plan_csv = false, plan_table = false;
+    add_format_flags(plan, plan_json, &plan_csv, plan_table);
+
+    CLI::App* trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
+    std::string trace_scenario, trace_out;
+    trace->add_option("scenario", trace_scenario, "Scenario JSON")->required()->type_name("FILE");
+    trace->add_option("--out", trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
+
+    // plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
+    SizeCommandOptions size_options;
+    double size_deadline_days = 0, size_budget = 0;
+    bool size_requested = false;
+    CLI::Option* size_flag = plan->add_flag("--size", size_requested, "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
+                                                      "ranked by cost to train (GPUs x price x (time to train + setup))");
+    CLI::Option* size_deadline = plan->add_option("--deadline-days", size_deadline_days, "With --size: the deadline (default: the scenario's train.deadline_days)")
+                                     ->type_name("DAYS")->needs(size_flag);
+    CLI::Option* size_budget_option = plan->add_option("--budget", size_budget, "With --size: the most a cluster may cost (default: the scenario's budget.dollars)")
+                                          ->type_name("DOLLARS")->needs(size_flag);
+    plan->add_option("--max-gpus", size_options.max_gpus, "With --size: the largest GPU count tried (default 4096)")->type_name("N")->needs(size_flag);
+    plan->add_option("--gpu-types", size_options.gpu_types, "With --size: the catalog GPUs to try, comma-separated (default: every one with a price)")
+        ->type_name("ID,...")->delimiter(',')->needs(size_flag);
+
+    CLI::App* cost = cli.add_subcommand("cost", "Print what a scenario's run costs as one sentence: GPUs x price x (run + setup) hours, against a budget");
+    std::string cost_scenario;
+    bool cost_json = false;
+    double cost_budget = 0;
+    cost->add_option("scenario", cost_scenario, "Scenario JSON")->required()->type_name("FILE");
+    cost->add_flag("--json", cost_json, "Print JSON for scripts");
+    CLI::Option* cost_budget_option =
+        cost->add_option("--budget", cost_budget, "Exit with status 3, naming the overrun, when the estimate exceeds DOLLARS (replaces the scenario's budget.dollars)")
+            ->type_name("DOLLARS");
 
     // The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
     CLI::App* generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
@@ -120,13 +170,29 @@ int run_cli(int argc, char** argv) {
 
     try {
         if (*eval) {
-            const core::Scenario scenario = load_scenario_file(eval_scenario);
-            std::fputs(core::report_to_json(scenario, core::evaluate(scenario)).c_str(), stdout);
-            return 0;
+            return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
         }
+        if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
-            return run_plan(load_scenario_file(plan_scenario), top);
+            if (size_requested) {
+                if (*size_deadline && !(size_deadline_days > 0 && size_deadline_days <= 1e6)) return fail("--deadline-days: must be between 0 and 1e6");
+                if (*size_budget_option && !(size_budget >= 0 && size_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+                if (size_options.max_gpus < 1 || size_options.max_gpus > 1000000) return fail("--max-gpus: must be between 1 and 1000000");
+                size_options.top = top;
+                if (*size_deadline) size_options.deadline_days = size_deadline_days;
+                if (*size_budget_option) size_options.budget_dollars = size_budget;
+                if (plan_csv || plan_table) return fail("--size: prints its ranking as text or, with --json, as JSON");
+                size_options.json = plan_json;
+                return run_size(load_scenario_file(plan_scenario, core::ScenarioUse::plan), size_options);  // sizing ignores the file's layout
+            }
+            // plan ignores the file's own layout
+            return run_plan(load_scenario_file(plan_scenario, core::ScenarioUse::plan), {top, output_format(plan_json, plan_csv, plan_table)});
+        }
+        if (*cost) {
+            if (*cost_budget_option && !(cost_budget >= 0 && cost_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+            return run_cost(load_scenario_file(cost_scenario), cost_json,
+                            *cost_budget_option ? std::optional<double>(cost_budget) : std::nullopt);
         }
         if (*exporter) {
             ExportOptions options;
@@ -146,9 +212,12 @@ int run_cli(int argc, char** argv) {
             core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
             options.out_dir = out_dir;
             options.scale = scale;
-            options.t_seconds = t_seconds;
+            if (exporter->count("--t")) options.t_seconds = t_seconds;
+            options.controls = keep_controls;
             options.light_theme = theme == "light";
-            error = run_export(options);
+            std::vector<std::string> written;
+            error = run_export(options, &written);
+            for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
             if (!error.empty()) {
                 std::fprintf(stderr, "shardscope: %s\n", error.c_str());
                 return 1;

@@ -153,8 +153,22 @@ Without a command,
 opens its window on the default scenario, or on
 .I scenario
 if given.
-The commands print the same figures as JSON, render the window's panels to PNG files without showing
-a window, and rank the parallel layouts that fit.
+The commands print the same figures, render the window's panels to PNG files without showing
+a window, rank the parallel layouts that fit, write the modelled step as a Chrome trace, say what a run costs
+before it runs, and size the cheapest cluster for a deadline.
+.PP
+.B eval
+and
+.B plan
+print an aligned table when standard output is a terminal (as
+.BR isatty (3)
+tells), and JSON when it is a pipe or a file, so scripts read JSON unchanged;
+.BR \-\-json ,
+.B \-\-table
+and (for
+.BR plan )
+.B \-\-csv
+choose explicitly.
 .PP
 A scenario file is JSON that names only what differs from the defaults: Llama 3 70B, bf16 mixed
 precision with an fp32 master copy and Adam (16 bytes per parameter), H100 SXM GPUs, 8 per node, 64 GPUs.
@@ -182,10 +196,21 @@ constexpr const char* kTrailingSections = R"(.SH EXIT STATUS
 Success.
 .TP
 .B 1
-The export could not open a display, create an OpenGL context or write a file.
+The export could not open a display, create an OpenGL context or write a file, or the trace could not write its file.
 .TP
 .B 2
 Invalid input: a usage error, or a scenario or lesson file that cannot be read or is refused.
+.TP
+.B 3
+Over budget:
+.B cost
+found the estimate above the budget (the scenario's
+.I budget.dollars
+or
+.BR \-\-budget ),
+or
+.B plan \-\-size
+found no cluster within the deadline and the budget. The line on standard error names the overrun.
 .SH ENVIRONMENT
 .TP
 .B SHARDSCOPE_ASSETS
@@ -242,15 +267,41 @@ xvfb\-run \-a shardscope export \-\-panel all \-\-out figures
 .EE
 .RE
 .PP
-Rank the 20 best layouts for a scenario:
+Rank the 20 best layouts for a scenario, then the same as CSV for a spreadsheet:
 .PP
 .RS 4
 .EX
 shardscope plan \-\-top 20 my\-run.json
+shardscope plan \-\-top 20 \-\-csv my\-run.json > layouts.csv
+.EE
+.RE
+.PP
+Write the modelled step as a trace, to open in Perfetto (ui.perfetto.dev) or chrome://tracing:
+.PP
+.RS 4
+.EX
+shardscope trace my\-run.json \-\-out my\-run.trace.json
+.EE
+.RE
+.PP
+Before renting, write down what a run costs, and refuse it above $3:
+.PP
+.RS 4
+.EX
+shardscope cost \-\-budget 3 /usr/local/share/shardscope/scenarios/gpt2\-124m\-2x\-rtx4090\-spot.json
+.EE
+.RE
+.PP
+The cheapest GPU type, count and layout that trains a 7B model on 140B tokens within 14 days:
+.PP
+.RS 4
+.EX
+shardscope plan \-\-size \-\-deadline\-days 14 /usr/local/share/shardscope/scenarios/llama2\-7b\-140b\-tokens\-14\-days.json
 .EE
 .RE
 .SH SEE ALSO
-.BR xvfb\-run (1)
+.BR xvfb\-run (1),
+.BR isatty (3)
 )";
 
 // ---- completion helpers ----

@@ -6,6 +6,7 @@
 #include "app/lesson.h"
 #include "app/presentation.h"
 #include "app/ui.h"
+#include "widgets/figure.h"
 #include "widgets/palette.h"
 
 #include <epoxy/gl.h>
@@ -14,6 +15,7 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <stb/stb_image_write.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -50,11 +52,14 @@ void append_bytes(void* context, void* data, int size) {
     bytes->insert(bytes->end(), begin, begin + size);
 }
 
-// Renders frames of draw() and returns the last one as top-down RGBA rows.
+// Renders frames of draw() and returns the last one as top-down RGBA rows; texts_out, if given, gets the last frame's texts.
 template <typename Draw>
-std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& framebuffer, int frames, Draw draw) {
+std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& framebuffer, int frames, Draw draw,
+                                         std::vector<widgets::DrawnText>* texts_out = nullptr) {
     ImGuiIO& io = ImGui::GetIO();
     for (int frame = 0; frame < frames; ++frame) {
+        const bool recording = texts_out && frame == frames - 1;
+        if (recording) widgets::start_text_record();
         io.DisplaySize = ImVec2(static_cast<float>(framebuffer.width), static_cast<float>(framebuffer.height));
         io.DisplayFramebufferScale = ImVec2(1, 1);
         io.DeltaTime = 1.0f / 60.0f;
@@ -62,6 +67,7 @@ std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& fra
         ImGui::NewFrame();
         draw();
         ImGui::Render();
+        if (recording) *texts_out = widgets::stop_text_record();
         apply_scenario_edits(state);
         glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.framebuffer);
         glViewport(0, 0, framebuffer.width, framebuffer.height);
@@ -84,14 +90,25 @@ std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& fra
     return flipped;
 }
 
-std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames) {
+// A panel alone is a figure for a document (no controls unless asked for); the window is the app as it looks.
+std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames,
+                                         const ExportOptions& options, std::vector<widgets::DrawnText>* texts_out) {
     const int panel = panel_index(state, target);
     UiSession session;
-    return render_frames(state, framebuffer, frames, [&] {
+    widgets::set_figure_mode(panel >= 0 && !options.controls);
+    const auto draw = [&] {
         UiRequests requests;
         if (panel >= 0) draw_single_panel(state, panel, true);
         else draw_main_ui(state, session, requests, true);
-    });
+    };
+    if (!options.t_seconds) {
+        // Settled: one frame tells each panel's animation length, then every clock stands at its end.
+        render_frames(state, framebuffer, 1, draw);
+        for (widgets::Playback& playback : state.playbacks) playback.t_seconds = std::max(0.0, playback.duration_seconds);
+    }
+    std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out);
+    widgets::set_figure_mode(false);
+    return pixels;
 }
 
 std::string write_png(const std::string& path, const std::vector<unsigned char>& pixels, int width, int height) {
@@ -123,7 +140,9 @@ std::string scene_file_name(int index, const std::string& title) {
 std::string export_panel_in_context(AppState& state, int panel, int width, int height, const std::string& path) {
     Framebuffer framebuffer;
     if (!framebuffer.create(width, height)) return "cannot create an offscreen framebuffer";
+    widgets::set_figure_mode(true);  // Ctrl+E: the panel as a figure for a document, at the moment on screen
     const std::vector<unsigned char> pixels = render_frames(state, framebuffer, 2, [&] { draw_single_panel(state, panel, true); });
+    widgets::set_figure_mode(false);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     return write_png(path, pixels, width, height);
 }
@@ -146,7 +165,7 @@ std::vector<std::string> export_targets(const std::string& panel_argument, std::
     return {};
 }
 
-std::string run_export(const ExportOptions& options) {
+std::string run_export(const ExportOptions& options, std::vector<std::string>* written) {
     const int pixel_width = static_cast<int>(options.width * options.scale + 0.5f);
     const int pixel_height = static_cast<int>(options.height * options.scale + 0.5f);
     std::error_code filesystem_error;
@@ -169,26 +188,37 @@ std::string run_export(const ExportOptions& options) {
         apply_ui_scale(options.scale);
         {
             AppState state = make_app_state(options.scenario);
-            for (widgets::Playback& playback : state.playbacks) playback.t_seconds = options.t_seconds;
+            for (widgets::Playback& playback : state.playbacks) playback.t_seconds = options.t_seconds.value_or(0.0);
             Framebuffer framebuffer;
             if (!framebuffer.create(pixel_width, pixel_height)) error = "cannot create an offscreen framebuffer";
             for (const std::string& target : options.panels) {
                 if (!error.empty()) break;
-                const std::vector<unsigned char> pixels = render_target(state, target, framebuffer, options.settle_frames);
-                error = write_png(options.out_dir + "/" + target + ".png", pixels, pixel_width, pixel_height);
+                std::vector<widgets::DrawnText> texts;
+                const std::vector<unsigned char> pixels =
+                    render_target(state, target, framebuffer, options.settle_frames, options, options.texts_out ? &texts : nullptr);
+                if (options.texts_out) options.texts_out->push_back(std::move(texts));
+                const std::string path = options.out_dir + "/" + target + ".png";
+                error = write_png(path, pixels, pixel_width, pixel_height);
+                if (error.empty() && written) written->push_back(path);
+                const int panel = panel_index(state, target);
+                if (options.settled_t_out && panel >= 0) options.settled_t_out->push_back(state.playbacks[panel].t_seconds);
             }
             if (options.lesson && error.empty()) {
                 PresentationState presentation;
                 presentation.lesson = *options.lesson;
+                presentation.show_hints = options.controls;
+                widgets::set_figure_mode(!options.controls);
                 for (int scene = 0; scene < static_cast<int>(presentation.lesson.scenes.size()) && error.empty(); ++scene) {
                     error = enter_scene(state, presentation, scene);
                     if (!error.empty()) break;
                     presentation.active = true;
                     const std::vector<unsigned char> pixels = render_frames(state, framebuffer, options.settle_frames,
                                                                             [&] { draw_presentation(state, presentation, true); });
-                    error = write_png(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title),
-                                      pixels, pixel_width, pixel_height);
+                    const std::string path = options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title);
+                    error = write_png(path, pixels, pixel_width, pixel_height);
+                    if (error.empty() && written) written->push_back(path);
                 }
+                widgets::set_figure_mode(false);
             }
         }
         shutdown_imgui(false);

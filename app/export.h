@@ -3,6 +3,7 @@
 #include "app/app_state.h"
 #include "app/lesson.h"
 #include "core/model/scenario.h"
+#include "widgets/clip_check.h"
 
 #include <optional>
 
@@ -18,14 +19,18 @@ struct ExportOptions {
     int width = 1600;                 // logical size; the PNG is width x scale by height x scale
     int height = 900;
     float scale = 1.0f;
-    double t_seconds = 0;             // every panel's animation time
+    std::optional<double> t_seconds;  // every panel's animation time; unset: each panel settled, at the end of its animation
     bool light_theme = false;
     int settle_frames = 4;            // frames rendered before the read-back, so the layout settles
     std::optional<Lesson> lesson;     // also write one PNG per scene: NN-<title>.png
+    bool controls = false;            // keep the live controls and key hints; by default a panel is a clean figure
+    std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
+    std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's last frame's texts (the clip checker)
 };
 
-// Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error.
-std::string run_export(const ExportOptions& options);
+// Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error. `written`, when given, gets the
+// path of each file written, in order (the files written before an error too).
+std::string run_export(const ExportOptions& options, std::vector<std::string>* written = nullptr);
 
 // Inside a running window (Ctrl+E): renders one panel offscreen at width x height pixels and writes path.
 std::string export_panel_in_context(AppState& state, int panel, int width, int height, const std::string& path);

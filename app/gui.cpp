@@ -9,10 +9,17 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <chrono>
+#include <thread>
+
 namespace app {
 
 GLFWwindow* create_gl_window(int width, int height, bool visible, const char* title, const char** error) {
-    if (!glfwInit()) {
+    // Xvfb resets when its last client leaves (unless run with -noreset), and a connection made during the reset fails:
+    // a window opened right after another closed tries again for up to a second.
+    bool initialised = false;
+    for (int attempt = 0; attempt < 10 && !(initialised = glfwInit()); ++attempt) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (!initialised) {
         if (error) *error = "cannot open a display (no X server? run under xvfb-run)";
         return nullptr;
     }
@@ -33,13 +40,14 @@ GLFWwindow* create_gl_window(int width, int height, bool visible, const char* ti
     return window;
 }
 
-void init_imgui(GLFWwindow* window, bool install_glfw_callbacks, const char* ini_path) {
+void init_imgui(GLFWwindow* window, bool glfw_backend, const char* ini_path) {
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = ini_path;
-    if (install_glfw_callbacks) {
-        ImGui_ImplGlfw_InitForOpenGL(window, true);
+    if (glfw_backend) {
+        // Display size, time, cursor shapes and the key map; input comes through the window's own queue (input_queue.h).
+        ImGui_ImplGlfw_InitForOpenGL(window, false);
         io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;  // needs the backend's key map
     }
     ImGui_ImplOpenGL3_Init("#version 330 core");

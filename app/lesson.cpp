@@ -1,6 +1,7 @@
 #include "app/lesson.h"
 
 #include "app/files.h"
+#include "core/lessons/captions.h"
 #include "core/model/errors.h"
 #include "core/model/json_reader.h"
 #include "core/model/scenario_json.h"
@@ -23,6 +24,7 @@ Lesson parse_lesson(const std::string& json_text, const std::vector<std::string>
         Scene scene;
         scene.title = scene_reader.string("title").value_or("");
         scene.caption = scene_reader.string("caption").value_or("");
+        core::check_caption(scene.caption, path + ".caption");  // a typo in a {figure} is refused before the lesson plays
         scene.panel = scene_reader.string("panel").value_or("");
         if (std::find(panel_names.begin(), panel_names.end(), scene.panel) == panel_names.end()) {
             throw core::InputError(path + ".panel", "unknown panel \"" + scene.panel + "\"");

@@ -9,7 +9,7 @@ namespace app {
 
 struct Scene {
     std::string title;
-    std::string caption;          // one or two sentences shown at the bottom of the screen
+    std::string caption;          // one or two sentences shown at the bottom of the screen; {figures} come from the report
     core::Scenario scenario;      // the scene's "scenario" object read like a scenario file: only what differs from the defaults
     std::string scenario_json;    // that object's text, for saving and display
     std::string panel;            // which panel fills the screen

@@ -1,5 +1,7 @@
 #include "app/presentation.h"
 
+#include "core/lessons/captions.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 
@@ -18,12 +20,40 @@ std::string enter_scene(AppState& state, PresentationState& presentation, int sc
     const std::string error = replace_scenario(state, next.scenario);
     if (!error.empty()) return error;
     presentation.scene = scene;
+    presentation.caption = core::fill_caption(next.caption, state.applied, state.report);
     state.current_panel = panel;
     state.select_panel_request = panel;
     state.visible[panel] = true;
     state.playbacks[panel].t_seconds = next.t_seconds;
     state.playbacks[panel].playing = false;
     return {};
+}
+
+std::string begin_presentation(AppState& state, PresentationState& presentation) {
+    if (presentation.active) return enter_scene(state, presentation, presentation.scene);
+    UserStash stash{state.applied, state.playbacks, state.visible, state.current_panel};
+    const std::string error = enter_scene(state, presentation, presentation.scene);
+    if (!error.empty()) return error;
+    presentation.user = std::move(stash);
+    presentation.active = true;
+    return {};
+}
+
+void end_presentation(AppState& state, PresentationState& presentation) {
+    presentation.active = false;
+    if (!presentation.user) return;
+    UserStash& stash = *presentation.user;
+    if (!(stash.scenario == state.applied)) replace_scenario(state, stash.scenario);  // it evaluated before: it still does
+    state.scenario = state.applied;
+    state.playbacks = std::move(stash.playbacks);
+    state.visible = std::move(stash.visible);
+    state.current_panel = stash.current_panel;
+    state.select_panel_request = stash.current_panel;
+    presentation.user.reset();
+}
+
+const core::Scenario& user_scenario(const AppState& state, const PresentationState& presentation) {
+    return presentation.user ? presentation.user->scenario : state.applied;
 }
 
 void draw_presentation(AppState& state, const PresentationState& presentation, bool exporting) {
@@ -40,23 +70,30 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         ImGui::TextUnformatted(scene.title.c_str());
         ImGui::PopFont();
         ImGui::Separator();
-        // The caption band: two lines of the large font, plus the scene counter.
-        const float caption_height = widgets::fonts().large->FontSize * 3.2f + font;
+        // The caption band: the caption wrapped (at spaces) in the large font, plus the scene counter, however long it is.
+        const ImGuiStyle& style = ImGui::GetStyle();
+        ImGui::PushFont(widgets::fonts().large);
+        const std::vector<std::string> caption_lines = widgets::wrap_at_spaces(presentation.caption, ImGui::GetContentRegionAvail().x);
+        const float caption_text = ImGui::GetTextLineHeightWithSpacing() * static_cast<float>(caption_lines.size());
+        ImGui::PopFont();
+        const float caption_height = caption_text + ImGui::GetTextLineHeight() + 4.0f * style.ItemSpacing.y + font * 0.25f;
         ImGui::BeginChild("scene_panel", ImVec2(0, -caption_height), false);
         if (panel >= 0) {
-            widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting};
+            widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting,
+                                            &state.kernel_selection};
             state.panels[panel].draw(context);
         }
         ImGui::EndChild();
         ImGui::Separator();
         ImGui::PushFont(widgets::fonts().large);
-        ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x);
-        ImGui::TextUnformatted(scene.caption.c_str());
-        ImGui::PopTextWrapPos();
+        for (const std::string& caption_line : caption_lines) ImGui::TextUnformatted(caption_line.c_str());
         ImGui::PopFont();
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(widgets::palette().text_dim));
-        ImGui::Text("Scene %d of %d  -  %s  -  Left / Right: scenes, Space: play, Esc: leave", presentation.scene + 1,
-                    static_cast<int>(presentation.lesson.scenes.size()), presentation.lesson.title.c_str());
+        // The counter and the keys first; the lesson's title last, where a narrow window shortens it.
+        const std::string counter = "Scene " + std::to_string(presentation.scene + 1) + " of " + std::to_string(presentation.lesson.scenes.size());
+        const bool hints = presentation.show_hints;  // export turns them off for a clean figure
+        const std::string line = counter + (hints ? "  -  Left / Right: scenes, Space: play, Esc: leave" : "") + "  -  " + presentation.lesson.title;
+        ImGui::TextUnformatted(widgets::fit_text(line, ImGui::GetContentRegionAvail().x).c_str());
         ImGui::PopStyleColor();
     }
     ImGui::End();

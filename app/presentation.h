@@ -3,16 +3,36 @@
 #include "app/app_state.h"
 #include "app/lesson.h"
 
+#include <optional>
+#include <vector>
+
 namespace app {
+
+// What presentation borrows from the user and gives back on leaving: their scenario, clocks, tab and View menu.
+struct UserStash {
+    core::Scenario scenario;
+    std::vector<widgets::Playback> playbacks;
+    std::vector<bool> visible;
+    int current_panel = 0;
+};
 
 struct PresentationState {
     bool active = false;
     Lesson lesson;
     int scene = 0;
+    std::optional<UserStash> user;  // set while active in the window: Esc restores it
+    bool show_hints = true;         // the key hints under the caption; off for a clean exported figure
+    std::string caption;            // the scene's caption with its {figures} filled from the scene's report
 };
 
 // Loads the scene's scenario and panel time into the app; returns "" or the error (state untouched on error).
 std::string enter_scene(AppState& state, PresentationState& presentation, int scene);
+// Enters presentation on the lesson's current scene, keeping the user's scenario to give back; "" or the error.
+std::string begin_presentation(AppState& state, PresentationState& presentation);
+// Leaves presentation and gives the user's scenario, clocks and tabs back exactly as they were.
+void end_presentation(AppState& state, PresentationState& presentation);
+// The user's own scenario: the stashed one while a lesson plays, else the applied one.
+const core::Scenario& user_scenario(const AppState& state, const PresentationState& presentation);
 // Draws the current scene filling the display: title, panel, caption band and "scene k of n".
 void draw_presentation(AppState& state, const PresentationState& presentation, bool exporting);
 

@@ -21,10 +21,10 @@ std::string load_relative(const std::string& path) {
 
 }  // namespace
 
-core::Scenario load_scenario_file(const std::string& path) {
+core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use) {
     const std::string text = read_text_file(path, "scenario");
     g_scenario_directory = std::filesystem::path(path).parent_path().string();
-    core::Scenario scenario = core::parse_scenario(text, load_relative);
+    core::Scenario scenario = core::parse_scenario(text, load_relative, use);
     g_scenario_directory.clear();
     return scenario;
 }

@@ -8,9 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace app {
 namespace {
+
+namespace fs = std::filesystem;
 
 // A transformers config has the model's own keys at the top level; a scenario has sections.
 bool looks_like_hf_config(const std::string& text) {
@@ -20,6 +23,13 @@ bool looks_like_hf_config(const std::string& text) {
     } catch (const std::exception&) {
         return false;
     }
+}
+
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+bool is_inside(const fs::path& path, const fs::path& directory) {
+    const auto [end, _] = std::mismatch(directory.begin(), directory.end(), path.begin(), path.end());
+    return end == directory.end();
 }
 
 }  // namespace
@@ -34,10 +44,14 @@ void remember_recent(AppState& state, const std::string& path) {
 std::string open_scenario(AppState& state, const std::string& path) {
     try {
         const std::string text = read_text_file(path, "scenario");
-        core::Scenario scenario = looks_like_hf_config(text) ? load_hf_config_file(path, state.applied) : load_scenario_file(path);
+        const bool import = looks_like_hf_config(text);
+        core::Scenario scenario = import ? load_hf_config_file(path, state.applied) : load_scenario_file(path);
         const std::string error = replace_scenario(state, scenario);
         if (!error.empty()) return error;
-        state.scenario_path = path;
+        state.scenario_path = import ? std::string() : path;
+        state.imported_from = import ? path : std::string();
+        state.read_only = !import && is_shipped_path(path);
+        state.saved_scenario = state.applied;
         remember_recent(state, path);
         return {};
     } catch (const core::InputError& error) {
@@ -50,14 +64,86 @@ std::string open_scenario(AppState& state, const std::string& path) {
 std::string save_scenario(AppState& state, const std::string& path) {
     if (path.empty()) return "scenario: no file name given";
     try {
-        const std::string text = core::scenario_to_json(state.applied);
+        nlohmann::json json = nlohmann::json::parse(core::scenario_to_json(state.applied));
+        json[kWrittenByKey] = std::string("ShardScope ") + SHARDSCOPE_VERSION + ": only what differs from the defaults";
+        const std::string text = json.dump(2) + "\n";
         write_file_atomic(path, text.data(), text.size());
         state.scenario_path = path;
+        state.imported_from.clear();
+        state.read_only = false;
+        state.saved_scenario = state.applied;
         remember_recent(state, path);
         return {};
     } catch (const std::exception& error) {
         return error.what();
     }
+}
+
+bool written_by_shardscope(const std::string& path) {
+    try {
+        const nlohmann::json json = nlohmann::json::parse(read_text_file(path, "scenario"));
+        return json.is_object() && json.contains(kWrittenByKey) && json[kWrittenByKey].is_string() &&
+               json[kWrittenByKey].get<std::string>().rfind("ShardScope", 0) == 0;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool is_shipped_path(const std::string& path) {
+    std::error_code error;
+    const fs::path file = fs::weakly_canonical(fs::absolute(path, error), error);
+    if (error) return false;
+    const fs::path assets = fs::weakly_canonical(fs::path(asset_directory()), error);
+    return !error && is_inside(file, assets);
+}
+
+std::vector<std::string> shipped_files(const char* kind) {
+    std::vector<std::string> files;
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(asset_directory()) / kind, error)) {
+        if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+SaveCheck check_save(const AppState& state) {
+    if (!state.imported_from.empty()) {
+        return {SaveVerdict::save_as, file_name(state.imported_from) + " is a Hugging Face config, not a scenario: save the scenario as a new file."};
+    }
+    if (state.scenario_path.empty()) return {SaveVerdict::save_as, {}};
+    if (state.read_only || is_shipped_path(state.scenario_path)) {
+        return {SaveVerdict::save_as, file_name(state.scenario_path) + " is a shipped scenario and stays as it is: save a copy."};
+    }
+    std::error_code error;
+    if (!fs::exists(state.scenario_path, error)) return {SaveVerdict::write, {}};
+    if (!written_by_shardscope(state.scenario_path)) {
+        return {SaveVerdict::save_as, file_name(state.scenario_path) + " was not written by ShardScope: save as a new file, or confirm to replace it."};
+    }
+    return {SaveVerdict::write, {}};
+}
+
+SaveCheck check_save_as(const std::string& path) {
+    if (path.empty()) return {SaveVerdict::refused, "Type a file name to save to."};
+    std::error_code error;
+    const fs::path file(path);
+    if (fs::is_directory(file, error)) return {SaveVerdict::refused, path + " is a folder: add a file name, such as " + (file / "scenario.json").string()};
+    const fs::path folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    if (!fs::is_directory(folder, error)) return {SaveVerdict::refused, "No folder " + folder.string() + ": create it first or choose another."};
+    if (is_shipped_path(path)) return {SaveVerdict::refused, "The shipped scenarios and lessons are read-only: save somewhere else."};
+    if (fs::exists(file, error)) {
+        return {SaveVerdict::ask_first, written_by_shardscope(path) ? path + " exists. Replace it?"
+                                                                     : path + " exists and is not a scenario ShardScope wrote. Replace it?"};
+    }
+    return {SaveVerdict::write, {}};
+}
+
+bool has_unsaved_changes(const AppState& state) { return !(state.applied == state.saved_scenario); }
+
+std::string document_name(const AppState& state) {
+    if (!state.imported_from.empty()) return "Untitled (from " + file_name(state.imported_from) + ")";
+    if (state.scenario_path.empty()) return "Untitled";
+    return file_name(state.scenario_path) + (state.read_only ? " (read-only)" : "");
 }
 
 }  // namespace app

@@ -1,6 +1,8 @@
 """Turns measurements into the per-GPU efficiency tables of assets/hardware.json ("efficiency" of each GPU).
 
-Run: python3 measurements/make_efficiency_tables.py  (prints the JSON objects; paste them into assets/hardware.json).
+Run: python3 measurements/make_efficiency_tables.py            prints every GPU's "efficiency" object
+     python3 measurements/make_efficiency_tables.py --write    writes them into assets/hardware.json (nothing else changes)
+     python3 measurements/make_efficiency_tables.py --check    exits 1 when assets/hardware.json differs (a ctest runs this)
 
 One table per GPU serves every scenario: nothing here is fitted to a training run.
 - GEMM: achieved / peak FLOP/s against the GEMM's FLOPs (compute ceiling; the memory roof is applied separately).
@@ -12,6 +14,12 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
   batched attention GEMMs that are bound by their s x s output (s >= 2048). A100: copy efficiency 0.871 (1,355 of
   1,555 GB/s measured memcopy, PTsolvers gpu-workshop issue #7); the other classes keep the H100's ratio to copy.
+- GPUs without measurements of their own (BORROWED below) take the tables of the nearest measured architecture and
+  scale its GEMM and attention curves by the ratio of best measured matmul throughput over datasheet peak, the GPU's
+  against the reference's, both from the same benchmark (so its method cancels): Bekman's MAMF table where it lists
+  the GPU, else the torch.matmul square-GEMM database below. The peaks are the catalog's own (assets/hardware.json).
+  Ada Lovelace (L4, L40S, RTX 4090) borrows the A100's: its tensor cores run the Ampere-generation mma.sync kernels
+  (cuBLAS dispatches ampere_bf16_s1688gemm kernels on an RTX 4090, pytorch/pytorch #181718), not Hopper's wgmma.
 - Fused attention (causal, head dim 128): achieved / peak over the executed FLOPs (half of 4 b h s^2 d forward,
   2.5 x that backward) against the sequence length. H100: cuDNN (what Transformer Engine runs for Megatron) and
   PyTorch SDPA's flash backend, measured. A100: FlashAttention-2 forward + backward, causal, head dim 128
@@ -22,8 +30,10 @@ import json
 import math
 import os
 import statistics
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CATALOG = os.path.join(HERE, "..", "assets", "hardware.json")
 H100_PEAK = 989e12
 H100_HBM = 3.35e12
 A100_PEAK = 312e12
@@ -142,17 +152,111 @@ def launch_overhead():
             "gemm_seconds": round(statistics.median([rows[op][0] for op in ("matmul", "linear")]), 7)}
 
 
+# Best measured bf16 matmul throughput (TFLOP/s), per benchmark. A ratio is only taken within one benchmark.
+MAMF = ("Bekman, ml-engineering compute/accelerator/README.md, Maximum Achievable Matmul FLOPS table (commit 744d01e)",
+        {"h100-sxm": 794.5, "b200": 1745.0, "mi300x": 668.4, "a100-sxm": 271.2})
+# zzc0721/torch-performance-test-data database.md (commit 9d82827) and its issues #120 (L4) and #126 (A10G): the best of
+# torch.matmul on square 1024..10240 matrices, 10 warm-up and 30 timed iterations. Several rows of one GPU: their median.
+SQUARE = ("torch.matmul, best square 1024-10240 (zzc0721/torch-performance-test-data database.md @9d82827, issues #120, #126)",
+          {"a100-sxm": 264.53,                                                   # A100 SXM4 80GB
+           "h100-sxm": statistics.median([797.51, 783.66]),                      # H100 80GB HBM3, two rows
+           "h100-pcie": 495.93,                                                  # (H800 PCIe, same silicon: 503.83)
+           "l40s": 269.15,
+           "l4": 70.89,                                                          # issue #120
+           "a10g": 69.47,                                                        # issue #126
+           "rtx-4090": statistics.median([170.06, 173.31, 162.39, 163.09, 165.71, 164.81]),  # the 24 GB rows
+           "rtx-3090": statistics.median([76.34, 76.68, 76.58])})
+
+# id: (the measured GPU it borrows from, the benchmark whose ratio scales it or None for "the same silicon", why).
+BORROWED = {
+    "h200-sxm": ("h100-sxm", None, "same compute silicon and clocks; Bekman's MAMF table: \"H200 is the same\""),
+    "h800-sxm": ("h100-sxm", None, "the H100 SXM's compute silicon and clocks; only NVLink and FP64 are cut (DeepSeek-V3 issue #28)"),
+    "b200": ("h100-sxm", MAMF, ""),
+    "mi300x": ("h100-sxm", MAMF, "ROCm 6.3, TunableOp"),
+    "a100-40gb": ("a100-sxm", None, "the same GA100 SXM4 part at 400 W; only the HBM differs (40 GB, 1,555 GB/s)"),
+    "h100-pcie": ("h100-sxm", SQUARE, "350 W: it holds lower clocks under dense GEMMs"),
+    "l40s": ("a100-sxm", SQUARE, "Ada Lovelace"),
+    "l4": ("a100-sxm", SQUARE, "Ada Lovelace at 72 W"),
+    "a10g": ("a100-sxm", SQUARE, "NVIDIA publishes no A10G tensor figure: peak is the A10's 125 TFLOP/s, the measured matmul sets the speed"),
+    "rtx-4090": ("a100-sxm", SQUARE, "Ada Lovelace; boosts above the datasheet clock, so the plateau reaches peak"),
+    "rtx-3090": ("a100-sxm", SQUARE, "GA102; boosts above the datasheet clock, so the plateau reaches peak"),
+}
+
+MEASURED_SOURCES = {
+    "h100-sxm": "Measured on one H100 SXM (measurements/, kernel_probe.py; tables by make_efficiency_tables.py): GEMMs at the "
+                "published runs' shapes (sustained clocks), memory-bound kernels by class, cuDNN and SDPA-flash causal attention, "
+                "head dim 128",
+    "a100-sxm": "GEMM: NVIDIA cuBLAS on A100 (CUDA 11 Features Revealed, Fig. 6, square GEMMs). HBM: 1,355 of 1,555 GB/s memcopy "
+                "(PTsolvers gpu-workshop #7); other memory classes in the H100's measured ratio to copy. Attention: "
+                "FlashAttention-2 causal, head dim 128, forward + backward (flash-attention README, A100 figure)",
+}
+
+
+def tflops(flops_per_s):
+    return f"{flops_per_s / 1e12:,.6g}"
+
+
+def borrowed_efficiency(gpu_id, peaks, names):
+    like, benchmark, why = BORROWED[gpu_id]
+    if benchmark is None:
+        return {"like": like, "gemm_scale": 1.0, "source": f"The {names[like]}'s tables: {why}"}
+    source, best = benchmark
+    own = best[gpu_id] * 1e12 / peaks[gpu_id]
+    reference = best[like] * 1e12 / peaks[like]
+    scale = round(own / reference, 3)
+    text = (f"The {names[like]}'s tables, GEMMs and attention scaled by best measured matmul over peak: "
+            f"{names[gpu_id]} {best[gpu_id]:.1f} / {tflops(peaks[gpu_id])} = {own:.3f} against {names[like]} "
+            f"{best[like]:.1f} / {tflops(peaks[like])} = {reference:.3f} ({source})")
+    return {"like": like, "gemm_scale": scale, "source": text + (f"; {why}" if why else "")}
+
+
 h100_mem = h100_memory_classes()
 h100_fused = h100_attention("cudnn")
 h100_sdpa = h100_attention("flash")
 a100_fa2 = a100_attention()
-tables = {
+measured = {
     "h100-sxm": {"gemm": h100_gemm(), "memory": h100_mem,
                  "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
                  "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
     "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),
                  "fused_attention_forward": a100_fa2[0], "fused_attention_backward": a100_fa2[1],
                  "sdpa_attention_forward": a100_fa2[0], "sdpa_attention_backward": a100_fa2[1]},
-    "eager_host_dispatch": launch_overhead(),
 }
-print(json.dumps(tables, indent=1))
+
+
+def efficiency_objects(catalog):
+    peaks = {gpu["id"]: gpu["bf16_flops_per_s"] for gpu in catalog["gpus"]}
+    names = {gpu["id"]: gpu["name"] for gpu in catalog["gpus"]}
+    objects = {}
+    for gpu in catalog["gpus"]:
+        if gpu["id"] in measured:
+            objects[gpu["id"]] = {"source": MEASURED_SOURCES[gpu["id"]], **measured[gpu["id"]]}
+        elif gpu["id"] in BORROWED:
+            objects[gpu["id"]] = borrowed_efficiency(gpu["id"], peaks, names)
+        else:
+            sys.exit(f"{gpu['id']}: in assets/hardware.json but not in make_efficiency_tables.py (add it to BORROWED)")
+    return objects
+
+
+def main():
+    with open(CATALOG) as f:
+        text = f.read()
+    catalog = json.loads(text)
+    objects = efficiency_objects(catalog)
+    if len(sys.argv) == 1:
+        print(json.dumps({**objects, "eager_host_dispatch": launch_overhead()}, indent=1))
+        return
+    for gpu in catalog["gpus"]:
+        gpu["efficiency"] = objects[gpu["id"]]
+    written = json.dumps(catalog, indent=1) + "\n"
+    if sys.argv[1] == "--write":
+        with open(CATALOG, "w") as f:
+            f.write(written)
+    elif sys.argv[1] == "--check":
+        if written != text:
+            sys.exit("assets/hardware.json: its efficiency sections differ from make_efficiency_tables.py; run it with --write")
+    else:
+        sys.exit("usage: make_efficiency_tables.py [--write | --check]")
+
+
+main()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages ShardScope builds, tests and runs with (and validates its desktop files with);
-# only what dpkg does not already have.
+# only what dpkg does not already have. python3 reads the CLI tests' JSON, CSV and trace output (its json and csv modules).
 set -euo pipefail
 packages=(
   cmake g++ make pkg-config
@@ -9,6 +9,7 @@ packages=(
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   clang libclang-rt-14-dev
   desktop-file-utils appstream
+  python3
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -52,3 +52,11 @@ TEST_CASE("format_whole, format_percent, format_sci: shapes never as 1.00, perce
     CHECK(core::format_sci(70e9) == "70.0e9");
     CHECK(core::format_sci(1.5e-4) == "150.0e-6");
 }
+
+TEST_CASE("format_typed: a value in a message reads as typed: got -4, not -4.00000", "[format]") {
+    CHECK(core::format_typed(-4) == "-4");
+    CHECK(core::format_typed(100000000) == "100000000");
+    CHECK(core::format_typed(2.5) == "2.5");
+    CHECK(core::format_typed(0.01) == "0.01");
+    CHECK(core::format_typed(1e300) == "1e+300");
+}

@@ -242,6 +242,12 @@ const std::vector<SchemaKey>& schema() {
         {"operations", "checkpoint_bytes_per_s", {"1e3", "100e9", "1e16"}},
         {"operations", "restart_seconds", {"0", "600", "1e9"}},
         {"operations", "dollars_per_gpu_hour", {"0", "2", "1e6"}},
+        {"memory", "workspace_bytes", {"0", "67108864", "1e12"}},
+        {"memory", "nccl_bytes_per_group", {"0", "688e6", "1e12"}},
+        {"memory", "fragmentation", {"0", "0.059", "1"}},
+        {"budget", "price", {"\"on-demand\"", "\"spot\"", "\"custom\"", "\"free\""}},
+        {"budget", "setup_hours", {"0", "0.5", "1e5"}},
+        {"budget", "dollars", {"0", "3", "1e12"}},
     };
     return keys;
 }

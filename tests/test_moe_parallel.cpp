@@ -99,7 +99,9 @@ TEST_CASE("Megatron-Core memory buckets: dense weights split by TP and sharded b
     const core::Scenario scenario = shipped("deepseek-v3.json");
     const core::Report report = core::evaluate(scenario);
     const core::MemoryReport& memory = report.memory;
-    // The heaviest of 16 stages holds 4 MoE layers: 4 x 256 experts x 3 x 7168 x 2048, over EP 64.
+    // The peak GPU is DualPipe's device 0: stage 0 (layers 0-3, the first three dense) and stage 15 (layers 58-60), so
+    // 4 MoE layers: 4 x 256 experts x 3 x 7168 x 2048, over EP 64.
+    REQUIRE(memory.peak_stage == 0);
     const double stage_experts = 4.0 * 256 * 3 * 7168 * 2048;
     REQUIRE(memory.experts.stage_params == stage_experts);
     REQUIRE(memory.experts.params_per_gpu == stage_experts / 64);
@@ -115,7 +117,7 @@ TEST_CASE("Megatron-Core memory buckets: dense weights split by TP and sharded b
     // Each recipe component's block carries its expert part; the whole model's state adds up as for a dense model.
     double whole = 0, expert_part = 0;
     for (const core::MemoryBlock& block : memory.blocks) {
-        if (block.kind != core::MemoryKind::activations) whole += block.whole_bytes;
+        if (core::is_training_state(block.kind)) whole += block.whole_bytes;
         expert_part += block.expert_per_gpu_bytes;
     }
     REQUIRE(whole == Approx(memory.state_bytes));
@@ -134,7 +136,7 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     REQUIRE(scenario.train.tokens == 14.8e12);
     const core::Report report = core::evaluate(scenario);
     REQUIRE(report.memory.fits);
-    REQUIRE(report.memory.per_gpu.total_bytes < 80e9);
+    REQUIRE(report.memory.per_gpu.peak_bytes < 80e9);
     REQUIRE(report.memory.params_active / 1e9 == Approx(37.55).margin(0.01));
     // ShardScope runs every GEMM at the BF16 peak where DeepSeek ran FP8, and recomputes whole layers where DeepSeek kept
     // FP8 activations: slower than published, by less than the FP8 peak's factor of two (the README says how far and why).
@@ -268,7 +270,7 @@ TEST_CASE("Planner: EP is searched for a model with experts, and its estimates a
         REQUIRE_NOTHROW(core::validate_scenario(applied));
         const core::Report report = core::evaluate(applied);
         REQUIRE(entry.estimate.step_seconds == Approx(report.compute.modelled_step_seconds).epsilon(1e-9));
-        REQUIRE(entry.estimate.memory_per_gpu_bytes == Approx(report.memory.per_gpu.total_bytes).epsilon(1e-9));
+        REQUIRE(entry.estimate.memory_per_gpu_bytes == Approx(report.memory.per_gpu.peak_bytes).epsilon(1e-9));
     }
     REQUIRE(*eps.rbegin() > 1);
     // A dense model's search never leaves EP 1.

@@ -27,8 +27,8 @@ TEST_CASE("Seed 000 accounting: 70B x 16 B = 1.12 TB is 14x an H100, and 1.0 is 
     const core::Report report = core::evaluate(one_gpu);
     const core::RegimePoint point = core::regime_point(one_gpu, report);
     REQUIRE(report.memory.state_bytes == Approx(1.12e12));
-    REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.total_bytes / 80e9));
-    REQUIRE(point.memory_fraction >= 14.0);  // the state alone is 14 H100s; activations only add
+    REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.peak_bytes / 80e9));  // the peak, as memory.fits
+    REQUIRE(point.memory_fraction >= 14.0);  // the state alone is 14 H100s; the rest only adds
 
     SECTION("a GPU with more HBM and bandwidth shrinks the memory and bandwidth axes by exactly its ratio") {
         core::Scenario on_b200 = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1, "gpu": "b200"}})");

@@ -38,10 +38,11 @@ TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 14x an H100", "[sta
     REQUIRE(over.caption == "14.0x an H100 SXM");
 }
 
-TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B per parameter, then activations", "[stack]") {
+TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B per parameter, then activations and what the step "
+          "holds beside them at its peak", "[stack]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}})");
     const core::StackFrame end = final_frame(scenario, core::evaluate(scenario), ceilings_for(scenario));
-    REQUIRE(end.layers.size() == 6);
+    REQUIRE(end.layers.size() == 13);
     const char* labels[] = {"bf16 weight", "bf16 grad", "fp32 master", "Adam m", "Adam v", "activations"};
     const double bytes[] = {140e9, 140e9, 280e9, 280e9, 280e9};
     for (int i = 0; i < 5; ++i) {
@@ -53,6 +54,12 @@ TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B
     REQUIRE(end.layers[5].bytes > 0);
     REQUIRE(end.layers[4].index_within_kind == 1);  // Adam v: the optimizer's second shade
     REQUIRE(end.layers[2].formula == "fp32 master: 4 B x 70.0e9 = 280 GB");
+    const core::MemoryKind peak_kinds[] = {core::MemoryKind::weight_copies, core::MemoryKind::gathered_weights, core::MemoryKind::logits,
+                                           core::MemoryKind::backward_working_set, core::MemoryKind::workspace,
+                                           core::MemoryKind::comm_buffers, core::MemoryKind::fragmentation};
+    for (int i = 0; i < 7; ++i) REQUIRE(end.layers[6 + i].kind == peak_kinds[i]);
+    REQUIRE(end.layers[8].label == "logits + loss");
+    REQUIRE(end.layers[8].bytes > 0);  // one GPU runs the head and the loss
 }
 
 TEST_CASE("Seed 000: Llama 3 70B overshoots an H100 and a B200; Llama 3.2 1B fits an H100", "[stack]") {
@@ -106,7 +113,7 @@ TEST_CASE("HBM ceilings from the catalog: A100, H100 and H800 share 80 GB, H200 
     custom.name = "Custom 24GB";
     custom.hbm_bytes = 24e9;
     const std::vector<core::GpuCeiling> with_custom = core::gpu_ceilings(core::builtin_hardware(), custom);
-    REQUIRE(with_custom.size() == 4);
+    REQUIRE(with_custom.size() == 5);  // 24 GB, then the NVLink GPUs above it: A100 40GB, 80, 141, 192 GB
     REQUIRE(with_custom[0].gpu_names == "Custom 24GB");
     REQUIRE(with_custom[0].selected);
 }
@@ -127,7 +134,9 @@ TEST_CASE("Seed 000 animation: the stack at t = 0 is the bf16 weight alone, the 
     // Built where 16 B x N fills 3/4 of the lowest ceiling (80 GB): N = 3.75e9.
     REQUIRE(timeline.start_params == Approx(0.75 * 80e9 / 16.0));
     REQUIRE(timeline.final_params == report.memory.params);
-    REQUIRE(timeline.final_total_bytes == Approx(report.memory.state_bytes + report.memory.blocks.back().whole_bytes));
+    double beside_state = 0;
+    for (const core::MemoryBlock& block : report.memory.blocks) if (!core::is_training_state(block.kind)) beside_state += block.whole_bytes;
+    REQUIRE(timeline.final_total_bytes == Approx(report.memory.state_bytes + beside_state));
     REQUIRE(timeline.grow_seconds > 0);
 
     const core::StackFrame start = core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 0.0);

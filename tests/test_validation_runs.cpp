@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -97,6 +100,30 @@ double mean(const std::vector<double>& values) {
     return sum / static_cast<double>(values.size());
 }
 
+// The README's Validation table, written from the same runs and the same model when SHARDSCOPE_VALIDATION_TABLE names
+// a file: `SHARDSCOPE_VALIDATION_TABLE=table.md build/shardscope_tests "[narayanan]"`.
+void write_readme_table(const char* path) {
+    std::ofstream out(path);
+    char line[256];
+    out << "| run | published | ShardScope | error | Calculon |\n|---|---|---|---|---|\n";
+    std::vector<double> errors;
+    for (const Run& run : korthikanti_table5) {
+        const double modelled = core::evaluate(scenario_of(run)).compute.step_seconds;
+        errors.push_back(modelled / run.measured - 1.0);
+        std::snprintf(line, sizeof line, "| Korthikanti T5 %s | %.2f s | %.2f s | %+.1f %% | %.2f s (%+.1f %%) |\n", run.name, run.measured, modelled,
+                      100.0 * errors.back(), run.calculon_seconds, 100.0 * (run.calculon_seconds / run.measured - 1.0));
+        out << line;
+    }
+    for (const Run& run : narayanan_table1) {
+        const core::Scenario scenario = scenario_of(run);
+        const double tflops = table1_flops(scenario) / (core::evaluate(scenario).compute.step_seconds * run.gpus) / 1e12;
+        errors.push_back(run.measured / tflops - 1.0);
+        std::snprintf(line, sizeof line, "| Narayanan T1 %s (%d GPUs) | %.0f TFLOP/s | %.0f TFLOP/s | %+.1f %% | - |\n", run.name, run.gpus,
+                      run.measured, tflops, 100.0 * errors.back());
+        out << line;
+    }
+}
+
 }  // namespace
 
 TEST_CASE("Korthikanti 2022 Table 5: each of the 8 runs within 5 % of its measured iteration time", "[validation][korthikanti]") {
@@ -141,6 +168,7 @@ TEST_CASE("Narayanan 2021 Table 1: each row's TFLOP/s within 15 %, the 18 publis
     for (const Run& run : korthikanti_table5) all.push_back(table5_error(run));
     REQUIRE(all.size() == 18);
     REQUIRE(mean(all) < 0.07);
+    if (const char* path = std::getenv("SHARDSCOPE_VALIDATION_TABLE")) write_readme_table(path);
 }
 
 TEST_CASE("Narayanan 2021 Table 1: the modelled throughput rises with model size as measured (1.7B to 1T: 137 -> 163)", "[validation][narayanan]") {

@@ -6,20 +6,33 @@
 #include "widgets/palette.h"
 
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <climits>
+#include <cstdlib>
 #include <string>
 
 namespace widgets {
+// In figure mode (a clean exported figure) every control below draws nothing and returns false.
 namespace {
 
+
+// A combo's preview as it fits its box (left of the arrow button): shortened with an ellipsis, never cut mid-letter.
+std::string fitted_preview(const char* preview) {
+    const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2.0f * ImGui::GetStyle().FramePadding.x;
+    return fit_text(preview, std::max(0.0f, room));
+}
 
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 template <typename Item, typename Name, typename Same, typename EditOf>
 bool edit_combo(const char* label, const char* preview, const std::vector<Item>& items, Name name, Same same, EditOf edit_of,
                 core::Scenario& scenario, EditFeedback& feedback) {
     bool changed = false;
-    if (ImGui::BeginCombo(label, preview)) {
+    if (ImGui::BeginCombo(label, fitted_preview(preview).c_str())) {
         for (const Item& item : items) {
             const bool selected = same(item);
             if (ImGui::Selectable(name(item), selected)) changed = apply_edit(edit_of(item), scenario, feedback, label);
@@ -31,7 +44,36 @@ bool edit_combo(const char* label, const char* preview, const std::vector<Item>&
     return changed;
 }
 
-// An integer field with - and + that step through valid values; what is typed applies on Enter only.
+// What a number field's text says: a whole number, or why not (naming what was typed).
+struct TypedNumber {
+    std::optional<long long> value;
+    std::string problem;
+};
+
+TypedNumber parse_whole_number(const std::string& text) {
+    std::string trimmed = text;
+    trimmed.erase(0, trimmed.find_first_not_of(" \t"));
+    trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
+    std::string digits;
+    for (char c : trimmed) if (c != ',' && c != '_') digits += c;  // "16,384" reads as typed in the panels
+    if (digits.empty()) return {std::nullopt, "type a whole number"};
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(digits.c_str(), &end, 10);
+    if (end == digits.c_str() || *end != '\0') return {std::nullopt, "\"" + trimmed + "\" is not a whole number"};
+    if (errno == ERANGE) return {std::nullopt, trimmed + " is far out of range"};
+    return {value, {}};
+}
+
+// The one number field being typed into (only one has the keys at a time), and its text so far.
+struct NumberFieldEditing {
+    ImGuiID id = 0;
+    std::string text;
+};
+NumberFieldEditing g_editing;
+
+// An integer field with - and + that step through valid values. What is typed applies on Enter or when the field loses
+// focus (not at every keystroke: typing 2147483647 must not apply 21474 on the way); Escape restores the value.
 template <typename Next, typename EditOf>
 bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core::Scenario& scenario, EditFeedback& feedback) {
     bool changed = false;
@@ -39,9 +81,35 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
     const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
     ImGui::PushID(label);
     ImGui::SetNextItemWidth(std::max(button, ImGui::CalcItemWidth() - 2 * (button + spacing)));
-    int typed = value;
-    if (ImGui::InputInt("##value", &typed, 0, 0, ImGuiInputTextFlags_EnterReturnsTrue) && typed != value) {
-        changed = apply_edit(edit_of(typed), scenario, feedback, label);
+    const ImGuiID id = ImGui::GetID("##value");
+    std::string text = g_editing.id == id ? g_editing.text : std::to_string(value);
+    ImGui::InputText("##value", &text, ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::IsItemActive()) {
+        g_editing = {id, text};
+    } else if (g_editing.id == id) {
+        // Left the field this frame: Enter or focus elsewhere applies; Escape has already put the old text back.
+        const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+        g_editing = {};
+        if (!escaped && text != std::to_string(value)) {
+            const TypedNumber typed = parse_whole_number(text);
+            if (!typed.value) {
+                feedback.clear();
+                feedback.control = label;
+                feedback.control_id = ImGui::GetID(label);
+                feedback.error = std::string(label) + ": " + typed.problem;
+                feedback.after = scenario;
+            } else if (*typed.value != value) {
+                const long long clamped = std::clamp<long long>(*typed.value, INT_MIN, INT_MAX);
+                core::Edit edit = edit_of(static_cast<int>(clamped));
+                // Beyond int, the refusal still names what was typed.
+                if (clamped != *typed.value && edit.problem) {
+                    const std::string shown = "got " + std::to_string(clamped);
+                    std::string& reason = edit.problem->reason;
+                    if (const std::size_t at = reason.find(shown); at != std::string::npos) reason.replace(at, shown.size(), "got " + std::to_string(*typed.value));
+                }
+                changed = apply_edit(edit, scenario, feedback, label);
+            }
+        }
     }
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("-", ImVec2(button, button))) {
@@ -55,28 +123,58 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
     }
     ImGui::SameLine(0, spacing);
     ImGui::TextUnformatted(label);
+    draw_feedback(label, feedback);  // in the field's id scope, where its edits were recorded
     ImGui::PopID();
-    draw_feedback(label, feedback);
     return changed;
 }
 
 }  // namespace
 
+bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format) {
+    if (figure_mode()) return false;
+    char shown[64];
+    std::snprintf(shown, sizeof shown, format, value);
+    const ImGuiID id = ImGui::GetID(label);
+    std::string text = g_editing.id == id ? g_editing.text : std::string(shown);
+    ImGui::InputText(label, &text, ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::IsItemActive()) {
+        g_editing = {id, text};
+        return false;
+    }
+    if (g_editing.id != id) return false;
+    g_editing = {};
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) || text == shown) return false;
+    char* end = nullptr;
+    const double typed = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !std::isfinite(typed)) return false;  // not a number: the field shows the value again
+    const double next = std::clamp(typed, min_value, max_value);
+    const bool changed = next != value;
+    value = next;
+    return changed;
+}
+
 bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& feedback, const char* control) {
     feedback.clear();
     feedback.control = control;
+    feedback.control_id = ImGui::GetID(control);  // this control, not another with the same label in another window
     if (!edit.ok()) {
         feedback.error = edit.problem->field + ": " + edit.problem->reason;
+        feedback.after = scenario;
         return false;
     }
     feedback.notes = edit.notes;
     const bool changed = !(edit.scenario == scenario);
     scenario = edit.scenario;
+    feedback.after = scenario;
     return changed;
 }
 
+void expire_feedback(EditFeedback& feedback, const core::Scenario& now) {
+    if (feedback.after && !(*feedback.after == now)) feedback.clear();
+}
+
 void draw_feedback(const char* control, const EditFeedback& feedback) {
-    if (feedback.control != control) return;
+    if (feedback.control != control || feedback.control_id != ImGui::GetID(control)) return;
     const Palette& colors = palette();
     for (const std::string& note : feedback.notes) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(colors.text_dim));
@@ -103,6 +201,7 @@ const core::Choices& choices_for(const core::Scenario& scenario) {
 }
 
 bool model_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     const std::string preview = scenario.model.is_bare_count() ? core::format_count(scenario.model.params_override) + " parameters (bare count)"
                                                                : scenario.model.name;
     return edit_combo(
@@ -112,8 +211,9 @@ bool model_combo(const char* label, core::Scenario& scenario, EditFeedback& feed
 }
 
 bool precision_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     bool changed = false;
-    if (ImGui::BeginCombo(label, scenario.precision.name.c_str())) {
+    if (ImGui::BeginCombo(label, fitted_preview(scenario.precision.name.c_str()).c_str())) {
         for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
             if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) {
                 changed = apply_edit(core::with_precision(scenario, recipe), scenario, feedback, label);
@@ -127,6 +227,7 @@ bool precision_combo(const char* label, core::Scenario& scenario, EditFeedback& 
 }
 
 bool gpu_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     return edit_combo(
         label, scenario.cluster.gpu.name.c_str(), core::builtin_hardware().gpus, [](const core::GpuSpec& gpu) { return gpu.name.c_str(); },
         [&](const core::GpuSpec& gpu) { return gpu.id == scenario.cluster.gpu.id; },
@@ -134,6 +235,7 @@ bool gpu_combo(const char* label, core::Scenario& scenario, EditFeedback& feedba
 }
 
 bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     const std::string preview = std::to_string(scenario.cluster.gpus_per_node);
     return edit_combo(
         label, preview.c_str(), choices_for(scenario).gpus_per_node, [](int n) { static std::string text; text = std::to_string(n); return text.c_str(); },
@@ -142,18 +244,21 @@ bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedba
 }
 
 bool gpus_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     return stepped_input(
         label, scenario.cluster.gpus, [&](int direction) { return core::next_gpus(scenario, direction); },
         [&](int gpus) { return core::with_gpus(scenario, gpus); }, scenario, feedback);
 }
 
 bool global_batch_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     return stepped_input(
         label, scenario.train.global_batch, [&](int direction) { return core::next_global_batch(scenario, direction); },
         [&](int batch) { return core::with_global_batch(scenario, batch); }, scenario, feedback);
 }
 
 bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis axis, EditFeedback& feedback, const std::string& help) {
+    if (figure_mode()) return false;
     const core::Choices& choices = choices_for(scenario);
     const core::Layout now = core::layout_of(scenario);
     int current = 0;
@@ -191,6 +296,7 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
 }
 
 bool zero_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     int stage = scenario.parallel.zero;
     bool changed = false;
     if (ImGui::SliderInt(label, &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
@@ -203,6 +309,7 @@ bool zero_slider(const char* label, core::Scenario& scenario, EditFeedback& feed
 }
 
 bool recompute_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     const bool changed = edit_combo(
         label, core::recompute_name(scenario.train.recompute), choices_for(scenario).recomputes,
         [](core::Recompute recompute) { return core::recompute_name(recompute); },
@@ -212,6 +319,7 @@ bool recompute_combo(const char* label, core::Scenario& scenario, EditFeedback& 
 }
 
 bool schedule_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     return edit_combo(
         label, core::schedule_name(scenario.parallel.schedule), choices_for(scenario).schedules,
         [](core::ScheduleKind kind) { return core::schedule_name(kind); }, [&](core::ScheduleKind kind) { return kind == scenario.parallel.schedule; },
@@ -219,6 +327,7 @@ bool schedule_combo(const char* label, core::Scenario& scenario, EditFeedback& f
 }
 
 bool seq_len_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     const std::string preview = std::to_string(scenario.train.seq_len);
     return edit_combo(
         label, preview.c_str(), choices_for(scenario).seq_len, [](int s) { static std::string text; text = std::to_string(s); return text.c_str(); },
@@ -226,6 +335,7 @@ bool seq_len_combo(const char* label, core::Scenario& scenario, EditFeedback& fe
 }
 
 bool sequence_parallel_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     bool on = scenario.train.sequence_parallel;
     bool changed = false;
     const bool locked = on && !choices_for(scenario).sequence_parallel_off;  // experts under TP need it
@@ -277,9 +387,97 @@ bool ep_overlap_checkbox(const char* label, core::Scenario& scenario, EditFeedba
 }
 
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     bool on = scenario.train.flash_attention;
     bool changed = false;
     if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_flash_attention(scenario, on), scenario, feedback, label);
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    static const std::vector<core::Framework> frameworks = {core::Framework::megatron, core::Framework::pytorch_eager};
+    return edit_combo(
+        label, core::framework_name(scenario.train.framework), frameworks, [](core::Framework framework) { return core::framework_name(framework); },
+        [&](core::Framework framework) { return framework == scenario.train.framework; },
+        [&](core::Framework framework) { return core::with_framework(scenario, framework); }, scenario, feedback);
+}
+
+bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
+    bool changed = false;
+    if (ImGui::SliderFloat(label, &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
+        changed = apply_edit(core::with_fragmentation(scenario, percent / 100.0), scenario, feedback, label);
+    }
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const float font = ImGui::GetFontSize();
+    bool changed = false;
+    const core::GpuPrice& price = scenario.cluster.gpu.price;
+    ImGui::PushID(label);
+    const float width = ImGui::CalcItemWidth();  // the combo and the price share the item width
+    ImGui::SetNextItemWidth(font * 7.5f);
+    if (ImGui::BeginCombo("##basis", core::price_basis_name(scenario.budget.price))) {
+        for (core::PriceBasis basis : {core::PriceBasis::on_demand, core::PriceBasis::spot, core::PriceBasis::custom}) {
+            const double dollars = price.dollars_per_hour(basis);
+            const std::string item = std::string(core::price_basis_name(basis)) + (dollars > 0 ? " " + core::format_dollars(dollars) : "");
+            if (ImGui::Selectable(item.c_str(), basis == scenario.budget.price)) {
+                changed = apply_edit(core::with_price_basis(scenario, basis), scenario, feedback, label);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item(price.source.empty() ? std::string("No catalog price for this GPU: type your own.")
+                                           : "Catalog price (" + price.date + "): " + price.source + ". Typing a price makes it custom.");
+    ImGui::SameLine(0, font * 0.3f);
+    double dollars = scenario.operations.dollars_per_gpu_hour;
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - font * 7.8f));
+    if (committed_number_input("##dollars", dollars, 0.0, 1e6)) {
+        changed = apply_edit(core::with_dollars_per_gpu_hour(scenario, dollars), scenario, feedback, label);
+    }
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    double hours = scenario.budget.setup_hours;
+    bool changed = false;
+    if (committed_number_input(label, hours, 0.0, 1e5)) {
+        changed = apply_edit(core::with_setup_hours(scenario, hours), scenario, feedback, label);
+    }
+    explain_last_item("Billed but not training: provisioning the machines, downloading data, compiling, warming up. A guess to edit.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    const float font = ImGui::GetFontSize();
+    bool changed = false;
+    ImGui::PushID(label);
+    const float width = ImGui::CalcItemWidth();  // the checkbox and the amount share the item width
+    bool guarded = scenario.budget.budget_dollars.has_value();
+    if (ImGui::Checkbox("##on", &guarded)) {
+        const std::optional<double> dollars = guarded ? std::optional<double>(scenario.budget.budget_dollars.value_or(100.0)) : std::nullopt;
+        changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
+    }
+    explain_last_item("Hold the estimate to a ceiling (seed 004's budget guard): `shardscope cost` exits with status 3 above it.");
+    ImGui::SameLine(0, font * 0.3f);
+    ImGui::BeginDisabled(!guarded);
+    double dollars = scenario.budget.budget_dollars.value_or(0.0);
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, width - ImGui::GetFrameHeight() - font * 0.3f));
+    if (committed_number_input("##dollars", dollars, 0.0, 1e12) && guarded) {
+        changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    ImGui::PopID();
     draw_feedback(label, feedback);
     return changed;
 }

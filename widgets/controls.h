@@ -5,19 +5,26 @@
 #include "core/model/scenario.h"
 #include "core/model/scenario_edits.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace widgets {
 
-// What the last control's edit changed besides its own field, or why it was refused.
+// What the last control's edit changed besides its own field, or why it was refused. Shown under that control only (the
+// same label elsewhere is another control), and only while the scenario is still the one the edit left.
 struct EditFeedback {
     std::string control;              // the label of the control that made the edit
     std::vector<std::string> notes;   // "TP 8 -> 4: it must divide the 12 attention heads"
     std::string error;                // a refused edit: the field and the reason
+    unsigned int control_id = 0;      // ImGui's id of that control: where the message is drawn
+    std::optional<core::Scenario> after;  // the scenario the edit left; once it differs, the message is no longer true
 
     void clear() { *this = {}; }
 };
+
+// Clears the feedback once the scenario is no longer the one its edit left (another edit, a file, a lesson scene).
+void expire_feedback(EditFeedback& feedback, const core::Scenario& now);
 
 // Applies an edit made by the control labelled `control`: the scenario changes only when the edit is valid.
 // Returns whether the scenario changed.
@@ -26,13 +33,18 @@ bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& 
 // The notes or the error of the last edit, if `control` made it; call right after drawing the control.
 void draw_feedback(const char* control, const EditFeedback& feedback);
 
+// A number field that applies what was typed on Enter or when it loses focus, clamped to [min, max]; Escape restores.
+// Returns true when it changed value.
+bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format = "%.2f");
+
 bool model_combo(const char* label, core::Scenario&, EditFeedback&);
 bool precision_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpu_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpus_per_node_combo(const char* label, core::Scenario&, EditFeedback&);
-// The GPU count: - and + step to the previous / next count that holds the layout; a typed count applies on Enter.
+// The GPU count: - and + step to the previous / next count that holds the layout; a typed count applies on Enter or when
+// the field loses focus, Escape puts the value back, and a refusal names what was typed.
 bool gpus_input(const char* label, core::Scenario&, EditFeedback&);
-// The global batch: - and + step to the previous / next multiple of DP x micro-batch; a typed value applies on Enter.
+// The global batch: - and + step to the previous / next multiple of DP x micro-batch; typed values as for the GPU count.
 bool global_batch_input(const char* label, core::Scenario&, EditFeedback&);
 // A slider over the values the axis may take (core::choices_of); help is the hover explanation.
 bool axis_slider(const char* label, core::Scenario&, core::LayoutAxis, EditFeedback&, const std::string& help);
@@ -46,6 +58,14 @@ bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&)
 bool load_imbalance_slider(const char* label, core::Scenario&, EditFeedback&);
 bool node_limit_slider(const char* label, core::Scenario&, EditFeedback&);
 bool ep_overlap_checkbox(const char* label, core::Scenario&, EditFeedback&);
+bool framework_combo(const char* label, core::Scenario&, EditFeedback&);       // megatron or pytorch-eager
+bool fragmentation_slider(const char* label, core::Scenario&, EditFeedback&);  // memory.fragmentation, in percent
+
+// What a GPU-hour costs: the GPU's catalog price, on-demand or spot (dated, with its source), or a typed one (custom).
+bool price_controls(const char* label, core::Scenario&, EditFeedback&);
+// Setup hours billed besides training, and the budget the estimate is held to (the checkbox turns the guard on).
+bool setup_hours_input(const char* label, core::Scenario&, EditFeedback&);
+bool budget_input(const char* label, core::Scenario&, EditFeedback&);
 
 // core::choices_of for the scenario, computed once per distinct scenario (controls ask every frame).
 const core::Choices& choices_for(const core::Scenario&);

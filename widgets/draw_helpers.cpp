@@ -63,10 +63,98 @@ void legend_swatch(ImU32 color, SwatchShape shape) {
     ImGui::SameLine(0, 0.2f * em);
 }
 
+std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width) {
+    std::vector<std::string> lines;
+    std::string line;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t space = text.find(' ', at);
+        const std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
+        at = space == std::string::npos ? text.size() : space + 1;
+        const std::string longer = line.empty() ? word : line + " " + word;
+        if (!line.empty() && ImGui::CalcTextSize(longer.c_str()).x > max_width) {
+            lines.push_back(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    return lines;
+}
+
+std::string fit_variant(const std::vector<std::string>& variants, float max_width) {
+    for (const std::string& variant : variants) {
+        if (ImGui::CalcTextSize(variant.c_str()).x <= max_width) return variant;
+    }
+    return variants.empty() ? std::string() : fit_text(variants.back(), max_width);
+}
+
+ColumnSplit split_columns(float available_width, float first_share, float first_min, float first_max, float rest_min) {
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    ColumnSplit split;
+    split.side_by_side = available_width >= first_min + spacing + rest_min;
+    split.first_width = split.side_by_side ? std::clamp(available_width * first_share, first_min,
+                                                        std::max(first_min, std::min(first_max, available_width - spacing - rest_min)))
+                                           : available_width;
+    return split;
+}
+
+void second_column(float column_x) {
+    const float last_right = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + ImGui::GetScrollX();
+    if (last_right + ImGui::GetStyle().ItemSpacing.x <= column_x) ImGui::SameLine(column_x);
+}
+
+std::vector<bool> columns_that_fit(const std::vector<float>& widths, const std::vector<int>& drop_order, float available) {
+    std::vector<bool> shown(widths.size(), true);
+    float total = 0;
+    for (float width : widths) total += width;
+    for (int column : drop_order) {
+        if (total <= available) break;
+        if (column < 0 || column >= static_cast<int>(widths.size()) || !shown[column]) continue;
+        shown[column] = false;
+        total -= widths[column];
+    }
+    return shown;
+}
+
+float labelled_width(float frame_width, const char* label) {
+    return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 void same_line_if_fits(float next_width, float spacing) {
     const float right_edge = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
     const float after_last = ImGui::GetItemRectMax().x + spacing;
     if (after_last + next_width <= right_edge) ImGui::SameLine(0, spacing);
+}
+
+namespace {
+
+// Bytes of a UTF-8 prefix that do not cut a character in two.
+std::size_t utf8_boundary(const std::string& text, std::size_t at) {
+    while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+    return at;
+}
+
+}  // namespace
+
+std::string fit_text(const std::string& text, float max_width, bool keep_end) {
+    const auto width = [](const std::string& candidate) { return ImGui::CalcTextSize(candidate.c_str()).x; };
+    if (width(text) <= max_width) return text;
+    const std::string ellipsis = "\xE2\x80\xA6";  // U+2026, in the shared fonts' ranges
+    // The longest cut that fits, by bisection over the kept length.
+    std::size_t low = 0, high = text.size();
+    const auto candidate = [&](std::size_t kept) {
+        if (!keep_end) return text.substr(0, utf8_boundary(text, kept)) + ellipsis;
+        const std::size_t tail = kept / 2, head = kept - tail;
+        return text.substr(0, utf8_boundary(text, head)) + ellipsis + text.substr(utf8_boundary(text, text.size() - tail));
+    };
+    while (low < high) {
+        const std::size_t middle = (low + high + 1) / 2;
+        if (width(candidate(middle)) <= max_width) low = middle;
+        else high = middle - 1;
+    }
+    return candidate(low);
 }
 
 }  // namespace widgets

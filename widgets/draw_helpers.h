@@ -29,7 +29,36 @@ void dim_text(const std::string& text);
 enum class SwatchShape { square, disc, ring };
 void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
 
+// The text as it fits in max_width with the current font: whole if it fits, else cut with an ellipsis (U+2026) at the end,
+// or in the middle for a path (keeps the file name). Never wider than max_width unless even "..." is not.
+std::string fit_text(const std::string& text, float max_width, bool keep_end = false);
+// The text broken into lines no wider than max_width (current font), only at spaces: ImGui's own wrapping also breaks
+// after '.' and ',' and so splits "70.0 B" into "70." and "0 B". A word wider than the line is a line of its own.
+std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width);
+
+// A label that abbreviates: the first of its variants (longest first: "Whole model, 70.6 B params", "Whole model") that fits
+// in max_width with the current font, else the last one cut by fit_text.
+std::string fit_variant(const std::vector<std::string>& variants, float max_width);
+
+// How a panel splits its width between a first column (controls, a table) and the rest (the figure): side by side while
+// both keep their minimum widths, else one column, the first above the rest. first_width is the first column's width
+// side by side (its share of the width, clamped to [first_min, first_max]), or the whole width stacked.
+struct ColumnSplit {
+    bool side_by_side = true;
+    float first_width = 0;
+};
+ColumnSplit split_columns(float available_width, float first_share, float first_min, float first_max, float rest_min);
+
+// For two columns of figures: the next item at x = column_x (window coordinates, as SameLine takes it) when the last one
+// ended before it, else on the next line, so a long first figure never runs into the second.
+void second_column(float column_x);
+
 // SameLine when an item `next_width` wide still fits on this line after `spacing`; else a new line.
 void same_line_if_fits(float next_width, float spacing);
+// Which of a table's columns to show in `available` width: all when their widths (each column's widest cell, padding
+// included) fit, else dropping columns in drop_order, least needed first, until the rest fit or drop_order runs out.
+std::vector<bool> columns_that_fit(const std::vector<float>& widths, const std::vector<int>& drop_order, float available);
+// The width a labelled control takes: its frame plus its label, for same_line_if_fits.
+float labelled_width(float frame_width, const char* label);
 
 }  // namespace widgets

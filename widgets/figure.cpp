@@ -1,5 +1,6 @@
 #include "widgets/figure.h"
 
+#include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 
@@ -8,10 +9,14 @@
 namespace widgets {
 namespace {
 bool g_explain_mode = true;
+bool g_figure_mode = false;
 }
 
 void set_explain_mode(bool on) { g_explain_mode = on; }
 bool explain_mode() { return g_explain_mode; }
+
+void set_figure_mode(bool on) { g_figure_mode = on; }
+bool figure_mode() { return g_figure_mode; }
 
 void explain_last_item(const std::string& formula, const char* source) {
     if (ImGui::IsItemHovered()) explain_tooltip(formula, source);
@@ -31,13 +36,33 @@ void explain_tooltip(const std::string& formula, const char* source) {
     ImGui::EndTooltip();
 }
 
+namespace {
+
+// The value after its label when it fits on the line, else under it; wrapped at the region's edge, never cut.
+void value_after(const std::string& value) {
+    same_line_if_fits(ImGui::CalcTextSize(value.c_str()).x, ImGui::GetStyle().ItemSpacing.x);
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextUnformatted(value.c_str());
+    ImGui::PopTextWrapPos();
+}
+
+}  // namespace
+
 void figure(const char* label, const std::string& value, const std::string& formula, const char* source) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::TextUnformatted(label);
     ImGui::PopStyleColor();
-    ImGui::SameLine();
-    ImGui::TextUnformatted(value.c_str());
+    value_after(value);
     explain_last_item(formula, source);
+}
+
+void run_figure(bool fits, const char* label, const std::string& value, const std::string& formula, const char* source) {
+    if (fits) return figure(label, value, formula, source);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+    ImGui::Text("%s, if it fit", label);
+    value_after(value);
+    ImGui::PopStyleColor();
+    explain_last_item("What it would be if the layout fit in HBM (it does not)" + (formula.empty() ? "." : ": " + formula), source);
 }
 
 void section_heading(const char* text) {

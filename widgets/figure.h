@@ -7,6 +7,10 @@ namespace widgets {
 // "label  value" on one line; hovering shows formula and source (explain mode). Tooltips are skipped while exporting.
 void figure(const char* label, const std::string& value, const std::string& formula = {}, const char* source = nullptr);
 
+// A figure that only means something if the layout runs (step time, MFU, time to train, cost): when it does not fit in
+// HBM, the label says "if it fit" and the value is dim, so nobody reads a time to train for a run that cannot start.
+void run_figure(bool fits, const char* label, const std::string& value, const std::string& formula = {}, const char* source = nullptr);
+
 // A tooltip for the last item, if it is hovered: formula and source, wrapped at a readable width.
 void explain_last_item(const std::string& formula, const char* source = nullptr);
 
@@ -19,5 +23,10 @@ void section_heading(const char* text);
 // Explain mode on (hover tooltips) or off; the app owns the toggle.
 void set_explain_mode(bool on);
 bool explain_mode();
+
+// Figure mode: a clean picture for a document (export's default). Panels draw the figure, its title and its legend, and
+// no live controls (play, sliders, combos, buttons) or key hints; the shared controls and the transport skip themselves.
+void set_figure_mode(bool on);
+bool figure_mode();
 
 }  // namespace widgets

@@ -479,6 +479,7 @@ void GlCubeRenderer::draw_faces(const CubeScene& scene, const CubeProjection& pr
 bool GlCubeRenderer::render(const CubeScene& scene, const CubeProjection& projection, int width_pixels, int height_pixels) {
     if (width_pixels < 1 || height_pixels < 1) return false;
     if (!error_.empty()) return false;  // a broken shader or framebuffer stays broken: say so once, keep the app alive
+    if (rendered_ && width_pixels == width_ && height_pixels == height_ && projection == last_projection_ && scene == last_scene_) return true;
     const SavedGlState saved;
     drain_gl_errors();  // earlier frames' errors are not ours to report
     if (!ensure_programs() || !ensure_targets(width_pixels, height_pixels)) return false;
@@ -517,6 +518,9 @@ bool GlCubeRenderer::render(const CubeScene& scene, const CubeProjection& projec
         error_ = std::string("OpenGL error ") + code + " while drawing the cube";
         return false;
     }
+    rendered_ = true;
+    last_scene_ = scene;
+    last_projection_ = projection;
     return true;
 }
 

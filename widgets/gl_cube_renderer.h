@@ -23,6 +23,7 @@ struct CubeProjection {
 
     // depth_out (optional) grows away from the camera; off-screen points still project.
     ImVec2 to_pixels(float x, float y, float z, float* depth_out = nullptr) const;
+    bool operator==(const CubeProjection&) const = default;
 };
 CubeProjection make_cube_projection(const CubeView&, float width_pixels, float height_pixels);
 
@@ -30,11 +31,13 @@ struct CubeLine {
     float from[3], to[3];
     ImU32 color;
     float width_pixels;
+    bool operator==(const CubeLine&) const = default;
 };
 
 struct CubeFace {
     float corners[4][3];          // a planar quad, in order around its edge
     ImU32 color;                  // translucent
+    bool operator==(const CubeFace&) const = default;
 };
 
 struct CubeDot {
@@ -42,6 +45,7 @@ struct CubeDot {
     ImU32 color;
     float radius_pixels;
     bool ring = false;            // a hollow ring instead of a lit ball
+    bool operator==(const CubeDot&) const = default;
 };
 
 struct CubeScene {
@@ -49,6 +53,7 @@ struct CubeScene {
     std::vector<CubeLine> lines;  // opaque or faint, depth-tested
     std::vector<CubeDot> dots;    // drawn far to near
     std::vector<CubeFace> faces;  // translucent, drawn last without writing depth, so what is inside shows through
+    bool operator==(const CubeScene&) const = default;
 };
 
 class GlCubeRenderer {
@@ -60,6 +65,7 @@ public:
 
     // Renders into the texture at this size and restores the caller's GL state. False, with error(), when GL cannot
     // (shader files missing or not compiling, no framebuffer): the caller shows the message instead of the picture.
+    // The same scene, view and size as last time keep the last picture: an idle window does not rasterise the cube again.
     bool render(const CubeScene&, const CubeProjection&, int width_pixels, int height_pixels);
     // The last rendered picture; GL rows run bottom-up, so show it with uv0 (0, 1) and uv1 (1, 0).
     ImTextureID texture() const;
@@ -88,6 +94,9 @@ private:
     unsigned resolve_framebuffer_ = 0, resolve_texture_ = 0;
     int width_ = 0, height_ = 0, samples_ = 0;
     std::string error_;
+    bool rendered_ = false;           // the texture holds last_scene_ seen through last_projection_
+    CubeScene last_scene_;
+    CubeProjection last_projection_;
 };
 
 }  // namespace widgets

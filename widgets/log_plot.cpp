@@ -54,6 +54,8 @@ struct PlotState {
     std::vector<LegendEntry> legend;
     std::vector<PendingText> texts;
     std::vector<ImVec4> marker_boxes;   // min x, min y, max x, max y of markers >= 0.3 em: texts keep off them
+    std::vector<ImVec2> data_marks;     // every marker and text anchor: the legend keeps off them
+    std::vector<ImVec2> line_marks;     // the vertices of the lines drawn: the legend covers as few as it can
 };
 
 PlotState plot;
@@ -244,9 +246,11 @@ struct LegendLayout {
     float row_height = 0;
     float swatch_width = 0;
     float padding = 0;
+    float label_width = 0;   // the widest label that fits
 };
 
 LegendLayout layout_legend() {
+    constexpr float inset_em = 0.5f;  // the legend's distance from the plot's edges
     LegendLayout layout;
     if (plot.legend.empty() || plot.axes.legend == LegendCorner::none) return layout;
     const float em = plot.em;
@@ -255,20 +259,53 @@ LegendLayout layout_legend() {
     layout.swatch_width = 1.6f * em;
     float widest = 0;
     for (const LegendEntry& entry : plot.legend) widest = std::max(widest, ImGui::CalcTextSize(entry.label.c_str()).x);
-    layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
     const float available_height = (plot.plot_max.y - plot.plot_min.y) - 2 * layout.padding - em;
     const int max_rows = std::max(1, static_cast<int>(available_height / layout.row_height));
     const int count = static_cast<int>(plot.legend.size());
     const int columns = (count + max_rows - 1) / max_rows;
     layout.rows = (count + columns - 1) / columns;
+    // Never wider than the plot: each column's labels get an equal share, and longer ones are shortened when drawn.
+    const float plot_width = plot.plot_max.x - plot.plot_min.x - 2.0f * inset_em * em;
+    const float label_room = (plot_width - 2 * layout.padding + 0.8f * em) / columns - layout.swatch_width - 1.2f * em;
+    widest = std::max(0.0f, std::min(widest, label_room));
+    layout.label_width = widest;
+    layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
     const ImVec2 size(columns * layout.column_width - 0.8f * em + 2 * layout.padding,
                       layout.rows * layout.row_height + 2 * layout.padding - 0.15f * em);
-    const float inset = 0.5f * em;
-    const bool left = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::bottom_left;
-    const bool top = plot.axes.legend == LegendCorner::top_left || plot.axes.legend == LegendCorner::top_right;
-    const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
-    const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
-    layout.box = {ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
+    const float inset = inset_em * em;
+    const auto box_at = [&](LegendCorner corner) {
+        const bool left = corner == LegendCorner::top_left || corner == LegendCorner::bottom_left;
+        const bool top = corner == LegendCorner::top_left || corner == LegendCorner::top_right;
+        const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
+        const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
+        return Rect{ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
+    };
+    // A legend keeps off the data: the asked-for corner unless it covers some and another corner covers less. A marker or a
+    // label's anchor weighs far more than a stretch of line (a line can be followed past a legend, a point is lost under one).
+    const auto covered = [&](const Rect& box) {
+        const auto inside = [&](ImVec2 p) { return p.x >= box.min.x - 0.3f * em && p.x <= box.max.x + 0.3f * em && p.y >= box.min.y - 0.3f * em && p.y <= box.max.y + 0.3f * em; };
+        float cost = 0;
+        for (const ImVec2& mark : plot.data_marks) cost += inside(mark) ? 100.0f : 0.0f;
+        for (const PendingText& text : plot.texts) {  // where each label asks to sit
+            const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
+            const ImVec2 at(text.point.x + text.offset.x - text.pivot.x * size.x, text.point.y + text.offset.y - text.pivot.y * size.y);
+            const bool overlaps = at.x < box.max.x && at.x + size.x > box.min.x && at.y < box.max.y && at.y + size.y > box.min.y;
+            cost += overlaps ? 100.0f : 0.0f;
+        }
+        for (const ImVec2& mark : plot.line_marks) cost += inside(mark) ? 1.0f : 0.0f;
+        return cost;
+    };
+    LegendCorner chosen = plot.axes.legend;
+    float least = covered(box_at(chosen));
+    for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
+        if (least <= 0.0f) break;
+        const float cost = covered(box_at(corner));
+        if (cost < least) {
+            least = cost;
+            chosen = corner;
+        }
+    }
+    layout.box = box_at(chosen);
     return layout;
 }
 
@@ -293,8 +330,8 @@ void draw_legend(const LegendLayout& layout) {
             draw_marker(draw_list, ImVec2(origin.x + layout.swatch_width * 0.5f, middle), 0.3f * em, entry.color,
                         entry.shape, outline, em);
         }
-        draw_list->AddText(ImVec2(origin.x + layout.swatch_width + 0.4f * em, origin.y),
-                           colors.text, entry.label.c_str());
+        draw_list->AddText(ImVec2(origin.x + layout.swatch_width + 0.4f * em, origin.y), colors.text,
+                           fit_text(entry.label, layout.label_width + 0.5f).c_str());
     }
 }
 
@@ -502,6 +539,8 @@ void EndLogPlot() {
     plot.legend.clear();
     plot.texts.clear();
     plot.marker_boxes.clear();
+    plot.data_marks.clear();
+    plot.line_marks.clear();
 }
 
 bool PlotLine(const char* label, const double* xs, const double* ys, int count, ImU32 color, float thickness_em,
@@ -517,6 +556,14 @@ bool PlotLine(const char* label, const double* xs, const double* ys, int count, 
     std::vector<ImVec2> run;
     double nearest = 1e30;
     auto flush = [&] {
+        for (size_t i = 0; i + 1 < run.size(); ++i) {  // samples every 2 em along the line, for the legend's placement
+            const float length = std::hypot(run[i + 1].x - run[i].x, run[i + 1].y - run[i].y);
+            const int samples = std::min(200, 1 + static_cast<int>(length / (2.0f * plot.em)));
+            for (int k = 0; k < samples; ++k) {
+                const float t = static_cast<float>(k) / samples;
+                plot.line_marks.push_back(ImVec2(run[i].x + (run[i + 1].x - run[i].x) * t, run[i].y + (run[i + 1].y - run[i].y) * t));
+            }
+        }
         if (run.size() >= 2) {
             if (dash > 0) {
                 for (size_t i = 1; i < run.size(); ++i) draw_dashed(run[i - 1], run[i], color, thickness, dash);
@@ -570,6 +617,7 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     }
     const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
     draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
+    plot.data_marks.push_back(center);
     if (radius_em >= 0.3f) plot.marker_boxes.push_back(ImVec4(center.x - radius, center.y - radius, center.x + radius, center.y + radius));
     const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
                          std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);
@@ -593,6 +641,7 @@ void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, I
     }
     plot.texts.push_back({ImVec2(static_cast<float>(px), static_cast<float>(py)), ImVec2(offset_em.x * em, offset_em.y * em),
                           pivot, text, color});
+    plot.data_marks.push_back(plot.texts.back().point);
 }
 
 bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, float dash_em) {

@@ -111,6 +111,14 @@ ImU32 memory_kind_color(core::MemoryKind kind, int index_within_kind) {
         case core::MemoryKind::optimizer: return index_within_kind == 0 ? p.optimizer : p.optimizer_second;
         case core::MemoryKind::activations: return p.activations;
         case core::MemoryKind::kv_cache: return p.kv_cache;
+        // What the step holds beside its state: each beside its label in every stack, so the hue need not tell them apart.
+        case core::MemoryKind::weight_copies: return with_alpha(p.weights, 0.55f);
+        case core::MemoryKind::gathered_weights: return with_alpha(p.weights, 0.35f);
+        case core::MemoryKind::logits: return p.infiniband;
+        case core::MemoryKind::backward_working_set: return with_alpha(p.activations, 0.55f);
+        case core::MemoryKind::workspace: return p.text_dim;
+        case core::MemoryKind::comm_buffers: return p.nvlink;
+        case core::MemoryKind::fragmentation: return with_alpha(p.text_dim, 0.45f);
     }
     return p.text_dim;
 }

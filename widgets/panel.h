@@ -34,6 +34,21 @@ struct SharedAssets {
     std::string measured_roofline_csv;  // assets/h100_measured_roofline.csv
 };
 
+// A kernel picked in one panel and highlighted in the others (the anatomy's click shows it on the roofline). Kept by what
+// the kernel is, not by its index, so it survives a re-evaluation that changes the kernel list (TP 1 -> 8).
+struct KernelSelection {
+    bool active = false;
+    core::KernelId id = core::KernelId::qkv;
+    core::KernelPass pass = core::KernelPass::forward;
+    core::KernelScope scope = core::KernelScope::layer;
+    int occurrence = 0;              // the how-manieth kernel of this name, pass and scope (a layer has two norms)
+};
+
+// What a panel asks of the app, which acts after the frame (the app owns files; a panel never writes one).
+struct PanelRequests {
+    bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/trace.h)
+};
+
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
@@ -43,6 +58,8 @@ struct PanelContext {
     const SharedAssets& assets;
     EditFeedback& feedback;          // what the last control edit changed besides itself, shown next to that control
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
+    KernelSelection* selection = nullptr;  // shared by every panel; null where nothing is shared
+    PanelRequests* requests = nullptr;  // null where nothing can be asked (one panel alone, headless)
 };
 
 struct PanelDef {
@@ -51,7 +68,10 @@ struct PanelDef {
     std::function<void(PanelContext&)> draw;
 };
 
-// Every panel, in View-menu order: stack, walls, cube, roofline, ring, pipeline, configurator.
+// "Save trace": asks the app to write the scenario's modelled step as a Chrome trace (pipeline and anatomy panels).
+void save_trace_button(PanelContext& ctx, float spacing);
+
+// Every panel, in View-menu order: stack, walls, cube, roofline, anatomy, ring, pipeline, configurator, alltoall.
 std::vector<PanelDef> make_all_panels();
 
 }  // namespace widgets

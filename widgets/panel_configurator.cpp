@@ -1,7 +1,10 @@
 // The 3D-parallelism configurator: layout sliders constrained to valid values, what the layout costs (memory, communication,
 // step time, money, failures), the device mesh, and the planner's fastest layouts (click one to apply it).
 #include "core/model/format.h"
+#include "core/cost/explain.h"
+#include "core/cost/budget_text.h"
 #include "core/cost/planner.h"
+#include "core/cost/sizing.h"
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
@@ -9,15 +12,19 @@
 #include "widgets/device_mesh.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
+#include "widgets/log_plot.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/plan_job.h"
+#include "widgets/stacked_bar.h"
+#include "widgets/size_job.h"
 
 #include <imgui.h>
 
 #include <optional>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +41,14 @@ struct ConfiguratorState {
     // The plan depends on everything but the layout, and runs off the UI thread: a frame never waits for it.
     std::uint64_t plan_revision = 0;  // the scenario revision the ranking was last requested for
     PlanJob plan;
+
+    // Sizing (GPU type x count x layout, by cost) depends on neither the GPU, its count nor the layout; off the UI thread.
+    std::uint64_t sizing_revision = 0;
+    SizeJob sizing;
+    bool show_layouts = false;        // the bottom: the cheapest clusters (plot and table), or the layouts on these GPUs
+    bool one_row_per_type = true;     // the clusters table: each GPU type's cheapest, or the whole ranking
+    float sizing_plot_share = 0.42f;  // of the bottom's width, for the cost-against-time plot
+    int sizing_max_gpus = 4096;       // the largest count sizing tries
 };
 
 
@@ -93,8 +108,7 @@ void draw_controls(PanelContext& ctx) {
         node_limit_slider("Node limit", scenario, feedback);
         ep_overlap_checkbox("Overlap all-to-all", scenario, feedback);
     }
-    double dollars = scenario.operations.dollars_per_gpu_hour;
-    if (ImGui::InputDouble("$ / GPU-hour", &dollars, 0.25, 1.0, "%.2f")) ctx.scenario.operations.dollars_per_gpu_hour = std::clamp(dollars, 0.0, 1e6);
+    price_controls("$ / GPU-h", scenario, feedback);
     ImGui::PopItemWidth();
 
     ImGui::Spacing();
@@ -115,7 +129,12 @@ struct BarPiece {
     std::string formula;
 };
 
-void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const std::string& reference_label, ImU32 reference_color) {
+// A reference more than this many times the total is drawn off scale, so a tiny column (MiniGPT against 24 GB) still
+// shows its pieces; off_scale_label then says where the reference is.
+constexpr double kOffScaleRatio = 20.0;
+
+void stacked_bar(const std::vector<BarPiece>& pieces, double reference, std::string reference_label, ImU32 reference_color,
+                 const std::string& off_scale_label = {}) {
     const float font = ImGui::GetFontSize();
     const float width = ImGui::GetContentRegionAvail().x;
     const float height = font * 1.6f;
@@ -123,6 +142,11 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const st
     ImDrawList* draw = ImGui::GetWindowDrawList();
     double total = 0;
     for (const BarPiece& piece : pieces) total += piece.value;
+    const bool off_scale = reference > 0 && total > 0 && reference > kOffScaleRatio * total;
+    if (off_scale) {
+        reference_label = off_scale_label;
+        reference = total * 1.2;  // the marker at the bar's end stands for the reference far beyond it
+    }
     const double scale_max = std::max(total, reference) * 1.04;
     const float reference_room = reference > 0 ? ImGui::CalcTextSize(reference_label.c_str()).x : 0.0f;
     draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), with_alpha(palette().idle, 0.35f), font * 0.2f);
@@ -142,7 +166,14 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, const st
     }
     if (reference > 0) {
         const float x = origin.x + static_cast<float>(reference / scale_max) * width;
-        draw->AddLine(ImVec2(x, origin.y - font * 0.3f), ImVec2(x, origin.y + height + font * 0.3f), reference_color, std::max(2.0f, font * 0.14f));
+        const float thickness = std::max(2.0f, font * 0.14f);
+        if (off_scale) {  // a broken line: the reference is far off to the right
+            draw->AddLine(ImVec2(x - font * 0.25f, origin.y + height * 0.5f), ImVec2(x + font * 0.25f, origin.y + height * 0.5f), reference_color, thickness);
+            draw->AddLine(ImVec2(x + font * 0.05f, origin.y + height * 0.25f), ImVec2(x + font * 0.3f, origin.y + height * 0.5f), reference_color, thickness);
+            draw->AddLine(ImVec2(x + font * 0.05f, origin.y + height * 0.75f), ImVec2(x + font * 0.3f, origin.y + height * 0.5f), reference_color, thickness);
+        } else {
+            draw->AddLine(ImVec2(x, origin.y - font * 0.3f), ImVec2(x, origin.y + height + font * 0.3f), reference_color, thickness);
+        }
         const float text_x = std::min(x + font * 0.25f, origin.x + width - reference_room);
         draw->AddText(ImVec2(x + reference_room + font * 0.25f > origin.x + width ? x - reference_room - font * 0.25f : text_x,
                              origin.y + height + font * 0.3f),
@@ -166,13 +197,20 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
 
 void draw_memory(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
-    section_heading("Memory per GPU (heaviest pipeline stage)");
+    section_heading("Memory per GPU at its peak (heaviest pipeline stage)");
     std::vector<BarPiece> pieces;
     std::vector<std::string> values;
-    // One piece per category, in the stack's order; Adam m and v arrive as two optimizer blocks.
+    // One piece per state category, in the stack's order (Adam m and v arrive as two optimizer blocks), the stored
+    // activations, then one piece for all the peak holds beside them: the stack panel names each of those.
+    BarPiece beside{0, with_alpha(palette().text_dim, 0.8f), "at the peak", ""};
     for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
         const core::MemoryBlock& block = memory.blocks[i];
-        if (block.kind == core::MemoryKind::kv_cache) continue;
+        if (block.kind == core::MemoryKind::kv_cache || block.per_gpu_bytes <= 0) continue;
+        if (!core::is_training_state(block.kind) && block.kind != core::MemoryKind::activations) {
+            beside.value += block.per_gpu_bytes;
+            beside.formula += (beside.formula.empty() ? "" : "\n") + text.block_per_gpu[i].formula;
+            continue;
+        }
         const std::string kind = core::memory_kind_name(block.kind);
         auto same_kind = [&](const BarPiece& piece) { return piece.label == kind; };
         auto found = std::find_if(pieces.begin(), pieces.end(), same_kind);
@@ -183,15 +221,68 @@ void draw_memory(const core::Report& report, const core::ReportText& text) {
             found->formula += "\n" + text.block_per_gpu[i].formula;
         }
     }
+    if (beside.value > 0) pieces.push_back(beside);
     for (const BarPiece& piece : pieces) values.push_back(core::format_bytes(piece.value));
-    stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling);
+    stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling,
+                "HBM " + core::format_bytes(memory.hbm_bytes) + " far off scale: this is " + core::format_percent(memory.per_gpu_over_hbm) + " of it");
     legend(pieces, values);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(memory.fits ? palette().within_budget : palette().over_budget));
     const std::string margin = memory.fits ? core::format_bytes(memory.headroom_bytes) + " to spare" : core::format_bytes(-memory.headroom_bytes) + " over";
-    ImGui::Text("%s of %s: %s (%s)", core::format_bytes(memory.per_gpu.total_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
-                memory.fits ? "fits" : "does not fit", margin.c_str());
+    ImGui::Text("%s of %s at %s: %s (%s)", core::format_bytes(memory.per_gpu.peak_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
+                core::memory_phase_text(memory.peak_phase).c_str(), memory.fits ? "fits" : "does not fit", margin.c_str());
     ImGui::PopStyleColor();
-    explain_last_item(text.activation_configuration + ": " + text.activations.formula, "Korthikanti et al. 2022, Table 2");
+    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line + "\n" + text.activation_configuration + ": " + text.activations.formula,
+                      "core/cost/memory.h");
+}
+
+// Every pipeline stage's peak as a bar against HBM, the heaviest outlined, marked and named: hover a bar for its blocks.
+// Returns the height it took (0 without a pipeline).
+float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText& text) {
+    const int stages = static_cast<int>(memory.per_stage.size());
+    if (stages <= 1 || text.stage_formulas.size() != memory.per_stage.size()) return 0.0f;
+    const float start_y = ImGui::GetCursorPosY();
+    const Palette& colors = palette();
+    const float font = ImGui::GetFontSize();
+    const core::StageMemory& heaviest = memory.per_stage[memory.peak_stage];
+    section_heading("Memory per pipeline stage");
+    dim_text("Heaviest: " + text.stage_labels[memory.peak_stage] + ", " + core::format_bytes(heaviest.peak_bytes) + " at " +
+             core::memory_phase_text(heaviest.phase));
+    const float width = ImGui::GetContentRegionAvail().x;
+    const float height = font * 2.2f;
+    const std::string hbm = "HBM " + core::format_bytes(memory.hbm_bytes);
+    const float strip_width = std::max(font, width - ImGui::CalcTextSize(hbm.c_str()).x - font * 0.5f);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("stage_peaks", ImVec2(width, height + font * 1.3f));
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* draw = ImGui::GetWindowDrawList();
+    const double scale = std::max(memory.hbm_bytes, heaviest.peak_bytes) * 1.08;
+    const float bottom = origin.y + height;
+    const float slot = strip_width / static_cast<float>(stages);
+    const float gap = slot > font * 0.4f ? std::max(1.0f, slot * 0.15f) : 0.0f;
+    int hovered_stage = -1;
+    for (int i = 0; i < stages; ++i) {
+        const core::StageMemory& stage = memory.per_stage[i];
+        const float x0 = origin.x + slot * static_cast<float>(i);
+        const float x1 = x0 + std::max(1.0f, slot - gap);
+        const float top = bottom - static_cast<float>(stage.peak_bytes / scale) * height;
+        const ImU32 fill = stage.peak_bytes > memory.hbm_bytes ? colors.over_budget : colors.within_budget;
+        draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, bottom), i == memory.peak_stage ? fill : with_alpha(fill, 0.55f));
+        if (i == memory.peak_stage) draw->AddRect(ImVec2(x0, top), ImVec2(x1, bottom), colors.text, 0.0f, 0, std::max(1.0f, font * 0.08f));
+        const ImVec2 mouse = ImGui::GetIO().MousePos;
+        if (hovered && mouse.x >= x0 && mouse.x < x0 + slot) hovered_stage = i;
+    }
+    // The heaviest's marker under its bar and the two ends named, so position says what colour says.
+    const float heaviest_x = origin.x + slot * (static_cast<float>(memory.peak_stage) + 0.5f) - gap * 0.5f;
+    draw->AddTriangleFilled(ImVec2(heaviest_x, bottom + font * 0.1f), ImVec2(heaviest_x - font * 0.3f, bottom + font * 0.55f),
+                            ImVec2(heaviest_x + font * 0.3f, bottom + font * 0.55f), colors.text);
+    draw->AddText(ImVec2(origin.x, bottom + font * 0.2f), colors.text_dim, "stage 1");
+    const std::string last = "stage " + std::to_string(stages);
+    draw->AddText(ImVec2(origin.x + strip_width - ImGui::CalcTextSize(last.c_str()).x, bottom + font * 0.2f), colors.text_dim, last.c_str());
+    const float hbm_y = bottom - static_cast<float>(memory.hbm_bytes / scale) * height;
+    draw->AddLine(ImVec2(origin.x, hbm_y), ImVec2(origin.x + strip_width, hbm_y), colors.ceiling, std::max(1.0f, font * 0.1f));
+    draw->AddText(ImVec2(origin.x + strip_width + font * 0.3f, hbm_y - font * 0.5f), colors.ceiling, hbm.c_str());
+    if (hovered_stage >= 0) area_tooltip(text.stage_formulas[hovered_stage].formula);
+    return ImGui::GetCursorPosY() - start_y;
 }
 
 ImU32 link_color(const core::AxisComm& axis) { return axis.crosses_nodes ? palette().infiniband : palette().nvlink; }
@@ -205,7 +296,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.exposed_seconds > 0) {
-            pieces.push_back({axis.exposed_seconds, link_color(axis), std::string(core::comm_axis_name(axis.axis)) + " comm", text.axis_formulas[i].formula});
+            pieces.push_back({axis.exposed_seconds, link_color(axis), text.axis_groups[i] + " comm", text.axis_formulas[i].formula});
         }
     }
     pieces.push_back({compute.bubble_seconds, palette().idle, "bubble",
@@ -219,23 +310,36 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
 
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    figure("Step", core::format_seconds(compute.step_seconds), text.step_basis);
-    ImGui::SameLine(left + column);
-    figure("MFU", core::format_percent(compute.mfu),
+    run_figure(report.memory.fits, "Step", core::format_seconds(compute.step_seconds), text.step_basis);
+    second_column(left + column);
+    run_figure(report.memory.fits, "MFU", core::format_percent(compute.mfu),
            "model FLOPs per step / (step x GPUs x peak) = " + core::format_flops(compute.model_flops_per_step) + " / (" +
                core::format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " +
                core::format_flops_rate(compute.peak_flops_per_s) + ")",
            "Korthikanti et al. 2022, Appendix A");
-    figure("Time to train", core::format_seconds(compute.train_seconds),
+    run_figure(report.memory.fits, "Time to train", core::format_seconds(compute.train_seconds),
            core::format_number(compute.steps) + " steps x " + core::format_seconds(compute.step_seconds) + ", no failures");
-    ImGui::SameLine(left + column);
-    figure("GPU-hours", core::format_count(compute.gpu_hours),
+    second_column(left + column);
+    run_figure(report.memory.fits, "GPU-hours", core::format_count(compute.gpu_hours),
            core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
-    figure("Cost", "$" + core::format_count(compute.cost_dollars),
-           core::format_count(compute.gpu_hours) + " GPU-hours x $" + core::format_number(scenario.operations.dollars_per_gpu_hour) + " per GPU-hour");
-    ImGui::SameLine(left + column);
-    figure("Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
+    run_figure(report.memory.fits, "Cost (training)", core::format_dollars(compute.cost_dollars),
+               core::format_count(compute.gpu_hours) + " GPU-hours x " + core::format_dollars(scenario.operations.dollars_per_gpu_hour) +
+                   " per GPU-hour: training alone, without setup");
+    second_column(left + column);
+    run_figure(report.memory.fits, "Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
            "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
+}
+
+// Seed 004's sentence, to paste into a lab notebook; its colour repeats what its last words say.
+void draw_budget(const core::Report& report, const core::ReportText& text) {
+    const core::BudgetReport& budget = report.budget;
+    const ImU32 color = !budget.has_budget ? palette().text : budget.within_budget ? palette().within_budget : palette().over_budget;
+    ImGui::PushStyleColor(ImGuiCol_Text, color4(color));
+    ImGui::TextWrapped("%s", text.budget_sentence.c_str());
+    ImGui::PopStyleColor();
+    explain_last_item("GPUs x price per GPU-hour x (modelled time to train + setup) = total; budget - total = buffer. "
+                      "`shardscope cost` prints the same sentence, and exits with status 3 over the budget.",
+                      "seed 004: every cloud experiment starts with this sentence");
 }
 
 void draw_comm(const core::Report& report, const core::ReportText& text) {
@@ -257,7 +361,7 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
         const core::AxisComm& axis = report.comm.axes[i];
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::Text("%s %d", core::comm_axis_name(axis.axis), axis.degree);
+        ImGui::TextUnformatted(text.axis_groups[i].c_str());
         ImGui::TableSetColumnIndex(1);
         ImGui::TextUnformatted(text.axis_collectives[i].c_str());
         explain_last_item(text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
@@ -279,25 +383,29 @@ void draw_comm(const core::Report& report, const core::ReportText& text) {
 // ---- Mesh and reliability ----
 
 void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
+    const float top = ImGui::GetCursorPosY();
     section_heading("Device mesh");
     static const char* names[] = {"TP rank", "CP rank", "PP stage", "DP replica", "EP rank"};
     const core::Scenario& scenario = ctx.scenario;
     const core::Layout layout = core::layout_of(scenario);
     const int colour_by = static_cast<int>(effective_colouring(state.mesh, layout));
     const int colourings = layout.ep > 1 ? 5 : 4;  // EP rank only where experts are split
-    // A combo, not a row of radio buttons: the choices fit a narrow column at 1280 x 720.
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
-    if (ImGui::BeginCombo("Colour GPUs by", names[colour_by])) {
-        for (int i = 0; i < colourings; ++i) {
-            if (ImGui::Selectable(names[i], colour_by == i)) {
+    if (figure_mode()) {
+        ImGui::Text("GPUs coloured by %s", names[colour_by]);
+    } else {
+        ImGui::AlignTextToFramePadding();
+        ImGui::TextUnformatted("Colour GPUs by");
+        const ImGuiStyle& style = ImGui::GetStyle();
+        for (int i = 0; i < colourings; ++i) {  // as many to a line as fit
+            same_line_if_fits(ImGui::GetFrameHeight() + style.ItemInnerSpacing.x + ImGui::CalcTextSize(names[i]).x, style.ItemSpacing.x);
+            if (ImGui::RadioButton(names[i], colour_by == i)) {
                 state.mesh.colour_by = static_cast<MeshColouring>(i);
                 state.mesh.automatic = false;
             }
         }
-        ImGui::EndCombo();
     }
     const float width = ImGui::GetContentRegionAvail().x;
-    const float remaining = height - ImGui::GetFrameHeightWithSpacing();
+    const float remaining = height - (ImGui::GetCursorPosY() - top) + ImGui::GetTextLineHeightWithSpacing() * 1.6f;
     draw_device_mesh(state.mesh, layout, ctx.report.layout.gpus, scenario.cluster.gpus_per_node, ImVec2(width, remaining),
                      scenario.cluster.scale_up.name.c_str(), scenario.cluster.scale_out.name.c_str());
 }
@@ -309,16 +417,16 @@ void draw_reliability(const core::Scenario& scenario, const core::Report& report
     const float left = ImGui::GetCursorPosX();
     figure("Cluster MTBF", core::format_seconds(r.cluster_mtbf_seconds),
            "GPU MTBF / GPUs = " + core::format_number(scenario.operations.gpu_mtbf_hours) + " h / " + std::to_string(report.layout.gpus));
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Checkpoint", core::format_bytes(r.checkpoint_bytes) + " in " + core::format_seconds(r.checkpoint_seconds),
            "weights, master and optimizer state / " + core::format_bandwidth(scenario.operations.checkpoint_bytes_per_s) + " to storage");
     figure("Young", core::format_seconds(r.young_interval_seconds), "sqrt(2 delta M)", "Young 1974");
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Daly", core::format_seconds(r.daly_interval_seconds), "sqrt(2 delta M) [1 + 1/3 sqrt(delta/2M) + 1/9 delta/2M] - delta", "Daly 2006");
     figure("Goodput", r.makes_progress ? core::format_percent(r.goodput) : std::string("no progress"),
            "useful share of wall time: checkpoints " + core::format_percent(r.checkpoint_share) + ", rework " +
                core::format_percent(r.rework_share) + ", restarts " + core::format_percent(r.restart_share));
-    ImGui::SameLine(left + column);
+    second_column(left + column);
     figure("Failures", r.makes_progress ? core::format_number(r.expected_failures) : std::string("n/a"),
            "wall time / cluster MTBF, over " + core::format_seconds(r.wall_seconds));
     if (r.makes_progress) {
@@ -355,7 +463,6 @@ void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
 
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     refresh_plan(state, ctx);
-    section_heading("Planner: the fastest layouts that fit (click a row to apply it)");
     if (!state.plan.has_result()) {
         dim_text("Ranking every layout of this model on " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs...");
         return;
@@ -389,7 +496,10 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::BeginDisabled(stale);  // a previous ranking's rows may not suit the new scenario: shown, not offered
     for (const char* header : headers) ImGui::TableSetupColumn(header);
     ImGui::TableHeadersRow();
-    for (std::size_t i = 0; i < plan.best.size(); ++i) {
+    // As many whole rows as the region shows (a short window or a lesson's scene): never a row cut in half.
+    const float row_height = ImGui::GetTextLineHeight() + ImGui::GetStyle().CellPadding.y * 2.0f;
+    const std::size_t rows_fit = static_cast<std::size_t>(std::max(1.0f, (ImGui::GetContentRegionAvail().y - row_height) / row_height));
+    for (std::size_t i = 0; i < std::min(plan.best.size(), rows_fit); ++i) {
         const core::PlanEntry& entry = plan.best[i];
         const core::Layout& l = entry.layout;
         ImGui::TableNextRow();
@@ -418,9 +528,289 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndTable();
 }
 
+// ---- Sizing: GPU type x count x layout, by cost ----
+
+// What sizing depends on: not the GPU, its count or the layout (it varies those), nor the price typed for this GPU.
+core::Scenario sizing_free(const core::Scenario& scenario) {
+    core::Scenario free = layout_free(scenario);
+    free.cluster.gpu = core::builtin_hardware().gpus.front();
+    free.cluster.scale_up = core::scale_up_link_of(free.cluster.gpu);
+    free.cluster.gpus = 1;
+    return free;
+}
+
+core::SizingOptions sizing_options(const ConfiguratorState& state, const core::Scenario& scenario) {
+    core::SizingOptions options;
+    options.price = scenario.budget.price == core::PriceBasis::spot ? core::PriceBasis::spot : core::PriceBasis::on_demand;
+    options.max_gpus = state.sizing_max_gpus;
+    options.deadline_seconds = scenario.train.deadline_days * 86400.0;
+    options.budget_dollars = scenario.budget.budget_dollars;
+    return options;
+}
+
+void refresh_sizing(ConfiguratorState& state, const PanelContext& ctx) {
+    if (ctx.scenario_revision != state.sizing_revision) {
+        state.sizing_revision = ctx.scenario_revision;
+        state.sizing.request(sizing_free(ctx.scenario), sizing_options(state, ctx.scenario));
+    }
+    if (ctx.exporting) state.sizing.wait();  // a picture shows the finished front
+    state.sizing.poll();
+}
+
+// The axis unit for times to train: the largest that keeps the longest under a few hundred.
+struct TimeUnit {
+    double seconds;
+    const char* title;
+};
+TimeUnit time_unit(double longest_seconds) {
+    if (longest_seconds > 2.0 * 86400.0) return {86400.0, "time to train (days)"};
+    if (longest_seconds > 2.0 * 3600.0) return {3600.0, "time to train (hours)"};
+    if (longest_seconds > 120.0) return {60.0, "time to train (minutes)"};
+    return {1.0, "time to train (s)"};
+}
+
+std::string cluster_name(const core::SizingRow& row) { return std::to_string(row.gpus) + "\u00d7 " + row.gpu_name; }
+
+void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
+    const core::Sizing& sizing = state.sizing.sizing();
+    const core::Scenario& scenario = ctx.scenario;
+    if (!state.sizing.has_result()) {
+        dim_text("Sizing every GPU type at 1 to " + std::to_string(state.sizing_max_gpus) + " GPUs...");
+        return;
+    }
+    if (!state.sizing.error().empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "%s", state.sizing.error().c_str());
+        return;
+    }
+    if (sizing.rows.empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "No GPU type fits this model at up to %d GPUs.", state.sizing_max_gpus);
+        return;
+    }
+    const double deadline_seconds = scenario.train.deadline_days * 86400.0;
+    const core::BudgetReport& own = ctx.report.budget;
+    double min_t = ctx.report.compute.train_seconds, max_t = min_t, min_c = own.total_dollars, max_c = own.total_dollars;
+    for (const core::SizingRow& row : sizing.rows) {
+        min_t = std::min(min_t, row.train_seconds);
+        max_t = std::max(max_t, row.train_seconds);
+        min_c = std::min(min_c, row.cost.total_dollars);
+        max_c = std::max(max_c, row.cost.total_dollars);
+    }
+    // The deadline and the budget widen the axes only when they are near the clusters; far off, a note says where.
+    const bool deadline_shown = deadline_seconds >= min_t / 30.0 && deadline_seconds <= max_t * 30.0;
+    if (deadline_shown) {
+        min_t = std::min(min_t, deadline_seconds);
+        max_t = std::max(max_t, deadline_seconds);
+    }
+    const bool budget_shown = scenario.budget.budget_dollars && *scenario.budget.budget_dollars >= min_c / 30.0 && *scenario.budget.budget_dollars <= max_c * 30.0;
+    if (budget_shown) {
+        min_c = std::min(min_c, *scenario.budget.budget_dollars);
+        max_c = std::max(max_c, *scenario.budget.budget_dollars);
+    }
+    const TimeUnit unit = time_unit(max_t);
+    LogPlotAxes axes;
+    axes.x_title = unit.title;
+    axes.y_title = "cost to train ($, setup included)";
+    axes.x_min = std::max(min_t / unit.seconds / 1.6, 1e-6);
+    axes.x_max = max_t / unit.seconds * 1.6;
+    axes.y_min = std::max(min_c / 1.6, 1e-6);
+    axes.y_max = max_c * 1.6;
+    axes.legend = LegendCorner::top_right;  // over the dominated clusters, away from the front
+    if (!BeginLogPlot("##sizing", ImVec2(-1, -1), axes)) return;
+    const Palette& colors = palette();
+    const ImU32 candidate = with_alpha(colors.text_dim, 0.55f);
+    for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
+        const core::SizingRow& row = sizing.rows[i];
+        if (PlotPoint(i == 0 ? "GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f)) {
+            ImGui::SetTooltip("%s: %s, %s", cluster_name(row).c_str(), core::format_seconds(row.train_seconds).c_str(),
+                              core::format_dollars(row.cost.total_dollars).c_str());
+        }
+    }
+    std::vector<double> xs, ys;
+    for (std::size_t index : sizing.front) {
+        xs.push_back(sizing.rows[index].train_seconds / unit.seconds);
+        ys.push_back(sizing.rows[index].cost.total_dollars);
+    }
+    PlotLine("Pareto front", xs.data(), ys.data(), static_cast<int>(xs.size()), colors.compute, 0.1f);
+    // Label a handful of the front, spread along it: every label would cover the plot.
+    const std::size_t labels = std::min<std::size_t>(sizing.front.size(), 3);
+    for (std::size_t k = 0; k < sizing.front.size(); ++k) {
+        const core::SizingRow& row = sizing.rows[sizing.front[k]];
+        if (PlotPoint("##front", xs[k], ys[k], colors.compute, 0.26f, MarkerShape::square)) {
+            ImGui::SetTooltip("%s (%s): %s, %s", cluster_name(row).c_str(), row.feasible() ? "feasible" : "over the deadline or budget",
+                              core::format_seconds(row.train_seconds).c_str(), core::format_dollars(row.cost.total_dollars).c_str());
+        }
+        const bool labelled = labels > 1 && (k * (labels - 1)) % (sizing.front.size() - 1) < labels - 1;
+        if (labelled && &row != &sizing.rows.front()) PlotText(xs[k], ys[k], cluster_name(row).c_str(), colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.2f));
+    }
+    if (deadline_shown) PlotVLine("deadline", deadline_seconds / unit.seconds, colors.time_wall, 0.08f, 0.4f);
+    if (budget_shown) PlotHLine("budget", *scenario.budget.budget_dollars, colors.over_budget, 0.08f, 0.4f);
+    if (!deadline_shown) {  // a key for a line off the plot: where it is
+        const std::string where = "deadline " + core::format_seconds(deadline_seconds) + (deadline_seconds > max_t ? ": far right" : ": far left");
+        PlotLegendLine(where.c_str(), colors.time_wall, 0.4f);
+    }
+    const core::SizingRow& cheapest = sizing.rows.front();
+    if (cheapest.feasible()) {
+        PlotPoint("cheapest in time", cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, colors.within_budget,
+                  0.42f, MarkerShape::ring);
+        const std::string label = "cheapest: " + cluster_name(cheapest) + ", " + core::format_dollars(cheapest.cost.total_dollars);
+        PlotText(cheapest.train_seconds / unit.seconds, cheapest.cost.total_dollars, label.c_str(), colors.within_budget, ImVec2(0, 0), ImVec2(0.5f, 0.3f));
+    }
+    PlotPoint("this cluster", ctx.report.compute.train_seconds / unit.seconds, own.total_dollars, colors.text, 0.32f, MarkerShape::diamond);
+    EndLogPlot();
+}
+
+// One row of the sizing table applied: the GPU, then the count, then the layout, each through scenario_edits.
+void apply_sizing_row(const core::SizingRow& row, PanelContext& ctx) {
+    const core::GpuSpec* gpu = core::builtin_hardware().find_gpu(row.gpu_id);
+    if (!gpu) return;
+    core::Edit edit = core::with_gpu(ctx.scenario, *gpu);
+    if (edit.ok()) edit = core::with_gpus(edit.scenario, row.gpus);
+    if (edit.ok()) edit = core::with_layout(edit.scenario, row.best.layout);
+    apply_edit(edit, ctx.scenario, ctx.feedback, "Sizing");
+}
+
+void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    ImGui::PushItemWidth(font * 7.0f);
+    setup_hours_input("Setup", ctx.scenario, ctx.feedback);
+    ImGui::SameLine(0, font);
+    budget_input("Budget", ctx.scenario, ctx.feedback);
+    ImGui::PopItemWidth();
+    ImGui::SameLine(0, font);
+    ImGui::Checkbox("each GPU type's cheapest", &state.one_row_per_type);
+    const core::Sizing& sizing = state.sizing.sizing();
+    if (!state.sizing.has_result() || !state.sizing.error().empty()) return;
+    const bool stale = state.sizing.pending();
+    const std::string deadline = core::format_seconds(ctx.scenario.train.deadline_days * 86400.0);
+    dim_text(stale ? std::string("Sizing again for the new model, batch or budget; the rows below are the previous sizing.")
+                   : std::to_string(sizing.feasible_rows) + " of " + std::to_string(sizing.rows.size()) + " clusters that fit train within " + deadline +
+                         (ctx.scenario.budget.budget_dollars ? " and " + core::format_dollars(*ctx.scenario.budget.budget_dollars) : std::string()) +
+                         ", cheapest first (" + core::price_basis_name(sizing_options(state, ctx.scenario).price) + " prices). * on the front.");
+    explain_last_item("Every catalog GPU with a price at 1, 2, 3, 4, 6, 8, 12, ... GPUs (powers of two and 1.5 times them), each with the "
+                      "planner's fastest layout that fits: cost = GPUs x price per GPU-hour x (time to train + setup). The Pareto "
+                      "front holds the clusters that no other beats on both cost and time. `shardscope plan --size` prints the same.");
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float row_height = ImGui::GetTextLineHeight() + style.CellPadding.y * 2.0f;
+    const int rows_that_fit = std::max(1, static_cast<int>((ImGui::GetContentRegionAvail().y - row_height) / row_height));
+    std::vector<std::size_t> shown = core::cheapest_of_each_type(sizing);
+    if (!state.one_row_per_type) {
+        shown.resize(sizing.rows.size());
+        for (std::size_t i = 0; i < shown.size(); ++i) shown[i] = i;
+    }
+    shown.resize(std::min<std::size_t>(shown.size(), static_cast<std::size_t>(std::min(state.plan_rows, rows_that_fit))));
+
+    // The cells as text first, then which columns the width holds: "$ / GPU-h", MFU, the layout and the time go first.
+    constexpr int kColumns = 8;
+    const char* headers[kColumns] = {"#", "GPU", "GPUs", "layout", "time to train", "cost", "$ / GPU-h", "MFU"};
+    std::vector<std::array<std::string, kColumns>> cells;
+    for (std::size_t i : shown) {
+        const core::SizingRow& row = sizing.rows[i];
+        const core::Layout& l = row.best.layout;
+        const std::string layout = "TP " + std::to_string(l.tp) + " PP " + std::to_string(l.pp) + (l.cp > 1 ? " CP " + std::to_string(l.cp) : "") +
+                                   " DP " + std::to_string(l.dp) + " ZeRO " + std::to_string(l.zero);
+        cells.push_back({std::to_string(i + 1) + (row.on_front ? "*" : ""), row.gpu_name, std::to_string(row.gpus), layout,
+                         core::format_seconds(row.train_seconds) + (row.meets_deadline ? "" : " (late)"),
+                         core::format_dollars(row.cost.total_dollars) + (row.within_budget ? "" : " (over)"),
+                         core::format_dollars(row.cost.dollars_per_gpu_hour), core::format_percent(row.best.estimate.mfu)});
+    }
+    std::vector<float> widths(kColumns);
+    for (int column = 0; column < kColumns; ++column) {
+        float widest = ImGui::CalcTextSize(headers[column]).x;
+        for (const auto& row : cells) widest = std::max(widest, ImGui::CalcTextSize(row[column].c_str()).x);
+        widths[column] = widest + style.CellPadding.x * 2.0f;
+    }
+    const float available = ImGui::GetContentRegionAvail().x;
+    const std::vector<bool> visible = columns_that_fit(widths, {6, 7, 3, 4}, available);
+    float others = 0;
+    for (int column = 0; column < kColumns; ++column)
+        if (visible[column] && column != 1) others += widths[column];
+    const float gpu_width = std::max(font * 3.0f, std::min(widths[1], available - others)) - style.CellPadding.x * 2.0f;
+
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingFixedFit;
+    const int visible_count = static_cast<int>(std::count(visible.begin(), visible.end(), true));
+    if (!ImGui::BeginTable("sizing", visible_count, flags)) return;
+    ImGui::BeginDisabled(stale);
+    for (int column = 0; column < kColumns; ++column)
+        if (visible[column]) ImGui::TableSetupColumn(headers[column], ImGuiTableColumnFlags_WidthFixed, column == 1 ? gpu_width : widths[column] - style.CellPadding.x * 2.0f);
+    ImGui::TableHeadersRow();
+    for (std::size_t r = 0; r < shown.size(); ++r) {
+        const core::SizingRow& row = sizing.rows[shown[r]];
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushID(static_cast<int>(shown[r]));
+        const bool current =
+            row.gpu_id == ctx.scenario.cluster.gpu.id && row.gpus == ctx.scenario.cluster.gpus && row.best.layout == core::layout_of(ctx.scenario);
+        if (ImGui::Selectable(cells[r][0].c_str(), current, ImGuiSelectableFlags_SpanAllColumns)) apply_sizing_row(row, ctx);
+        if (ImGui::IsItemHovered() && !visible[3]) ImGui::SetTooltip("%s", cells[r][3].c_str());  // the dropped layout, on hover
+        ImGui::PopID();
+        int index = 1;
+        for (int column = 1; column < kColumns; ++column) {
+            if (!visible[column]) continue;
+            ImGui::TableSetColumnIndex(index++);
+            ImGui::TextUnformatted((column == 1 ? fit_text(cells[r][column], gpu_width) : cells[r][column]).c_str());
+        }
+    }
+    ImGui::EndDisabled();
+    ImGui::EndTable();
+}
+
+// The bottom of the panel: the cheapest clusters (the cost-against-time plot beside their table), or the planner's layouts
+// on the scenario's own GPUs.
+void draw_ranking(ConfiguratorState& state, PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    refresh_sizing(state, ctx);
+    ImGui::PushFont(fonts().bold);
+    ImGui::TextUnformatted("Rank");
+    ImGui::PopFont();
+    ImGui::SameLine();
+    if (ImGui::RadioButton("the cheapest clusters (GPU type x count x layout)", !state.show_layouts)) state.show_layouts = false;
+    ImGui::SameLine();
+    const std::string layouts = ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU")
+                                                                : "the fastest layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs";
+    if (ImGui::RadioButton(layouts.c_str(), state.show_layouts)) state.show_layouts = true;
+    ImGui::SameLine();
+    dim_text("(click a row to apply it)");
+    ImGui::Separator();
+    if (state.show_layouts) {
+        draw_plan(state, ctx);
+        return;
+    }
+    const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+    ImGui::BeginChild("sizing plot", ImVec2(ImGui::GetContentRegionAvail().x * state.sizing_plot_share, 0), false, child);
+    draw_sizing_plot(state, ctx);
+    ImGui::EndChild();
+    ImGui::SameLine(0, font);
+    ImGui::BeginChild("sizing table", ImVec2(0, 0), false, child);
+    draw_sizing_table(state, ctx);
+    ImGui::EndChild();
+}
+
 void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     const ImGuiStyle& style = ImGui::GetStyle();
+    // A figure needs no slider column, only its layout line: a narrower first column.
+    const float controls_width = font * (figure_mode() ? 13.0f : state.controls_width_em);
+    const float mesh_min_width = font * 14.0f;
+    const float middle_width = std::min(font * state.middle_width_em,
+                                        ImGui::GetContentRegionAvail().x - controls_width - mesh_min_width - 2.0f * font);
+    if (middle_width < font * 30.0f) {
+        // Too narrow for three columns: every section under the one before, and the panel scrolls.
+        draw_controls(ctx);
+        ImGui::Spacing();
+        draw_memory(ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_step(ctx.scenario, ctx.report, ctx.text);
+        draw_budget(ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_comm(ctx.report, ctx.text);
+        ImGui::Spacing();
+        draw_mesh(state, ctx, font * 12.0f);
+        ImGui::Spacing();
+        draw_reliability(ctx.scenario, ctx.report);
+        ImGui::Spacing();
+        draw_plan(state, ctx);
+        return;
+    }
     // Heading and rule, the summary line, the header row and the rows: the plan gets what it needs, the rest goes on top.
     const float row = ImGui::GetTextLineHeight() + style.CellPadding.y * 2.0f;
     const float plan_height = row * static_cast<float>(state.plan_rows + 1) + ImGui::GetTextLineHeightWithSpacing() * 2.0f +
@@ -428,27 +818,30 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     const float top_height = std::max(font * 20.0f, ImGui::GetContentRegionAvail().y - plan_height - style.ItemSpacing.y);
     const ImGuiWindowFlags child = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
 
-    ImGui::BeginChild("controls", ImVec2(font * state.controls_width_em, top_height), false, child);
+    ImGui::BeginChild("controls", ImVec2(controls_width, top_height), false);
     draw_controls(ctx);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
-    ImGui::BeginChild("costs", ImVec2(font * state.middle_width_em, top_height), false, child);
+    ImGui::BeginChild("costs", ImVec2(middle_width, top_height), false);  // scrolls when a short window cannot hold it
     draw_memory(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_step(ctx.scenario, ctx.report, ctx.text);
+    draw_budget(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_comm(ctx.report, ctx.text);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
-    ImGui::BeginChild("mesh", ImVec2(0, top_height), false, child);
+    ImGui::BeginChild("mesh", ImVec2(0, top_height), false);
     const float reliability_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f + font;
-    draw_mesh(state, ctx, top_height - reliability_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f);
+    const float stages_height = draw_stage_peaks(ctx.report.memory, ctx.text);
+    if (stages_height > 0) ImGui::Spacing();
+    draw_mesh(state, ctx, std::max(font * 6.0f, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f));
     ImGui::Spacing();
     draw_reliability(ctx.scenario, ctx.report);
     ImGui::EndChild();
 
     ImGui::BeginChild("plan", ImVec2(0, 0), false, child);
-    draw_plan(state, ctx);
+    draw_ranking(state, ctx);
     ImGui::EndChild();
 }
 

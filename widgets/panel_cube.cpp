@@ -452,21 +452,27 @@ void draw_budgets(core::Scenario& scenario) {
     section_heading("The budgets behind the axes");
     core::TrainSpec& train = scenario.train;
     core::ServingSpec& serving = scenario.serving;
-    float deadline_days = static_cast<float>(train.deadline_days);
-    budget_row("Deadline");
-    if (ImGui::SliderFloat("##deadline", &deadline_days, 1.0f, 3650.0f,
-                           literal_format(core::format_seconds(train.deadline_days * 86400.0)).c_str(), ImGuiSliderFlags_Logarithmic))
-        train.deadline_days = std::clamp(static_cast<double>(deadline_days), 1.0, 3650.0);
-    float queries_per_s = static_cast<float>(serving.target_qps);
-    budget_row("Target rate");
-    if (ImGui::SliderFloat("##target_qps", &queries_per_s, 0.01f, 1000.0f,
-                           literal_format(core::format_number(serving.target_qps) + " queries/s").c_str(), ImGuiSliderFlags_Logarithmic))
-        serving.target_qps = std::clamp(static_cast<double>(queries_per_s), 0.01, 1000.0);
-    int batch = serving.batch;
-    budget_row("Serving batch");
-    if (ImGui::SliderInt("##serving_batch", &batch, 1, 512, literal_format(std::to_string(serving.batch) + (serving.batch == 1 ? " sequence" : " sequences")).c_str(),
-                         ImGuiSliderFlags_Logarithmic))
-        serving.batch = std::clamp(batch, 1, 512);
+    if (figure_mode()) {  // a document states the budgets; the sliders are for the live window
+        figure("Deadline", core::format_seconds(train.deadline_days * 86400.0));
+        figure("Target rate", core::format_number(serving.target_qps) + " queries/s");
+        figure("Serving batch", std::to_string(serving.batch) + (serving.batch == 1 ? " sequence" : " sequences"));
+    } else {
+        float deadline_days = static_cast<float>(train.deadline_days);
+        budget_row("Deadline");
+        if (ImGui::SliderFloat("##deadline", &deadline_days, 1.0f, 3650.0f,
+                               literal_format(core::format_seconds(train.deadline_days * 86400.0)).c_str(), ImGuiSliderFlags_Logarithmic))
+            train.deadline_days = std::clamp(static_cast<double>(deadline_days), 1.0, 3650.0);
+        float queries_per_s = static_cast<float>(serving.target_qps);
+        budget_row("Target rate");
+        if (ImGui::SliderFloat("##target_qps", &queries_per_s, 0.01f, 1000.0f,
+                               literal_format(core::format_number(serving.target_qps) + " queries/s").c_str(), ImGuiSliderFlags_Logarithmic))
+            serving.target_qps = std::clamp(static_cast<double>(queries_per_s), 0.01, 1000.0);
+        int batch = serving.batch;
+        budget_row("Serving batch");
+        if (ImGui::SliderInt("##serving_batch", &batch, 1, 512, literal_format(std::to_string(serving.batch) + (serving.batch == 1 ? " sequence" : " sequences")).c_str(),
+                             ImGuiSliderFlags_Logarithmic))
+            serving.batch = std::clamp(batch, 1, 512);
+    }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     ImGui::TextWrapped("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: one replica, %d output tokens per query, "
                        "%d tokens of context.",
@@ -481,7 +487,7 @@ void figure_cell(double fraction, const std::string& formula, bool binding, core
     if (binding) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(wall)));
     ImGui::TextUnformatted(text.c_str());
     if (binding) ImGui::PopStyleColor();
-    explain_last_item(formula, "core/regime.cpp; seed 000, \"3D - the regime cube\"");
+    explain_last_item(formula);
 }
 
 void draw_table(CubePanelState& state) {
@@ -510,8 +516,12 @@ void draw_table(CubePanelState& state) {
             ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg1, with_alpha(wall_color(point.binding_wall), 0.25f));
         ImGui::TableSetColumnIndex(0);
         legend_swatch(point.is_current ? palette().text : wall_color(point.binding_wall), point.is_current ? SwatchShape::ring : SwatchShape::disc);
-        const std::string name = point.model_name + (point.layout_note.empty() ? "" : " *") + "##row" + std::to_string(index);
         if (point.is_current) ImGui::PushFont(fonts().bold);
+        // A name too long for its column drops its parenthesis ("Megatron 530B (MT-NLG shape)"), then shortens.
+        const std::string note = point.layout_note.empty() ? "" : " *";
+        const std::string shown = fit_variant({point.model_name + note, point.model_name.substr(0, point.model_name.find(" (")) + note},
+                                              ImGui::GetContentRegionAvail().x);
+        const std::string name = shown + "##row" + std::to_string(index);
         // Spans the row, so hovering anywhere on it lights the model's dot in the cube.
         const ImVec4 row_tint = ImGui::ColorConvertU32ToFloat4(with_alpha(wall_color(point.binding_wall), 0.25f));
         ImGui::PushStyleColor(ImGuiCol_HeaderHovered, row_tint);  // the wall's tint, not the theme's blue, so coloured figures stay legible

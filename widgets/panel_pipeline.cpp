@@ -27,8 +27,8 @@ using core::ScheduleKind;
 using core::ScheduleParams;
 using core::ScheduleTimeline;
 
-constexpr ScheduleKind kAllKinds[] = {ScheduleKind::naive, ScheduleKind::gpipe, ScheduleKind::one_f_one_b,
-                                      ScheduleKind::interleaved, ScheduleKind::zb_h1};
+constexpr ScheduleKind kAllKinds[] = {ScheduleKind::naive,  ScheduleKind::gpipe,    ScheduleKind::one_f_one_b, ScheduleKind::interleaved,
+                                      ScheduleKind::zb_h1, ScheduleKind::dualpipe, ScheduleKind::dualpipe_v};
 constexpr int kMaxStages = 16;
 constexpr int kMaxMicrobatches = 64;
 constexpr int kMaxChunks = 4;
@@ -44,9 +44,13 @@ const char* schedule_title(ScheduleKind kind) {
         case ScheduleKind::one_f_one_b: return "1F1B (PipeDream-Flush)";
         case ScheduleKind::interleaved: return "Interleaved 1F1B (Megatron)";
         case ScheduleKind::zb_h1: return "ZB-H1 (zero bubble, B and W split)";
+        case ScheduleKind::dualpipe: return "DualPipe (DeepSeek-V3)";
+        case ScheduleKind::dualpipe_v: return "DualPipeV (cut in half, V)";
     }
     return "";
 }
+
+bool is_dualpipe(ScheduleKind kind) { return kind == ScheduleKind::dualpipe || kind == ScheduleKind::dualpipe_v; }
 
 // The lesson's order: each schedule is compared with the one it improves on.
 ScheduleKind predecessor(ScheduleKind kind) {
@@ -56,6 +60,8 @@ ScheduleKind predecessor(ScheduleKind kind) {
         case ScheduleKind::one_f_one_b: return ScheduleKind::gpipe;
         case ScheduleKind::interleaved: return ScheduleKind::one_f_one_b;
         case ScheduleKind::zb_h1: return ScheduleKind::one_f_one_b;
+        case ScheduleKind::dualpipe: return ScheduleKind::zb_h1;  // the DualPipe table's ZB1P
+        case ScheduleKind::dualpipe_v: return ScheduleKind::dualpipe;
     }
     return ScheduleKind::gpipe;
 }
@@ -69,7 +75,7 @@ struct ClosedFormText {
 
 ClosedFormText closed_form_text(ScheduleKind kind) {
     switch (kind) {
-        case ScheduleKind::naive: return {"(p-1)/p", "p-1", "m (the whole batch)", "seed 003; Huang et al. 2019 fig. 2"};
+        case ScheduleKind::naive: return {"(p-1)/p", "p-1", "m (the whole batch)", "Huang et al. 2019 (GPipe), fig. 2"};
         case ScheduleKind::gpipe: return {"(p-1)/(m+p-1)", "(p-1)/m", "m", "Huang et al. 2019; Narayanan et al. 2021 sec 2.2.1"};
         case ScheduleKind::one_f_one_b:
             return {"(p-1)/(m+p-1)", "(p-1)/m", "min(p, m)", "Narayanan et al. 2021 sec 2.2.1"};
@@ -78,6 +84,12 @@ ClosedFormText closed_form_text(ScheduleKind kind) {
         case ScheduleKind::zb_h1:
             return {"idle (p-1)(F+B-W)", "(p-1)(F+B-W)/(m(F+B+W))", "min(p, m)",
                     "Qi et al. 2024 sec 2.1 (ZB-H1)"};
+        case ScheduleKind::dualpipe:
+            return {"idle (PP/2-1)(F&B+B-3W), PP = p", "(PP/2-1)(F&B+B-3W)/(m(F+B))", "PP+1 chunks",
+                    "DualPipe README table; DeepSeek-V3 sec 3.2.1"};
+        case ScheduleKind::dualpipe_v:
+            return {"idle (PP/2-1)(F&B+B-3W), PP = 2p", "(PP/2-1)(F&B+B-3W)/(m(F+B))", "PP+1 chunks",
+                    "DualPipe README table (DualPipeV)"};
     }
     return {"", "", "", ""};
 }
@@ -90,6 +102,7 @@ struct PipelinePanelState {
     float backward_input = 1.0f;    // B in units of T_F (input gradient)
     float weight_grad = 1.0f;       // W in units of T_F; B + W = 2 T_F is the papers' usual backward
     float p2p = 0.0f;               // send/recv between GPUs in units of T_F (0: the papers' free communication)
+    float forward_backward = 3.0f;  // DualPipe's F&B cell in T_F: F + B + W when the overlap saves nothing, as drawn in its README
     ScheduleKind kinds[2] = {ScheduleKind::gpipe, ScheduleKind::one_f_one_b};
 
     // What the sandbox was seeded from: a change in the scenario re-seeds it.
@@ -107,18 +120,27 @@ bool same_params(const ScheduleParams& a, const ScheduleParams& b) {
     return a.kind == b.kind && a.stages == b.stages && a.microbatches == b.microbatches &&
            a.virtual_chunks == b.virtual_chunks && a.forward_seconds == b.forward_seconds &&
            a.backward_seconds == b.backward_seconds && a.weight_grad_seconds == b.weight_grad_seconds &&
-           a.p2p_seconds == b.p2p_seconds;
+           a.p2p_seconds == b.p2p_seconds && a.forward_backward_seconds == b.forward_backward_seconds;
 }
+
+bool shows_dualpipe(const PipelinePanelState& state) { return is_dualpipe(state.kinds[0]) || is_dualpipe(state.kinds[1]); }
 
 bool shows_interleaved(const PipelinePanelState& state) {
     return state.kinds[0] == ScheduleKind::interleaved || state.kinds[1] == ScheduleKind::interleaved;
 }
 
-// Interleaving needs m to be a multiple of p: round m to the nearest multiple that the slider allows.
+// Interleaving needs m to be a multiple of p: round m to the nearest multiple that the slider allows. DualPipe needs
+// an even p and an even m of at least 2p, DualPipeV m >= 2p (core::schedule_fit_problem says why when not).
 void constrain_microbatches(PipelinePanelState& state) {
-    state.microbatches = std::clamp(state.microbatches, 1, kMaxMicrobatches);
+    const bool dualpipe = state.kinds[0] == ScheduleKind::dualpipe || state.kinds[1] == ScheduleKind::dualpipe;
+    if (dualpipe && state.stages % 2 != 0) state.stages = std::min(state.stages + 1, kMaxStages);
+    state.microbatches = std::clamp(state.microbatches, shows_dualpipe(state) ? 2 * state.stages : 1, kMaxMicrobatches);
+    if (dualpipe && state.microbatches % 2 != 0) state.microbatches += 1;
+    // F&B lies between the longer of F and B + W and their sum.
+    const float backward = state.backward_input + state.weight_grad;
+    state.forward_backward = std::clamp(state.forward_backward, std::max(1.0f, backward), 1.0f + backward);
     if (!shows_interleaved(state) || state.virtual_chunks == 1) return;
-    const int multiples = std::max(1, (state.microbatches + state.stages / 2) / state.stages);
+    const int multiples = std::max(shows_dualpipe(state) ? 2 : 1, (state.microbatches + state.stages / 2) / state.stages);
     state.microbatches = std::min(multiples, kMaxMicrobatches / state.stages) * state.stages;
 }
 
@@ -151,6 +173,7 @@ ScheduleParams params_for(const PipelinePanelState& state, ScheduleKind kind) {
     params.backward_seconds = double(state.backward_input) + double(state.weight_grad);
     params.weight_grad_seconds = state.weight_grad;
     params.p2p_seconds = state.p2p;
+    params.forward_backward_seconds = is_dualpipe(kind) ? state.forward_backward : 0.0;
     return params;
 }
 
@@ -172,56 +195,66 @@ void refresh_timelines(PipelinePanelState& state) {
 
 // ---- Controls ----
 
-// The width a labelled slider takes: frame plus label.
-float labelled_width(float frame_width, const char* label) {
-    return frame_width + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
-}
 
-void draw_controls(PipelinePanelState& state) {
+void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
-    const float slider_width = font * 9.0f;
-    const float spacing = font * 1.5f;
-    ImGui::SetNextItemWidth(slider_width);
-    if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
-    same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    if (shows_interleaved(state) && state.virtual_chunks > 1) {
-        // Interleaving needs m = k p: the slider moves k and shows m.
-        int multiples = state.microbatches / state.stages;
-        char format[48];
-        std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
-        if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
-            state.microbatches = multiples * state.stages;
-    } else {
-        ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
-    }
-    if (shows_interleaved(state)) {
-        same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
-        ImGui::SetNextItemWidth(font * 6.0f);
-        if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
-    }
+    const bool figure = figure_mode();  // a document shows what is drawn (p, m), not the sliders
+    if (!figure) {
+        const float slider_width = font * 9.0f;
+        const float spacing = font * 1.5f;
+        ImGui::SetNextItemWidth(slider_width);
+        if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
+        same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        if (shows_interleaved(state) && state.virtual_chunks > 1) {
+            // Interleaving needs m = k p: the slider moves k and shows m.
+            int multiples = state.microbatches / state.stages;
+            char format[48];
+            std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
+            if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
+                state.microbatches = multiples * state.stages;
+        } else if (shows_dualpipe(state)) {
+            if (ImGui::SliderInt("micro-batches m", &state.microbatches, 2 * state.stages, kMaxMicrobatches)) constrain_microbatches(state);
+        } else {
+            ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
+        }
+        if (shows_interleaved(state)) {
+            same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
+            ImGui::SetNextItemWidth(font * 6.0f);
+            if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
+        }
 
-    ImGui::SetNextItemWidth(slider_width);
-    ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F");
-    same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F");
-    same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
-    ImGui::SetNextItemWidth(slider_width);
-    ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
-    const char* reset = "Reset to scenario";
-    same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
-    if (ImGui::Button(reset)) state.seeded_pp = -1;
-    char seeded[96];
+        ImGui::SetNextItemWidth(slider_width);
+        if (ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        if (ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        if (shows_dualpipe(state)) {
+            // The overlapped cell: from the longer half (all of the other hidden) to both in a row (nothing gained).
+            same_line_if_fits(labelled_width(slider_width, "F&B (overlapped)"), spacing);
+            ImGui::SetNextItemWidth(slider_width);
+            const float backward = state.backward_input + state.weight_grad;
+            if (ImGui::SliderFloat("F&B (overlapped)", &state.forward_backward, std::max(1.0f, backward), 1.0f + backward, "%.2f T_F"))
+                constrain_microbatches(state);
+        }
+        same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
+        ImGui::SetNextItemWidth(slider_width);
+        ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
+        const char* reset = "Reset to scenario";
+        same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
+        if (ImGui::Button(reset)) state.seeded_pp = -1;
+        // The scenario's own step (not this sandbox) as a Chrome trace: every stage, stream, kernel and collective in time.
+        save_trace_button(ctx, spacing);
+    }
+    char seeded[160];
+    // What is drawn is the sliders' p and m, whatever the scenario seeded them with.
     if (state.seeded_pp > 1)
-        std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s", state.seeded_pp,
-                      state.seeded_microbatches, core::schedule_name(state.seeded_kind));
+        std::snprintf(seeded, sizeof seeded, "scenario: pp %d, %d micro-batches, %s; showing p = %d, m = %d", state.seeded_pp,
+                      state.seeded_microbatches, core::schedule_name(state.seeded_kind), state.stages, state.microbatches);
     else
-        std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d", kStagesWithoutPipeline);
-    same_line_if_fits(ImGui::CalcTextSize(seeded).x, font);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextUnformatted(seeded);
-    ImGui::PopStyleColor();
+        std::snprintf(seeded, sizeof seeded, "scenario has no pipeline (pp 1): showing p = %d, m = %d", state.stages, state.microbatches);
+    if (!figure) same_line_if_fits(ImGui::CalcTextSize(seeded).x, font);
+    dim_text(seeded);
 }
 
 // ---- Legend ----
@@ -236,12 +269,32 @@ void legend_entry(ImU32 color, const char* text, bool first) {
 void draw_legend(const PipelinePanelState& state) {
     const Palette& colors = palette();
     const float font = ImGui::GetFontSize();
-    const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1;
+    const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1 || shows_dualpipe(state);
     legend_entry(colors.forward, "F forward", true);
-    legend_entry(colors.backward, split ? "B backward (ZB-H1: input grad only)" : "B backward (input + weight grad)",
+    legend_entry(colors.backward, split ? "B backward (short: input grad only, W later)" : "B backward (input + weight grad)",
                   false);
     if (split) legend_entry(colors.weight_grad, "W weight grad", false);
     legend_entry(colors.idle, "idle: the bubble", false);
+    if (shows_dualpipe(state)) {
+        // The overlapped cell is told by its shape (split, outlined), not by colour.
+        const char* overlapped = "F&B: outlined cell, F on top, B below: a forward and a backward of two micro-batches run "
+                                 "together, each hiding the other's all-to-all (DeepSeek-V3)";
+        same_line_if_fits(font * 1.3f + ImGui::CalcTextSize(overlapped).x, font * 1.2f);
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        const float size = ImGui::GetTextLineHeight();
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        draw->AddRectFilled(at, ImVec2(at.x + size, at.y + size * 0.5f), colors.forward);
+        draw->AddRectFilled(ImVec2(at.x, at.y + size * 0.5f), ImVec2(at.x + size, at.y + size), colors.backward);
+        draw->AddRect(at, ImVec2(at.x + size, at.y + size), colors.text, 0, 0, std::max(1.0f, font * 0.08f));
+        ImGui::Dummy(ImVec2(size, size));
+        ImGui::SameLine(0, font * 0.3f);
+        ImGui::TextUnformatted(overlapped);
+        const char* directions = "DualPipe: micro-batches 1..m/2 enter at GPU 1, the rest (lighter) at GPU p; DualPipeV: lighter = the way back up";
+        same_line_if_fits(ImGui::CalcTextSize(directions).x, font * 1.2f);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
+        ImGui::TextUnformatted(directions);
+        ImGui::PopStyleColor();
+    }
     const char* key = shows_interleaved(state)
                           ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
                           : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU";
@@ -384,8 +437,12 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     const PipelineOp* hovered = nullptr;
     for (const PipelineOp& op : timeline.ops) {
-        const float top = origin.y + layout.row_height * float(op.device) + inset;
-        const float bottom = top + layout.row_height - 2 * inset;
+        const float cell_top = origin.y + layout.row_height * float(op.device) + inset;
+        const float cell_bottom = cell_top + layout.row_height - 2 * inset;
+        // An F&B cell's forward fills its top half, its backward the bottom half; one outline goes round both.
+        const float middle = (cell_top + cell_bottom) * 0.5f;
+        const float top = op.overlapped && op.kind != PipelineOpKind::forward ? middle : cell_top;
+        const float bottom = op.overlapped && op.kind == PipelineOpKind::forward ? middle : cell_bottom;
         const ImVec2 min(axis.x_of(op.start_seconds) + gap, top);
         const ImVec2 max(std::max(min.x + 1.0f, axis.x_of(op.end_seconds()) - gap), bottom);
         const ImU32 fill = op_color(op, timeline.virtual_chunks);
@@ -397,6 +454,9 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
             draw->AddRectFilled(min, progress < 1 ? ImVec2(std::max(min.x + 1.0f, run_x), bottom) : max, fill,
                                 font * 0.1f);
         }
+        if (op.overlapped && op.kind != PipelineOpKind::forward)
+            draw->AddRect(ImVec2(min.x, cell_top), max, progress > 0 ? colors.text : with_alpha(colors.text, 0.55f), font * 0.1f, 0,
+                          std::max(1.0f, font * 0.08f));
         draw_op_label(draw, op, interleaved, min, max,
                       progress >= 0.5 ? label_color_on(fill) : with_alpha(colors.text, 0.55f));
         if (!exporting && mouse.x >= min.x && mouse.x < max.x && mouse.y >= min.y && mouse.y < max.y) hovered = &op;
@@ -416,8 +476,8 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
     if (hovered) {
         ImGui::BeginTooltip();
         ImGui::Text("GPU %d, micro-batch %d", hovered->device + 1, hovered->microbatch + 1);
-        if (timeline.virtual_chunks > 1) ImGui::Text("chunk %d of %d", hovered->chunk + 1, timeline.virtual_chunks);
-        ImGui::Text("%s", op_kind_text(hovered->kind));
+        if (timeline.virtual_chunks > 1) ImGui::Text("chunk %d of %d, model stage %d", hovered->chunk + 1, timeline.virtual_chunks, hovered->stage + 1);
+        ImGui::Text("%s%s", op_kind_text(hovered->kind), hovered->overlapped ? ", overlapped with the other half of its F&B cell" : "");
         ImGui::Text("%s to %s T_F", core::format_number(hovered->start_seconds).c_str(),
                     core::format_number(hovered->end_seconds()).c_str());
         ImGui::EndTooltip();
@@ -427,9 +487,44 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
 // ---- Figures beside a timeline ----
 
 
+// DualPipe's figures are the DualPipe table's columns: the bubble on the most idle GPU, parameters, activations.
+void draw_dualpipe_figures(const ScheduleTimeline& timeline, const ScheduleParams& params, const ClosedFormText& closed) {
+    const core::SchedulePlacement placement = core::schedule_placement(params.kind, params.stages, params.virtual_chunks);
+    figure("Bubble", core::format_percent(timeline.bubble_fraction) + " of GPU-time idle",
+           "idle / makespan, measured from the ops and averaged over the GPUs: GPUs nearer the ends run fewer F&B cells",
+           closed.source);
+    figure("Idle, most idle GPU", core::format_number(timeline.max_idle_seconds) + " T_F",
+           "where the two directions meet; the table's bubble column", closed.source);
+    dim_text(std::string("  table ") + closed.bubble_fraction + " = " + core::format_number(core::closed_form_idle_seconds(params)) + " T_F");
+    figure("Step", core::format_number(timeline.makespan_seconds) + " T_F, ideal " +
+                       core::format_number(timeline.busy_seconds_per_device) + " T_F");
+    const int peak = timeline.peak_inflight_microbatches.empty()
+                         ? 0
+                         : *std::max_element(timeline.peak_inflight_microbatches.begin(), timeline.peak_inflight_microbatches.end());
+    figure("Peak in flight, any GPU", std::to_string(peak) + " chunks of L/PP layers",
+           "(micro-batch, chunk) pairs whose forward ran and whose backward or W has not; the table's activation column",
+           closed.source);
+    dim_text(std::string("  table ") + closed.peak_inflight + " = " + std::to_string(core::closed_form_peak_inflight(params)));
+    figure("Parameters per GPU", std::to_string(placement.stages_per_device) + " of PP = " + std::to_string(placement.model_stages) +
+                                     " stages: 2x at equal PP, " + core::format_plain(placement.parameter_copies()) + "x at equal GPUs",
+           params.kind == ScheduleKind::dualpipe ? "GPU d holds stage d and stage PP-1-d: every stage twice, once per direction"
+                                                 : "GPU d holds stage d and stage 2p-1-d: 2p stages in a V on p GPUs",
+           closed.source);
+}
+
 void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params) {
     const ClosedFormText closed = closed_form_text(params.kind);
     const bool applies = core::closed_form_applies(params);
+    if (is_dualpipe(params.kind)) {
+        draw_dualpipe_figures(timeline, params, closed);
+        if (!applies) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
+            ImGui::TextWrapped("%s", params.p2p_seconds > 0 ? "The table assumes free send/recv: measured differs."
+                                                            : "The table's bubble holds for input grad B = F and W <= F, as in its figure: measured differs.");
+            ImGui::PopStyleColor();
+        }
+        return;
+    }
     figure("Bubble", core::format_percent(timeline.bubble_fraction) + " of GPU-time idle",
            "1 - busy / makespan, measured from the ops: busy " +
                core::format_number(timeline.busy_seconds_per_device) + " T_F per GPU, makespan " +
@@ -521,7 +616,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
     seed_from_scenario(state, ctx);
     const float font = ImGui::GetFontSize();
 
-    draw_controls(state);
+    draw_controls(state, ctx);
     refresh_timelines(state);
 
     TimeAxis axis;

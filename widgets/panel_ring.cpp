@@ -2,6 +2,7 @@
 #include "core/cost/collectives.h"
 #include "core/model/format.h"
 #include "core/lessons/ring_allreduce.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/log_plot.h"
@@ -12,24 +13,27 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace widgets {
 namespace {
 
-enum class LinkChoice { scale_up, scale_out, custom };
+enum class LinkChoice { scale_up, scale_out, custom, dp_group };
 
 struct RingPanelOptions {
+    bool follow_scenario = true;               // n and the link are the scenario's DP group until the user moves one
     int rank_count = 8;                        // ranks in the ring; up to max_drawn_ranks are drawn one by one
     double seconds_per_step = 1.0;             // playback time one ring step takes on screen
     LinkChoice link_choice = LinkChoice::scale_up;  // eight ranks fit in one node: NVLink
     float custom_gb_per_s = 100.0f;            // custom link, decimal GB/s per direction
     float custom_latency_us = 5.0f;            // custom link, alpha in microseconds
-    bool buffer_from_model = true;             // S = the model's gradient bytes, the scenario's DP all-reduce
+    bool buffer_from_model = true;             // S = the gradients the scenario's DP group reduces (one GPU's TP x PP shard)
     float custom_buffer_gb = 1.0f;             // S otherwise, decimal GB
 };
 
@@ -65,6 +69,16 @@ ImU32 phase_color(core::RingPhase phase) {
     return phase == core::RingPhase::all_gather ? palette().weights : palette().grads;
 }
 
+// The scenario's DP gradient reduction, if it has one (dp x cp > 1).
+const core::AxisComm* dp_axis(const core::Report& report, int* index = nullptr) {
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        if (report.comm.axes[i].axis != core::CommAxis::dp) continue;
+        if (index) *index = static_cast<int>(i);
+        return &report.comm.axes[i];
+    }
+    return nullptr;
+}
+
 // The gradient block the DP all-reduce moves (its index): the widest one when a recipe keeps two (bf16 and fp32 accumulation).
 int gradient_block(const core::Report& report) {
     int widest = -1;
@@ -84,23 +98,34 @@ core::LinkSpec custom_link(const RingPanelOptions& options) {
     return link;
 }
 
-core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario) {
+// The scenario's DP group as one link: the bus bandwidth NCCL reaches on its NVLink and NICs together (what the DP step's
+// time uses), with the latency of the slowest link it crosses. Absent when the scenario has no DP group.
+std::optional<core::LinkSpec> dp_group_link(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text) {
+    int index = -1;
+    const core::AxisComm* dp = dp_axis(report, &index);
+    if (!dp) return std::nullopt;
+    core::LinkSpec link = dp->crosses_nodes ? scenario.cluster.scale_out : scenario.cluster.scale_up;
+    link.id = "dp-group";
+    link.name = "the scenario's DP group over " + text.axis_links[index];
+    link.bytes_per_s = dp->bus_bytes_per_s;
+    return link;
+}
+
+core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario& scenario, const std::optional<core::LinkSpec>& group) {
     switch (options.link_choice) {
         case LinkChoice::scale_up: return scenario.cluster.scale_up;
         case LinkChoice::scale_out: return scenario.cluster.scale_out;
+        case LinkChoice::dp_group:
+            if (group) return *group;
+            return scenario.cluster.scale_up;
         case LinkChoice::custom: break;
     }
     return custom_link(options);
 }
 
 std::string link_label(const core::LinkSpec& link) {
-    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + " per direction, " +
-           core::format_seconds(link.latency_seconds);
-}
-
-// "2 B", "2.5 B": bytes per parameter without trailing zeros.
-std::string bytes_per_param_text(double bytes) {
-    return core::format_number(bytes, bytes == std::floor(bytes) && bytes < 10 ? 1 : 3) + " B";
+    const char* per = link.id == "dp-group" ? " bus bandwidth, " : " per direction, ";  // a group's figure is NCCL's busbw
+    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + per + core::format_seconds(link.latency_seconds);
 }
 
 ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
@@ -245,11 +270,14 @@ void draw_ring_summary(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const cor
         std::to_string(frame.step_count) + " steps; in each, every rank sends S/n = " +
             core::format_bytes(schedule.chunk_bytes),
         "to its right neighbour and receives one chunk from its left"};
+    // Centred inside the ring, each line wrapped to the ring's inner width.
+    const float width = std::max(em * 6.0f, std::min(area.x - em, radius * 1.8f));
+    ImFont* font = ImGui::GetFont();
     float y = center.y - em * 2.0f;
     for (const std::string& line : lines) {
-        const ImVec2 size = ImGui::CalcTextSize(line.c_str());
-        draw->AddText(ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str());
-        y += em * 1.4f;
+        const ImVec2 size = font->CalcTextSizeA(font->FontSize, FLT_MAX, width, line.c_str());
+        draw->AddText(font, font->FontSize, ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str(), nullptr, width);
+        y += size.y + em * 0.4f;
     }
 }
 
@@ -283,25 +311,36 @@ void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& f
     else draw_ring_summary(draw, area_min, area, schedule, frame, em);
 }
 
-void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report) {
+void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report,
+                   const std::optional<core::LinkSpec>& group) {
     const float em = ImGui::GetFontSize();
     ImGui::SetNextItemWidth(em * 12.0f);
-    ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
-                     ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    ImGui::SameLine();
-    const std::string use_dp = "use this scenario's DP (" + std::to_string(report.layout.dp) + ")";
-    if (report.layout.dp >= core::ring_min_ranks && report.layout.dp <= core::ring_max_ranks &&
-        ImGui::SmallButton(use_dp.c_str()))
-        options.rank_count = report.layout.dp;
+    if (ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
+                         ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        options.follow_scenario = false;  // exploring: the scenario no longer moves the slider
+    const core::AxisComm* dp = dp_axis(report);
+    if (dp && !options.follow_scenario) {
+        const std::string use_dp = "back to this scenario's DP group (" + std::to_string(dp->degree) + ")";
+        same_line_if_fits(ImGui::CalcTextSize(use_dp.c_str()).x + em, ImGui::GetStyle().ItemSpacing.x);
+        if (ImGui::SmallButton(use_dp.c_str())) {
+            options.follow_scenario = true;
+            options.buffer_from_model = true;
+        }
+    }
 
     const std::string choices[] = {"inside a node: " + link_label(scenario.cluster.scale_up),
                                    "between nodes: " + link_label(scenario.cluster.scale_out),
-                                   link_label(custom_link(options))};
+                                   link_label(custom_link(options)),
+                                   group ? link_label(*group) : std::string()};
     const int current = static_cast<int>(options.link_choice);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
     if (ImGui::BeginCombo("link", choices[current].c_str())) {
-        for (int choice = 0; choice < 3; ++choice)
-            if (ImGui::Selectable(choices[choice].c_str(), choice == current)) options.link_choice = static_cast<LinkChoice>(choice);
+        for (int choice = group ? 3 : 0, shown = 0; shown < (group ? 4 : 3); choice = (choice + 1) % 4, ++shown) {  // the group first
+            if (ImGui::Selectable(choices[choice].c_str(), choice == current)) {
+                options.link_choice = static_cast<LinkChoice>(choice);
+                options.follow_scenario = false;
+            }
+        }
         ImGui::EndCombo();
     }
     if (options.link_choice == LinkChoice::custom) {
@@ -314,7 +353,7 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     }
 
-    if (ImGui::RadioButton("S = the model's gradients", options.buffer_from_model)) options.buffer_from_model = true;
+    if (ImGui::RadioButton("S = the scenario's DP gradients", options.buffer_from_model)) options.buffer_from_model = true;
     ImGui::SameLine();
     if (ImGui::RadioButton("S =", !options.buffer_from_model)) options.buffer_from_model = false;
     ImGui::SameLine();
@@ -329,11 +368,17 @@ void draw_buffer_figures(const core::Report& report, const core::ReportText& tex
                          const core::AllReduceCost& ring) {
     const core::MemoryBlock* gradients = gradient_index >= 0 ? &report.memory.blocks[gradient_index] : nullptr;
     const double factor = core::busbw_factor(core::Collective::all_reduce, ring.rank_count);
-    if (buffer_from_model && gradients) {
-        figure("S, the DP all-reduce buffer:",
-               "gradients " + bytes_per_param_text(gradients->bytes_per_param) + " x " + core::format_sci(report.memory.params) +
-                   " params = " + core::format_bytes(ring.buffer_bytes),
-               text.block_whole[gradient_index].formula, text.block_whole[gradient_index].source.c_str());
+    int dp_index = -1;
+    const core::AxisComm* dp = dp_axis(report, &dp_index);
+    if (buffer_from_model && dp) {
+        figure("S, the DP gradient buffer:",
+               "the gradients of the " + core::format_count(report.memory.params_per_gpu) + " parameters one GPU holds (tp " +
+                   std::to_string(report.layout.tp) + ", pp " + std::to_string(report.layout.pp) + ") = " + core::format_bytes(ring.buffer_bytes),
+               text.axis_formulas[dp_index].formula, text.axis_formulas[dp_index].source.c_str());
+    } else if (buffer_from_model && gradients) {
+        figure("S, one GPU's gradients:",
+               core::format_bytes(ring.buffer_bytes) + " (dp 1: this scenario reduces no gradients over data parallelism)",
+               text.block_per_gpu[gradient_index].formula, text.block_per_gpu[gradient_index].source.c_str());
     } else {
         figure("S, the buffer:", core::format_bytes(ring.buffer_bytes));
     }
@@ -341,13 +386,11 @@ void draw_buffer_figures(const core::Report& report, const core::ReportText& tex
     figure("each rank sends (ring):",
            "2(n-1)/n x S = " + core::format_number(factor, 4) + " x " + core::format_bytes(ring.buffer_bytes) + " = " +
                core::format_bytes(ring.max_bytes_sent_by_a_rank),
-           why, "seed 003; published.md sec 5");
-    const std::string limit = buffer_from_model && gradients
-                                  ? "2 x " + bytes_per_param_text(gradients->bytes_per_param) + " x params = "
-                                  : std::string("2 x S = ");
+           why, "Patarasuk and Yuan 2009, the bandwidth-optimal ring");
+    const std::string limit = "2 x S = ";
     figure("for large n, about:", limit + core::format_bytes(core::ring_bytes_sent_per_rank_large_n(ring.buffer_bytes)) +
                                       " per rank, whatever n is",
-           why, "seed 003");
+           why, "Patarasuk and Yuan 2009");
 }
 
 void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::vector<AlgorithmStyle>& styles) {
@@ -361,7 +404,9 @@ void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::v
     ImGui::TextUnformatted("all-reduce of S");
     for (std::size_t i = 0; i < costs.size(); ++i) {
         ImGui::TableNextColumn();
-        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(styles[i].color), "%s", core::all_reduce_algorithm_name(costs[i].algorithm));
+        const std::string name = core::all_reduce_algorithm_name(costs[i].algorithm);
+        const std::string shown = fit_variant({name, name == "recursive doubling" ? "rec. doubling" : name}, ImGui::GetContentRegionAvail().x);
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(styles[i].color), "%s", shown.c_str());
     }
     struct Row {
         const char* label;
@@ -386,7 +431,7 @@ void draw_cost_table(const std::vector<core::AllReduceCost>& costs, const std::v
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().text_dim), "%s", row.label);
-        explain_last_item(row.explanation, "published.md sec 5; nccl-tests doc/PERFORMANCE.md");
+        explain_last_item(row.explanation, "Thakur et al. 2005; NVIDIA nccl-tests, doc/PERFORMANCE.md");
         for (const core::AllReduceCost& cost : costs) {
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(row.value(cost).c_str());
@@ -437,8 +482,8 @@ void draw_scenario_dp(const core::Report& report, const core::ReportText& text) 
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.axis != core::CommAxis::dp) continue;
-        figure("This scenario's DP step:",
-               text.axis_collectives[i] + ", " + std::to_string(axis.degree) + " ranks on " + text.axis_links[i] + ": " +
+        figure("This scenario's DP step (NCCL model):",
+               text.axis_collectives[i] + ", " + text.axis_groups[i] + " ranks on " + text.axis_links[i] + ": " +
                    core::format_seconds(axis.seconds) + ", busbw " + core::format_bandwidth(axis.busbw_bytes_per_s),
                text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
         return;
@@ -451,8 +496,16 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     const float em = ImGui::GetFontSize();
     const int gradient_index = gradient_block(ctx.report);
     const core::MemoryBlock* gradients = gradient_index >= 0 ? &ctx.report.memory.blocks[gradient_index] : nullptr;
-    const double buffer_bytes =
-        options.buffer_from_model && gradients ? gradients->whole_bytes : options.custom_buffer_gb * 1e9;
+    const core::AxisComm* dp = dp_axis(ctx.report);
+    if (options.follow_scenario && dp) {
+        // The scenario's own DP group: its ranks, the link its traffic crosses, and its (TP- and PP-sharded) gradients.
+        options.rank_count = dp->degree;
+        options.link_choice = LinkChoice::dp_group;
+    }
+    const std::optional<core::LinkSpec> group = dp_group_link(ctx.scenario, ctx.report, ctx.text);
+    if (options.link_choice == LinkChoice::dp_group && !group) options.link_choice = LinkChoice::scale_up;
+    const double model_buffer = dp ? dp->message_bytes : gradients ? gradients->per_gpu_bytes : 0.0;
+    const double buffer_bytes = options.buffer_from_model && model_buffer > 0 ? model_buffer : options.custom_buffer_gb * 1e9;
     options.rank_count = std::clamp(options.rank_count, core::ring_min_ranks, core::ring_max_ranks);
     if (state.schedule.rank_count != options.rank_count || state.schedule.buffer_bytes != buffer_bytes)
         state.schedule = core::make_ring_schedule(options.rank_count, buffer_bytes);
@@ -464,10 +517,11 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
     const core::RingFrame frame = core::ring_frame_at(schedule, t_seconds, options.seconds_per_step);
 
-    const core::LinkSpec link = chosen_link(options, ctx.scenario);
-    const ImU32 link_color = options.link_choice == LinkChoice::scale_up    ? palette().nvlink
-                             : options.link_choice == LinkChoice::scale_out ? palette().infiniband
-                                                                            : palette().axis;
+    const core::LinkSpec link = chosen_link(options, ctx.scenario, group);
+    const bool over_network = options.link_choice == LinkChoice::scale_out || (options.link_choice == LinkChoice::dp_group && dp && dp->crosses_nodes);
+    const ImU32 link_color = over_network                                   ? palette().infiniband
+                             : options.link_choice == LinkChoice::custom    ? palette().axis
+                                                                            : palette().nvlink;
     const std::vector<AlgorithmStyle> styles = algorithm_styles();
     std::vector<core::AllReduceCost> costs;
     for (const AlgorithmStyle& style : styles)
@@ -484,10 +538,14 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
-    draw_controls(options, ctx.scenario, ctx.report);
+    if (figure_mode()) dim_text(std::to_string(options.rank_count) + " ranks: " + link_label(link));  // what the controls would say
+    else draw_controls(options, ctx.scenario, ctx.report, group);
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0.0f);  // long figures wrap inside the column instead of running off it
     draw_buffer_figures(ctx.report, ctx.text, gradient_index, options.buffer_from_model, costs[1]);
+    if (options.follow_scenario && dp && dp->degree > core::ring_max_ranks)
+        dim_text("The scenario's DP group has " + std::to_string(dp->degree) + " ranks; the ring shows at most " +
+                 std::to_string(core::ring_max_ranks) + ".");
     draw_scenario_dp(ctx.report, ctx.text);
     ImGui::PopTextWrapPos();
     ImGui::Spacing();

@@ -1,10 +1,12 @@
 // Issue 5, the roofline: kernels under the HBM roofs of the chosen GPUs, and the scenario's traffic under the network roofs.
+#include "core/cost/anatomy.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
 #include "core/lessons/measured_points.h"
 #include "core/cost/roofline.h"
 #include "core/lessons/textbook_kernels.h"
 #include "widgets/figure.h"
+#include "widgets/kernel_selection.h"
 #include "widgets/log_plot.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
@@ -34,6 +36,7 @@ struct RooflineOptions {
     bool flash_attention = true;                 // fused attention: only Q, K, V, O touch HBM
     bool show_measured = true;                   // the measured H100 overlay
     bool show_decode_trail = true;               // decode at b = 1, 2, 4 ... 1024, faint
+    bool show_scenario_kernels = true;           // the scenario's own kernels, per GPU after sharding (issue 15)
 };
 
 // The CSV is parsed once per text the app hands over, not every frame.
@@ -199,6 +202,10 @@ void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     ImGui::Checkbox("Flash attention", &options.flash_attention);
     ImGui::SameLine();
     ImGui::Checkbox("Decode trail", &options.show_decode_trail);
+    ImGui::Checkbox("This scenario's kernels", &options.show_scenario_kernels);
+    explain_last_item("Every kernel of one layer, the stage edges and the optimizer at their shapes after sharding, at the FLOP/s the step "
+                      "model gives them: below the roof by their measured efficiency. Drag TP from 1 to 8: the GEMMs move left and down. "
+                      "Click one to select it (the anatomy panel marks it too).");
 }
 
 void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& ceiling, const RooflineOptions& options,
@@ -244,7 +251,7 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
 }
 
 void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMark>& kernels, const core::Ceiling& ceiling,
-                      const std::vector<core::MeasuredPoint>& measured, const PanelContext& ctx, ImVec2 size) {
+                      const std::vector<core::MeasuredPoint>& measured, PanelContext& ctx, ImVec2 size) {
     const core::HardwareCatalog& catalog = core::builtin_hardware();
     const Palette& colors = palette();
     LogPlotAxes axes;
@@ -270,6 +277,8 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     PlotLegendMarker("memory-bound kernel", colors.hbm);
     PlotLegendMarker("compute-bound kernel", colors.compute);
     if (options.show_measured && !measured.empty()) PlotLegendMarker("measured H100 bf16", gpu_color(1), MarkerShape::ring);
+    const std::string scenario_legend = "this scenario's kernels, TP " + std::to_string(ctx.report.layout.tp) + ", one GPU";
+    if (options.show_scenario_kernels) PlotLegendMarker(scenario_legend.c_str(), colors.text, MarkerShape::ring);
 
     // Either side of the reference ridge, the regime in words.
     const double reference_ridge = core::ridge_flops_per_byte(ceiling);
@@ -322,6 +331,31 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         }
     }
 
+    // The scenario's own kernels: small discs at the FLOP/s they reach, the GEMMs and attention named; the selected one ringed.
+    if (options.show_scenario_kernels) {
+        const std::vector<core::Kernel>& scenario_kernels = ctx.report.compute.kernels;
+        const int selected = selected_kernel(ctx);
+        for (const core::KernelPoint& point : core::kernel_points(ctx.report)) {
+            const core::Kernel& kernel = scenario_kernels[point.kernel];
+            const std::string& label = ctx.text.kernel_short_labels.at(point.kernel);
+            // A disc in its bound's colour inside a ring of text colour: not a bead of the decode trail, not a measured point.
+            const bool ring_hovered = PlotPoint("##scenario ring", point.intensity_flops_per_byte, point.achieved_flops_per_s, colors.text, 0.3f, MarkerShape::ring);
+            if (PlotPoint(("##scenario " + label).c_str(), point.intensity_flops_per_byte, point.achieved_flops_per_s, bound_color(point.bound), 0.2f) ||
+                ring_hovered) {
+                hovered_text = ctx.text.kernels.at(point.kernel).formula + "\n(this scenario, one GPU; click to select)";
+                if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) toggle_kernel_selection(ctx, point.kernel);
+            }
+            const bool named = point.first_of_its_name && (kernel.category == core::KernelCategory::gemm || kernel.category == core::KernelCategory::attention);
+            if (named && point.kernel != selected)
+                PlotText(point.intensity_flops_per_byte, point.achieved_flops_per_s, label.c_str(), colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.3f));
+        }
+        for (const core::KernelPoint& point : core::kernel_points(ctx.report)) {
+            if (point.kernel != selected) continue;
+            PlotPoint("##selected kernel", point.intensity_flops_per_byte, point.achieved_flops_per_s, colors.warning, 0.55f, MarkerShape::ring);
+            const std::string label = "selected: " + core::kernel_label(scenario_kernels[point.kernel]);
+            PlotText(point.intensity_flops_per_byte, point.achieved_flops_per_s, label.c_str(), colors.warning, ImVec2(1, 0), ImVec2(-0.7f, 0.5f));
+        }
+    }
     for (const KernelMark& mark : kernels) {
         const core::PlacedKernel& placed = mark.placed;
         const std::string id = "##" + mark.name;
@@ -395,8 +429,9 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
                  ImVec2(0.7f, 0.45f));
     }
     if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
-    PlotText(axes.x_max, axes.y_min, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(1, 1),
-             ImVec2(-0.4f, -0.4f));
+    // Top left, where the slopes start: the legend takes the free bottom right corner.
+    PlotText(axes.x_min, axes.y_max, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(0, 0),
+             ImVec2(0.4f, 0.4f));
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }
@@ -422,11 +457,17 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     const float side_width = std::clamp(avail.x * 0.24f, em * 17.0f, em * 24.0f);
 
     ImGui::BeginChild("roofline_side", ImVec2(side_width, avail.y), false);
-    draw_controls(options, ctx);
+    if (!figure_mode()) draw_controls(options, ctx);
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     const int batch = decode_batch_at(ctx.playback.t_seconds);
     const std::vector<KernelMark> kernels = place_kernels(ctx.scenario, options, ceiling, batch);
     draw_readout(kernels, ceiling, options, ctx.scenario, ctx.report, state.measured);
+    const int selected = selected_kernel(ctx);
+    if (options.show_scenario_kernels && selected >= 0) {
+        ImGui::Spacing();
+        section_heading("Selected kernel (this scenario)");
+        ImGui::TextWrapped("%s", ctx.text.kernels.at(selected).formula.c_str());
+    }
     ImGui::EndChild();
     ImGui::SameLine();
 

@@ -5,6 +5,7 @@
 #include "core/lessons/walls.h"
 #include "core/model/scenario_edits.h"
 #include "widgets/controls.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
@@ -24,12 +25,12 @@
 namespace widgets {
 namespace {
 
-constexpr double kMinParams = 1e8;   // the seed's slider: 100M ..
-constexpr double kMaxParams = 2e12;  // .. 2T parameters
+constexpr double kMaxParams = 2e12;  // the seed's slider: 100M (or the scenario's smaller decade, size_slider_min) .. 2T
 
 struct StackPanelOptions {
     core::StackTiming timing;        // pacing of the seed's animation (core's defaults)
-    float controls_width_em = 23.0f; // the controls column beside the plot
+    float controls_width_em = 23.0f; // the controls column beside the plot, at most
+    float plot_min_width_em = 46.0f; // two columns with named labels and the ceilings' labels; narrower, the controls go above
 };
 
 struct StackPanelState {
@@ -51,9 +52,10 @@ std::vector<int> index_within_kind(const std::vector<core::MemoryBlock>& blocks)
 
 void model_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
     model_combo("Model", scenario, feedback);
-    double params = std::clamp(report.memory.params, kMinParams, kMaxParams);
+    const double min_params = core::size_slider_min(report.memory.params);
+    double params = std::clamp(report.memory.params, min_params, kMaxParams);
     const std::string shown = core::format_count(params) + " parameters";
-    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &kMinParams, &kMaxParams, shown.c_str(),
+    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &min_params, &kMaxParams, shown.c_str(),
                             ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
         apply_edit(core::with_params(scenario, params), scenario, feedback, "Size");
     }
@@ -67,6 +69,10 @@ void model_controls(core::Scenario& scenario, const core::Report& report, EditFe
 }
 
 void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    framework_combo("Framework", scenario, feedback);
+    explain_last_item("What the frameworks keep differs: eager PyTorch keeps autocast's bf16 weight copies, an fp32 residual stream, fp32 "
+                      "softmax and log_softmax outputs; Megatron fuses them away.",
+                      "measurements/h100_memory_phases.json (eager, one H100); Korthikanti et al. 2022 (Megatron)");
     seq_len_combo("Sequence", scenario, feedback);
     explain_last_item("Tokens per sequence: activations grow with it, the training state does not.");
     axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback, "Sequences per micro-batch: activations grow with it.");
@@ -76,27 +82,30 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
     zero_slider("ZeRO stage", scenario, feedback);
     axis_slider("DP degree", scenario, core::LayoutAxis::dp, feedback,
                 "Data-parallel ranks: the GPU count follows (dp x tp x pp x cp). Without ZeRO every rank holds it all.");
+    fragmentation_slider("Fragmentation", scenario, feedback);
+    explain_last_item("What PyTorch's caching allocator reserves beyond what it hands out, as a share of it: 5.9 % is the median of 12 "
+                      "measured H100 runs (1.1 to 12.4 %); about 0 with expandable_segments.",
+                      "measurements/h100_kernel_probe.json training_memory");
 }
 
-void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
+void draw_figures(const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
     const Palette& colors = palette();
     const core::MemoryReport& memory = report.memory;
     const core::Overshoot whole = core::overshoot(memory.state_bytes, gpu);
-    const core::Overshoot per_gpu = core::overshoot(memory.per_gpu.total_bytes, gpu);
+    const core::Overshoot per_gpu = core::overshoot(memory.per_gpu.peak_bytes, gpu);
     figure("Training state", core::format_bytes(memory.state_bytes),
            core::format_plain(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
                core::format_bytes(memory.state_bytes),
-           "ZeRO (Rajbhandari et al. 2019) sec 3.1; seed 000");
+           "ZeRO (Rajbhandari et al. 2019) sec 3.1");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
     ImGui::TextWrapped("= %s", whole.caption.c_str());
     ImGui::PopStyleColor();
     explain_last_item(core::format_bytes(memory.state_bytes) + " / " + core::format_bytes(gpu.hbm_bytes) + " = " +
                       core::format_number(whole.gpus_worth) + " GPUs' worth of HBM");
-    figure("Per GPU", core::format_bytes(memory.per_gpu.total_bytes),
-           "state " + core::format_bytes(core::per_gpu_state_bytes(memory.per_gpu)) + " + activations " +
-               core::format_bytes(memory.per_gpu.activations_bytes));
+    figure("Per GPU at the peak", core::format_bytes(memory.per_gpu.peak_bytes), text.memory_peak_line, "core/cost/memory.h");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(per_gpu.over ? colors.over_budget : colors.within_budget));
     ImGui::TextWrapped("= %s", per_gpu.caption.c_str());
+    ImGui::TextWrapped("%s", text.memory_verdict.c_str());
     ImGui::PopStyleColor();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
     ImGui::TextWrapped("Hover a block for its formula. %s", core::kUnitConvention);
@@ -105,6 +114,7 @@ void draw_figures(const core::Report& report, const core::GpuSpec& gpu) {
 
 struct ColumnView {
     std::string heading;
+    std::string heading_short; // "Whole model": when the lane is too narrow for the heading
     std::string total_line;
     std::string verdict_line;  // "16.5x an H100 SXM" or "fits: 37.8 % of an H100 SXM"
     std::string detail_line;   // what the total is made of
@@ -115,6 +125,7 @@ struct ColumnView {
 ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu) {
     ColumnView view;
     view.heading = "Whole model, " + core::format_count(frame.params) + " params";
+    view.heading_short = "Whole model";
     const core::Overshoot over = core::overshoot(frame.total_bytes, gpu);
     view.over = over.over;
     view.total_line = core::format_bytes(frame.total_bytes);
@@ -127,7 +138,7 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
         block.value = core::format_bytes(layer.bytes);
         block.bytes = layer.bytes;
         block.color = memory_kind_color(layer.kind, layer.index_within_kind);
-        block.visible = layer.shown > 0;
+        block.visible = layer.shown > 0 && layer.final_bytes > 0;  // nothing to gather or send on one GPU: no block
         block.tooltip = layer.formula;
         view.blocks.push_back(block);
     }
@@ -137,23 +148,31 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
 ColumnView per_gpu_column(const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
     ColumnView view;
     const core::LayoutReport& layout = report.layout;
-    view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " +
-                   std::to_string(layout.dp) + " ZeRO-" + std::to_string(layout.zero);
-    const core::Overshoot over = core::overshoot(report.memory.per_gpu.total_bytes, gpu);
+    const core::MemoryReport& memory = report.memory;
+    view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " + std::to_string(layout.dp) +
+                   " ZeRO-" + std::to_string(layout.zero);
+    view.heading_short = "One GPU";
+    const core::Overshoot over = core::overshoot(memory.per_gpu.peak_bytes, gpu);
     view.over = over.over;
-    view.total_line = core::format_bytes(report.memory.per_gpu.total_bytes);
+    view.total_line = core::format_bytes(memory.per_gpu.peak_bytes);
     view.verdict_line = over.caption;
-    view.detail_line = "state " + core::format_bytes(core::per_gpu_state_bytes(report.memory.per_gpu)) +
-                       " + activations " + core::format_bytes(report.memory.per_gpu.activations_bytes);
-    const std::vector<int> shades = index_within_kind(report.memory.blocks);
-    for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
-        const core::MemoryBlock& memory_block = report.memory.blocks[i];
+    // Where the peak is, or, over the ceiling, the block that crossed it.
+    view.detail_line = memory.tipping_block >= 0
+                           ? "over from: " + text.block_labels[memory.tipping_block]
+                           : "peak at " + core::memory_phase_text(memory.peak_phase) +
+                                 (memory.per_stage.size() > 1 ? ", stage " + std::to_string(memory.peak_stage + 1) : std::string());
+    const std::vector<int> shades = index_within_kind(memory.blocks);
+    for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
+        const core::MemoryBlock& memory_block = memory.blocks[i];
         StackedBlock block;
         block.label = text.block_labels[i];
+        // The block whose top crosses HBM says so beside itself: what tipped the column over.
+        if (static_cast<int>(i) == memory.tipping_block) block.label = "\u00bb " + block.label;
         block.value = core::format_bytes(memory_block.per_gpu_bytes);
         block.bytes = memory_block.per_gpu_bytes;
         block.color = memory_kind_color(memory_block.kind, shades[i]);
-        block.tooltip = text.block_per_gpu[i].formula;
+        block.visible = memory_block.per_gpu_bytes > 0;
+        block.tooltip = text.block_per_gpu[i].formula + (text.block_per_gpu[i].source.empty() ? "" : "\n(" + text.block_per_gpu[i].source + ")");
         view.blocks.push_back(block);
     }
     return view;
@@ -198,19 +217,31 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
             hovered_column = static_cast<int>(c);
             hovered_block = hovered;
         }
-        // Heading and total above the plot, clipped to the column's own lane.
-        const float heading_right = labels.lane_right;
-        draw->PushClipRect(ImVec2(x_left, origin.y), ImVec2(heading_right, y_top), true);
-        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, column.heading.c_str());
+        // Heading and total above the plot, in the column's own lane: shortened (never cut mid-number) when it is narrow.
+        const float heading_width = labels.lane_right - x_left;
+        const auto fitted = [&](ImFont* font, const std::vector<std::string>& variants) {
+            ImGui::PushFont(font);
+            const std::string text = fit_variant(variants, heading_width);
+            ImGui::PopFont();
+            return text;
+        };
+        const std::string heading = fitted(fonts().bold, {column.heading, column.heading_short});
+        const std::string total = fitted(fonts().large, {column.total_line});
+        // "16.4x an H100 SXM" -> "16.4x": the number stays, the GPU's name (in the heading line above) goes first.
+        const auto before_gpu = [](const std::string& text) {
+            const std::size_t at = std::min({text.find(" an "), text.find(" a "), text.find(" of ")});
+            return text.substr(0, at);
+        };
+        const std::string verdict = fitted(fonts().bold, {column.verdict_line, before_gpu(column.verdict_line)});
+        const std::string detail = fitted(ImGui::GetFont(), {column.detail_line, before_gpu(column.detail_line)});
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, heading.c_str());
         const ImU32 verdict_color = column.over ? colors.over_budget : colors.within_budget;
-        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color,
-                      column.total_line.c_str());
-        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color,
-                      column.verdict_line.c_str());
-        draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, column.detail_line.c_str());
-        draw->PopClipRect();
+        draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color, total.c_str());
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color, verdict.c_str());
+        draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, detail.c_str());
     }
-    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip, "the Report's memory blocks");
+    if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip,
+                                           "Rajbhandari et al. 2019 (state); Korthikanti et al. 2022 (activations)");
 }
 
 void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
@@ -239,25 +270,52 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     const float em = ImGui::GetFontSize();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
-    const float controls_width = std::clamp(avail.x * 0.28f, std::min(em * 19.0f, avail.x * 0.4f), em * state.options.controls_width_em);
-    ImGui::BeginChild("stack_controls", ImVec2(controls_width, avail.y), false);
-    ImGui::PushItemWidth(-em * 6.5f);
-    section_heading("Model");
-    model_controls(ctx.scenario, report, ctx.feedback);
-    ImGui::Spacing();
-    section_heading("Activations and layout");
-    training_controls(ctx.scenario, ctx.feedback);
-    ImGui::PopItemWidth();
-    ImGui::Spacing();
-    section_heading("Figures");
-    draw_figures(report, gpu);
-    ImGui::EndChild();
-    ImGui::SameLine();
+    // A figure for a document needs no controls column: the plot's headings already state the figures. In the window the
+    // controls sit beside the plot while it keeps its minimum width, else above it.
+    if (!figure_mode()) {
+        const ColumnSplit split = split_columns(avail.x, 0.28f, em * 17.0f, em * state.options.controls_width_em, em * state.options.plot_min_width_em);
+        if (split.side_by_side) {
+            ImGui::BeginChild("stack_controls", ImVec2(split.first_width, avail.y), false);
+            ImGui::PushItemWidth(-em * 7.5f);  // room for the longest label, "Fragmentation"
+            section_heading("Model");
+            model_controls(ctx.scenario, report, ctx.feedback);
+            ImGui::Spacing();
+            section_heading("Activations and layout");
+            training_controls(ctx.scenario, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::Spacing();
+            section_heading("Figures");
+            draw_figures(report, ctx.text, gpu);
+            ImGui::EndChild();
+            ImGui::SameLine();
+        } else {
+            // Narrow: the two groups of controls side by side above the plot, which keeps the whole width for its labels
+            // (the figures are the plot's own headings).
+            const float rows_height = ImGui::GetFrameHeightWithSpacing() * 5.0f + ImGui::GetTextLineHeightWithSpacing() * 1.6f;
+            const float half = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
+            const float item_width = std::min(half - em * 7.5f, em * 16.0f);
+            ImGui::BeginChild("stack_model_controls", ImVec2(half, rows_height), false);
+            ImGui::PushItemWidth(item_width);
+            section_heading("Model");
+            model_controls(ctx.scenario, report, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::EndChild();
+            ImGui::SameLine();
+            ImGui::BeginChild("stack_training_controls", ImVec2(0, rows_height), false);
+            ImGui::PushItemWidth(item_width);
+            section_heading("Activations and layout");
+            training_controls(ctx.scenario, ctx.feedback);
+            ImGui::PopItemWidth();
+            ImGui::EndChild();
+        }
+    }
 
-    ImGui::BeginChild("stack_plot", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // Never squeezed below what its labels need: a short window scrolls to the plot instead.
+    const float plot_height = std::max(ImGui::GetContentRegionAvail().y, em * 18.0f);
+    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, ctx.text, gpu)};
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
-    const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.total_bytes);
+    const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
     draw_plot(columns, ceilings, content, report.memory.hbm_bytes, !ctx.exporting && ImGui::IsWindowHovered());
     ImGui::EndChild();
 }

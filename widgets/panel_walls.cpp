@@ -3,6 +3,7 @@
 #include "core/model/errors.h"
 #include "core/model/format.h"
 #include "core/lessons/walls.h"
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/log_plot.h"
@@ -21,7 +22,7 @@ namespace widgets {
 namespace {
 
 struct WallsPanelOptions {
-    double min_params = 1e8;         // the slider's range: the seed's 100M ..
+    double min_params = 1e8;         // the slider's range: the seed's 100M (or a smaller scenario's decade) ..
     double max_params = 2e12;        // .. 2T parameters
     int curve_points = 33;           // model sizes evaluated for the scaling plot (8 per decade)
     double overflow_decades = 3;     // a bar's red overflow zone shows 100 % .. 1000x on a log scale
@@ -54,6 +55,8 @@ ImU32 wall_color(core::WallKind kind) {
 void refresh(WallsPanelState& state, const core::Scenario& scenario, const core::Report& report, std::uint64_t revision) {
     if (report.memory.params != state.followed_params) {
         state.followed_params = report.memory.params;
+        state.options.min_params = core::size_slider_min(report.memory.params);
+        state.curves_revision = 0;  // the curves span the new range
         state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
     }
     const std::string key = std::to_string(revision) + "@" + std::to_string(state.params);
@@ -72,7 +75,9 @@ void refresh(WallsPanelState& state, const core::Scenario& scenario, const core:
         state.curves_revision = revision;
         state.curves_error.clear();
         try {
-            state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, state.options.curve_points);
+            // 8 points per decade, as many decades as the range spans
+            const int points = 1 + static_cast<int>(std::ceil(8.0 * std::log10(state.options.max_params / state.options.min_params)));
+            state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, std::max(state.options.curve_points, points));
         } catch (const core::InputError& error) {
             state.curves = {};
             state.curves_error = error.what();
@@ -86,23 +91,29 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     ImGui::TextUnformatted("Model size");
     ImGui::PopFont();
     ImGui::SameLine();
+    if (figure_mode()) {
+        ImGui::Text("%s parameters", core::format_count(state.at_scenario_size ? report.memory.params : state.walls.params).c_str());
+    } else {
     const float button_width = ImGui::CalcTextSize("Scenario's size").x + em * 1.5f;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x - button_width - ImGui::GetStyle().ItemSpacing.x);
     const std::string shown = core::format_count(state.params) + " parameters";
-    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &state.options.min_params, &state.options.max_params,
+    // The family's smallest member bounds the slider (a 128K-token vocabulary alone is hundreds of millions of parameters).
+    const double slider_min = state.curves.params.empty() ? state.options.min_params : std::max(state.options.min_params, state.curves.params.front());
+    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &slider_min, &state.options.max_params,
                         shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
-    explain_last_item("A bare parameter count (shape synthesized: h = 128 l, 12 l h^2 = N) evaluated on the scenario's cluster, "
-                      "layout, recipe, token budget and service.");
+    explain_last_item("The scenario's model grown or shrunk to this size (head size, attention groups, MLP ratio and vocabulary kept; "
+                      "width and depth scaled together), evaluated on the scenario's cluster, layout, recipe, token budget and service.");
     ImGui::SameLine();
     if (ImGui::Button("Scenario's size", ImVec2(button_width, 0))) {
         state.params = std::clamp(report.memory.params, state.options.min_params, state.options.max_params);
     }
     explain_last_item("Back to " + core::format_count(report.memory.params) + " parameters, the scenario's model (" + scenario.model.name + ").");
+    }
     const core::LayoutReport& layout = report.layout;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
-                                  : "a bare count of " + core::format_count(state.params) + " parameters (shape synthesized)";
+                                  : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
     ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
                        "tokens, batch %d, %d-token context.",
                        model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, scenario.precision.name.c_str(),
@@ -193,10 +204,11 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
                     state.options.overflow_decades};
         track.budget_x = track.x0 + (track.x1 - track.x0) * 0.6f;
         draw_track(draw, track, wall, binding, em);
+        // Used against budget under the track; narrow, the used figure drops its parenthesis ("(10.0 QPS x 256 tokens)").
         const std::string used_line = wall.used_text + "  /  " + wall.budget_text;
-        draw->PushClipRect(ImVec2(track.x0, top), ImVec2(track.x1, top + row_height), true);
-        draw->AddText(ImVec2(track.x0, track.y1 + em * 1.35f), colors.text, used_line.c_str());
-        draw->PopClipRect();
+        const std::string used_short = wall.used_text.substr(0, wall.used_text.find(" (")) + "  /  " + wall.budget_text;
+        const std::string shown = fit_variant({used_line, used_short}, track.x1 - track.x0);
+        draw->AddText(ImVec2(track.x0, track.y1 + em * 1.35f), colors.text, shown.c_str());
 
         const float value_x = track.x1 + em * 2.2f;
         draw->AddText(large, large->FontSize, ImVec2(value_x, top + em * 0.2f), wall.over ? colors.over_budget : colors.within_budget,
@@ -205,7 +217,7 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
 
         const bool hovered = hover_enabled && mouse.x >= origin.x && mouse.x < origin.x + width && mouse.y >= top &&
                              mouse.y < top + row_height;
-        if (hovered) area_tooltip(wall.formula, i == 1 ? "Kaplan et al. 2020 (6 N D); seed 000" : "seed 000, 'three walls in one picture'");
+        if (hovered) area_tooltip(wall.formula, i == 1 ? "Kaplan et al. 2020 (6 N D)" : nullptr);
     }
 }
 
@@ -224,7 +236,7 @@ void draw_verdict(const core::WallsReport& walls) {
         figure("First response:", verdict.first_response);
         ImGui::PopFont();
     } else {
-        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute (seed 000). "
+        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute. "
                            "%s is the first wall it would hit.", binding.title.c_str());
     }
     ImGui::Spacing();
@@ -252,9 +264,6 @@ void draw_verdict(const core::WallsReport& walls) {
         ImGui::PopStyleColor();
     }
     ImGui::EndTable();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextWrapped("Seed 000, 'Where each wall sends you'.");
-    ImGui::PopStyleColor();
 }
 
 void draw_curves(const WallsPanelState& state, ImVec2 size) {
@@ -279,17 +288,18 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
     if (!BeginLogPlot("##wall curves", size, axes)) return;
     PlotHLine("##budget", 1.0, palette().over_budget, 0.1f, 0.4f);
     PlotText(axes.x_max, 1.0, "budget", palette().over_budget, ImVec2(1, 1), ImVec2(-0.3f, -0.2f));
-    PlotVLine("##slider", state.params, palette().text_dim, 0.07f, 0.3f);
-    // Lines are bare parameter counts; at the scenario's own size a ring marks its own model, which may sit off them.
+    // The lines are the scenario's model family, through the scenario's own point (a ring); the slider's size is a point of
+    // the same family, at its exact parameter count.
+    PlotVLine("##slider", state.walls.params, palette().text_dim, 0.07f, 0.3f);
     const MarkerShape marker = state.at_scenario_size ? MarkerShape::ring : MarkerShape::circle;
-    PlotLegendMarker(state.at_scenario_size ? "the scenario's model (lines: bare counts)" : "the slider's size", palette().text_dim,
+    PlotLegendMarker(state.at_scenario_size ? "the scenario's model (lines: its family scaled)" : "the slider's size", palette().text_dim,
                      marker);
     const int count = static_cast<int>(curves.params.size());
     for (int w = 0; w < core::wall_count; ++w) {
         const core::Wall& wall = state.walls.walls[w];
         const ImU32 color = wall_color(wall.kind);
         PlotLine(wall.title.c_str(), curves.params.data(), curves.fractions[w].data(), count, color, 0.16f);
-        if (PlotPoint("##now", state.params, wall.fraction, color, 0.42f, marker)) ImGui::SetTooltip("%s", wall.formula.c_str());
+        if (PlotPoint("##now", state.walls.params, wall.fraction, color, 0.42f, marker)) ImGui::SetTooltip("%s", wall.formula.c_str());
         const double crossing = curves.crossing_params[w];
         if (crossing > curves.params.front()) {
             PlotPoint("##crossing", crossing, 1.0, color, 0.3f, MarkerShape::diamond);
@@ -315,7 +325,8 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
 
     const float em = ImGui::GetFontSize();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    ImVec2 avail = ImGui::GetContentRegionAvail();
+    avail.y = std::max(avail.y, em * 15.0f);  // a short window scrolls to the verdict and the curves rather than squeeze them
     const float verdict_width = std::clamp(avail.x * 0.48f, std::min(em * 30.0f, avail.x), em * 50.0f);
     ImGui::BeginChild("walls_verdict", ImVec2(verdict_width, avail.y), false);
     section_heading("Where it sends you");

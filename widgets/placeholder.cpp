@@ -12,7 +12,7 @@ void draw_placeholder(PanelContext& ctx, const char* coming) {
     const core::Report& report = ctx.report;
     ImGui::TextWrapped("%s", coming);
     ImGui::Spacing();
-    figure("Per-GPU memory", core::format_bytes(report.memory.per_gpu.total_bytes) + " of " + core::format_bytes(report.memory.hbm_bytes));
+    figure("Per-GPU memory at its peak", core::format_bytes(report.memory.per_gpu.peak_bytes) + " of " + core::format_bytes(report.memory.hbm_bytes));
     figure("Step time", core::format_seconds(report.compute.step_seconds));
     figure("MFU", core::format_percent(report.compute.mfu));
     // A bar of the per-GPU share of HBM, so the placeholder already draws from the Report.

@@ -63,12 +63,10 @@ void headline(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
     const ImVec4 verdict = ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget);
     ImGui::PushStyleColor(ImGuiCol_Text, verdict);
-    ImGui::TextWrapped("%s per GPU of %s: %s", core::format_bytes(memory.per_gpu.total_bytes).c_str(),
+    ImGui::TextWrapped("%s per GPU at its peak of %s: %s", core::format_bytes(memory.per_gpu.peak_bytes).c_str(),
                        core::format_bytes(memory.hbm_bytes).c_str(), memory.fits ? "fits" : "does not fit");
     ImGui::PopStyleColor();
-    explain_last_item("weights " + core::format_bytes(memory.per_gpu.weights_bytes) + " + grads " + core::format_bytes(memory.per_gpu.grads_bytes) +
-                      " + master " + core::format_bytes(memory.per_gpu.master_bytes) + " + optimizer " +
-                      core::format_bytes(memory.per_gpu.optimizer_bytes) + " + activations " + core::format_bytes(memory.per_gpu.activations_bytes));
+    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line);
     const core::ComputeReport& compute = report.compute;
     if (memory.params_active < memory.params) {
         figure("Parameters", core::format_count(memory.params) + " (" + core::format_count(memory.params_active) + " active)",
@@ -78,14 +76,14 @@ void headline(const core::Report& report, const core::ReportText& text) {
     }
     figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
            core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
-    figure("Step time", core::format_seconds(compute.step_seconds), text.step_basis);
-    figure("MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
+    run_figure(memory.fits, "Step time", core::format_seconds(compute.step_seconds), text.step_basis);
+    run_figure(memory.fits, "MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
            core::format_flops(compute.model_flops_per_step) + " / (" + core::format_seconds(compute.step_seconds) + " x " +
            std::to_string(report.layout.gpus) + " x " + core::format_flops_rate(compute.peak_flops_per_s) + ")",
            "Korthikanti et al. 2022, Appendix A");
-    figure("Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
+    run_figure(memory.fits, "Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
            core::format_seconds(compute.step_seconds));
-    figure("GPU-hours", core::format_count(compute.gpu_hours));
+    run_figure(memory.fits, "GPU-hours", core::format_count(compute.gpu_hours));
     for (std::size_t i = 0; i < report.warnings.size(); ++i) {
         if (report.warnings[i].kind == core::WarningKind::does_not_fit) continue;  // the verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));

@@ -74,6 +74,14 @@ StackAxis make_stack_axis(double content_max_bytes, double highest_ceiling_bytes
     axis.y_bottom = y_bottom;
     axis.y_top = y_top;
     const double ceilings_room = highest_ceiling_bytes * 1.12;  // the highest label sits clear of the top
+    // A column far below the ceilings (MiniGPT's 0.2 GB under 24..192 GB) keeps the lower half to itself: one linear
+    // segment would leave it a sliver at the bottom.
+    if (content_max_bytes > 0 && content_max_bytes * 20.0 < highest_ceiling_bytes) {
+        axis.break_bytes = content_max_bytes * 1.25;
+        axis.top_bytes = ceilings_room;
+        axis.lower_share = 0.55f;
+        return axis;
+    }
     if (content_max_bytes <= highest_ceiling_bytes * 1.6) {
         axis.top_bytes = std::max({ceilings_room, content_max_bytes * 1.04, 1e9});
         return axis;

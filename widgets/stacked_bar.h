@@ -22,7 +22,8 @@ struct StackAxis {
     bool has_break() const { return break_bytes > 0; }
 };
 
-// Covers content_max_bytes and every ceiling; breaks just above the highest ceiling when content towers over it.
+// Covers content_max_bytes and every ceiling; breaks just above the highest ceiling when content towers over it, and
+// just above the content when it is dwarfed by the ceilings.
 StackAxis make_stack_axis(double content_max_bytes, double highest_ceiling_bytes, float y_bottom, float y_top);
 
 // Ticks and their byte labels right-aligned left of x, faint grid lines to x_right, the title above, and the break mark.

@@ -1,5 +1,7 @@
 #include "widgets/transport.h"
 
+#include "widgets/figure.h"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -8,6 +10,10 @@
 namespace widgets {
 
 void draw_transport(Playback& playback, const char* caption) {
+    if (figure_mode()) {  // a document shows the moment, not the player
+        if (caption) ImGui::TextUnformatted(caption);
+        return;
+    }
     ImGui::PushID(&playback);
     const float font = ImGui::GetFontSize();
     const double duration = std::max(0.0, playback.duration_seconds);

@@ -118,6 +118,10 @@ TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
     return comm;
 }
 
+bool tp_comm_overlapped(const Scenario& scenario, const Layout& layout) {
+    return scenario.overlap.tp_comm && !axis_placement(CommAxis::tp, layout, scenario.cluster.gpus_per_node).crosses_nodes();
+}
+
 CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
     CpComm comm;
     if (layout.cp <= 1) return comm;

@@ -32,6 +32,9 @@ struct TpComm {
     int collectives = 0;            // per layer per micro-batch, all passes
 };
 TpComm tp_layer_comm(const Scenario&, const Layout&);
+// Whether the TP collectives run behind the GEMMs: the scenario's switch, and only inside one node, since Transformer
+// Engine's comm-GEMM overlap moves the data through CUDA IPC userbuffers, which do not reach across the network.
+bool tp_comm_overlapped(const Scenario&, const Layout&);
 
 // Context parallelism, one layer, one micro-batch: ring attention passes the local K and V chunk cp - 1 times forward,
 // and K, V with their gradients cp - 1 times backward (Liu et al. 2023; Megatron-Core context parallel).

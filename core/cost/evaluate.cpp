@@ -1,5 +1,6 @@
 #include "core/cost/evaluate.h"
 
+#include "core/cost/budget.h"
 #include "core/cost/flops.h"
 #include "core/cost/memory.h"
 #include "core/cost/roofline.h"
@@ -149,6 +150,7 @@ Report evaluate(const Scenario& scenario) {
     const StepEstimate step = estimate_step(scenario, layout, cost, inputs, PipelineTiming::timeline);
     compute.kernels = cost.kernels;
     compute.kernels.push_back(step.optimizer);
+    for (Kernel& kernel : compute.kernels) kernel.runs_per_step = step.runs_per_step[static_cast<int>(kernel.scope)];
     compute.breakdown_seconds = step.breakdown;
     compute.busiest_stage = step.busiest_stage;
     compute.layer_timeline = layer_timeline(scenario, layout, cost, compute.layer_timeline_seconds);
@@ -170,7 +172,7 @@ Report evaluate(const Scenario& scenario) {
     pipeline.p2p_seconds = step.schedule.p2p_seconds;
     pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
 
-    fill_memory_report(scenario, step.inflight_microbatches, report.memory);
+    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory);
     compute.six_n_flops_per_step = 6.0 * report.memory.params_active * compute.tokens_per_step;  // active parameters for experts
     fill_comm(scenario, layout, step, inputs.ep.dispatch_seconds, report.comm);
     report.moe = moe_report(scenario, layout, cost, inputs);
@@ -195,9 +197,10 @@ Report evaluate(const Scenario& scenario) {
     compute.hfu = compute.hardware_flops_per_step / peak_seconds;
     compute.achieved_flops_per_s_per_gpu = compute.model_flops_per_step / (compute.step_seconds * gpus);
     compute.steps = scenario.train.tokens / compute.tokens_per_step;
-    compute.train_seconds = compute.steps * compute.step_seconds;
+    compute.train_seconds = time_to_train_seconds(scenario, compute.step_seconds);
     compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
+    report.budget = budget_report(scenario, scenario.cluster.gpus, compute.train_seconds);
 
     report.roofline.ridge_flops_per_byte = ridge_flops_per_byte(hbm_ceiling(gpu, Precision::bf16));
 
@@ -220,7 +223,11 @@ Report evaluate(const Scenario& scenario) {
                                    static_cast<double>(parallel.pp)});
     }
     if (!report.memory.fits) {
-        report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.total_bytes, report.memory.hbm_bytes});
+        report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.peak_bytes, report.memory.hbm_bytes});
+    }
+    if (scenario.train.global_batch_fitted) {
+        report.warnings.push_back({WarningKind::global_batch_fitted, static_cast<double>(scenario.train.global_batch),
+                                   static_cast<double>(report.layout.dp) * scenario.train.micro_batch});
     }
     return report;
 }

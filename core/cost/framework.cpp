@@ -12,7 +12,21 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
         traits.cudnn_attention = false;
         traits.autocast_casts = weight_bytes >= 4.0;
         traits.separate_grad_accumulation = traits.autocast_casts;
+        // fp32 weights read through autocast's bf16 copies; a recipe that casts them itself before gathering (FSDP2 mixed
+        // precision) runs the model in bf16.
+        const bool autocast = weight_bytes > recipe.compute_bytes && recipe.gather_bytes <= 0;
+        traits.residual_bytes = autocast ? weight_bytes : recipe.compute_bytes;
+        traits.logits_forward_bytes = 8.0;
+        traits.logits_backward_bytes = 12.0;
+        traits.probs_bytes = autocast ? 6.0 : 2.0;
+        traits.probs_dropout_bytes = autocast ? 1.0 : 3.0;  // autocast: the product keeps the bf16 copy of the dropout output
+        traits.probs_backward_bytes = autocast ? 10.0 : 4.0;
+        traits.gated_ffn_tensors = 3.0;
+        traits.mlp_input_copies_gated = autocast ? 2 : 1;
+        traits.weight_copies_released_by_recompute = autocast;
+        traits.ddp_bucket_copy = true;
     } else {
+        traits.residual_bytes = recipe.compute_bytes;
         // A main gradient wider than the 16-bit GEMM output is accumulated into by the GEMM or by a separate add.
         traits.separate_grad_accumulation = !scenario.train.gradient_accumulation_fusion && traits.main_grad_bytes > 2.0;
     }

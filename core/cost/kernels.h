@@ -75,7 +75,9 @@ struct Kernel {
     double seconds = 0;             // per instance
     double efficiency = 0;          // achieved over peak: FLOP/s over peak FLOP/s, or bytes/s over HBM for memory-bound kernels
     Bound bound = Bound::memory;
+    double runs_per_step = 0;       // how often the busiest GPU runs this scope per step (evaluate fills it; 0 elsewhere)
     double total_seconds() const { return seconds * count; }
+    double step_seconds() const { return total_seconds() * runs_per_step; }  // its share of the step
 };
 
 // How one layer is split over the GPUs: what changes the shapes of its kernels.

@@ -1,4 +1,7 @@
-// Memory per GPU: the recipe's training state under DP / ZeRO / TP / PP, and activations (Korthikanti et al. 2022).
+// Memory per GPU at the step's peak: the recipe's training state under DP / ZeRO / TP / PP / CP, the activations each
+// layer stores (Korthikanti et al. 2022), and what is live beside them at the moment the step peaks.
+// The eager figures are checked against 18 peaks measured on one H100 (measurements/h100_kernel_probe.json
+// training_memory, measurements/h100_memory_phases.json): the phases and the byte counts per element below reproduce them.
 #include "core/cost/memory.h"
 
 #include <algorithm>
@@ -8,11 +11,16 @@ namespace core {
 
 int layers_on_first_stage(int layers, int pp) { return (layers + pp - 1) / pp; }
 
+int layers_on_stage(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
+
+int first_layer_of_stage(int layers, int pp, int stage) { return stage * (layers / pp) + std::min(stage, layers % pp); }
+
 int moe_layers_on_heaviest_stage(const ModelSpec& model, int pp) {
     if (!model.is_moe()) return 0;
-    const int per_stage = layers_on_first_stage(model.layers, pp);
     int most = 0;
-    for (int first = 0; first < model.layers; first += per_stage) most = std::max(most, moe_layers_in(model, first, std::min(per_stage, model.layers - first)));
+    for (int stage = 0; stage < pp; ++stage) {
+        most = std::max(most, moe_layers_in(model, first_layer_of_stage(model.layers, pp, stage), layers_on_stage(model.layers, pp, stage)));
+    }
     return most;
 }
 
@@ -55,8 +63,73 @@ int sharded_from_stage(StateKind kind, bool sharded_optimizer) {
 
 int shard_ranks(const Layout& layout) { return layout.dp * layout.cp; }  // CP ranks hold the same weights too
 
-bool is_sharded(StateKind kind, const PrecisionRecipe& recipe, const Layout& layout) {
-    return layout.zero >= sharded_from_stage(kind, recipe.sharded_optimizer) && shard_ranks(layout) > 1;
+bool is_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
+    return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && shard_ranks(layout) > 1;
+}
+
+// Routed experts' state shards over the expert data-parallel group from the same ZeRO stage (Megatron-Core moe/README.md).
+bool expert_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
+    return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && layout.expert_data_parallel() > 1;
+}
+
+// One layer and one micro-batch on one GPU, in bytes.
+struct LayerBytes {
+    double sbh = 0;             // s b h elements (s over CP)
+    double scores = 0;          // a s^2 b / t elements
+    double sbh_coefficient = 0; // stored bytes per s b h element, the scores aside
+    double stored = 0;          // what the layer keeps for its backward under the layout's recompute
+    double probs = 0;           // the stored attention probabilities (0 with flash attention)
+    double full = 0;            // what it keeps without recompute: the working set full recompute rebuilds
+    double backward = 0;        // what its backward holds beside them: the MLP's or unfused attention's gradients
+    bool sequence_parallel = false;
+    double expert = 0;          // of stored, a layer with experts: the router's probabilities and the routed copies'
+};
+
+// moe_layer: a layer with routed experts in place of the dense MLP.
+LayerBytes layer_bytes(const MemoryConstants& k, const Layout& layout, bool moe_layer = false) {
+    const double t = layout.tp;
+    const double s = k.seq_len / layout.cp;  // context parallel splits the sequence
+    LayerBytes layer;
+    layer.sequence_parallel = layout.sequence_parallel && t > 1;
+    const double replicated_split = layer.sequence_parallel ? t : 1.0;
+    layer.sbh = s * layout.micro_batch * k.hidden;
+    layer.scores = k.heads * s * s * layout.micro_batch / t;
+    const double full_coefficient = k.replicated_coefficient / replicated_split + (moe_layer ? k.moe_sharded_coefficient : k.sharded_coefficient) / t;
+    // The routed part on one GPU: its tokens at the router (each TP rank's sequence shard) and the copies its experts
+    // compute, at the busiest GPU's load; an ETP group's GPUs each take the group's copies at 1 / etp of the width.
+    double routed = 0, routed_gradients = 0;
+    if (moe_layer) {
+        const double tokens = s * layout.micro_batch / t;
+        const double copies = tokens * k.copies_per_token;
+        routed = tokens * k.router_bytes_per_token + copies * (layout.etp * k.copy_input_bytes + k.copy_ffn_bytes + k.copy_output_bytes);
+        routed_gradients = copies * k.copy_gradient_bytes;
+    }
+    layer.probs = k.probs_coefficient * layer.scores;
+    layer.full = full_coefficient * layer.sbh + layer.probs + routed;
+    switch (layout.recompute) {
+        case Recompute::none:
+            layer.sbh_coefficient = full_coefficient;
+            layer.stored = layer.full;
+            layer.expert = routed;
+            break;
+        case Recompute::selective:
+            layer.sbh_coefficient = full_coefficient;
+            layer.stored = full_coefficient * layer.sbh + routed;
+            layer.expert = routed;
+            break;
+        case Recompute::full:
+            layer.sbh_coefficient = k.framework.residual_bytes / replicated_split;  // only each layer's input is kept
+            layer.stored = layer.sbh_coefficient * layer.sbh;
+            break;
+    }
+    // The backward's own gradients: the MLP's, or unfused attention's once the layer's MLP half, which its backward
+    // reaches first, has been freed.
+    const double mlp_gradients = (moe_layer ? k.moe_mlp_gradient_coefficient : k.mlp_gradient_coefficient) * layer.sbh / t + routed_gradients;
+    const double mlp_half = k.mlp_half_replicated / replicated_split + (moe_layer ? k.moe_mlp_half_sharded : k.mlp_half_sharded) / t;
+    const double attention_gradients =
+        k.probs_backward_coefficient > 0 ? k.probs_backward_coefficient * layer.scores - mlp_half * layer.sbh - routed : 0.0;
+    layer.backward = std::max(mlp_gradients, attention_gradients);
+    return layer;
 }
 
 }  // namespace
@@ -64,216 +137,512 @@ bool is_sharded(StateKind kind, const PrecisionRecipe& recipe, const Layout& lay
 double state_bytes_per_gpu(const Scenario& scenario, const Layout& layout, double params_per_gpu) {
     double bytes = 0;
     for (const StateComponent& component : scenario.precision.components) {
-        const double divisor = is_sharded(component.kind, scenario.precision, layout) ? shard_ranks(layout) : 1.0;
+        const double divisor = is_sharded(component.kind, scenario.precision.sharded_optimizer, layout) ? shard_ranks(layout) : 1.0;
         bytes += component.bytes_per_param * params_per_gpu / divisor;
     }
     return bytes;
 }
 
-namespace {
-
-bool expert_state_sharded(StateKind kind, const PrecisionRecipe& recipe, const Layout& layout) {
-    return layout.zero >= sharded_from_stage(kind, recipe.sharded_optimizer) && layout.expert_data_parallel() > 1;
-}
-
-}  // namespace
-
 double expert_state_bytes_per_gpu(const Scenario& scenario, const Layout& layout, double expert_params_per_gpu) {
     double bytes = 0;
-    if (expert_params_per_gpu <= 0) return bytes;
     for (const StateComponent& component : scenario.precision.components) {
-        const double divisor = expert_state_sharded(component.kind, scenario.precision, layout) ? layout.expert_data_parallel() : 1.0;
+        const double divisor = expert_sharded(component.kind, scenario.precision.sharded_optimizer, layout) ? layout.expert_data_parallel() : 1.0;
         bytes += component.bytes_per_param * expert_params_per_gpu / divisor;
     }
     return bytes;
 }
 
-namespace {
-
-// Table 2's bracket for one layer, with mlp_sharded the MLP's bytes per element of s b h inside the TP region.
-ActivationReport layer_activations(const Scenario& scenario, const Layout& layout, double mlp_sharded) {
+MemoryConstants memory_constants(const Scenario& scenario) {
+    MemoryConstants k;
     const ModelSpec& model = scenario.model;
     const TrainSpec& train = scenario.train;
-    const double t = layout.tp;
-    const double s = static_cast<double>(train.seq_len) / layout.cp;  // context parallel splits the sequence
-    const double b = layout.micro_batch;
-    const double h = model.hidden;
-    const double a = model.heads;
-    const double kv_share = static_cast<double>(model.kv_heads) / model.heads;
-    // Outside the TP regions: two LayerNorm inputs 4, attention and MLP inputs 2 + 2, two dropout masks 1 + 1 (sec 4.1);
-    // MLA also keeps its two latents for the up-projections' weight gradients.
-    double replicated = 8.0 + (train.dropout ? 2.0 : 0.0);
-    if (model.is_mla()) replicated += 2.0 * (model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim) / h;
-    // Inside: Q 2, K and V 2 each (x kv/heads under GQA), out-projection input 2 (each x its width over h where the heads
-    // are not h wide, as in Qwen3 and MLA); the MLP's part.
-    const bool standard_widths = !model.is_mla() && attention_qk_width(model) == h;
-    const double attention = standard_widths ? 4.0 + 4.0 * kv_share
-                                             : 2.0 * (attention_qk_width(model) + model.kv_heads * (model.qk_head_dim() + model.value_head_dim()) +
-                                                      attention_v_width(model)) / h;
-    const double sharded = attention + mlp_sharded;
-    ActivationReport report;
-    report.sequence_parallel = layout.sequence_parallel && t > 1;
-    const bool scores_stored = layout.recompute == Recompute::none && !train.flash_attention;
-    if (layout.recompute == Recompute::full) {
-        report.sbh_coefficient = 2.0;  // only each layer's input is kept
+    const PrecisionRecipe& recipe = scenario.precision;
+    k.framework = framework_traits(scenario);
+    k.layers = model.layers;
+    k.seq_len = train.seq_len;
+    k.hidden = model.hidden;
+    k.heads = model.heads;
+    k.kv_share = static_cast<double>(model.kv_heads) / model.heads;
+    k.ffn_ratio = static_cast<double>(model.ffn_hidden) / model.hidden;
+    k.vocab = model.vocab;
+    k.gated_mlp = model.gated_mlp;
+    k.flash_attention = train.flash_attention;
+    k.dropout = train.dropout;
+    const ParamBreakdown breakdown = count_params(model, train.seq_len);
+    k.total_params = breakdown.total;
+    if (model.is_bare_count()) {
+        k.layer_params = breakdown.total / model.layers;  // a bare count: all of it in the layers
+        k.head_params = 0;
     } else {
-        report.sbh_coefficient = (report.sequence_parallel ? replicated / t : replicated) + sharded / t;
+        k.layer_params = breakdown.per_layer;
+        k.first_extra_params = breakdown.embedding + breakdown.position_embedding;
+        k.head_params = model.tied_embeddings ? breakdown.embedding : breakdown.output_head;
+        k.last_extra_params = breakdown.final_norm + k.head_params;
     }
-    // Scores 2, softmax output 2, dropout mask 1 bytes per element of the a s^2 b scores.
-    report.attention_score_bytes = scores_stored ? (train.dropout ? 5.0 : 4.0) * a * s * s * b / t : 0.0;
-    report.bytes_per_layer = s * b * h * report.sbh_coefficient + report.attention_score_bytes;
+    for (const StateComponent& component : recipe.components) k.state_bytes_per_param[static_cast<int>(component.kind)] += component.bytes_per_param;
+    k.sharded_optimizer = recipe.sharded_optimizer;
+    k.compute_bytes = recipe.compute_bytes;
+    k.gemm_input_bytes = recipe.saved_gemm_input_bytes();
+    k.weight_copy_bytes = recipe.weight_copy_bytes;
+    k.gather_bytes = recipe.weight_comm_bytes_per_param();
+    k.grad_comm_bytes = recipe.grad_comm_bytes_per_param();
+    k.comm_bucket_bytes = recipe.comm_bucket_bytes;
+    k.head_copied = k.gemm_input_bytes >= k.compute_bytes;  // fp8 recipes cast the layers' GEMMs, not the bf16 head
+    k.spec = scenario.memory;
+    k.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+
+    // Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
+    // regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
+    // attention's and the MLP's GEMM inputs, the two dropout masks. Inside (split over TP): Q, K, V, the attention
+    // output, the MLP's ffn-wide tensors and the down projection's input.
+    const FrameworkTraits& framework = k.framework;
+    const double c = k.compute_bytes, g = k.gemm_input_bytes, r = framework.residual_bytes;
+    const double mlp_input_copies = k.gated_mlp ? framework.mlp_input_copies_gated : 1;
+    const double masks = k.dropout ? 2.0 : 0.0;
+    // Q, K and V at their widths over h (1, kv/heads, kv/heads for standard attention; Qwen3's and MLA's heads are not
+    // h wide), and the out-projection's input at the value width.
+    const double h = k.hidden;
+    const double qkv = c * (attention_qk_width(model) + model.kv_heads * (model.qk_head_dim() + model.value_head_dim())) / h;
+    const double attention_output = (c + (g < c ? g : 0.0)) * attention_v_width(model) / h;  // fp8 keeps the projection's own input beside it
+    const double ffn_tensors = (k.gated_mlp ? framework.gated_ffn_tensors : 1.0) * c + g;  // per ffn-wide element
+    const double mlp = k.ffn_ratio * ffn_tensors;
+    // MLA keeps its two latents and the shared rope key, the up-projections' inputs (DeepSeek-V2 sec 2.1).
+    const double latents = model.is_mla() ? c * (model.q_lora_rank + model.kv_lora_rank + model.qk_rope_head_dim) / h : 0.0;
+    k.replicated_coefficient = 2.0 * r + g + mlp_input_copies * g + masks + latents;
+    k.sharded_coefficient = qkv + attention_output + mlp;
+    k.probs_coefficient = k.flash_attention ? 0.0 : framework.probs_bytes + (k.dropout ? framework.probs_dropout_bytes : 0.0);
+    k.probs_backward_coefficient = k.flash_attention ? 0.0 : framework.probs_backward_bytes + (k.dropout ? c : 0.0);
+    k.mlp_half_replicated = r + mlp_input_copies * g + masks;
+    k.mlp_half_sharded = attention_output + mlp;
+    k.mlp_gradient_coefficient = 2.0 * c * k.ffn_ratio;
+
+    // Mixtures of experts: the shared experts are a TP-split MLP of their total width; each routed copy keeps its expert
+    // input (the dispatched token), the ffn-wide tensors and its output, and the router its fp32 probabilities.
+    k.moe = model.is_moe();
+    if (k.moe) {
+        k.first_dense_layers = model.first_dense_layers;
+        k.moe_layer_step = model.moe_layer_step;
+        k.moe_layer_params = breakdown.moe_layer;
+        k.expert_layer_params = breakdown.routed_experts_per_layer;
+        const double shared_ratio = static_cast<double>(model.shared_experts) * model.shared_ffn_hidden / h;
+        k.moe_sharded_coefficient = qkv + attention_output + shared_ratio * ffn_tensors;
+        k.moe_mlp_half_sharded = attention_output + shared_ratio * ffn_tensors;
+        k.moe_mlp_gradient_coefficient = 2.0 * c * shared_ratio;
+        k.router_bytes_per_token = 4.0 * model.experts;
+        k.copies_per_token = model.experts_per_token * scenario.moe.load_factor();
+        k.copy_input_bytes = g * h;
+        k.copy_ffn_bytes = model.expert_ffn_hidden * ffn_tensors;
+        k.copy_output_bytes = c * h;
+        k.copy_gradient_bytes = 2.0 * c * model.expert_ffn_hidden;
+    }
+    return k;
+}
+
+namespace {
+
+// The layers one stage's GPU holds: its own stage's, which store activations per micro-batch in flight (in whole-stage
+// units), and all it keeps weights for (under DualPipe and DualPipeV a second stage's too); each with those that have
+// routed experts.
+struct DeviceLayers {
+    int own = 0, own_moe = 0;
+    double device = 0, device_moe = 0;
+    bool first = false, last = false;
+};
+
+DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, int stage) {
+    DeviceLayers d;
+    const auto moe_in = [&](int stages, int s) {
+        return moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, first_layer_of_stage(k.layers, stages, s), layers_on_stage(k.layers, stages, s));
+    };
+    d.own = layers_on_stage(k.layers, layout.pp, stage);
+    d.own_moe = moe_in(layout.pp, stage);
+    // The two-way schedules put a second stage on each device: DualPipe stage d and p-1-d (each stage twice, the
+    // DualPipe README's "2x parameters"), DualPipeV stage d and 2p-1-d of 2p; either way device 0 holds both ends.
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe, dualpipe_v = layout.schedule == ScheduleKind::dualpipe_v;
+    const int mirror = dualpipe ? layout.pp - 1 - stage : dualpipe_v ? 2 * layout.pp - 1 - stage : stage;
+    d.first = stage == 0 || ((dualpipe || dualpipe_v) && mirror == 0);
+    d.last = (dualpipe || dualpipe_v) ? (stage == 0 || (dualpipe && mirror == layout.pp - 1)) : stage == layout.pp - 1;
+    if (dualpipe) {
+        d.device = layers_on_stage(k.layers, layout.pp, stage) + layers_on_stage(k.layers, layout.pp, mirror);
+        d.device_moe = moe_in(layout.pp, stage) + moe_in(layout.pp, mirror);
+    } else if (dualpipe_v) {
+        d.device = layers_on_stage(k.layers, 2 * layout.pp, stage) + layers_on_stage(k.layers, 2 * layout.pp, mirror);
+        d.device_moe = moe_in(2 * layout.pp, stage) + moe_in(2 * layout.pp, mirror);
+    } else {
+        d.device = d.own;
+        d.device_moe = d.own_moe;
+    }
+    return d;
+}
+
+// stage_memory with one layer's bytes already worked out (moe: a layer with experts, = dense for a dense model);
+// per_microbatch (if given) receives what each further micro-batch in flight adds to the peak: the layers' stored
+// activations and the last stage's edge, fragmentation included. Every moment holds them alike, so the peak grows
+// linearly from one micro-batch in flight.
+StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe, int stage,
+                            double inflight, double* per_microbatch) {
+    const FrameworkTraits& framework = k.framework;
+    const double per_tp = 1.0 / layout.tp;
+    StageMemory memory;
+    memory.stage = stage;
+    const DeviceLayers d = device_layers_of(k, layout, stage);
+    memory.layers = d.own;
+    memory.moe_layers = d.own_moe;
+    memory.inflight_microbatches = inflight;
+    const bool first = d.first, last = d.last;
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe;
+    const bool whole_model = layout.pp == 1 && !dualpipe;
+    // Megatron-Core's buckets: the routed experts split over EP x ETP, the rest (attention, dense MLPs, shared experts,
+    // router, norms, embedding and head) over TP.
+    const double moe_dense_part = k.moe_layer_params - k.expert_layer_params;
+    const double expert_params = (whole_model ? moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) : d.device_moe) *
+                                 k.expert_layer_params;
+    const double params = whole_model ? k.total_params - expert_params
+                                      : (d.device - d.device_moe) * k.layer_params + d.device_moe * moe_dense_part +
+                                            (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
+    const double per_expert_shard = 1.0 / (layout.ep * layout.etp);
+    memory.expert_params_per_gpu = expert_params * per_expert_shard;
+    memory.params_per_gpu = params * per_tp + memory.expert_params_per_gpu;
+
+    // The state, each kind sharded over DP x CP from its ZeRO stage; the routed experts' over EDP.
+    const double shards = shard_ranks(layout);
+    const double per_shard = 1.0 / shards;
+    const double per_expert_dp = 1.0 / layout.expert_data_parallel();
+    const auto expert_state_of = [&](StateKind kind) {
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * memory.expert_params_per_gpu;
+        return expert_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_expert_dp : bytes;
+    };
+    const auto state_of = [&](StateKind kind) {
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * params * per_tp;
+        return is_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_shard : bytes;
+    };
+    if (memory.expert_params_per_gpu > 0) {
+        memory.expert_weights_bytes = expert_state_of(StateKind::weights);
+        memory.expert_grads_bytes = expert_state_of(StateKind::grads);
+        memory.expert_master_bytes = expert_state_of(StateKind::master);
+        memory.expert_optimizer_bytes = expert_state_of(StateKind::optimizer);
+    }
+    memory.weights_bytes = state_of(StateKind::weights) + memory.expert_weights_bytes;
+    memory.grads_bytes = state_of(StateKind::grads) + memory.expert_grads_bytes;
+    memory.master_bytes = state_of(StateKind::master) + memory.expert_master_bytes;
+    memory.optimizer_bytes = state_of(StateKind::optimizer) + memory.expert_optimizer_bytes;
+    memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
+
+    // A stage's own layers per micro-batch in flight, at the mean of the layers its GPU holds (exact but under DualPipe).
+    const double moe_share = d.device > 0 ? d.device_moe / d.device : 0.0;
+    const double stored_per_layer = layer.stored + moe_share * (moe.stored - layer.stored);
+    memory.activations_bytes = stored_per_layer * memory.layers * inflight;
+    memory.expert_activations_bytes = moe_share * moe.expert * memory.layers * inflight;
+
+    // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
+    const bool zero3 = layout.zero == 3 && shards > 1;
+    const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
+    const double dense_layer_per_gpu = k.layer_params * per_tp;
+    const double moe_layer_per_gpu = moe_dense_part * per_tp + k.expert_layer_params * per_expert_shard;
+    const double largest_layer_per_gpu = d.device_moe > 0 ? std::max(moe_layer_per_gpu, d.device_moe < d.device ? dense_layer_per_gpu : 0.0)
+                                                          : dense_layer_per_gpu;
+    double copies_all = 0, copies_head = 0, copies_layer = 0;
+    if (k.weight_copy_bytes > 0 && !copies_at_gather) {
+        copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params * per_tp : 0.0;
+        copies_layer = k.weight_copy_bytes * largest_layer_per_gpu;
+        const int own_layers = layout.pp == 1 ? k.layers : memory.layers;
+        const int own_moe = layout.pp == 1 ? moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) : memory.moe_layers;
+        copies_all = k.weight_copy_bytes * ((own_layers - own_moe) * dense_layer_per_gpu + own_moe * moe_layer_per_gpu) + copies_head;
+    }
+    // ZeRO-3: the layer computing and the one prefetched, gathered, and one layer's unsharded gradients before they are
+    // reduce-scattered (Rajbhandari et al. 2019 sec 5.3; FSDP2 prefetches one layer ahead).
+    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * largest_layer_per_gpu : 0.0;
+
+    // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
+    // its own are freed), and the loss's working set.
+    const double edge_per_microbatch =
+        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
+    const double edge = edge_per_microbatch * inflight;
+    const double logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
+
+    // The three moments, what each holds beside the state and the stored activations; the largest is the peak.
+    const bool full = layout.recompute == Recompute::full;
+    const bool released = framework.weight_copies_released_by_recompute;
+    const auto working_set_of = [&](const LayerBytes& one) {
+        double bytes = one.backward;
+        if (full) bytes += one.full;
+        else if (layout.recompute == Recompute::selective) bytes += one.probs;
+        return bytes;
+    };
+    const double working_set = d.device_moe > 0 ? std::max(working_set_of(moe), d.device_moe < d.device ? working_set_of(layer) : 0.0)
+                                                : working_set_of(layer);
+    memory.phase = MemoryPhase::layer_backward;
+    memory.weight_copies_bytes = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
+    memory.logits_bytes = edge_per_microbatch * std::max(inflight - 1.0, 0.0);
+    memory.backward_working_set_bytes = working_set;
+    if (last) {
+        const double layer_moment = memory.weight_copies_bytes + memory.logits_bytes + working_set;
+        const double forward_end = copies_all + edge + framework.logits_forward_bytes * logits;
+        const double loss_copies = released && full ? copies_head : copies_all;
+        const double loss_backward = loss_copies + edge + framework.logits_backward_bytes * logits;
+        if (forward_end >= loss_backward && forward_end >= layer_moment) {  // ties go to the earlier moment
+            memory.phase = MemoryPhase::forward_end;
+            memory.weight_copies_bytes = copies_all;
+            memory.logits_bytes = forward_end - copies_all;
+            memory.backward_working_set_bytes = 0;
+        } else if (loss_backward >= layer_moment) {
+            memory.phase = MemoryPhase::loss_backward;
+            memory.weight_copies_bytes = loss_copies;
+            memory.logits_bytes = loss_backward - loss_copies;
+            memory.backward_working_set_bytes = 0;
+        }
+    }
+
+    // Library and communication buffers: cuBLAS workspaces and gradient buckets in the allocator, NCCL outside it.
+    // With experts, the EP and ETP groups and the expert data-parallel group (when it is not the DP group) are more.
+    const bool expert_groups = k.moe && layout.ep * layout.etp > 1;
+    const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1) +
+                       (expert_groups ? (layout.ep > 1) + (layout.etp > 1) + (layout.expert_data_parallel() > 1) : 0);
+    const bool data_parallel = shards > 1;
+    const double ddp_buckets = framework.ddp_bucket_copy && data_parallel && layout.zero == 0 && !k.sharded_optimizer
+                                   ? k.grad_comm_bytes * memory.params_per_gpu : 0.0;
+    const double buckets = ddp_buckets + (data_parallel ? k.comm_bucket_bytes : 0.0);
+    const double nccl = groups * k.spec.nccl_bytes_per_group;
+    memory.workspace_bytes = k.spec.workspace_bytes;
+    memory.comm_buffers_bytes = nccl + buckets;
+    const double allocated = memory.state_bytes + memory.activations_bytes + memory.weight_copies_bytes + memory.gathered_weights_bytes +
+                             memory.logits_bytes + memory.backward_working_set_bytes + memory.workspace_bytes + buckets;
+    memory.fragmentation_bytes = k.spec.fragmentation * allocated;
+    memory.peak_bytes = allocated + memory.fragmentation_bytes + nccl;
+    if (per_microbatch) *per_microbatch = (stored_per_layer * memory.layers + edge_per_microbatch) * (1.0 + k.spec.fragmentation);
+    return memory;
+}
+
+}  // namespace
+
+StageMemory stage_memory(const MemoryConstants& k, const Layout& layout, int stage, double inflight) {
+    const LayerBytes layer = layer_bytes(k, layout);
+    return stage_memory_of(k, layout, layer, k.moe ? layer_bytes(k, layout, true) : layer, stage, inflight, nullptr);
+}
+
+namespace {
+
+ActivationReport activation_report(const LayerBytes& layer, const Layout& layout) {
+    ActivationReport report;
+    report.sequence_parallel = layer.sequence_parallel;
+    report.sbh_coefficient = layer.sbh_coefficient;
+    report.attention_score_bytes = layout.recompute == Recompute::none ? layer.probs : 0.0;
+    report.bytes_per_score = report.attention_score_bytes > 0 ? layer.probs / layer.scores : 0.0;
+    report.bytes_per_layer = layer.stored;
+    report.expert_bytes = layer.expert;
     return report;
 }
 
 }  // namespace
 
 ActivationReport activation_per_layer(const Scenario& scenario, const Layout& layout) {
-    const ModelSpec& model = scenario.model;
-    const double ffn_ratio = static_cast<double>(model.ffn_hidden) / model.hidden;
-    // MLP 2 bytes per ffn element per stored tensor: GeLU's input and output, or SwiGLU's gate, up and product.
-    return layer_activations(scenario, layout, (model.gated_mlp ? 6.0 : 4.0) * ffn_ratio);
+    return activation_report(layer_bytes(memory_constants(scenario), layout), layout);
 }
 
 ActivationReport moe_activation_per_layer(const Scenario& scenario, const Layout& layout) {
-    const ModelSpec& model = scenario.model;
-    const double per_element = model.gated_mlp ? 6.0 : 4.0;
-    const double shared_ratio = static_cast<double>(model.shared_experts) * model.shared_ffn_hidden / model.hidden;
-    ActivationReport report = layer_activations(scenario, layout, per_element * shared_ratio);
-    if (layout.recompute == Recompute::full || !model.is_moe()) return report;
-    // The routed part on one GPU: its tokens' router probabilities (fp32), and for each routed copy it computes (its share of
-    // the ETP group's, at the busiest GPU's load) the expert input 2 h, the intermediates (2 or 3 per expert-width element
-    // x 2 B) and the output 2 h the combine's backward needs.
-    const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / (1.0 * layout.cp * layout.tp);
-    const double copies = tokens * model.experts_per_token * scenario.moe.load_factor();
-    const double h = model.hidden;
-    report.expert_bytes = tokens * model.experts * 4.0 + copies * layout.etp * (2.0 * h + per_element * model.expert_ffn_hidden / layout.etp) +
-                          copies * 2.0 * h;
-    report.bytes_per_layer += report.expert_bytes;
-    return report;
+    const MemoryConstants k = memory_constants(scenario);
+    return activation_report(layer_bytes(k, layout, k.moe), layout);
 }
 
-double stage_activation_bytes_per_microbatch(const Scenario& scenario, const Layout& layout) {
-    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
-    const int stage_moe = moe_layers_on_heaviest_stage(scenario.model, layout.pp);
-    const double dense_bytes = activation_per_layer(scenario, layout).bytes_per_layer;
-    if (stage_moe == 0) return dense_bytes * stage_layers;
-    return dense_bytes * (stage_layers - stage_moe) + moe_activation_per_layer(scenario, layout).bytes_per_layer * stage_moe;
-}
-
-MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout, const StageParams& stage) {
+MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
     MemoryBasis basis;
-    basis.state_bytes = state_bytes_per_gpu(scenario, layout, stage.dense_per_gpu()) + expert_state_bytes_per_gpu(scenario, layout, stage.expert_per_gpu);
-    basis.activation_bytes_per_microbatch = stage_activation_bytes_per_microbatch(scenario, layout);
-    basis.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+    basis.hbm_bytes = k.hbm_bytes;
+    const LayerBytes layer = layer_bytes(k, layout);
+    const LayerBytes moe = k.moe ? layer_bytes(k, layout, true) : layer;
+    basis.first = stage_memory_of(k, layout, layer, moe, 0, 1.0, &basis.first_per_microbatch);
+    basis.first_activations_per_microbatch = basis.first.activations_bytes;
+    basis.last = layout.pp == 1 ? basis.first : stage_memory_of(k, layout, layer, moe, layout.pp - 1, 1.0, &basis.last_per_microbatch);
+    if (layout.pp == 1) basis.last_per_microbatch = basis.first_per_microbatch;
+    basis.last_activations_per_microbatch = basis.last.activations_bytes;
+    // With experts (DeepSeek-V3's first layers are dense) a middle stage's GPU may hold more MoE layers than the first's.
+    if (k.moe && layout.pp > 2) {
+        double most = device_layers_of(k, layout, 0).device_moe;
+        for (int stage = 1; stage + 1 < layout.pp; ++stage) {
+            const double moe_layers = device_layers_of(k, layout, stage).device_moe;
+            if (moe_layers > most) {
+                most = moe_layers;
+                basis.middle_stage = stage;
+            }
+        }
+        if (basis.middle_stage > 0) {
+            basis.middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
+            basis.middle_activations_per_microbatch = basis.middle.activations_bytes;
+        }
+    }
     return basis;
 }
 
-MemoryEstimate MemoryBasis::at(double inflight_microbatches) const {
+// Every stage has at least one micro-batch in flight; from there on its peak grows linearly.
+MemoryEstimate MemoryBasis::at(double inflight_first, double inflight_last, double inflight_middle) const {
     MemoryEstimate estimate;
-    estimate.state_bytes = state_bytes;
-    estimate.activation_bytes = activation_bytes_per_microbatch * inflight_microbatches;
+    const double first_peak = first.peak_bytes + first_per_microbatch * (inflight_first - 1.0);
+    const double last_peak = last.peak_bytes + last_per_microbatch * (inflight_last - 1.0);
+    const bool last_heavier = last.stage != first.stage && last_peak > first_peak;
+    const StageMemory* stage = last_heavier ? &last : &first;
+    estimate.peak_bytes = last_heavier ? last_peak : first_peak;
+    estimate.activation_bytes = last_heavier ? last_activations_per_microbatch * inflight_last : first_activations_per_microbatch * inflight_first;
+    if (middle_stage > 0) {
+        const double inflight = inflight_middle >= 0 ? inflight_middle : inflight_first;
+        const double middle_peak = middle.peak_bytes + middle_per_microbatch * (inflight - 1.0);
+        if (middle_peak > estimate.peak_bytes) {
+            stage = &middle;
+            estimate.peak_bytes = middle_peak;
+            estimate.activation_bytes = middle_activations_per_microbatch * inflight;
+        }
+    }
+    estimate.peak_stage = stage->stage;
+    estimate.state_bytes = stage->state_bytes;
     estimate.total_bytes = estimate.state_bytes + estimate.activation_bytes;
-    estimate.fits = estimate.total_bytes <= hbm_bytes;
+    estimate.fits = estimate.peak_bytes <= hbm_bytes;
     return estimate;
 }
 
-void fill_memory_report(const Scenario& scenario, double inflight_microbatches, MemoryReport& memory) {
+namespace {
+
+// The peak's blocks after the recipe's components, in the order the stack draws them (bottom up).
+constexpr MemoryKind kPeakKinds[] = {MemoryKind::activations,    MemoryKind::weight_copies, MemoryKind::gathered_weights,
+                                     MemoryKind::logits,         MemoryKind::backward_working_set, MemoryKind::workspace,
+                                     MemoryKind::comm_buffers,   MemoryKind::fragmentation};
+
+double stage_block_bytes(const StageMemory& stage, MemoryKind kind) {
+    switch (kind) {
+        case MemoryKind::weights: return stage.weights_bytes;
+        case MemoryKind::grads: return stage.grads_bytes;
+        case MemoryKind::master: return stage.master_bytes;
+        case MemoryKind::optimizer: return stage.optimizer_bytes;
+        case MemoryKind::activations: return stage.activations_bytes;
+        case MemoryKind::kv_cache: return 0;
+        case MemoryKind::weight_copies: return stage.weight_copies_bytes;
+        case MemoryKind::gathered_weights: return stage.gathered_weights_bytes;
+        case MemoryKind::logits: return stage.logits_bytes;
+        case MemoryKind::backward_working_set: return stage.backward_working_set_bytes;
+        case MemoryKind::workspace: return stage.workspace_bytes;
+        case MemoryKind::comm_buffers: return stage.comm_buffers_bytes;
+        case MemoryKind::fragmentation: return stage.fragmentation_bytes;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory) {
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
-    const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
+    const MemoryConstants constants = memory_constants(scenario);
+    const LayerBytes layer = layer_bytes(constants, layout);
+    const LayerBytes moe = constants.moe ? layer_bytes(constants, layout, true) : layer;
+    const auto inflight_on = [&](int stage) { return stage < static_cast<int>(stage_inflight.size()) ? stage_inflight[stage] : 1.0; };
+
+    memory.per_stage.clear();
+    memory.peak_stage = 0;
+    for (int stage = 0; stage < layout.pp; ++stage) {
+        memory.per_stage.push_back(stage_memory_of(constants, layout, layer, moe, stage, inflight_on(stage), nullptr));
+        if (memory.per_stage.back().peak_bytes > memory.per_stage[memory.peak_stage].peak_bytes) memory.peak_stage = stage;
+    }
+    const StageMemory& peak = memory.per_stage[memory.peak_stage];
+    memory.peak_phase = peak.phase;
+
+    // The whole model on one GPU, one micro-batch: the stack's left column.
+    Layout one_gpu = layout;
+    one_gpu.tp = one_gpu.pp = one_gpu.cp = one_gpu.dp = one_gpu.ep = one_gpu.etp = 1;
+    one_gpu.zero = 0;
+    one_gpu.sequence_parallel = false;
+    one_gpu.schedule = ScheduleKind::one_f_one_b;
+    one_gpu.virtual_stages = 1;
+    const StageMemory whole = stage_memory(constants, one_gpu, 0, 1.0);
+
     const ParamBreakdown breakdown = count_params(scenario.model, scenario.train.seq_len);
-    const double all_experts = breakdown.moe_layers * breakdown.routed_experts_per_layer;
-    memory.params = stage.total;
+    memory.params = constants.total_params;
     memory.params_active = breakdown.total_active;
-    memory.params_per_gpu = stage.per_gpu;
+    memory.params_per_gpu = peak.params_per_gpu;
     memory.bytes_per_param = recipe.bytes_per_param();
-    memory.state_bytes = memory.bytes_per_param * stage.total;
+    memory.state_bytes = memory.bytes_per_param * constants.total_params;
     memory.blocks.clear();
     memory.per_gpu = {};
-    memory.experts = {};
-    const auto add_to_totals = [&](StateKind kind, double bytes, PerGpuMemory& totals) {
-        switch (kind) {
-            case StateKind::weights: totals.weights_bytes += bytes; break;
-            case StateKind::grads: totals.grads_bytes += bytes; break;
-            case StateKind::master: totals.master_bytes += bytes; break;
-            case StateKind::optimizer: totals.optimizer_bytes += bytes; break;
-        }
-    };  // as before: one block per recipe component
-    ExpertMemory& experts = memory.experts;
-    const auto expert_total = [&](StateKind kind) -> double& {
-        switch (kind) {
-            case StateKind::weights: return experts.weights_bytes;
-            case StateKind::grads: return experts.grads_bytes;
-            case StateKind::master: return experts.master_bytes;
-            case StateKind::optimizer: return experts.optimizer_bytes;
-        }
-        return experts.weights_bytes;
-    };
-    if (all_experts > 0) {
-        experts.params = all_experts;
-        experts.stage_params = stage.expert;
-        experts.params_per_gpu = stage.expert_per_gpu;
-        experts.expert_data_parallel = layout.expert_data_parallel();
-    }
     for (std::size_t i = 0; i < recipe.components.size(); ++i) {
         const StateComponent& component = recipe.components[i];
         MemoryBlock block;
         block.kind = memory_kind_of(component.kind);
         block.component = static_cast<int>(i);
         block.bytes_per_param = component.bytes_per_param;
-        block.sharded_over_dp = is_sharded(component.kind, recipe, layout);
-        block.whole_bytes = component.bytes_per_param * stage.total;
-        block.per_gpu_bytes = component.bytes_per_param * stage.dense_per_gpu() / (block.sharded_over_dp ? shard_ranks(layout) : 1);
-        // The routed experts' part (Megatron-Core's expert bucket): split over EP x ETP, sharded over the expert data-parallel group.
-        if (stage.expert_per_gpu > 0) {
-            const bool expert_sharded = expert_state_sharded(component.kind, recipe, layout);
-            block.expert_per_gpu_bytes = component.bytes_per_param * stage.expert_per_gpu / (expert_sharded ? layout.expert_data_parallel() : 1);
+        block.sharded_over_dp = is_sharded(component.kind, recipe.sharded_optimizer, layout);
+        block.whole_bytes = component.bytes_per_param * constants.total_params;
+        const double dense_per_gpu = peak.params_per_gpu - peak.expert_params_per_gpu;
+        block.per_gpu_bytes = component.bytes_per_param * dense_per_gpu / (block.sharded_over_dp ? shard_ranks(layout) : 1);
+        // The routed experts' part (Megatron-Core's expert bucket): split over EP x ETP, sharded over the expert DP group.
+        if (peak.expert_params_per_gpu > 0) {
+            const bool sharded = expert_sharded(component.kind, recipe.sharded_optimizer, layout);
+            block.expert_per_gpu_bytes = component.bytes_per_param * peak.expert_params_per_gpu / (sharded ? layout.expert_data_parallel() : 1);
             block.per_gpu_bytes += block.expert_per_gpu_bytes;
-            expert_total(component.kind) += block.expert_per_gpu_bytes;
         }
-        add_to_totals(component.kind, block.per_gpu_bytes, memory.per_gpu);
+        memory.blocks.push_back(block);
+    }
+    for (MemoryKind kind : kPeakKinds) {
+        MemoryBlock block;
+        block.kind = kind;
+        block.whole_bytes = stage_block_bytes(whole, kind);
+        block.per_gpu_bytes = stage_block_bytes(peak, kind);
         memory.blocks.push_back(block);
     }
 
-    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
-    const int stage_moe = moe_layers_on_heaviest_stage(scenario.model, layout.pp);
-    memory.activations = activation_per_layer(scenario, layout);
-    memory.activations.layers_on_first_stage = stage_layers;
-    memory.activations.inflight_microbatches = inflight_microbatches;
-    memory.activations.first_stage_bytes = stage_activation_bytes_per_microbatch(scenario, layout) * inflight_microbatches;
-    if (stage_moe > 0) {
-        // Dense and MoE layers differ: bytes_per_layer is the heaviest stage's mean, so that x layers x in flight holds.
-        const ActivationReport moe_layer = moe_activation_per_layer(scenario, layout);
-        memory.activations.bytes_per_layer = stage_activation_bytes_per_microbatch(scenario, layout) / stage_layers;
-        memory.activations.expert_bytes = moe_layer.expert_bytes;
-        memory.experts.moe_layer_activation_bytes = moe_layer.bytes_per_layer;
-        memory.experts.activations_bytes = moe_layer.expert_bytes * stage_moe * inflight_microbatches;
+    PerGpuMemory& per_gpu = memory.per_gpu;
+    per_gpu.weights_bytes = peak.weights_bytes;
+    per_gpu.grads_bytes = peak.grads_bytes;
+    per_gpu.master_bytes = peak.master_bytes;
+    per_gpu.optimizer_bytes = peak.optimizer_bytes;
+    per_gpu.activations_bytes = peak.activations_bytes;
+    per_gpu.total_bytes = peak.state_bytes + peak.activations_bytes;
+    per_gpu.weight_copies_bytes = peak.weight_copies_bytes;
+    per_gpu.gathered_weights_bytes = peak.gathered_weights_bytes;
+    per_gpu.logits_bytes = peak.logits_bytes;
+    per_gpu.backward_working_set_bytes = peak.backward_working_set_bytes;
+    per_gpu.workspace_bytes = peak.workspace_bytes;
+    per_gpu.comm_buffers_bytes = peak.comm_buffers_bytes;
+    per_gpu.fragmentation_bytes = peak.fragmentation_bytes;
+    per_gpu.peak_bytes = peak.peak_bytes;
+
+    memory.activations = activation_report(layer, layout);
+    memory.activations.layers_on_first_stage = layers_on_first_stage(scenario.model.layers, layout.pp);
+    memory.activations.inflight_microbatches = inflight_on(0);
+    memory.activations.first_stage_bytes = memory.per_stage.front().activations_bytes;
+
+    // Mixtures of experts: the peak stage's routed-expert share, and its mean layer (dense and MoE layers differ).
+    memory.experts = {};
+    if (constants.moe) {
+        ExpertMemory& experts = memory.experts;
+        experts.params = breakdown.moe_layers * breakdown.routed_experts_per_layer;
+        experts.stage_params = peak.expert_params_per_gpu * layout.ep * layout.etp;
+        experts.params_per_gpu = peak.expert_params_per_gpu;
+        experts.expert_data_parallel = layout.expert_data_parallel();
+        experts.weights_bytes = peak.expert_weights_bytes;
+        experts.grads_bytes = peak.expert_grads_bytes;
+        experts.master_bytes = peak.expert_master_bytes;
+        experts.optimizer_bytes = peak.expert_optimizer_bytes;
+        experts.activations_bytes = peak.expert_activations_bytes;
+        experts.moe_layer_activation_bytes = moe.stored;
+        memory.activations.expert_bytes = moe.expert;
+        const double stage_units = peak.layers * peak.inflight_microbatches;
+        if (peak.moe_layers > 0 && stage_units > 0) memory.activations.bytes_per_layer = peak.activations_bytes / stage_units;
     }
-    MemoryBlock activations;
-    activations.kind = MemoryKind::activations;
-    // One micro-batch through all layers on one GPU: x tp would count the replicated part of Table 2 t times.
-    Layout unsharded = layout;
-    unsharded.tp = 1;
-    unsharded.cp = 1;
-    unsharded.ep = 1;
-    unsharded.etp = 1;
-    activations.whole_bytes = activation_per_layer(scenario, unsharded).bytes_per_layer * breakdown.dense_layers;
-    if (breakdown.moe_layers > 0) activations.whole_bytes += moe_activation_per_layer(scenario, unsharded).bytes_per_layer * breakdown.moe_layers;
-    activations.per_gpu_bytes = memory.activations.first_stage_bytes;
-    memory.blocks.push_back(activations);
-    memory.per_gpu.activations_bytes = activations.per_gpu_bytes;
-    memory.per_gpu.total_bytes = memory.per_gpu.weights_bytes + memory.per_gpu.grads_bytes + memory.per_gpu.master_bytes +
-                                 memory.per_gpu.optimizer_bytes + memory.per_gpu.activations_bytes;
 
     memory.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
-    memory.fits = memory.per_gpu.total_bytes <= memory.hbm_bytes;
-    memory.headroom_bytes = memory.hbm_bytes - memory.per_gpu.total_bytes;
+    memory.fits = per_gpu.peak_bytes <= memory.hbm_bytes;
+    memory.headroom_bytes = memory.hbm_bytes - per_gpu.peak_bytes;
     memory.state_gpus_worth = memory.state_bytes / memory.hbm_bytes;
-    memory.per_gpu_over_hbm = memory.per_gpu.total_bytes / memory.hbm_bytes;
+    memory.per_gpu_over_hbm = per_gpu.peak_bytes / memory.hbm_bytes;
+    memory.tipping_block = -1;
+    double stacked = 0;
+    for (std::size_t i = 0; i < memory.blocks.size() && !memory.fits; ++i) {
+        stacked += memory.blocks[i].per_gpu_bytes;
+        if (stacked > memory.hbm_bytes) {
+            memory.tipping_block = static_cast<int>(i);
+            break;
+        }
+    }
 
     const ModelSpec& model = scenario.model;
     const ServingSpec& serving = scenario.serving;
-    memory.inference_weight_bytes = serving.weight_bytes_per_param * stage.total;
+    memory.inference_weight_bytes = serving.weight_bytes_per_param * constants.total_params;
     memory.kv_cache_bytes_per_token = model.layers * kv_cache_elements_per_layer(model) * serving.kv_bytes_per_element;
     memory.kv_cache_bytes = memory.kv_cache_bytes_per_token * serving.context_tokens * serving.batch;
 }

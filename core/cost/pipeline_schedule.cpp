@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <deque>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +33,7 @@ struct PlannedOp {
     PipelineOpKind kind;
     int virtual_stage;
     int microbatch;
+    bool overlaps_next = false;  // this forward and the backward in the next slot run as one F&B cell (DualPipe)
 };
 
 // GPipe (Huang et al. 2019): every forward, then every backward, in micro-batch order.
@@ -91,6 +94,101 @@ void plan_zb_h1(int device, int stages, int microbatches, std::vector<PlannedOp>
         order.push_back({PipelineOpKind::weight_grad, device, oldest_pending_w++});
 }
 
+// DualPipe (DeepSeek-V3 sec 3.2.1, fig. 5) and its cut-in-half DualPipeV (DualPipe README): a device holds two
+// model chunks, "phase 0" fed from its nearer end of the pipeline and "phase 1" fed from the farther one, and runs
+// eight phases of its order, named as in the README's figures: nF0, nF0F1, nB1W1F1, the steady nF0B1F1B0 whose
+// pairs are overlapped F&B cells, nB1F1B0, nB1B0, nWB0, nW. A device `distance` from its nearer end of
+// `half_devices` (DualPipe p/2, DualPipeV p) waits less and holds its weight gradients back longer.
+class DualPipeOrder {
+public:
+    struct Phase {
+        int stage;             // the model stage this chunk computes
+        int first_microbatch;  // its micro-batches are first_microbatch .. first_microbatch + per-phase count - 1
+    };
+    DualPipeOrder(std::vector<PlannedOp>& order, Phase phase0, Phase phase1) : order_(order), phases_{phase0, phase1} {}
+
+    void plan(int distance, int half_devices, int microbatches_per_phase) {
+        const int near = distance;                     // h in the README's code
+        const int far = half_devices - distance - 1;   // H - h - 1
+        const bool middle = far == 0;                  // the devices where the two directions meet
+        for (int i = 0; i < 2 * far; ++i) forward(0);
+        for (int i = 0; i < near + 1; ++i) {
+            forward(0);
+            forward(1);
+        }
+        // Zero bubble in the warm-up: B's input gradient goes out first, its W right after.
+        for (int i = 0; i < far; ++i) {
+            backward(1, true);
+            weight();
+            forward(1);
+        }
+        const int steady = microbatches_per_phase - 2 * half_devices + near + 1;
+        for (int i = 0; i < steady; ++i) {
+            // Where the directions meet, the first pair runs one after the other: it shortens the bubble (README code).
+            if (i == 0 && middle) {
+                forward(0);
+                backward(1, false);
+            } else {
+                forward_backward(0, 1);
+            }
+            forward_backward(1, 0);
+        }
+        for (int i = 0; i < far; ++i) {
+            backward(1, false);
+            forward_backward(1, 0);
+        }
+        // Of the 2(near+1) backward chunks of nB1B0, the later half hold their W back to fill the drain.
+        for (int i = 0; i < 2 * (near + 1); ++i) backward(i % 2 == 0 ? 1 : 0, i >= near + 1);
+        for (int i = 0; i < far; ++i) {
+            weight();
+            backward(0, true);
+        }
+        for (int i = 0; i < near + 1; ++i) weight();
+    }
+
+private:
+    void forward(int phase) { order_.push_back({PipelineOpKind::forward, phases_[phase].stage, next(forwards_[phase], phase)}); }
+    void backward(int phase, bool hold_weight_grad) {
+        const int microbatch = next(backwards_[phase], phase);
+        order_.push_back({hold_weight_grad ? PipelineOpKind::backward_input : PipelineOpKind::backward, phases_[phase].stage, microbatch});
+        if (hold_weight_grad) held_.push_back({PipelineOpKind::weight_grad, phases_[phase].stage, microbatch});
+    }
+    void weight() {
+        order_.push_back(held_.front());
+        held_.pop_front();
+    }
+    void forward_backward(int forward_phase, int backward_phase) {
+        forward(forward_phase);
+        order_.back().overlaps_next = true;
+        backward(backward_phase, false);
+    }
+    int next(int& counter, int phase) const { return phases_[phase].first_microbatch + counter++; }
+
+    std::vector<PlannedOp>& order_;
+    Phase phases_[2];
+    int forwards_[2] = {0, 0};
+    int backwards_[2] = {0, 0};
+    std::deque<PlannedOp> held_;  // W held back, oldest first
+};
+
+// DualPipe: micro-batches 0..m/2-1 enter at device 0 and run stage s on device s; m/2..m-1 enter at device p-1
+// and run stage s on device p-1-s. Phase 0 is the direction entering at the device's nearer end.
+void plan_dualpipe(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+    const int half = stages / 2;
+    const int per_direction = microbatches / 2;
+    const DualPipeOrder::Phase down{device, 0};                       // entering at device 0
+    const DualPipeOrder::Phase up{stages - 1 - device, per_direction};  // entering at device p-1
+    const bool upper_half = device < half;
+    DualPipeOrder(order, upper_half ? down : up, upper_half ? up : down)
+        .plan(std::min(device, stages - 1 - device), half, per_direction);
+}
+
+// DualPipeV: 2p stages in a V, stage s on device s going down and stage 2p-1-s on device s coming back; every
+// micro-batch enters and leaves at device 0. Phase 0 is the way down, phase 1 the way back.
+void plan_dualpipe_v(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+    DualPipeOrder(order, {device, 0}, {2 * stages - 1 - device, 0}).plan(device, stages, microbatches);
+}
+
 // Each device's prescribed order, stored device after device; device d's slots are [begin[d], begin[d+1]).
 struct DeviceOrders {
     std::vector<PlannedOp> slots;
@@ -117,6 +215,8 @@ DeviceOrders plan_orders(const ScheduleParams& params) {
                     plan_interleaved(device, params.stages, params.microbatches, params.virtual_chunks, orders.slots);
                 break;
             case ScheduleKind::zb_h1: plan_zb_h1(device, params.stages, params.microbatches, orders.slots); break;
+            case ScheduleKind::dualpipe: plan_dualpipe(device, params.stages, params.microbatches, orders.slots); break;
+            case ScheduleKind::dualpipe_v: plan_dualpipe_v(device, params.stages, params.microbatches, orders.slots); break;
         }
     }
     orders.begin.push_back(orders.slots.size());
@@ -124,16 +224,19 @@ DeviceOrders plan_orders(const ScheduleParams& params) {
 }
 
 struct OpDurations {
-    double forward, backward, backward_input, weight_grad;
+    double forward, backward, backward_input, weight_grad, forward_backward;
 };
 
 OpDurations op_durations(const ScheduleParams& params) {
-    // Naive pushes the whole batch, m micro-batches' worth; interleaved chunks hold 1/v of a device's layers.
-    const double scale = params.kind == ScheduleKind::naive         ? params.microbatches
-                         : params.kind == ScheduleKind::interleaved ? 1.0 / params.virtual_chunks
-                                                                    : 1.0;
+    // Naive pushes the whole batch, m micro-batches' worth; a chunk holds a share of one L/p share of the layers.
+    const double scale = params.kind == ScheduleKind::naive
+                             ? params.microbatches
+                             : schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
+    const double forward_backward =
+        params.forward_backward_seconds > 0 ? params.forward_backward_seconds : params.forward_seconds + params.backward_seconds;
     return {params.forward_seconds * scale, params.backward_seconds * scale,
-            (params.backward_seconds - params.weight_grad_seconds) * scale, params.weight_grad_seconds * scale};
+            (params.backward_seconds - params.weight_grad_seconds) * scale, params.weight_grad_seconds * scale,
+            forward_backward * scale};
 }
 
 // End times of placed ops, indexed by virtual stage and micro-batch; negative until placed.
@@ -163,7 +266,7 @@ public:
         : params_(params),
           orders_(orders),
           stages_(params.stages),
-          virtual_stages_(params.stages * (params.kind == ScheduleKind::interleaved ? params.virtual_chunks : 1)),
+          virtual_stages_(schedule_placement(params.kind, params.stages, params.virtual_chunks).model_stages),
           durations_(op_durations(params)),
           ends_(virtual_stages_, params.kind == ScheduleKind::naive ? 1 : params.microbatches) {}
 
@@ -182,17 +285,28 @@ public:
             queued[device] = 0;
             bool placed_here = false;
             while (next[device] < orders_.begin[device + 1]) {
-                const PlannedOp& slot = orders_.slots[next[device]];
-                const double ready = ready_seconds(slot);
+                const std::size_t index = next[device];
+                const PlannedOp& slot = orders_.slots[index];
+                // An F&B cell starts when both its inputs are there and ends as one; otherwise one op at a time.
+                const std::size_t count = slot.overlaps_next ? 2 : 1;
+                double ready = ready_seconds(slot);
+                if (slot.overlaps_next) ready = std::min(ready, ready_seconds(orders_.slots[index + 1])) < 0
+                                                    ? -1.0
+                                                    : std::max(ready, ready_seconds(orders_.slots[index + 1]));
                 if (ready < 0) break;
                 const double start = std::max(device_free[device], ready);
-                const double duration = duration_of(slot);
-                ops[next[device]] = PipelineOp{device, slot.virtual_stage / stages_, slot.microbatch, slot.kind,
-                                               start, duration};
+                const double duration = slot.overlaps_next ? overlapped_duration(slot, orders_.slots[index + 1]) : duration_of(slot);
+                for (std::size_t k = 0; k < count; ++k) {
+                    const PlannedOp& one = orders_.slots[index + k];
+                    PipelineOp& op = ops[index + k];
+                    op = PipelineOp{device, chunk_of(one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};
+                    op.stage = one.virtual_stage;
+                    op.overlapped = slot.overlaps_next;
+                    record_end(one, start + duration);
+                }
                 device_free[device] = start + duration;
-                record_end(slot, start + duration);
-                ++next[device];
-                ++placed;
+                next[device] += count;
+                placed += count;
                 placed_here = true;
             }
             if (!placed_here) continue;
@@ -209,10 +323,34 @@ public:
     }
 
 private:
-    int device_of(int virtual_stage) const { return virtual_stage % stages_; }
+    // Where a stage runs: in order down the devices and round again (interleaved); DualPipe's second half of the
+    // micro-batches runs up the devices; DualPipeV's second half of the stages comes back up.
+    int device_of(int virtual_stage, int microbatch) const {
+        switch (params_.kind) {
+            case ScheduleKind::dualpipe:
+                return microbatch < params_.microbatches / 2 ? virtual_stage : stages_ - 1 - virtual_stage;
+            case ScheduleKind::dualpipe_v:
+                return virtual_stage < stages_ ? virtual_stage : 2 * stages_ - 1 - virtual_stage;
+            default: return virtual_stage % stages_;
+        }
+    }
+    // Which of its chunks a device runs: DualPipe 0 for the micro-batches entering at device 0; DualPipeV 0 on the
+    // way down; interleaved the round.
+    int chunk_of(int virtual_stage, int microbatch) const {
+        switch (params_.kind) {
+            case ScheduleKind::dualpipe: return microbatch < params_.microbatches / 2 ? 0 : 1;
+            case ScheduleKind::dualpipe_v: return virtual_stage < stages_ ? 0 : 1;
+            default: return virtual_stage / stages_;
+        }
+    }
 
-    double transfer_seconds(int from_stage, int to_stage) const {
-        return device_of(from_stage) == device_of(to_stage) ? 0.0 : params_.p2p_seconds;
+    double transfer_seconds(int from_stage, int to_stage, int microbatch) const {
+        return device_of(from_stage, microbatch) == device_of(to_stage, microbatch) ? 0.0 : params_.p2p_seconds;
+    }
+
+    // F&B: the overlapped pair's time, plus each chunk's edge-stage extra (the embedding, the logits and loss).
+    double overlapped_duration(const PlannedOp& forward, const PlannedOp& backward) const {
+        return durations_.forward_backward + edge_extra_of(forward) + edge_extra_of(backward);
     }
 
     double duration_of(const PlannedOp& slot) const {
@@ -223,14 +361,19 @@ private:
             case PipelineOpKind::backward_input: duration = durations_.backward_input; break;
             case PipelineOpKind::weight_grad: duration = durations_.weight_grad; break;
         }
+        return duration + edge_extra_of(slot);
+    }
+
+    double edge_extra_of(const PlannedOp& slot) const {
         const double scale = params_.kind == ScheduleKind::naive ? params_.microbatches : 1.0;  // naive pushes the whole batch
-        if (slot.virtual_stage == 0) duration += scale * extra_of(slot.kind, params_.first_forward_extra_seconds, params_.first_backward_extra_seconds,
-                                                                   params_.first_weight_grad_extra_seconds);
+        double extra = 0;
+        if (slot.virtual_stage == 0) extra += scale * extra_of(slot.kind, params_.first_forward_extra_seconds, params_.first_backward_extra_seconds,
+                                                                params_.first_weight_grad_extra_seconds);
         if (slot.virtual_stage == virtual_stages_ - 1) {
-            duration += scale * extra_of(slot.kind, params_.last_forward_extra_seconds, params_.last_backward_extra_seconds,
-                                         params_.last_weight_grad_extra_seconds);
+            extra += scale * extra_of(slot.kind, params_.last_forward_extra_seconds, params_.last_backward_extra_seconds,
+                                      params_.last_weight_grad_extra_seconds);
         }
-        return duration;
+        return extra;
     }
 
     static double extra_of(PipelineOpKind kind, double forward, double backward, double weight_grad) {
@@ -251,7 +394,7 @@ private:
             case PipelineOpKind::forward: {
                 if (stage == 0) return 0.0;
                 const double input_end = ends_.forward(stage - 1, j);
-                return input_end < 0 ? -1.0 : input_end + transfer_seconds(stage - 1, stage);
+                return input_end < 0 ? -1.0 : input_end + transfer_seconds(stage - 1, stage, j);
             }
             case PipelineOpKind::backward:
             case PipelineOpKind::backward_input: {
@@ -260,7 +403,7 @@ private:
                 if (stage == virtual_stages_ - 1) return own_forward_end;
                 const double gradient_end = ends_.backward(stage + 1, j);
                 if (gradient_end < 0) return -1.0;
-                return std::max(own_forward_end, gradient_end + transfer_seconds(stage + 1, stage));
+                return std::max(own_forward_end, gradient_end + transfer_seconds(stage + 1, stage, j));
             }
             case PipelineOpKind::weight_grad: return ends_.backward(stage, j);
         }
@@ -289,16 +432,18 @@ private:
 };
 
 // Idle time summed over devices: the gaps before, between and after each device's ops. Summing the gaps
-// rather than subtracting busy time from the makespan keeps a gap-free schedule at exactly zero.
-double measure_idle_seconds(const std::vector<PipelineOp>& ops, double first_start, double last_end) {
-    double idle = 0;
+// rather than subtracting busy time from the makespan keeps a gap-free schedule at exactly zero. The two halves of an
+// F&B cell share their time, so the second adds no gap.
+std::vector<double> measure_idle_seconds(const std::vector<PipelineOp>& ops, int devices, double first_start, double last_end) {
+    std::vector<double> idle(devices, 0.0);
     double previous_end = first_start;
     for (std::size_t i = 0; i < ops.size(); ++i) {
-        idle += ops[i].start_seconds - previous_end;
-        previous_end = ops[i].end_seconds();
+        double& device_idle = idle[ops[i].device];
+        device_idle += std::max(0.0, ops[i].start_seconds - previous_end);
+        previous_end = std::max(previous_end, ops[i].end_seconds());
         const bool last_on_device = i + 1 == ops.size() || ops[i + 1].device != ops[i].device;
         if (last_on_device) {
-            idle += last_end - previous_end;
+            device_idle += last_end - previous_end;
             previous_end = first_start;
         }
     }
@@ -308,15 +453,17 @@ double measure_idle_seconds(const std::vector<PipelineOp>& ops, double first_sta
 // A forward adds its activations; the op that ends the backward frees them. Naive's one op carries m micro-batches.
 int inflight_count_per_op(ScheduleKind kind, int microbatches) { return kind == ScheduleKind::naive ? microbatches : 1; }
 
-bool frees_activations(ScheduleKind kind, PipelineOpKind op_kind) {
-    return kind == ScheduleKind::zb_h1 ? op_kind == PipelineOpKind::weight_grad : op_kind == PipelineOpKind::backward;
+// The op that ends a micro-batch's backward on a stage: the whole backward, or W where B and W are split (W still
+// reads the saved inputs). A B whose W follows frees nothing.
+bool frees_activations(PipelineOpKind op_kind) {
+    return op_kind == PipelineOpKind::backward || op_kind == PipelineOpKind::weight_grad;
 }
 
 // Walks each device's ops in time order, counting what is in flight after each.
 void measure_inflight(const ScheduleParams& params, ScheduleTimeline& timeline) {
     const int count_per_op = inflight_count_per_op(params.kind, params.microbatches);
     const double activations_per_count =
-        params.kind == ScheduleKind::interleaved ? 1.0 / params.virtual_chunks : 1.0;
+        params.kind == ScheduleKind::naive ? 1.0 : schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
     timeline.peak_inflight_microbatches.assign(params.stages, 0);
     timeline.peak_inflight_activations.assign(params.stages, 0.0);
     int inflight = 0;
@@ -327,7 +474,7 @@ void measure_inflight(const ScheduleParams& params, ScheduleTimeline& timeline) 
             inflight = 0;
         }
         if (op.kind == PipelineOpKind::forward) inflight += count_per_op;
-        if (frees_activations(params.kind, op.kind)) inflight -= count_per_op;
+        if (frees_activations(op.kind)) inflight -= count_per_op;
         int& peak = timeline.peak_inflight_microbatches[device];
         peak = std::max(peak, inflight);
     }
@@ -335,7 +482,62 @@ void measure_inflight(const ScheduleParams& params, ScheduleTimeline& timeline) 
         timeline.peak_inflight_activations[d] = timeline.peak_inflight_microbatches[d] * activations_per_count;
 }
 
+// DualPipe's chunk times: its chunk is one L/p share, DualPipeV's half of one (its PP is 2p stages).
+struct ChunkSeconds {
+    double forward, backward, weight_grad, forward_backward;  // backward: the whole chunk, B + W
+};
+
+ChunkSeconds dualpipe_chunk_seconds(const ScheduleParams& params) {
+    const double share = schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
+    const double forward_backward =
+        params.forward_backward_seconds > 0 ? params.forward_backward_seconds : params.forward_seconds + params.backward_seconds;
+    return {params.forward_seconds * share, params.backward_seconds * share, params.weight_grad_seconds * share,
+            forward_backward * share};
+}
+
+// The DualPipe README table's bubble, (PP/2-1)(F&B+B-3W), in seconds: the idle time of the devices where the two
+// directions meet. Devices nearer the ends run fewer overlapped cells, so with F&B < F + B they idle less.
+double dualpipe_idle_seconds(const ScheduleParams& params) {
+    const ChunkSeconds chunk = dualpipe_chunk_seconds(params);
+    const int model_stages = schedule_placement(params.kind, params.stages, params.virtual_chunks).model_stages;
+    return (model_stages / 2.0 - 1) * (chunk.forward_backward + chunk.backward - 3 * chunk.weight_grad);
+}
+
+// The F&B cells of a device h from its nearer end of H (DualPipeOrder::plan): two per steady step, but the first
+// where the directions meet, and one per nB1F1B0 step.
+int dualpipe_overlapped_cells(int distance, int half_devices, int microbatches_per_phase) {
+    const int far = half_devices - distance - 1;
+    const int steady = microbatches_per_phase - 2 * half_devices + distance + 1;
+    return 2 * steady - (far == 0 ? 1 : 0) + far;
+}
+
 }  // namespace
+
+SchedulePlacement schedule_placement(ScheduleKind kind, int devices, int virtual_chunks) {
+    SchedulePlacement placement;
+    placement.devices = devices;
+    placement.model_stages = devices;
+    switch (kind) {
+        case ScheduleKind::interleaved:
+            placement.stages_per_device = virtual_chunks;
+            placement.model_stages = devices * virtual_chunks;
+            break;
+        case ScheduleKind::dualpipe: placement.stages_per_device = 2; break;
+        case ScheduleKind::dualpipe_v:
+            placement.stages_per_device = 2;
+            placement.model_stages = 2 * devices;
+            break;
+        default: break;
+    }
+    return placement;
+}
+
+double SchedulePlacement::parameter_copies() const {
+    // Stages held times layers per stage, over L/p: interleaved v (L/(p v)) / (L/p) = 1, DualPipe 2 (L/p) / (L/p) = 2.
+    return static_cast<double>(stages_per_device) * activation_share();
+}
+
+double SchedulePlacement::activation_share() const { return static_cast<double>(devices) / model_stages; }
 
 const char* pipeline_op_kind_name(PipelineOpKind kind) {
     switch (kind) {
@@ -355,12 +557,18 @@ std::size_t schedule_op_count(const ScheduleParams& params) {
         case ScheduleKind::zb_h1: return stages * microbatches * 3;
         case ScheduleKind::interleaved:
             return stages * microbatches * 2 * static_cast<std::size_t>(std::max(params.virtual_chunks, 0));
+        case ScheduleKind::dualpipe: {
+            // Device h from its nearer end splits off 2H - h - 1 weight gradients; two devices per h.
+            const std::size_t half = stages / 2;
+            return stages * microbatches * 2 + 3 * half * half - half;
+        }
+        case ScheduleKind::dualpipe_v: return stages * microbatches * 4 + (3 * stages * stages - stages) / 2;
         default: return stages * microbatches * 2;
     }
 }
 
 void validate_schedule_params(const ScheduleParams& params) {
-    if (params.kind < ScheduleKind::naive || params.kind > ScheduleKind::zb_h1)
+    if (params.kind < ScheduleKind::naive || params.kind > ScheduleKind::dualpipe_v)
         throw InputError("parallel.schedule", "unknown schedule kind " + std::to_string(static_cast<int>(params.kind)));
     if (params.stages < 1 || params.stages > max_stages)
         throw InputError("parallel.pp", "must be in 1.." + std::to_string(max_stages) + ", got " +
@@ -379,6 +587,9 @@ void validate_schedule_params(const ScheduleParams& params) {
         throw InputError("parallel.microbatches", "the interleaved schedule needs a multiple of parallel.pp (" +
                                                       std::to_string(params.stages) + "), got " +
                                                       std::to_string(params.microbatches));
+    // The model's layer count is the layout's concern (check_layout); here only the pipeline's own needs.
+    if (const auto fit = schedule_fit_problem(params.kind, params.stages, params.microbatches, std::numeric_limits<int>::max()))
+        throw InputError(fit->pipeline_size ? "parallel.pp" : "parallel.microbatches", fit->reason);
     require_positive_seconds(params.forward_seconds, "schedule.forward_seconds");
     require_positive_seconds(params.backward_seconds, "schedule.backward_seconds");
     if (params.kind == ScheduleKind::zb_h1) {
@@ -388,6 +599,21 @@ void validate_schedule_params(const ScheduleParams& params) {
                              "must be less than the whole backward (" + format_double(params.backward_seconds) +
                                  " s), got " + format_double(params.weight_grad_seconds));
     }
+    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+        // Split chunks need a W inside B + W; an F&B cell takes at least its longer half and at most both in a row.
+        require_positive_seconds(params.weight_grad_seconds, "schedule.weight_grad_seconds");
+        if (params.weight_grad_seconds >= params.backward_seconds)
+            throw InputError("schedule.weight_grad_seconds",
+                             "must be less than the whole backward (" + format_double(params.backward_seconds) +
+                                 " s), got " + format_double(params.weight_grad_seconds));
+    }
+    const double longer = std::max(params.forward_seconds, params.backward_seconds);
+    const double both = params.forward_seconds + params.backward_seconds;
+    if (!std::isfinite(params.forward_backward_seconds) || params.forward_backward_seconds < 0 ||
+        (params.forward_backward_seconds > 0 && (params.forward_backward_seconds < longer * (1 - 1e-12) || params.forward_backward_seconds > both * (1 + 1e-12))))
+        throw InputError("schedule.forward_backward_seconds",
+                         "must be 0 (no overlap) or between the longer of F and B (" + format_double(longer) + " s) and F + B (" +
+                             format_double(both) + " s), got " + format_double(params.forward_backward_seconds));
     if (!std::isfinite(params.p2p_seconds) || params.p2p_seconds < 0)
         throw InputError("schedule.p2p_seconds",
                          "must be a finite number of seconds >= 0, got " + format_double(params.p2p_seconds));
@@ -405,7 +631,7 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params) {
     timeline.kind = params.kind;
     timeline.stages = params.stages;
     timeline.microbatches = params.microbatches;
-    timeline.virtual_chunks = params.virtual_chunks;
+    timeline.virtual_chunks = schedule_placement(params.kind, params.stages, params.virtual_chunks).stages_per_device;
     timeline.ops = ListScheduler(params, orders).run();
 
     double first_start = timeline.ops.front().start_seconds;
@@ -419,7 +645,11 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params) {
     const double edge_extra = params.first_forward_extra_seconds + params.first_backward_extra_seconds + params.last_forward_extra_seconds +
                               params.last_backward_extra_seconds;
     timeline.busy_seconds_per_device = params.microbatches * (params.forward_seconds + params.backward_seconds + edge_extra / params.stages);
-    const double idle_seconds_per_device = measure_idle_seconds(timeline.ops, first_start, last_end) / params.stages;
+    const std::vector<double> idle = measure_idle_seconds(timeline.ops, params.stages, first_start, last_end);
+    double idle_sum = 0;
+    for (double device_idle : idle) idle_sum += device_idle;
+    timeline.max_idle_seconds = *std::max_element(idle.begin(), idle.end());
+    const double idle_seconds_per_device = idle_sum / params.stages;
     timeline.bubble_fraction = idle_seconds_per_device / timeline.makespan_seconds;
     timeline.bubble_overhead = idle_seconds_per_device / timeline.busy_seconds_per_device;
     measure_inflight(params, timeline);
@@ -441,8 +671,16 @@ double closed_form_bubble_overhead(const ScheduleParams& params) {
             const double idle_per_device = (p - 1) * std::max({t_f + t_b - t_w, t_f, t_b});
             return idle_per_device / (m * (t_f + t_b + t_w));
         }
+        case ScheduleKind::dualpipe:
+        case ScheduleKind::dualpipe_v:
+            return dualpipe_idle_seconds(params) / (m * (params.forward_seconds + params.backward_seconds));
     }
     return 0;
+}
+
+double closed_form_idle_seconds(const ScheduleParams& params) {
+    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) return dualpipe_idle_seconds(params);
+    return closed_form_bubble_overhead(params) * params.microbatches * (params.forward_seconds + params.backward_seconds);
 }
 
 double closed_form_bubble_fraction(const ScheduleParams& params) {
@@ -450,18 +688,22 @@ double closed_form_bubble_fraction(const ScheduleParams& params) {
     return overhead / (1 + overhead);
 }
 
-int closed_form_peak_inflight(const ScheduleParams& params) {
+int closed_form_peak_inflight(const ScheduleParams& params) { return closed_form_peak_inflight_on(params, 0); }
+
+int closed_form_peak_inflight_on(const ScheduleParams& params, int device) {
     const int p = params.stages;
     const int m = params.microbatches;
     const int v = params.virtual_chunks;
     switch (params.kind) {
         case ScheduleKind::naive:
         case ScheduleKind::gpipe: return m;
-        case ScheduleKind::one_f_one_b:
+        case ScheduleKind::one_f_one_b: return std::min(p - device, m);
         case ScheduleKind::zb_h1: return std::min(p, m);
         case ScheduleKind::interleaved:
-            if (v == 1) return std::min(p, m);
-            return std::min(2 * (p - 1) + (v - 1) * p + 1, v * m);
+            if (v == 1) return std::min(p - device, m);
+            return std::min(2 * (p - device - 1) + (v - 1) * p + 1, v * m);
+        case ScheduleKind::dualpipe:
+        case ScheduleKind::dualpipe_v: return schedule_placement(params.kind, p, v).model_stages + 1;
     }
     return 0;
 }
@@ -469,12 +711,35 @@ int closed_form_peak_inflight(const ScheduleParams& params) {
 bool closed_form_applies(const ScheduleParams& params) {
     if (params.p2p_seconds > 0 || params.has_uneven_stages()) return false;
     if (params.kind == ScheduleKind::zb_h1 && params.microbatches < params.stages) return false;
+    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+        // The table's regime, that of the README's figure: B's input half as long as F, and W no longer than F.
+        const double input_grad = params.backward_seconds - params.weight_grad_seconds;
+        const double tolerance = 1e-9 * params.forward_seconds;
+        if (std::fabs(input_grad - params.forward_seconds) > tolerance || params.weight_grad_seconds > params.forward_seconds + tolerance)
+            return false;
+    }
     return true;
 }
 
 double closed_form_makespan(const ScheduleParams& params) {
     const double p = params.stages;
     const double m = params.microbatches;
+    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+        // The devices where the directions meet: all their chunks, less what their F&B cells save, plus the table's
+        // bubble; the edge devices' embedding and loss (DualPipe: half the micro-batches each way, DualPipeV: all,
+        // both ends on device 0); the fill and drain sends.
+        const bool v_shape = params.kind == ScheduleKind::dualpipe_v;
+        const ChunkSeconds chunk = dualpipe_chunk_seconds(params);
+        const int half_devices = v_shape ? params.stages : params.stages / 2;
+        const int per_phase = v_shape ? params.microbatches : params.microbatches / 2;
+        const double chunks = 2.0 * per_phase;
+        const double cells = dualpipe_overlapped_cells(half_devices - 1, half_devices, per_phase);
+        const double middle_busy = chunks * (chunk.forward + chunk.backward) - cells * (chunk.forward + chunk.backward - chunk.forward_backward);
+        const double edges = per_phase * (params.first_forward_extra_seconds + params.first_backward_extra_seconds +
+                                          params.last_forward_extra_seconds + params.last_backward_extra_seconds);
+        const double sends = v_shape ? 2.0 * (p - 1) : p - 1;
+        return middle_busy + dualpipe_idle_seconds(params) + edges + 2.0 * sends * params.p2p_seconds;
+    }
     const double per_microbatch = params.forward_seconds + params.backward_seconds;
     const double first = params.first_forward_extra_seconds + params.first_backward_extra_seconds;
     const double last = params.last_forward_extra_seconds + params.last_backward_extra_seconds;
@@ -497,7 +762,7 @@ std::vector<int> inflight_at(const ScheduleTimeline& timeline, double t_seconds)
     const int count_per_op = inflight_count_per_op(timeline.kind, timeline.microbatches);
     for (const PipelineOp& op : timeline.ops) {
         if (op.kind == PipelineOpKind::forward && op.start_seconds < t_seconds) inflight[op.device] += count_per_op;
-        if (frees_activations(timeline.kind, op.kind) && op.end_seconds() <= t_seconds)
+        if (frees_activations(op.kind) && op.end_seconds() <= t_seconds)
             inflight[op.device] -= count_per_op;
     }
     return inflight;
@@ -505,7 +770,9 @@ std::vector<int> inflight_at(const ScheduleTimeline& timeline, double t_seconds)
 
 std::vector<double> inflight_activations_at(const ScheduleTimeline& timeline, double t_seconds) {
     const std::vector<int> counts = inflight_at(timeline, t_seconds);
-    const double per_count = timeline.kind == ScheduleKind::interleaved ? 1.0 / timeline.virtual_chunks : 1.0;
+    const double per_count = timeline.kind == ScheduleKind::naive
+                                 ? 1.0
+                                 : schedule_placement(timeline.kind, timeline.stages, timeline.virtual_chunks).activation_share();
     std::vector<double> activations(counts.size());
     for (std::size_t d = 0; d < counts.size(); ++d) activations[d] = counts[d] * per_count;
     return activations;

@@ -66,7 +66,7 @@ std::vector<int> ep_choices(const ModelSpec& model, long long stage_gpus) {
 
 LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
     LayoutEstimate estimate;
-    estimate.memory_per_gpu_bytes = step.memory.total_bytes;
+    estimate.memory_per_gpu_bytes = step.memory.peak_bytes;
     estimate.activations_bytes = step.memory.activation_bytes;
     estimate.fits = step.memory.fits;
     const StepBreakdown& parts = step.breakdown;
@@ -136,19 +136,22 @@ namespace {
 struct Candidate {
     Layout layout;             // schedule and virtual_stages unset
     double lower_bound = 0;    // no schedule's step is shorter: the busiest stage's layers, every micro-batch
-    int min_virtual = 2;       // interleaved fits with min_virtual..max_virtual chunks (none when min > max)
-    int max_virtual = 1;
+    const std::vector<int>* chunk_counts = nullptr;  // the interleaved chunk counts this layout allows, ascending
+    std::size_t first_fitting_chunks = 0;            // the index of the first of them that fits; the rest fit too
     const LayerCost* cost = nullptr;
 };
 
-// The in-flight micro-batches a schedule keeps, in whole-stage activations: what decides whether it fits.
-double inflight_of(ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
+// The in-flight micro-batches a schedule keeps on the first and the last device, in whole-stage activations: with the
+// state, what decides whether it fits.
+MemoryEstimate memory_at(const MemoryBasis& memory, ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
     ScheduleParams params;
     params.kind = kind;
     params.stages = pp;
     params.microbatches = microbatches;
     params.virtual_chunks = virtual_stages;
-    return closed_form_peak_inflight(params) / static_cast<double>(virtual_stages);
+    const double chunks = virtual_stages;
+    return memory.at(closed_form_peak_inflight_on(params, 0) / chunks, closed_form_peak_inflight_on(params, pp - 1) / chunks,
+                     memory.middle_stage > 0 ? closed_form_peak_inflight_on(params, memory.middle_stage) / chunks : -1.0);
 }
 
 }  // namespace
@@ -163,18 +166,16 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     const double model_flops = model_flops_per_token(model, scenario.train.seq_len) * global_batch * scenario.train.seq_len;
     const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
                                                                              : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
-    std::vector<StageParams> stage_params(model.layers + 1);
+    const MemoryConstants memory_constants_of_scenario = memory_constants(scenario);
     std::vector<double> moe_share(model.layers + 1, 0.0);
-    for (int pp = 1; pp <= model.layers; ++pp) {
-        stage_params[pp] = heaviest_stage_params(scenario, pp, 1);
-        moe_share[pp] = stage_moe_share(model, pp);
-    }
+    for (int pp = 1; pp <= model.layers; ++pp) moe_share[pp] = stage_moe_share(model, pp);
     LayerCostCache costs(scenario);
 
     // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
     // alone, and a lower bound on the step of each that fits.
     Plan plan;
     std::vector<Candidate> candidates;
+    std::vector<std::vector<int>> chunk_counts_by_pp(model.layers + 1);
     Layout layout;
     for (int tp : divisors_of(model.heads)) {
         if (tp > options.max_tp || gpus % tp != 0) continue;
@@ -191,18 +192,18 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 layout.dp = dp;
                 const int stage_layers = layers_on_first_stage(model.layers, pp);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
+                // Interleaving needs the stage's layers split into v equal chunks (check_layout's rule).
+                std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
+                chunk_counts.clear();
+                for (int v = 2; v <= max_virtual; ++v) if (stage_layers % v == 0) chunk_counts.push_back(v);
                 for (int ep : ep_choices(model, 1LL * tp * cp * dp)) {
                     layout.ep = ep;
-                    StageParams stage = stage_params[pp];
-                    stage.expert_per_gpu = stage.expert / ep;
-                    stage.per_gpu = (stage.params - stage.expert) / tp + stage.expert_per_gpu;
                     for (int micro_batch : divisors_of(global_batch / dp)) {
                         const int microbatches = global_batch / (dp * micro_batch);
                         if (microbatches > kMaxMicrobatches) continue;
                         layout.micro_batch = micro_batch;
                         const bool interleaves = pp > 1 && microbatches % pp == 0;
-                        const int schedules = pp == 1 ? 1 : 2 + (interleaves ? std::max(0, max_virtual - 1) : 0);
-                        const double inflight = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1);  // zb-h1 the same
+                        const int schedules = pp == 1 ? 1 : 2 + (interleaves ? static_cast<int>(chunk_counts.size()) : 0);
                         for (Recompute recompute : recomputes) {
                             layout.recompute = recompute;
                             const LayerCost* cost = nullptr;
@@ -210,21 +211,25 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             for (int zero = 0; zero <= 3; ++zero) {
                                 layout.zero = zero;
                                 plan.layouts_considered += schedules;
-                                const MemoryBasis memory = memory_basis(scenario, layout, stage);
-                                if (!memory.at(inflight).fits) continue;
+                                const MemoryBasis memory = memory_basis(memory_constants_of_scenario, layout);
+                                // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the
+                                // last; interleaving more on both): when it does not fit, no schedule does.
+                                if (!memory_at(memory, ScheduleKind::one_f_one_b, pp, microbatches, 1).fits) continue;
+                                const bool zb_fits = pp > 1 && memory_at(memory, ScheduleKind::zb_h1, pp, microbatches, 1).fits;
                                 Candidate candidate;
                                 candidate.layout = layout;
                                 // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
                                 // the chunk counts that fit run from the first that does to the most allowed.
+                                candidate.chunk_counts = &chunk_counts;
+                                candidate.first_fitting_chunks = chunk_counts.size();
                                 if (interleaves) {
-                                    candidate.min_virtual = 2;
-                                    while (candidate.min_virtual <= max_virtual &&
-                                           !memory.at(inflight_of(ScheduleKind::interleaved, pp, microbatches, candidate.min_virtual)).fits) {
-                                        ++candidate.min_virtual;
+                                    candidate.first_fitting_chunks = 0;
+                                    while (candidate.first_fitting_chunks < chunk_counts.size() &&
+                                           !memory_at(memory, ScheduleKind::interleaved, pp, microbatches, chunk_counts[candidate.first_fitting_chunks]).fits) {
+                                        ++candidate.first_fitting_chunks;
                                     }
-                                    candidate.max_virtual = max_virtual;
                                 }
-                                plan.layouts_fitting += (pp == 1 ? 1 : 2) + std::max(0, candidate.max_virtual - candidate.min_virtual + 1);
+                                plan.layouts_fitting += 1 + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
                                 if (cost == nullptr) {
                                     cost = &costs.get(split_of(layout));
                                     const PassSeconds stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
@@ -266,7 +271,9 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
         try_schedule(ScheduleKind::one_f_one_b, 1);
         if (priced.pp == 1) continue;
         try_schedule(ScheduleKind::zb_h1, 1);
-        for (int v = candidate.min_virtual; v <= candidate.max_virtual; ++v) try_schedule(ScheduleKind::interleaved, v);
+        for (std::size_t i = candidate.first_fitting_chunks; i < candidate.chunk_counts->size(); ++i) {
+            try_schedule(ScheduleKind::interleaved, (*candidate.chunk_counts)[i]);
+        }
     }
 
     // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.

@@ -13,14 +13,14 @@ namespace core {
 
 // The figures evaluate() would report for a layout, step time modelled (efficiency.mfu and step_seconds ignored).
 struct LayoutEstimate {
-    double memory_per_gpu_bytes = 0;   // Report.memory.per_gpu.total_bytes
+    double memory_per_gpu_bytes = 0;   // Report.memory.per_gpu.peak_bytes: the heaviest stage's peak
     double activations_bytes = 0;      // Report.memory.per_gpu.activations_bytes
     double compute_seconds = 0;        // Report.compute.compute_seconds
     double bubble_seconds = 0;         // Report.compute.bubble_seconds
     double exposed_comm_seconds = 0;   // Report.compute.exposed_comm_seconds
     double step_seconds = 0;           // Report.compute.modelled_step_seconds
     double mfu = 0;                    // model FLOPs / (step x GPUs x peak)
-    bool fits = false;                 // memory_per_gpu_bytes <= HBM
+    bool fits = false;                 // memory_per_gpu_bytes <= HBM, as Report.memory.fits
     StepBreakdown breakdown;           // Report.compute.breakdown_seconds
 };
 

@@ -10,6 +10,26 @@ const char* memory_kind_name(MemoryKind kind) {
         case MemoryKind::optimizer: return "optimizer";
         case MemoryKind::activations: return "activations";
         case MemoryKind::kv_cache: return "kv_cache";
+        case MemoryKind::weight_copies: return "weight_copies";
+        case MemoryKind::gathered_weights: return "gathered_weights";
+        case MemoryKind::logits: return "logits";
+        case MemoryKind::backward_working_set: return "backward_working_set";
+        case MemoryKind::workspace: return "workspace";
+        case MemoryKind::comm_buffers: return "comm_buffers";
+        case MemoryKind::fragmentation: return "fragmentation";
+    }
+    return "?";
+}
+
+bool is_training_state(MemoryKind kind) {
+    return kind == MemoryKind::weights || kind == MemoryKind::grads || kind == MemoryKind::master || kind == MemoryKind::optimizer;
+}
+
+const char* memory_phase_name(MemoryPhase phase) {
+    switch (phase) {
+        case MemoryPhase::forward_end: return "forward_end";
+        case MemoryPhase::loss_backward: return "loss_backward";
+        case MemoryPhase::layer_backward: return "layer_backward";
     }
     return "?";
 }

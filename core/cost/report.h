@@ -1,6 +1,7 @@
 #pragma once
 // Every derived figure, as plain typed data: numbers and enums, no presentation text (core/cost/explain.h writes the
 // formulas and sources, once per scenario). Widgets draw these; they never compute a figure themselves.
+#include "core/cost/budget.h"
 #include "core/cost/comm.h"
 #include "core/cost/kernels.h"
 #include "core/cost/reliability.h"
@@ -9,10 +10,50 @@
 
 namespace core {
 
-// What a block of memory holds. The state kinds follow the recipe's components; the rest is what a step allocates.
-enum class MemoryKind { weights, grads, master, optimizer, activations, kv_cache };
+// What a block of memory holds. The state kinds follow the recipe's components; the rest is what a step allocates:
+// the stored activations, and what is live beside them at the step's peak (core/cost/memory.h).
+enum class MemoryKind {
+    weights, grads, master, optimizer, activations, kv_cache,
+    weight_copies,         // the narrower copies the GEMMs read: autocast's bf16, Transformer Engine's fp8
+    gathered_weights,      // ZeRO-3: the current and the prefetched layer gathered, and one layer's unsharded gradients
+    logits,                // the last stage's final norm and head inputs, the logits and the loss's working set
+    backward_working_set,  // one layer's backward: its recomputed activations (recompute) and its gradients
+    workspace,             // cuBLAS workspaces
+    comm_buffers,          // NCCL communicators' buffers, gradient buckets
+    fragmentation,         // what the caching allocator reserves beyond what it hands out
+};
 const char* memory_kind_name(MemoryKind);  // "weights", "grads", ... (the eval keys)
 MemoryKind memory_kind_of(StateKind);
+bool is_training_state(MemoryKind);        // weights, grads, master, optimizer: scales with the parameters
+
+// When in the step a GPU's memory peaks: the end of the last forward in flight (the loss computed), the loss's backward,
+// or the backward of a layer (with its recompute).
+enum class MemoryPhase { forward_end, loss_backward, layer_backward };
+const char* memory_phase_name(MemoryPhase);  // "forward_end", "loss_backward", "layer_backward"
+
+// One pipeline stage's GPU at its peak: what is live then, block by block (PerGpuMemory's fields, for this stage).
+struct StageMemory {
+    int stage = 0;                     // 0 first .. pp - 1 last
+    int layers = 0;
+    double params_per_gpu = 0;         // its layers (+ the embedding on the first, the final norm and head on the last) / tp
+    double inflight_microbatches = 0;  // in whole-stage activations
+    double weights_bytes = 0, grads_bytes = 0, master_bytes = 0, optimizer_bytes = 0;
+    double state_bytes = 0;
+    double activations_bytes = 0;      // the layers' stored activations x in flight
+    double weight_copies_bytes = 0;
+    double gathered_weights_bytes = 0;
+    double logits_bytes = 0;
+    double backward_working_set_bytes = 0;
+    double workspace_bytes = 0;
+    double comm_buffers_bytes = 0;
+    double fragmentation_bytes = 0;
+    double peak_bytes = 0;             // all of the above
+    MemoryPhase phase = MemoryPhase::layer_backward;
+    int moe_layers = 0;                // of its layers, those with routed experts
+    double expert_params_per_gpu = 0;  // of params_per_gpu, the routed experts': the stage's / (ep x etp)
+    double expert_weights_bytes = 0, expert_grads_bytes = 0, expert_master_bytes = 0, expert_optimizer_bytes = 0;  // included above
+    double expert_activations_bytes = 0;  // the routed copies' activations in flight, included in activations_bytes
+};
 
 // One piece of training state (a recipe component) or activations: its bytes for the whole model and on one GPU.
 struct MemoryBlock {
@@ -31,7 +72,16 @@ struct PerGpuMemory {
     double master_bytes = 0;
     double optimizer_bytes = 0;
     double activations_bytes = 0;
-    double total_bytes = 0;
+    double total_bytes = 0;                 // the textbook sum: state + stored activations
+    // What else is live at the peak, on the stage and at the moment the peak is (core/cost/memory.h):
+    double weight_copies_bytes = 0;
+    double gathered_weights_bytes = 0;
+    double logits_bytes = 0;
+    double backward_working_set_bytes = 0;
+    double workspace_bytes = 0;
+    double comm_buffers_bytes = 0;
+    double fragmentation_bytes = 0;
+    double peak_bytes = 0;                  // total_bytes + all of these: what memory.fits compares with HBM
 };
 
 struct ActivationReport {
@@ -42,6 +92,7 @@ struct ActivationReport {
     int layers_on_first_stage = 0;
     double inflight_microbatches = 0;       // on the first stage: 1F1B p, GPipe m, interleaved p (1 + (p-1)/(p v)), v model chunks
     double first_stage_bytes = 0;           // bytes_per_layer x layers x in-flight
+    double bytes_per_score = 0;             // of attention_score_bytes, per a s^2 b / t element: 5 with dropout (Korthikanti)
     double expert_bytes = 0;                // an MoE layer: the routed experts' part of bytes_per_layer (0 for a dense layer)
 };
 
@@ -62,19 +113,23 @@ struct MemoryReport {
     double params_per_gpu = 0;              // the heaviest pipeline stage's parameters / tp
     double bytes_per_param = 0;             // the recipe's total
     double state_bytes = 0;                 // whole training state, unsharded
-    std::vector<MemoryBlock> blocks;        // recipe components in order, then activations
-    PerGpuMemory per_gpu;
+    std::vector<MemoryBlock> blocks;        // recipe components in order, activations, then what is live at the peak
+    PerGpuMemory per_gpu;                   // the heaviest stage's GPU at its peak
     ActivationReport activations;
     double hbm_bytes = 0;
-    bool fits = false;
-    double headroom_bytes = 0;              // hbm - per-GPU total (negative when it does not fit)
+    bool fits = false;                      // per_gpu.peak_bytes <= hbm
+    double headroom_bytes = 0;              // hbm - per-GPU peak (negative when it does not fit)
     double state_gpus_worth = 0;            // state_bytes / hbm: "14x an H100"
-    double per_gpu_over_hbm = 0;            // per-GPU total / hbm
+    double per_gpu_over_hbm = 0;            // per-GPU peak / hbm
     double inference_weight_bytes = 0;      // serving: weights in the serving precision
     double kv_cache_bytes_per_token = 0;    // 2 x layers x kv_heads x head_dim x bytes
     double kv_cache_bytes = 0;              // for the serving batch and context
     double params_active = 0;               // parameters one token uses (= params for a dense model; moe.md)
     ExpertMemory experts;                   // zero for a dense model
+    std::vector<StageMemory> per_stage;     // every pipeline stage's GPU at its own peak
+    int peak_stage = 0;                     // the heaviest: per_gpu and the blocks describe it
+    MemoryPhase peak_phase = MemoryPhase::layer_backward;
+    int tipping_block = -1;                 // stacked in block order, the block that crosses HBM; -1 when it fits
 };
 
 // How the step time was obtained.
@@ -213,11 +268,12 @@ struct MoeReport {
     double dropped_share = 0;               // capacity factor below the imbalance: the busiest GPU's tokens over capacity
 };
 
-enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit };
+enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted };
 struct Warning {
     WarningKind kind = WarningKind::does_not_fit;
-    double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU
-    double limit = 0;   // GPUs per node; pp; HBM bytes
+    double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU;
+                        // global_batch_fitted: the batch the file got
+    double limit = 0;   // GPUs per node; pp; HBM bytes; dp x micro-batch
 };
 
 struct Report {
@@ -230,6 +286,7 @@ struct Report {
     ReliabilityReport reliability;       // failures, checkpoints and goodput from scenario.operations
     std::vector<Warning> warnings;
     MoeReport moe;                       // mixtures of experts (has_experts false for a dense model)
+    BudgetReport budget;                 // what the run costs with its setup, against scenario.budget
 };
 
 }  // namespace core

@@ -23,15 +23,48 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     memory_json["bytes_per_param"] = memory.bytes_per_param;
     memory_json["state_bytes"] = memory.state_bytes;
     memory_json["params_per_gpu"] = memory.params_per_gpu;
-    memory_json["per_gpu"] = {{"weights_bytes", memory.per_gpu.weights_bytes}, {"grads_bytes", memory.per_gpu.grads_bytes},
-                              {"master_bytes", memory.per_gpu.master_bytes}, {"optimizer_bytes", memory.per_gpu.optimizer_bytes},
-                              {"activations_bytes", memory.per_gpu.activations_bytes}, {"total_bytes", memory.per_gpu.total_bytes}};
+    const PerGpuMemory& per_gpu = memory.per_gpu;
+    memory_json["per_gpu"] = {{"weights_bytes", per_gpu.weights_bytes}, {"grads_bytes", per_gpu.grads_bytes},
+                              {"master_bytes", per_gpu.master_bytes}, {"optimizer_bytes", per_gpu.optimizer_bytes},
+                              {"activations_bytes", per_gpu.activations_bytes}, {"total_bytes", per_gpu.total_bytes},
+                              {"weight_copies_bytes", per_gpu.weight_copies_bytes}, {"gathered_weights_bytes", per_gpu.gathered_weights_bytes},
+                              {"logits_bytes", per_gpu.logits_bytes}, {"backward_working_set_bytes", per_gpu.backward_working_set_bytes},
+                              {"workspace_bytes", per_gpu.workspace_bytes}, {"comm_buffers_bytes", per_gpu.comm_buffers_bytes},
+                              {"fragmentation_bytes", per_gpu.fragmentation_bytes}, {"peak_bytes", per_gpu.peak_bytes}};
+    memory_json["peak_stage"] = memory.peak_stage;
+    memory_json["peak_phase"] = memory_phase_name(memory.peak_phase);
+    // Every block by name, state first: what the stack draws, with its words.
+    nlohmann::ordered_json blocks = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
+        const MemoryBlock& block = memory.blocks[i];
+        blocks.push_back({{"name", memory_kind_name(block.kind)}, {"label", text.block_labels[i]}, {"per_gpu_bytes", block.per_gpu_bytes},
+                          {"whole_bytes", block.whole_bytes}, {"formula", text.block_per_gpu[i].formula}, {"source", text.block_per_gpu[i].source}});
+    }
+    memory_json["blocks"] = blocks;
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (const StageMemory& stage : memory.per_stage) {
+        stages.push_back({{"stage", stage.stage}, {"layers", stage.layers}, {"params_per_gpu", stage.params_per_gpu},
+                          {"inflight_microbatches", stage.inflight_microbatches}, {"state_bytes", stage.state_bytes},
+                          {"activations_bytes", stage.activations_bytes}, {"weight_copies_bytes", stage.weight_copies_bytes},
+                          {"gathered_weights_bytes", stage.gathered_weights_bytes}, {"logits_bytes", stage.logits_bytes},
+                          {"backward_working_set_bytes", stage.backward_working_set_bytes}, {"workspace_bytes", stage.workspace_bytes},
+                          {"comm_buffers_bytes", stage.comm_buffers_bytes}, {"fragmentation_bytes", stage.fragmentation_bytes},
+                          {"peak_bytes", stage.peak_bytes}, {"phase", memory_phase_name(stage.phase)},
+                          {"heaviest", stage.stage == memory.peak_stage}});
+        if (report.moe.has_experts) {
+            stages.back()["moe_layers"] = stage.moe_layers;
+            stages.back()["expert_params_per_gpu"] = stage.expert_params_per_gpu;
+        }
+    }
+    memory_json["per_stage"] = stages;
     memory_json["activations"] = {{"bytes_per_layer", memory.activations.bytes_per_layer},
                                   {"configuration", text.activation_configuration},
                                   {"layers_on_first_stage", memory.activations.layers_on_first_stage},
                                   {"inflight_microbatches", memory.activations.inflight_microbatches}};
     memory_json["hbm_bytes"] = memory.hbm_bytes;
     memory_json["fits"] = memory.fits;
+    memory_json["headroom_bytes"] = memory.headroom_bytes;
+    memory_json["verdict"] = text.memory_verdict;
     memory_json["state_gpus_worth"] = memory.state_gpus_worth;
     memory_json["kv_cache_bytes"] = memory.kv_cache_bytes;
     if (report.moe.has_experts) {  // the routed experts' blocks, included in per_gpu's (Megatron-Core's expert bucket)
@@ -68,7 +101,8 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     for (const Kernel& kernel : compute.kernels) {
         kernels.push_back({{"name", kernel_name(kernel.id)}, {"pass", kernel_pass_name(kernel.pass)}, {"scope", kernel_scope_name(kernel.scope)},
                            {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
-                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)}});
+                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
+                           {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}});
     }
     json["compute"]["kernels"] = kernels;
     json["compute"]["busiest_stage"] = compute.busiest_stage;
@@ -105,6 +139,16 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                        {"expert_compute_seconds_per_layer", moe.expert_compute_seconds_per_layer},
                        {"layer_forward_seconds", moe.layer_forward_seconds}, {"layer_backward_seconds", moe.layer_backward_seconds},
                        {"dropped_share", moe.dropped_share}};
+    }
+    const BudgetReport& budget = report.budget;
+    json["budget"] = {{"gpus", budget.gpus}, {"price", price_basis_name(budget.price_basis)},
+                      {"dollars_per_gpu_hour", budget.dollars_per_gpu_hour}, {"dollars_per_hour", budget.dollars_per_hour},
+                      {"run_hours", budget.run_hours}, {"setup_hours", budget.setup_hours}, {"billed_hours", budget.billed_hours},
+                      {"total_dollars", budget.total_dollars}, {"sentence", text.budget_sentence}};
+    if (budget.has_budget) {
+        json["budget"]["budget_dollars"] = budget.budget_dollars;
+        json["budget"]["buffer_dollars"] = budget.buffer_dollars;
+        json["budget"]["within_budget"] = budget.within_budget;
     }
     const ReliabilityReport& reliability = report.reliability;
     json["reliability"] = {{"cluster_mtbf_seconds", reliability.cluster_mtbf_seconds}, {"checkpoint_bytes", reliability.checkpoint_bytes},

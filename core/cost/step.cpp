@@ -66,6 +66,11 @@ double slowdown_of(const GroupPlacement& group, const ClusterSpec& cluster) {
     return group.crosses_nodes() ? cluster.scale_out.compute_slowdown : cluster.scale_up.compute_slowdown;
 }
 
+// Model chunks a device runs per L/pp share of layers: interleaved v, DualPipeV 2 (two half-share stages), else 1.
+double chunks_per_device_share(const Layout& layout) {
+    return 1.0 / schedule_placement(layout.schedule, layout.pp, layout.virtual_stages).activation_share();
+}
+
 // The generator is pure, so its last timeline is reused: a drag that leaves the pipeline alone costs no schedule.
 // One entry per thread keeps evaluate() thread-safe.
 const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
@@ -91,6 +96,15 @@ void scale_tp_to_stage(TpComm& tp, const ModelSpec& model, double moe_share) {
     tp.bytes_per_gpu *= scale;
 }
 
+bool generates_timeline(const ScheduleParams& schedule, PipelineTiming timing) {
+    return timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops;
+}
+
+// A device's closed-form in-flight, in whole-stage activations (interleaved counts chunk micro-batches: / v).
+double closed_form_inflight_activations(const ScheduleParams& schedule, int device) {
+    return closed_form_peak_inflight_on(schedule, device) / static_cast<double>(schedule.virtual_chunks);
+}
+
 LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassSeconds& layer, const TpComm& tp, const CpComm& cp) {
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -98,9 +112,10 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
     if (layout.tp > 1) {
         const double slowdown = slowdown_of(axis_placement(CommAxis::tp, layout, cluster.gpus_per_node), cluster);
         // Transformer Engine overlaps each TP collective with the GEMM beside it; otherwise the compute stream waits.
-        comm.tp_forward = overlap(tp.forward_seconds, layer.forward, switches.tp_comm, slowdown);
-        comm.tp_recompute = overlap(tp.recompute_seconds, layer.recompute, switches.tp_comm, slowdown);
-        comm.tp_backward = overlap(tp.backward_seconds, layer.backward_input + layer.backward_weight, switches.tp_comm, slowdown);
+        const bool hidden = tp_comm_overlapped(scenario, layout);
+        comm.tp_forward = overlap(tp.forward_seconds, layer.forward, hidden, slowdown);
+        comm.tp_recompute = overlap(tp.recompute_seconds, layer.recompute, hidden, slowdown);
+        comm.tp_backward = overlap(tp.backward_seconds, layer.backward_input + layer.backward_weight, hidden, slowdown);
         comm.tp_seconds = tp.forward_seconds + tp.recompute_seconds + tp.backward_seconds;
     }
     if (layout.cp > 1) {
@@ -204,7 +219,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
         in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    in.memory = memory_basis(scenario, layout, in.stage);
+    in.memory = memory_basis(scenario, layout);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     const int expert_shards = layout.expert_data_parallel();
     const bool expert_optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && expert_shards > 1;
@@ -230,11 +245,15 @@ ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, c
     schedule.last_forward_extra_seconds = cost.last_stage.forward + in.last_tp_forward_seconds;
     schedule.last_backward_extra_seconds = cost.last_stage.backward() + in.last_tp_backward_seconds;
     schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight;
+    // DualPipe's F&B cells: F + B. What one chunk hides behind the other is the MoE all-to-all, which F and B already
+    // leave out when overlap.ep_all_to_all is on (add_ep_comm: only the SMs it holds are charged).
+    schedule.forward_backward_seconds = 0;
     if (layout.pp > 1) {
         schedule.p2p_seconds = in.pp.send_seconds;
         if (!scenario.overlap.pp_p2p) {  // a blocking send keeps the sender busy too, once per model chunk
-            schedule.forward_seconds += layout.virtual_stages * in.pp.send_seconds;
-            schedule.backward_seconds += layout.virtual_stages * in.pp.send_seconds;
+            const double chunks = chunks_per_device_share(layout);
+            schedule.forward_seconds += chunks * in.pp.send_seconds;
+            schedule.backward_seconds += chunks * in.pp.send_seconds;
         }
     }
     return schedule;
@@ -254,21 +273,33 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.schedule = schedule_params(scenario, layout, cost, in);
     const ScheduleParams& schedule = estimate.schedule;
 
-    if (timing == PipelineTiming::timeline && schedule_op_count(schedule) <= max_schedule_ops) {
+    double inflight_middle = -1;  // a middle stage's GPU with more experts than the first's (MemoryBasis::middle_stage)
+    if (generates_timeline(schedule, timing)) {
         const ScheduleTimeline& timeline = cached_schedule(schedule);
         estimate.makespan_seconds = timeline.makespan_seconds;
         estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
-        estimate.peak_inflight_microbatches = timeline.peak_inflight_microbatches.at(0);
-        estimate.inflight_microbatches = timeline.peak_inflight_activations.at(0);
+        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        // The first device holds the most under the one-way schedules; DualPipe's peak may sit on any device, and every
+        // device there holds a first-half and a last-half stage.
+        const auto most = [](const auto& values) { return *std::max_element(values.begin(), values.end()); };
+        estimate.peak_inflight_microbatches = two_way ? most(timeline.peak_inflight_microbatches) : timeline.peak_inflight_microbatches.at(0);
+        estimate.inflight_microbatches = two_way ? most(timeline.peak_inflight_activations) : timeline.peak_inflight_activations.at(0);
+        estimate.inflight_last_microbatches = two_way ? estimate.inflight_microbatches : timeline.peak_inflight_activations.back();
+        if (in.memory.middle_stage > 0) inflight_middle = two_way ? estimate.inflight_microbatches : timeline.peak_inflight_activations.at(in.memory.middle_stage);
     } else {
         estimate.makespan_seconds = closed_form_makespan(schedule);
         estimate.bubble_overhead = closed_form_bubble_overhead(schedule);
         estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
-        estimate.inflight_microbatches = estimate.peak_inflight_microbatches / static_cast<double>(schedule.virtual_chunks);
+        estimate.inflight_microbatches = estimate.peak_inflight_microbatches / chunks_per_device_share(layout);
+        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        estimate.inflight_last_microbatches = two_way ? estimate.inflight_microbatches : closed_form_inflight_activations(schedule, schedule.stages - 1);
+        if (in.memory.middle_stage > 0) {
+            inflight_middle = two_way ? estimate.inflight_microbatches : closed_form_inflight_activations(schedule, in.memory.middle_stage);
+        }
     }
-    estimate.memory = in.memory.at(estimate.inflight_microbatches);
+    estimate.memory = in.memory.at(estimate.inflight_microbatches, estimate.inflight_last_microbatches, inflight_middle);
 
     // After the pipeline: the gradient reduction of ZeRO-0/1 and the distributed optimizer runs behind the last
     // micro-batch's backward but for its last bucket (one layer's); the optimizer; the updated weights' all-gather
@@ -293,27 +324,38 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const double last_busy = schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds;
     const bool first_is_busiest = layout.pp == 1 || first_busy >= last_busy;
     estimate.busiest_stage = first_is_busiest ? 0 : layout.pp - 1;
-    const bool has_first = first_is_busiest;
-    const bool has_last = layout.pp == 1 || !first_is_busiest;
+    // The share of the micro-batches for which that device runs each edge stage: all of one edge under the one-way
+    // schedules (both with one stage); DualPipe's end devices each run both edges, one direction's half each;
+    // DualPipeV's device 0 runs both edges for every micro-batch.
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe && layout.pp > 1;
+    const bool both_edges = layout.pp == 1 || layout.schedule == ScheduleKind::dualpipe_v;
+    if (dualpipe || both_edges) estimate.busiest_stage = 0;
+    const double has_first = dualpipe ? 0.5 : (both_edges || first_is_busiest) ? 1.0 : 0.0;
+    const double has_last = dualpipe ? 0.5 : (both_edges || !first_is_busiest) ? 1.0 : 0.0;
     StepBreakdown& parts = estimate.breakdown;
     const auto edges = [&](double PassSeconds::*field) {
-        return (has_first ? cost.first_stage.*field : 0.0) + (has_last ? cost.last_stage.*field : 0.0);
+        return has_first * cost.first_stage.*field + has_last * cost.last_stage.*field;
     };
+    estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * layers;
+    estimate.runs_per_step[static_cast<int>(KernelScope::first_stage)] = has_first ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::last_stage)] = has_last ? m : 0.0;
+    estimate.runs_per_step[static_cast<int>(KernelScope::step)] = 1.0;
     parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
     parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
     parts.elementwise_seconds = m * (layers * layer.elementwise + edges(&PassSeconds::elementwise));
     parts.optimizer_seconds = estimate.optimizer_seconds;
     double* exposed = parts.exposed_comm_seconds;
     exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
-                                                   (has_first ? in.first_tp_seconds : 0.0) +
-                                                   (has_last ? in.last_tp_forward_seconds + in.last_tp_backward_seconds : 0.0));
+                                                   has_first * in.first_tp_seconds +
+                                                   has_last * (in.last_tp_forward_seconds + in.last_tp_backward_seconds));
     exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
     exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
     exposed[static_cast<int>(CommAxis::ep)] = m * layers * in.moe_share * (comm.ep_forward.cost() + comm.ep_recompute.cost() + comm.ep_backward.cost());
     double pp_exposed = 0;
     if (layout.pp > 1) {
-        const double boundaries = 1.0 * layout.pp * layout.virtual_stages - 1.0;
-        pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * layout.virtual_stages * pp.send_seconds);
+        const double chunks = chunks_per_device_share(layout);
+        const double boundaries = layout.pp * chunks - 1.0;
+        pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * chunks * pp.send_seconds);
     }
     const double accounted = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds +
                              exposed[0] + exposed[1] + exposed[3] + exposed[4] + pp_exposed;
@@ -335,7 +377,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::cp)] = m * layers * cp.bytes_per_gpu;
     estimate.comm_message_bytes[static_cast<int>(CommAxis::cp)] = cp.message_bytes;
     if (layout.pp > 1) {  // each micro-batch's activation forward and its gradient backward, once per model chunk
-        const double sends = 2.0 * m * layout.virtual_stages;
+        const double sends = 2.0 * m * chunks_per_device_share(layout);
         estimate.comm_seconds[static_cast<int>(CommAxis::pp)] = sends * pp.send_seconds;
         estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::pp)] = sends * pp.message_bytes;
     }
@@ -356,6 +398,13 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     return estimate;
 }
 
+std::vector<double> stage_inflight_microbatches(const ScheduleParams& schedule, PipelineTiming timing) {
+    if (generates_timeline(schedule, timing)) return cached_schedule(schedule).peak_inflight_activations;
+    std::vector<double> inflight;
+    for (int device = 0; device < schedule.stages; ++device) inflight.push_back(closed_form_inflight_activations(schedule, device));
+    return inflight;
+}
+
 std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& layout, const LayerCost& cost, double& total_seconds) {
     std::vector<TimelineOp> ops;
     const OverlapSpec& switches = scenario.overlap;
@@ -371,6 +420,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     }
     const EpComm ep = ep_layer_comm(scenario, layout);
     const double tp_one = tp.collectives > 0 ? (tp.forward_seconds / 2.0) : 0.0;  // one collective pair (after attention, after the MLP)
+    const bool tp_hidden = tp_comm_overlapped(scenario, layout);
     double compute_clock = 0;    // where the compute stream is
     double tp_free = 0, cp_free = 0, dp_free = 0, ep_free = 0;  // when each communication stream is free
 
@@ -396,31 +446,37 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         const bool backward = kernel.pass == KernelPass::backward_input || kernel.pass == KernelPass::backward_weight;
         // Under SP the all-gather comes before the GEMM that needs the whole sequence; the compute waits for it.
         const bool gathers_before = layout.tp > 1 && layout.sequence_parallel && !backward && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
-        if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !switches.tp_comm);
-        TimelineOp op;
-        op.stream = Stream::compute;
-        op.kernel = index;
-        op.pass = kernel.pass;
-        op.start_seconds = compute_clock;
-        op.duration_seconds = kernel.total_seconds();
-        ops.push_back(op);
-        // Ring attention's exchanges run under the attention core.
-        if (layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
-            (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention)) {
-            const double step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
-            double at = compute_clock;
-            for (int s = 0; s < cp.steps; ++s) {
-                comm_op(Stream::cp, cp_free, at, step, kernel.pass, false);
-                at += op.duration_seconds / layout.cp;
-            }
-            if (!switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
+        if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !tp_hidden);
+        // Ring attention: the core runs in cp chunks, each the next chunk's K and V travel behind (a chunk whose K and V
+        // have not arrived waits for them); without the overlap every exchange is waited for before the core runs.
+        const bool ring_core = layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
+                               (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention);
+        const double ring_step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
+        if (ring_core && !switches.cp_ring) {
+            for (int s = 0; s < cp.steps; ++s) comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, true);
         }
-        compute_clock += op.duration_seconds;
+        const int chunks = ring_core && switches.cp_ring ? layout.cp : 1;
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+            TimelineOp op;
+            op.stream = Stream::compute;
+            op.kernel = index;
+            op.pass = kernel.pass;
+            op.start_seconds = compute_clock;
+            op.duration_seconds = kernel.total_seconds() / chunks;
+            ops.push_back(op);
+            if (chunk + 1 < chunks && chunk < cp.steps) {
+                comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, false);
+                if (cp_free > compute_clock + op.duration_seconds) ops.back().exposed = true;  // the next chunk waits for it
+                compute_clock = std::max(compute_clock + op.duration_seconds, cp_free);
+            } else {
+                compute_clock += op.duration_seconds;
+            }
+        }
         // The reduction (all-reduce, or reduce-scatter under SP) after the GEMMs that end a TP region.
         const bool forward_end = !backward && (kernel.id == KernelId::out_proj || kernel.id == KernelId::mlp_down);
         const bool backward_end = kernel.pass == KernelPass::backward_input && (kernel.id == KernelId::qkv || kernel.id == KernelId::mlp_up);
         if (layout.tp > 1 && (forward_end || backward_end)) {
-            comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !switches.tp_comm);
+            comm_op(Stream::tp, tp_free, compute_clock, layout.sequence_parallel ? tp_one / 2.0 : tp_one, kernel.pass, !tp_hidden);
         }
         // The all-to-alls of a layer with experts: the dispatch after the permutation, the combine after the experts; backward,
         // the output gradients out to the experts and the input gradients back.
@@ -430,7 +486,6 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
             const double seconds = (dispatch ? ep.dispatch_seconds : ep.combine_seconds) + ep.etp_seconds / 2.0;
             comm_op(Stream::ep, ep_free, compute_clock, seconds, kernel.pass, !switches.ep_all_to_all);
         }
-        if (layout.cp > 1 && !switches.cp_ring) compute_clock = std::max(compute_clock, cp_free);
     }
     // The layer's gradients, one bucket, reduced behind the next layer's backward: ZeRO-3 every micro-batch, else in the
     // last micro-batch only (drawn here so its size against the layer's compute shows).

@@ -83,7 +83,7 @@ struct StepEstimate {
     double bubble_overhead = 0;
     double inflight_microbatches = 0;        // the first device's in-flight activations, in micro-batches of its layers
     int peak_inflight_microbatches = 0;
-    MemoryEstimate memory;
+    MemoryEstimate memory;                   // the heaviest stage's peak: the first's or the last's
     double dp_tail_exposed_seconds = 0;      // gradient reduction the last backward did not hide
     double param_gather_exposed_seconds = 0; // updated weights gathered before the next forward could start
     double optimizer_seconds = 0;
@@ -91,9 +91,11 @@ struct StepEstimate {
     double step_seconds = 0;
     StepBreakdown breakdown;                 // on the busiest stage; sums to step_seconds
     int busiest_stage = 0;
+    double runs_per_step[4] = {0, 0, 0, 1};  // by KernelScope: how often the busiest GPU runs each per step
     double comm_seconds[kCommAxes] = {};            // by CommAxis, per step: all of it
     double comm_bytes_per_gpu[kCommAxes] = {};
     double comm_message_bytes[kCommAxes] = {};      // one collective's buffer
+    double inflight_last_microbatches = 0;   // the last device's in-flight activations, the same units
 };
 
 // The step of a layout. `layout` must be valid for the scenario (check_layout); `cost` is layer_cost(split_of(layout))
@@ -102,6 +104,10 @@ StepEstimate estimate_step(const Scenario&, const Layout&, const LayerCost&, con
 inline StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, PipelineTiming timing) {
     return estimate_step(scenario, layout, cost, step_inputs(scenario, layout, cost), timing);
 }
+
+// Each pipeline stage's micro-batches in flight, in whole-stage activations: measured on the generated timeline where
+// estimate_step generates it (PipelineTiming::timeline and not too many ops), else the closed forms.
+std::vector<double> stage_inflight_microbatches(const ScheduleParams&, PipelineTiming);
 
 // One layer's forward and backward on the busiest GPU as streams in time (compute, TP, DP, PP, CP): the anatomy panel.
 std::vector<TimelineOp> layer_timeline(const Scenario&, const Layout&, const LayerCost&, double& total_seconds);

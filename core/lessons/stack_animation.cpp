@@ -9,7 +9,13 @@
 namespace core {
 
 std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSpec& selected) {
-    std::vector<GpuSpec> gpus = catalog.gpus;
+    // The ceilings a stack is held against: the selected GPU and every NVLink-class GPU at least as large (what one
+    // would scale up to); the catalog's PCIe cards (L4, RTX 4090, ...) are ceilings only when selected.
+    std::vector<GpuSpec> gpus;
+    for (const GpuSpec& gpu : catalog.gpus) {
+        const bool pcie = gpu.scale_up_link.rfind("pcie", 0) == 0;
+        if (gpu.id == selected.id || (!pcie && gpu.hbm_bytes >= selected.hbm_bytes)) gpus.push_back(gpu);
+    }
     const bool in_catalog = std::any_of(gpus.begin(), gpus.end(), [&](const GpuSpec& gpu) {
         return gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
     });
@@ -18,7 +24,18 @@ std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSp
     std::vector<GpuCeiling> ceilings;
     for (const GpuSpec& gpu : gpus) {
         const bool is_selected = gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
-        const std::string short_name = gpu.name.substr(0, gpu.name.find(' '));
+        // The name up to its first word with a digit: "H100", "A100", "RTX 4090" (not "RTX"), "MI300X".
+        std::size_t end = 0;
+        while (end < gpu.name.size()) {
+            const std::size_t space = gpu.name.find(' ', end);
+            const std::size_t word_end = space == std::string::npos ? gpu.name.size() : space;
+            const bool has_digit = std::any_of(gpu.name.begin() + static_cast<long>(end), gpu.name.begin() + static_cast<long>(word_end),
+                                               [](unsigned char c) { return std::isdigit(c) != 0; });
+            end = word_end;
+            if (has_digit || space == std::string::npos) break;
+            ++end;
+        }
+        const std::string short_name = gpu.name.substr(0, end);
         if (!ceilings.empty() && ceilings.back().hbm_bytes == gpu.hbm_bytes) {
             ceilings.back().gpu_names += " / " + gpu.name;
             ceilings.back().short_names += " / " + short_name;
@@ -63,7 +80,7 @@ double smoothstep(double x) {
     return x * x * (3.0 - 2.0 * x);
 }
 
-bool is_state(const MemoryBlock& block) { return block.kind != MemoryKind::activations && block.kind != MemoryKind::kv_cache; }
+bool is_state(const MemoryBlock& block) { return is_training_state(block.kind); }
 
 double state_bytes_per_param(const MemoryReport& memory) {
     double bytes = 0;

@@ -19,7 +19,7 @@ struct GpuCeiling {
     bool selected = false;        // the scenario's GPU is on this line
 };
 
-// The catalog's GPUs (and the selected one, if it is a custom GPU) as ceilings, lowest first.
+// The selected GPU and the catalog's NVLink-class GPUs at least as large, as ceilings, lowest first.
 std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSpec& selected);
 
 // How a stack of bytes compares with one GPU's HBM.

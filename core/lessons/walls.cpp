@@ -47,13 +47,13 @@ Wall memory_wall(const Scenario& scenario, const Report& report) {
     wall.kind = WallKind::memory;
     wall.title = "Memory";
     wall.question = "Does the training state fit in one GPU's HBM?";
-    wall.used = memory.per_gpu.total_bytes;
+    wall.used = memory.per_gpu.peak_bytes;  // what memory.fits compares: the step's peak, not the textbook sum
     wall.budget = memory.hbm_bytes;
     wall.used_text = format_bytes(wall.used) + " per GPU";
     wall.budget_text = format_bytes(wall.budget) + " of HBM (" + scenario.cluster.gpu.name + ")";
     const double state = per_gpu_state_bytes(memory.per_gpu);
-    wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) +
-                   ") per GPU / " + format_bytes(wall.budget) + " HBM";
+    wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) + " + at the peak " +
+                   format_bytes(memory.per_gpu.peak_bytes - memory.per_gpu.total_bytes) + ") per GPU / " + format_bytes(wall.budget) + " HBM";
     finish(wall);
     wall.formula += " = " + wall.fraction_text;
     return wall;
@@ -135,7 +135,7 @@ WallsReport walls_of(const Scenario& scenario, const Report& report) {
 }
 
 WallsReport walls_at(const Scenario& scenario, double params) {
-    const Edit sized = with_params(scenario, params);
+    const Edit sized = with_model_scaled(scenario, params);
     if (!sized.ok()) throw InputError(sized.problem->field, sized.problem->reason);
     return walls_of(sized.scenario, evaluate(sized.scenario));
 }
@@ -145,15 +145,26 @@ WallCurves wall_curves(const Scenario& scenario, double min_params, double max_p
     if (points < 2) throw InputError("wall_curves", "needs at least 2 points, got " + std::to_string(points));
     WallCurves curves;
     const double decades = std::log10(max_params / min_params);
-    for (int i = 0; i < points; ++i) {
-        const double params = min_params * std::pow(10.0, decades * i / (points - 1));
-        const WallsReport walls = walls_at(scenario, params);
-        curves.params.push_back(params);
+    std::vector<double> sizes;
+    for (int i = 0; i < points; ++i) sizes.push_back(min_params * std::pow(10.0, decades * i / (points - 1)));
+    // The scenario's own size is a point of every line, so each line passes through the scenario's own dot.
+    const double own = count_params(scenario.model, scenario.train.seq_len).total;
+    if (own >= min_params && own <= max_params) sizes.insert(std::upper_bound(sizes.begin(), sizes.end(), own), own);
+    for (double params : sizes) {
+        WallsReport walls;
+        try {
+            walls = walls_at(scenario, params);
+        } catch (const InputError&) {
+            continue;  // below the family's smallest member, or a layout that cannot hold it: the line starts later
+        }
+        if (!curves.params.empty() && walls.params <= curves.params.back()) continue;  // whole layers: keep x increasing
+        curves.params.push_back(walls.params);
         for (int w = 0; w < wall_count; ++w) curves.fractions[w].push_back(walls.walls[w].fraction);
     }
+    if (curves.params.size() < 2) throw InputError("wall_curves", scenario.model.name + " cannot be scaled across this range");
     for (int w = 0; w < wall_count; ++w) {
         const std::vector<double>& fraction = curves.fractions[w];
-        for (int i = 0; i < points; ++i) {
+        for (int i = 0; i < static_cast<int>(fraction.size()); ++i) {
             if (fraction[i] < 1.0) continue;
             if (i == 0) {
                 curves.crossing_params[w] = curves.params[0];

@@ -51,10 +51,13 @@ struct WallsReport {
 // per decode step, so it decodes batch x HBM bandwidth / (weights + KV cache) tokens/s.
 WallsReport walls_of(const Scenario& scenario, const Report& report);
 
-// walls_of(evaluate(with_params(scenario, params))). Throws InputError if the scenario is invalid at that size.
+// walls_of(evaluate(with_model_scaled(scenario, params))): the scenario's own model family at about that size (its
+// params holds the exact count). Throws InputError if the family or the layout cannot reach that size.
 WallsReport walls_at(const Scenario& scenario, double params);
 
-// Each wall's fraction over a log-spaced range of model sizes, and where it crosses 100 %.
+// Each wall's fraction over a log-spaced range of the scenario's model family, plus the scenario's own size, so every
+// line passes through the scenario's own point; sizes the family cannot reach are left out. x is each point's exact
+// parameter count. Also where each line crosses 100 %.
 struct WallCurves {
     std::vector<double> params;
     std::array<std::vector<double>, wall_count> fractions;

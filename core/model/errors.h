@@ -1,5 +1,7 @@
 #pragma once
 // The one error type of core: invalid input, naming the field and the reason in one line.
+#include "core/model/format.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -20,10 +22,10 @@ private:
 
 // The two range checks every numeric input of core's functions needs, as one-line InputErrors.
 inline void require_positive(const char* field, double value) {
-    if (!std::isfinite(value) || value <= 0) throw InputError(field, "must be a finite number > 0, got " + std::to_string(value));
+    if (!std::isfinite(value) || value <= 0) throw InputError(field, "must be a finite number > 0, got " + format_typed(value));
 }
 inline void require_non_negative(const char* field, double value) {
-    if (!std::isfinite(value) || value < 0) throw InputError(field, "must be a finite number >= 0, got " + std::to_string(value));
+    if (!std::isfinite(value) || value < 0) throw InputError(field, "must be a finite number >= 0, got " + format_typed(value));
 }
 
 }  // namespace core

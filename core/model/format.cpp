@@ -109,9 +109,18 @@ std::string format_sci(double value) {
 
 std::string format_percent(double fraction) {
     if (!std::isfinite(fraction)) return "n/a %";
+    // Below 0.1 %, one decimal would print "0.0 %" for a share that is not zero (MiniGPT's column against 24 GB).
+    if (fraction != 0.0 && std::fabs(fraction) < 0.00095) return format_number(fraction * 100.0, 2) + " %";
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f %%", fraction * 100.0);
     return buffer;
+}
+
+std::string format_typed(double value) {
+    if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) return format_whole(value);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);  // %g drops trailing zeros: 2.5, not 2.50000
+    return text;
 }
 
 std::string format_whole(double value) {
@@ -119,6 +128,40 @@ std::string format_whole(double value) {
     char text[24];
     std::snprintf(text, sizeof text, "%.0f", value);
     return text;
+}
+
+std::string format_grouped(double value) {
+    const std::string digits = format_whole(value);
+    if (digits.find_first_not_of("-0123456789") != std::string::npos) return digits;  // not a whole number: as format_whole
+    const std::size_t first = digits[0] == '-' ? 1 : 0;
+    std::string grouped = digits.substr(0, first);
+    for (std::size_t i = first; i < digits.size(); ++i) {
+        if (i > first && (digits.size() - i) % 3 == 0) grouped += ',';
+        grouped += digits[i];
+    }
+    return grouped;
+}
+
+std::string format_dollars(double dollars) {
+    if (!std::isfinite(dollars)) return "n/a";
+    if (dollars < 0) return "-" + format_dollars(-dollars);
+    char buffer[48];
+    if (dollars == 0.0) return "$0.00";
+    if (dollars < 0.005) return "$" + format_number(dollars, 2);  // a fraction of a cent still shows what it is
+    if (dollars < 999.995) {
+        std::snprintf(buffer, sizeof buffer, "$%.2f", dollars);
+        return buffer;
+    }
+    if (dollars < 999999.5) {
+        const long long whole = std::llround(dollars);
+        std::snprintf(buffer, sizeof buffer, "$%lld,%03lld", whole / 1000, whole % 1000);
+        return buffer;
+    }
+    static const Prefix kMoney[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}};
+    for (const Prefix& prefix : kMoney) {
+        if (dollars >= prefix.scale * 0.9995) return "$" + format_number(dollars / prefix.scale) + " " + prefix.symbol;
+    }
+    return "$" + format_number(dollars);
 }
 
 }  // namespace core

@@ -11,10 +11,13 @@ std::string format_bandwidth(double bytes_per_s);     // "3.35 TB/s"
 std::string format_seconds(double seconds);           // "8.60 s", "12.3 ms", "43.4 days", "499 years"
 std::string format_count(double count);               // "70.6 B", "405 B", "124 M" (parameters, tokens)
 std::string format_sci(double value);                 // "70.0e9"
-std::string format_percent(double fraction);          // "27.3 %"
+std::string format_percent(double fraction);          // "27.3 %", "0.030 %": two significant digits below 0.1 %
 std::string format_number(double value, int significant = 3);  // "295", "1.37", "0.250"
 std::string format_plain(double value);                          // "4", "16", "0.5", "6.09": no trailing zeros
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"
+std::string format_typed(double value);                          // "-4", "2.5", "1e+300": a value as typed, for messages
+std::string format_grouped(double value);                        // "16,384": a whole count with thousands separators
+std::string format_dollars(double dollars);  // "$2.10", "$0.0040", "$12,345", "$1.23 M": cents while they matter
 
 // The one line the UI prints so nobody wonders whether GB means 1e9 or 2^30.
 inline constexpr const char* kUnitConvention = "Units: decimal SI (1 GB = 10^9 bytes, 1 TFLOP/s = 10^12 FLOP/s)";

@@ -18,6 +18,24 @@ const char* precision_name(Precision precision) {
     return "?";
 }
 
+const char* price_basis_name(PriceBasis basis) {
+    switch (basis) {
+        case PriceBasis::on_demand: return "on-demand";
+        case PriceBasis::spot: return "spot";
+        case PriceBasis::custom: return "custom";
+    }
+    return "?";
+}
+
+double GpuPrice::dollars_per_hour(PriceBasis basis) const {
+    switch (basis) {
+        case PriceBasis::on_demand: return on_demand_dollars_per_hour;
+        case PriceBasis::spot: return spot_dollars_per_hour;
+        case PriceBasis::custom: return 0;
+    }
+    return 0;
+}
+
 double GpuSpec::peak_flops_per_s(Precision precision) const {
     switch (precision) {
         case Precision::fp32: return fp32_flops_per_s;
@@ -129,6 +147,17 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
     return efficiency;
 }
 
+GpuPrice read_price(JsonObjectReader& gpu_reader) {
+    JsonObjectReader reader(gpu_reader.raw("price"), gpu_reader.field("price"));
+    GpuPrice price;
+    price.on_demand_dollars_per_hour = reader.number("on_demand_dollars_per_hour", 0, 1e4).value_or(0);
+    price.spot_dollars_per_hour = reader.number("spot_dollars_per_hour", 0, 1e4).value_or(0);
+    price.date = reader.string("date").value_or("");
+    price.source = reader.string("source").value_or("");
+    reader.reject_unknown_keys();
+    return price;
+}
+
 GpuSpec read_gpu(const nlohmann::json& object, const std::string& path, BorrowedEfficiency& borrowed) {
     JsonObjectReader reader(object, path);
     GpuSpec gpu;
@@ -142,6 +171,7 @@ GpuSpec read_gpu(const nlohmann::json& object, const std::string& path, Borrowed
     gpu.fp8_flops_per_s = reader.number("fp8_flops_per_s", 0, 1e18).value_or(gpu.fp8_flops_per_s);
     gpu.scale_up_link = reader.string("scale_up_link").value_or(gpu.scale_up_link);
     gpu.source = reader.string("source").value_or("");
+    if (reader.has("price")) gpu.price = read_price(reader);
     if (reader.has("efficiency")) gpu.efficiency = read_efficiency(reader, borrowed);
     else borrowed.like = "h100-sxm";  // a GPU described without tables: the measured H100's, unscaled
     reader.reject_unknown_keys();

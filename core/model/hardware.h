@@ -23,6 +23,21 @@ struct LinkSpec {
 enum class Precision { fp32, bf16, fp8 };
 const char* precision_name(Precision);
 
+// Which price a scenario pays per GPU-hour: one of the catalog's two, or its own.
+enum class PriceBasis { on_demand, spot, custom };
+const char* price_basis_name(PriceBasis);  // "on-demand", "spot", "custom"
+
+// What renting one GPU costs, as the catalog's editable default: a typical figure, with the date and source it is from.
+struct GpuPrice {
+    double on_demand_dollars_per_hour = 0;  // 0: no figure in the catalog
+    double spot_dollars_per_hour = 0;       // interruptible / community; 0: no figure
+    std::string date;                       // "2026-03": when the source stated it
+    std::string source;                     // provider and where the figure was read
+
+    double dollars_per_hour(PriceBasis) const;  // 0 for custom or a missing figure
+    bool operator==(const GpuPrice&) const = default;
+};
+
 // Efficiency against a size, interpolated in log(size) between points and flat beyond the ends.
 struct EfficiencyCurve {
     std::vector<double> sizes;         // ascending: GEMM FLOPs, or a sequence length
@@ -65,6 +80,7 @@ struct GpuSpec {
     std::string scale_up_link = "nvlink4";  // the link inside a node
     GpuEfficiency efficiency;          // what its kernels reach (assets/hardware.json, with sources)
     std::string source;
+    GpuPrice price;                    // typical rental price per GPU-hour (assets/hardware.json, dated)
 
     double peak_flops_per_s(Precision) const;  // 0 when the GPU lacks that precision
 

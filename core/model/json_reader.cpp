@@ -28,8 +28,8 @@ std::optional<double> JsonObjectReader::number(const char* key, double min_value
     const double number_value = value.get<double>();
     if (!std::isfinite(number_value)) throw InputError(field(key), "must be finite");
     if (number_value < min_value || number_value > max_value) {
-        throw InputError(field(key), "must be between " + format_number(min_value) + " and " + format_number(max_value) +
-                                         ", got " + format_number(number_value));
+        throw InputError(field(key), "must be between " + format_typed(min_value) + " and " + format_typed(max_value) +
+                                         ", got " + format_typed(number_value));
     }
     return number_value;
 }
@@ -40,11 +40,11 @@ std::optional<long long> JsonObjectReader::integer(const char* key, long long mi
     if (!value.is_number()) throw InputError(field(key), "must be an integer, got " + std::string(value.type_name()));
     const double number_value = value.get<double>();
     if (!std::isfinite(number_value) || std::floor(number_value) != number_value) {
-        throw InputError(field(key), "must be a whole number, got " + format_number(number_value, 6));
+        throw InputError(field(key), "must be a whole number, got " + format_typed(number_value));
     }
     if (number_value < static_cast<double>(min_value) || number_value > static_cast<double>(max_value)) {
         throw InputError(field(key), "must be between " + std::to_string(min_value) + " and " + std::to_string(max_value) +
-                                         ", got " + format_number(number_value, 6));
+                                         ", got " + format_typed(number_value));
     }
     return static_cast<long long>(number_value);
 }

@@ -72,6 +72,12 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     if (layout.virtual_stages > 1 && layout.schedule != ScheduleKind::interleaved) {
         return problem("parallel.virtual_stages", "only the interleaved schedule has virtual stages");
     }
+    // Megatron gives every model chunk the same layers: the busiest stage's ceil(L / pp) must split into v equal chunks.
+    const long long stage_layers = (model.layers + layout.pp - 1) / layout.pp;
+    if (layout.virtual_stages > 1 && stage_layers % layout.virtual_stages != 0) {
+        return problem("parallel.virtual_stages", std::to_string(layout.virtual_stages) + " chunks do not split the " +
+                                                      std::to_string(stage_layers) + " layers of a pipeline stage evenly");
+    }
     if (train.seq_len % layout.cp != 0) {
         return problem("parallel.cp", std::to_string(layout.cp) + " does not divide seq_len " + std::to_string(train.seq_len));
     }
@@ -100,6 +106,7 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
         return problem("parallel.schedule", "interleaved needs micro-batches (" + std::to_string(microbatches) +
                                                 ") to be a multiple of pp (" + std::to_string(layout.pp) + ")");
     }
+    if (const auto fit = schedule_fit_problem(layout.schedule, layout.pp, microbatches, model.layers)) return problem("parallel.schedule", fit->reason);
     if (microbatches > kMaxMicrobatches) return problem("train.global_batch", "more than 100,000 micro-batches per step");
     return std::nullopt;
 }

@@ -80,9 +80,13 @@ bool is_moe_layer(const ModelSpec& model, int layer) {
 }
 
 int moe_layers_in(const ModelSpec& model, int first, int count) {
-    if (!model.is_moe() || count <= 0) return 0;
-    const int step = std::max(1, model.moe_layer_step);
-    const int start = std::max(first, model.first_dense_layers);  // layers start .. end - 1
+    return moe_layers_in(model.is_moe(), model.first_dense_layers, model.moe_layer_step, first, count);
+}
+
+int moe_layers_in(bool moe, int first_dense_layers, int moe_layer_step, int first, int count) {
+    if (!moe || count <= 0) return 0;
+    const int step = std::max(1, moe_layer_step);
+    const int start = std::max(first, first_dense_layers);  // layers start .. end - 1
     const int end = first + count;
     if (start >= end) return 0;
     return end / step - start / step;  // the multiples of step among start + 1 .. end

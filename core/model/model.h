@@ -73,6 +73,8 @@ ParamBreakdown count_params(const ModelSpec&, int seq_len);
 bool is_moe_layer(const ModelSpec&, int layer);
 // How many of the layers first .. first + count - 1 have routed experts.
 int moe_layers_in(const ModelSpec&, int first, int count);
+// The same for a dense-then-MoE pattern given by its fields (the planner's memory constants keep them without the model).
+int moe_layers_in(bool moe, int first_dense_layers, int moe_layer_step, int first, int count);
 // One token's attention width: heads x Q/K head dim and heads x V head dim (both = hidden for standard attention).
 double attention_qk_width(const ModelSpec&);
 double attention_v_width(const ModelSpec&);
@@ -80,6 +82,10 @@ double attention_v_width(const ModelSpec&);
 double kv_cache_elements_per_layer(const ModelSpec&);
 // Narayanan et al. 2021 eq. 2: P = 12 l h^2 (1 + 13/(12h) + (V + s)/(12 l h)).
 double megatron_eq2_params(int layers, int hidden, int vocab, int seq_len);
+// The range of a bare parameter count (model.params, the size sliders): down to seed 004's MiniGPT (< 500 k).
+inline constexpr double kMinBareParams = 1e4;
+inline constexpr double kMaxBareParams = 1e15;
+
 // A plausible shape for a bare parameter count (h = 128 l, 12 l h^2 = N, MHA, MLP 4h) so activations can be estimated.
 ModelSpec synthesize_shape(double params);
 

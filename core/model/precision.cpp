@@ -37,9 +37,12 @@ double PrecisionRecipe::grad_comm_bytes_per_param() const {
 }
 
 double PrecisionRecipe::weight_comm_bytes_per_param() const {
+    if (gather_bytes > 0) return gather_bytes;  // cast to the compute dtype before the all-gather (FSDP2 mixed precision)
     for (const StateComponent& component : components) if (component.kind == StateKind::weights) return component.bytes_per_param;
     return 0;
 }
+
+double PrecisionRecipe::saved_gemm_input_bytes() const { return gemm_input_bytes > 0 ? gemm_input_bytes : compute_bytes; }
 
 namespace {
 
@@ -67,6 +70,11 @@ std::vector<PrecisionRecipe> parse_recipes(std::string_view json_text) {
         recipe.name = item.string("name").value_or(recipe.id);
         recipe.source = item.string("source").value_or("");
         recipe.sharded_optimizer = item.boolean("sharded_optimizer").value_or(false);
+        recipe.compute_bytes = item.number("compute_bytes", 1, 8).value_or(recipe.compute_bytes);
+        recipe.gemm_input_bytes = item.number("gemm_input_bytes", 0.5, 8).value_or(recipe.gemm_input_bytes);
+        recipe.weight_copy_bytes = item.number("weight_copy_bytes", 0, 8).value_or(recipe.weight_copy_bytes);
+        recipe.gather_bytes = item.number("gather_bytes", 0.5, 8).value_or(recipe.gather_bytes);
+        recipe.comm_bucket_bytes = item.number("comm_bucket_bytes", 0, 1e12).value_or(recipe.comm_bucket_bytes);
         const nlohmann::json& components = item.raw("components");
         for (std::size_t c = 0; c < components.size(); ++c) {
             JsonObjectReader component_reader(components[c], path + ".components[" + std::to_string(c) + "]");

@@ -29,6 +29,13 @@ LinkSpec scale_up_link_of(const GpuSpec& gpu) {
     return *link;
 }
 
+void apply_price_basis(Scenario& scenario) {
+    if (scenario.budget.price == PriceBasis::custom) return;
+    const double dollars = scenario.cluster.gpu.price.dollars_per_hour(scenario.budget.price);
+    if (dollars > 0) scenario.operations.dollars_per_gpu_hour = dollars;
+    else scenario.budget.price = PriceBasis::custom;
+}
+
 Scenario default_scenario() {
     Scenario scenario;
     scenario.model = *find_model("llama3-70b");
@@ -37,6 +44,7 @@ Scenario default_scenario() {
     scenario.cluster.gpu = *catalog.find_gpu("h100-sxm");
     scenario.cluster.scale_up = scale_up_link_of(scenario.cluster.gpu);
     scenario.cluster.scale_out = *catalog.find_link(catalog.default_scale_out_link);
+    apply_price_basis(scenario);
     return scenario;
 }
 
@@ -51,6 +59,17 @@ int microbatches_per_step(const Scenario& scenario) {
     return scenario.train.global_batch / (data_parallel_degree(scenario) * scenario.train.micro_batch);
 }
 
+int fitted_global_batch(const Scenario& scenario) {
+    const ParallelSpec& parallel = scenario.parallel;
+    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
+    if (model_parallel < 1 || scenario.train.micro_batch < 1) return 0;
+    const long long dp = parallel.dp > 0 ? parallel.dp : (scenario.cluster.gpus % model_parallel == 0 ? scenario.cluster.gpus / model_parallel : 0);
+    if (dp < 1) return 0;
+    const long long per_step = dp * scenario.train.micro_batch;
+    const long long fitted = (TrainSpec{}.global_batch + per_step - 1) / per_step * per_step;
+    return fitted <= 100000000 ? static_cast<int>(fitted) : 0;
+}
+
 void validate_scenario(const Scenario& scenario) {
     validate_model_shape(scenario.model, "model");
     const ParallelSpec& parallel = scenario.parallel;
@@ -61,6 +80,13 @@ void validate_scenario(const Scenario& scenario) {
                                             " contradicts cluster.gpus = " + std::to_string(scenario.cluster.gpus));
     }
     if (const auto problem = check_layout(scenario, layout_of(scenario))) throw InputError(problem->field, problem->reason);
+    const MemorySpec& memory = scenario.memory;
+    const auto require_range = [](const char* field, double value, double max_value, const char* max_text) {
+        if (!(value >= 0 && value <= max_value)) throw InputError(field, std::string("must be between 0 and ") + max_text);
+    };
+    require_range("memory.workspace_bytes", memory.workspace_bytes, 1e12, "1e12");
+    require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");
+    require_range("memory.fragmentation", memory.fragmentation, 1, "1");
 }
 
 }  // namespace core

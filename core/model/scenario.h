@@ -33,6 +33,10 @@ struct TrainSpec {
     // Weight gradients accumulated into the fp32 main gradients by the GEMM itself (Megatron --gradient-accumulation-fusion,
     // since 2022-02; in fp16 since 2022-09, commit 07916bf); off, each micro-batch adds them in a separate pass.
     bool gradient_accumulation_fusion = true;
+    // Set by the scenario parser when a file leaves global_batch out and the default does not divide over its layout: the
+    // batch became the smallest multiple of dp x micro_batch not below the default, as DeepSpeed derives train_batch_size
+    // from micro-batch x accumulation x data-parallel size. The report carries a note saying so.
+    bool global_batch_fitted = false;
 
     bool operator==(const TrainSpec&) const = default;
 };
@@ -101,9 +105,39 @@ struct OperationsSpec {
     double gpu_mtbf_hours = 50000;          // per GPU; Llama 3: 419 interruptions in 54 days on 16,384 GPUs ~ 50k h
     double checkpoint_bytes_per_s = 100e9;  // aggregate write bandwidth to storage
     double restart_seconds = 600;           // detect, reschedule, reload after a failure
-    double dollars_per_gpu_hour = 2.0;
+    double dollars_per_gpu_hour = 2.0;     // the price paid: the GPU's catalog price for budget.price, or the scenario's own
 
     bool operator==(const OperationsSpec&) const = default;
+};
+
+// What a step holds beside the model's tensors: library and communication buffers and the caching allocator's
+// fragmentation. Editable defaults, each with its source; core/cost/memory.cpp adds them to the peak.
+struct MemorySpec {
+    // cuBLAS workspaces: 32 MiB each on Hopper (cuBLAS docs, cublasSetWorkspace), one per handle and stream in PyTorch;
+    // a fresh process's first step on our H100 allocated 70 MB beside the state (h100_kernel_probe.json: 16.32 B/param
+    // against 16.00 in the runs after it).
+    double workspace_bytes = 2 * 33554432.0;
+    // One NCCL communicator's buffers, per parallel group a GPU belongs to (TP, CP, PP, DP of degree > 1): 688 MB measured
+    // for a group of more than two A100s on NVLink (NVIDIA/nccl#964); ring channels keep it from growing with the group
+    // (sjeaugey, NVIDIA/nccl#986). Outside PyTorch's allocator.
+    double nccl_bytes_per_group = 688e6;
+    // The caching allocator reserves more than it hands out: max_memory_reserved / max_memory_allocated - 1 at the peak,
+    // median of 12 H100 training runs (measurements/h100_kernel_probe.json training_memory: 1.1 % to 12.4 %). Near 0 with
+    // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.
+    double fragmentation = 0.059;
+
+    bool operator==(const MemorySpec&) const = default;
+};
+
+// What a run is allowed to cost, and what it pays besides training (seed 004: "run for ~3 hours including setup tax").
+struct BudgetSpec {
+    PriceBasis price = PriceBasis::on_demand;  // which catalog price sets operations.dollars_per_gpu_hour; custom: the
+                                               // scenario's own figure, kept when the GPU changes
+    double setup_hours = 0.5;                  // billed but not training: provisioning, data download, compile, warm-up
+                                               // (a planning guess the user edits, not a measurement)
+    std::optional<double> budget_dollars;      // the ceiling the estimate is held to (seed 004's budget guard); none: no guard
+
+    bool operator==(const BudgetSpec&) const = default;
 };
 
 // How tokens reach their experts; read only for a model with experts.
@@ -130,6 +164,8 @@ struct Scenario {
     ServingSpec serving;
     OperationsSpec operations;
     MoeSpec moe;
+    MemorySpec memory;
+    BudgetSpec budget;
 
     bool operator==(const Scenario&) const = default;
 };
@@ -143,6 +179,13 @@ void validate_scenario(const Scenario&);
 // Derived layout figures every part of the model needs.
 int data_parallel_degree(const Scenario&);       // dp, explicit or derived
 int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_batch)
+// The smallest multiple of dp x micro_batch not below the default global batch (512): what a file that names no batch
+// gets. 0 when the layout has no whole dp.
+int fitted_global_batch(const Scenario&);
+
+// The price the scenario's basis takes from its GPU's catalog entry, written into operations.dollars_per_gpu_hour; a
+// basis the GPU has no figure for becomes custom and the current price stays. Nothing changes for a custom basis.
+void apply_price_basis(Scenario&);
 
 // The catalog's link for a GPU's scale-up (its NVLink generation); the GPU's own entry names it.
 LinkSpec scale_up_link_of(const GpuSpec&);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <optional>
 
 namespace core {
 namespace {
@@ -62,6 +64,16 @@ void settle_experts(Scenario& scenario, std::vector<std::string>& notes) {
     }
 }
 
+// The chunk count nearest `wanted` in `direction` (-1: at most, +1: at least) that splits a stage's ceil(L / pp) layers
+// into equal whole chunks with a layer each (check_layout's rule); 1 when none does.
+int chunks_splitting_stage(int layers, int pp, int wanted, int direction) {
+    const int stage_layers = (layers + pp - 1) / pp;
+    for (int v = wanted; v >= 2 && v <= stage_layers; v += direction) {
+        if (stage_layers % v == 0 && 1LL * pp * v <= layers) return v;
+    }
+    return 1;
+}
+
 // The fields that must follow an edit, in a fixed order: the model's shape bounds TP, PP and CP; the GPU count must hold
 // TP x PP x CP; DP follows the GPU count; the batch must divide over DP; the schedule must fit the micro-batches.
 Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {}) {
@@ -81,17 +93,19 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
             parallel.tp = tp;
         }
     }
-    if (1LL * parallel.pp * parallel.virtual_stages > model.layers) {
-        if (parallel.virtual_stages > 1) {
-            const int v = std::max(1, model.layers / parallel.pp);
-            notes.push_back(change("Virtual stages", parallel.virtual_stages, v, "each chunk needs a layer"));
+    if (parallel.pp > model.layers) {
+        int pp = 1;
+        for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
+        notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
+        parallel.pp = pp;
+    }
+    if (parallel.virtual_stages > 1) {
+        const int v = chunks_splitting_stage(model.layers, parallel.pp, parallel.virtual_stages, -1);
+        if (v != parallel.virtual_stages) {
+            notes.push_back(change("Virtual stages", parallel.virtual_stages, v,
+                                   "each chunk holds the same whole layers (" + std::to_string((model.layers + parallel.pp - 1) / parallel.pp) +
+                                       " per stage)"));
             parallel.virtual_stages = v;
-        }
-        if (parallel.pp > model.layers) {
-            int pp = 1;
-            for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
-            notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
-            parallel.pp = pp;
         }
     }
     if (train.seq_len % parallel.cp != 0) {
@@ -133,6 +147,15 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
         parallel.schedule = ScheduleKind::one_f_one_b;
         parallel.virtual_stages = 1;
     }
+    if (const auto fit = schedule_fit_problem(parallel.schedule, parallel.pp, microbatches, model.layers)) {
+        notes.push_back(std::string("Schedule ") + schedule_name(parallel.schedule) + " -> 1f1b: " + fit->reason);
+        parallel.schedule = ScheduleKind::one_f_one_b;
+    }
+    // A batch the parser fitted stays marked only while it is still the fitted one; a chosen batch is the user's.
+    if (train.global_batch_fitted && (moved == Moved::batch || train.global_batch != fitted_global_batch(scenario) ||
+                                      train.global_batch == TrainSpec{}.global_batch)) {
+        train.global_batch_fitted = false;
+    }
     Edit edit{scenario, std::move(notes), check_layout(scenario, layout_of(scenario))};
     return edit;
 }
@@ -167,7 +190,10 @@ Edit with_model(const Scenario& scenario, const ModelSpec& model) {
 }
 
 Edit with_params(const Scenario& scenario, double params) {
-    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    if (!(params >= kMinBareParams && params <= kMaxBareParams)) {
+        return refused(scenario, "model.params", "must be between " + format_number(kMinBareParams) + " and " + format_number(kMaxBareParams) +
+                                                     ", got " + format_number(params));
+    }
     // The shape adapts to the layout rather than the layout to the shape: the slider only moves the size.
     ModelSpec model = synthesize_shape(params);
     const int tp = std::max(1, scenario.parallel.tp);
@@ -184,11 +210,65 @@ Edit with_params(const Scenario& scenario, double params) {
     return settle(result, Moved::other);
 }
 
+Edit with_model_scaled(const Scenario& scenario, double params) {
+    const ModelSpec& own = scenario.model;
+    if (own.is_bare_count()) return with_params(scenario, params);
+    if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
+    const int seq_len = scenario.train.seq_len;
+    const double own_total = count_params(own, seq_len).total;
+    if (std::fabs(params / own_total - 1.0) < 1e-9) return settle(scenario, Moved::other);
+    const int head_dim = own.head_dim();
+    const int group = std::max(1, own.heads / std::max(1, own.kv_heads));
+    const int tp = std::max(1, scenario.parallel.tp);
+    const int heads_step = std::lcm(group, tp);  // whole KV groups that TP divides
+    const double ffn_ratio = static_cast<double>(own.ffn_hidden) / own.hidden;
+    const double aspect = static_cast<double>(own.hidden) / own.layers;
+    const int min_layers = std::max(1, scenario.parallel.pp * scenario.parallel.virtual_stages);
+    // For each width in whole steps of heads, the depth that comes closest to params; keep the one whose hidden / layers
+    // is nearest the model's own.
+    std::optional<ModelSpec> best;
+    double best_aspect_error = 0;
+    for (long long heads = heads_step; heads <= 1LL << 16; heads += heads_step) {
+        ModelSpec model = own;
+        model.heads = static_cast<int>(heads);
+        model.kv_heads = static_cast<int>(heads / group);
+        model.hidden = model.heads * head_dim;
+        model.ffn_hidden = std::max(1, static_cast<int>(std::lround(model.hidden * ffn_ratio / 64.0)) * 64);
+        model.layers = 1;
+        const ParamBreakdown one = count_params(model, seq_len);
+        const double per_layer = one.per_layer;
+        const double fixed = one.total - per_layer;
+        if (fixed + min_layers * per_layer > params * 1.1) break;  // wider only grows: no more candidates
+        const long long layers = std::max<long long>(min_layers, std::llround((params - fixed) / per_layer));
+        if (layers > 100000) continue;
+        model.layers = static_cast<int>(layers);
+        const double total = count_params(model, seq_len).total;
+        if (std::fabs(total / params - 1.0) > 0.1) continue;
+        const double aspect_error = std::fabs(std::log(model.hidden / (aspect * model.layers)));
+        if (!best || aspect_error < best_aspect_error) {
+            best = model;
+            best_aspect_error = aspect_error;
+        }
+    }
+    if (!best) {
+        return refused(scenario, "model.params", own.name + " cannot be scaled to " + format_count(params) + " parameters (" +
+                                                     "its smallest is one layer of " + std::to_string(heads_step * head_dim) + " wide with a " +
+                                                     std::to_string(own.vocab) + "-token vocabulary)");
+    }
+    best->id = "custom";
+    best->name = own.name + " scaled to " + format_count(count_params(*best, seq_len).total);
+    Scenario result = scenario;
+    result.model = *best;
+    result.efficiency.step_seconds.reset();  // it was measured on the model's own size
+    return settle(result, Moved::other);
+}
+
 Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     Scenario result = scenario;
     result.cluster.gpu = gpu;
     result.cluster.scale_up = scale_up_link_of(gpu);
     if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
+    apply_price_basis(result);  // a catalog price follows the GPU; a custom one stays
     return settle(result, Moved::other);
 }
 
@@ -232,6 +312,11 @@ Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
         case LayoutAxis::ep:
         case LayoutAxis::etp: break;  // with_expert_axis
     }
+    if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario.model.layers, parallel.pp, value, -1) != value) {
+        return refused(scenario, "parallel.virtual_stages", std::to_string(value) + " chunks do not split the " +
+                                                                std::to_string((scenario.model.layers + parallel.pp - 1) / parallel.pp) +
+                                                                " layers of a pipeline stage evenly");
+    }
     if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
         return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
     }
@@ -265,10 +350,13 @@ Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
     ParallelSpec& parallel = result.parallel;
     parallel.schedule = kind;
     if (kind != ScheduleKind::interleaved) parallel.virtual_stages = 1;
-    else if (parallel.virtual_stages == 1 && 2LL * parallel.pp <= scenario.model.layers) parallel.virtual_stages = 2;
+    else if (parallel.virtual_stages == 1) parallel.virtual_stages = chunks_splitting_stage(scenario.model.layers, parallel.pp, 2, +1);
     if (kind == ScheduleKind::interleaved && microbatches_per_step(scenario) % parallel.pp != 0) {
         return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
                                                           ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");
+    }
+    if (const auto fit = schedule_fit_problem(kind, parallel.pp, microbatches_per_step(scenario), scenario.model.layers)) {
+        return refused(scenario, "parallel.schedule", fit->reason);
     }
     return settle(result, Moved::layout);
 }
@@ -353,6 +441,61 @@ Edit with_ep_overlap(const Scenario& scenario, bool on) {
     return settle(result, Moved::other);
 }
 
+Edit with_framework(const Scenario& scenario, Framework framework) {
+    Scenario result = scenario;
+    result.train.framework = framework;
+    return settle(result, Moved::other);
+}
+
+Edit with_fragmentation(const Scenario& scenario, double fraction) {
+    if (!(fraction >= 0 && fraction <= 1)) return refused(scenario, "memory.fragmentation", "must be between 0 and 1");
+    Scenario result = scenario;
+    result.memory.fragmentation = fraction;
+    return settle(result, Moved::other);
+}
+
+Edit with_price_basis(const Scenario& scenario, PriceBasis basis) {
+    Scenario result = scenario;
+    result.budget.price = basis;
+    apply_price_basis(result);
+    std::vector<std::string> notes;
+    if (result.budget.price != basis) {
+        notes.push_back(std::string("Price stays custom: the catalog has no ") + price_basis_name(basis) + " price for the " + scenario.cluster.gpu.name);
+    }
+    return settle(result, Moved::other, std::move(notes));
+}
+
+Edit with_dollars_per_gpu_hour(const Scenario& scenario, double dollars) {
+    if (!(dollars >= 0 && dollars <= 1e6)) {
+        return refused(scenario, "operations.dollars_per_gpu_hour", "must be between 0 and 1e6, got " + format_number(dollars));
+    }
+    Scenario result = scenario;
+    result.operations.dollars_per_gpu_hour = dollars;
+    result.budget.price = PriceBasis::custom;  // the user's own figure: it stays when the GPU changes
+    return settle(result, Moved::other);
+}
+
+Edit with_setup_hours(const Scenario& scenario, double hours) {
+    if (!(hours >= 0 && hours <= 1e5)) return refused(scenario, "budget.setup_hours", "must be between 0 and 100,000, got " + format_number(hours));
+    Scenario result = scenario;
+    result.budget.setup_hours = hours;
+    return settle(result, Moved::other);
+}
+
+Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
+    if (dollars && !(*dollars >= 0 && *dollars <= 1e12)) {
+        return refused(scenario, "budget.dollars", "must be between 0 and 1e12, got " + format_number(*dollars));
+    }
+    Scenario result = scenario;
+    result.budget.budget_dollars = dollars;
+    return settle(result, Moved::other);
+}
+
+double size_slider_min(double scenario_params) {
+    if (!(scenario_params > 0)) return 1e8;
+    return std::min(1e8, std::max(kMinBareParams, std::pow(10.0, std::floor(std::log10(scenario_params)))));
+}
+
 Choices choices_of(const Scenario& scenario) {
     Choices choices;
     const int gpus = scenario.cluster.gpus;
@@ -392,7 +535,7 @@ Choices choices_of(const Scenario& scenario) {
     choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s); });
     choices.gpus_per_node = offered(std::vector<int>{1, 2, 4, 8, 16, 32, 64, 72}, [&](int n) { return with_gpus_per_node(scenario, n); });
     choices.schedules = offered(std::vector<ScheduleKind>{ScheduleKind::one_f_one_b, ScheduleKind::interleaved, ScheduleKind::zb_h1,
-                                                          ScheduleKind::gpipe, ScheduleKind::naive},
+                                                          ScheduleKind::dualpipe, ScheduleKind::dualpipe_v, ScheduleKind::gpipe, ScheduleKind::naive},
                                 [&](ScheduleKind kind) { return with_schedule(scenario, kind); });
     choices.recomputes = offered(std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full},
                                  [&](Recompute recompute) { return with_recompute(scenario, recompute); });

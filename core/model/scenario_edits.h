@@ -25,12 +25,17 @@ enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages, ep, etp };
 
 Edit with_model(const Scenario&, const ModelSpec&);       // the model's default sequence length; a measured step is dropped
 Edit with_params(const Scenario&, double params);         // a bare parameter count, its shape fitted to the current layout
+// The scenario's own model grown or shrunk to about `params`: its head size, attention groups (GQA), MLP ratio, vocabulary
+// and architecture kept, width and depth scaled together (hidden / layers as in the model) in whole heads and layers the
+// layout holds. At the model's own size it is the model itself; a bare count scales as with_params. Refused below the
+// family's smallest member (one layer of the narrowest width) or more than 10 % from params.
+Edit with_model_scaled(const Scenario&, double params);
 Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation; a measured step is dropped
 Edit with_gpus(const Scenario&, int gpus);                // DP follows
 Edit with_gpus_per_node(const Scenario&, int gpus_per_node);
 Edit with_axis(const Scenario&, LayoutAxis, int value);
 Edit with_zero(const Scenario&, int stage);
-Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at 2 virtual stages where it can
+Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at the fewest chunks (>= 2) that split a stage evenly
 Edit with_recompute(const Scenario&, Recompute);
 Edit with_precision(const Scenario&, const PrecisionRecipe&);
 Edit with_seq_len(const Scenario&, int seq_len);
@@ -42,6 +47,16 @@ Edit with_load_imbalance(const Scenario&, double max_over_mean);  // moe.load_im
 Edit with_capacity_factor(const Scenario&, double factor);        // moe.capacity_factor: 0 (none) or 1 to 16
 Edit with_node_limit(const Scenario&, int nodes);                 // moe.node_limit: 0 (any) or a node count
 Edit with_ep_overlap(const Scenario&, bool on);                   // overlap.ep_all_to_all
+Edit with_framework(const Scenario&, Framework);          // what runs the step: Megatron's fused kernels or eager PyTorch
+Edit with_fragmentation(const Scenario&, double fraction); // memory.fragmentation, 0 to 1
+Edit with_price_basis(const Scenario&, PriceBasis);       // on-demand or spot: the GPU's catalog price; custom keeps the figure
+Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own price: the basis becomes custom
+Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)
+Edit with_budget_dollars(const Scenario&, std::optional<double> dollars);  // the ceiling; nullopt removes it
+
+// A model-size slider's lower end: the seeds' 100M, or the decade of a smaller scenario's model (MiniGPT's 478 k: 100 k),
+// so the slider can sit at the scenario's own size.
+double size_slider_min(double scenario_params);
 
 // The values each control may offer for the scenario as it is: every one gives a valid scenario through its edit.
 struct Choices {

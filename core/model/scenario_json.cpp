@@ -77,7 +77,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
         const ModelSpec* found = find_model(*preset);
         if (!found) throw InputError("model.preset", "unknown preset \"" + *preset + "\"");
         model = *found;
-    } else if (auto params = reader.number("params", 1e6, 1e15)) {
+    } else if (auto params = reader.number("params", kMinBareParams, kMaxBareParams)) {
         model = synthesize_shape(*params);
     } else if (auto path = reader.string("hf_config")) {
         if (!hf_config_loader) throw InputError("model.hf_config", "reading files is not available here");
@@ -248,12 +248,45 @@ void read_serving(ServingSpec& serving, const nlohmann::json& object) {
     reader.reject_unknown_keys();
 }
 
+PriceBasis parse_price_basis(const std::string& text, const std::string& field) {
+    for (PriceBasis basis : {PriceBasis::on_demand, PriceBasis::spot, PriceBasis::custom}) {
+        if (text == price_basis_name(basis)) return basis;
+    }
+    throw InputError(field, "must be on-demand, spot or custom, got \"" + text + "\"");
+}
+
+void read_budget(BudgetSpec& budget, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "budget");
+    if (auto price = reader.string("price")) budget.price = parse_price_basis(*price, "budget.price");
+    budget.setup_hours = reader.number("setup_hours", 0, 1e5).value_or(budget.setup_hours);
+    if (auto dollars = reader.number("dollars", 0, 1e12)) budget.budget_dollars = *dollars;
+    reader.reject_unknown_keys();
+}
+
+// The price paid: the scenario's own (operations.dollars_per_gpu_hour, a custom basis) or its GPU's catalog figure.
+void settle_price(Scenario& scenario, bool dollars_given, bool basis_given) {
+    if (dollars_given && basis_given && scenario.budget.price != PriceBasis::custom) {
+        throw InputError("operations.dollars_per_gpu_hour", std::string("budget.price is ") + price_basis_name(scenario.budget.price) +
+                                                                ", so the catalog sets the price: give budget.price \"custom\" with your own");
+    }
+    if (dollars_given) scenario.budget.price = PriceBasis::custom;
+    apply_price_basis(scenario);
+}
+
 void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
     JsonObjectReader reader(object, "operations");
     operations.gpu_mtbf_hours = reader.number("gpu_mtbf_hours", 1e-3, 1e12).value_or(operations.gpu_mtbf_hours);
     operations.checkpoint_bytes_per_s = reader.number("checkpoint_bytes_per_s", 1e3, 1e16).value_or(operations.checkpoint_bytes_per_s);
     operations.restart_seconds = reader.number("restart_seconds", 0, 1e9).value_or(operations.restart_seconds);
     operations.dollars_per_gpu_hour = reader.number("dollars_per_gpu_hour", 0, 1e6).value_or(operations.dollars_per_gpu_hour);
+    reader.reject_unknown_keys();
+}
+
+void read_memory(MemorySpec& memory, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "memory");
+    memory.workspace_bytes = reader.number("workspace_bytes", 0, 1e12).value_or(memory.workspace_bytes);
+    memory.nccl_bytes_per_group = reader.number("nccl_bytes_per_group", 0, 1e12).value_or(memory.nccl_bytes_per_group);
+    memory.fragmentation = reader.number("fragmentation", 0, 1).value_or(memory.fragmentation);
     reader.reject_unknown_keys();
 }
 
@@ -294,9 +327,14 @@ nlohmann::json precision_json(const PrecisionRecipe& recipe) {
 
 nlohmann::json gpu_json(const GpuSpec& gpu) {
     if (const GpuSpec* builtin = builtin_hardware().find_gpu(gpu.id); builtin && *builtin == gpu) return gpu.id;
-    return {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
+    nlohmann::json json = {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
             {"fp32_flops_per_s", gpu.fp32_flops_per_s}, {"bf16_flops_per_s", gpu.bf16_flops_per_s},
             {"fp8_flops_per_s", gpu.fp8_flops_per_s}, {"scale_up_link", gpu.scale_up_link}};
+    if (gpu.price.on_demand_dollars_per_hour > 0 || gpu.price.spot_dollars_per_hour > 0) {
+        json["price"] = {{"on_demand_dollars_per_hour", gpu.price.on_demand_dollars_per_hour},
+                         {"spot_dollars_per_hour", gpu.price.spot_dollars_per_hour}, {"date", gpu.price.date}, {"source", gpu.price.source}};
+    }
+    return json;
 }
 
 nlohmann::json link_json(const LinkSpec& link) {
@@ -328,7 +366,13 @@ nlohmann::json full_json(const Scenario& s) {
                        {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
                        {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
-                          {"restart_seconds", s.operations.restart_seconds}, {"dollars_per_gpu_hour", s.operations.dollars_per_gpu_hour}};
+                          {"restart_seconds", s.operations.restart_seconds}};
+    // A catalog basis writes no price: reading the file takes it from the catalog again.
+    if (s.budget.price == PriceBasis::custom) json["operations"]["dollars_per_gpu_hour"] = s.operations.dollars_per_gpu_hour;
+    json["budget"] = {{"price", price_basis_name(s.budget.price)}, {"setup_hours", s.budget.setup_hours}};
+    if (s.budget.budget_dollars) json["budget"]["dollars"] = *s.budget.budget_dollars;
+    json["memory"] = {{"workspace_bytes", s.memory.workspace_bytes}, {"nccl_bytes_per_group", s.memory.nccl_bytes_per_group},
+                      {"fragmentation", s.memory.fragmentation}};
     json["moe"] = {{"load_imbalance", s.moe.load_imbalance}, {"capacity_factor", s.moe.capacity_factor}, {"node_limit", s.moe.node_limit},
                    {"dispatch_bytes", s.moe.dispatch_bytes}};
     return json;
@@ -336,7 +380,7 @@ nlohmann::json full_json(const Scenario& s) {
 
 }  // namespace
 
-Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader) {
+Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader, ScenarioUse use) {
     const nlohmann::json root = parse_json_text(json_text, "scenario");
     JsonObjectReader reader(root, "");
     Scenario scenario = default_scenario();
@@ -351,13 +395,28 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader)
     if (reader.has("serving")) read_serving(scenario.serving, reader.raw("serving"));
     if (reader.has("operations")) read_operations(scenario.operations, reader.raw("operations"));
     if (reader.has("moe")) read_moe(scenario.moe, reader.raw("moe"));
+    if (reader.has("memory")) read_memory(scenario.memory, reader.raw("memory"));
+    const bool basis_given = reader.has("budget") && reader.raw("budget").is_object() && reader.raw("budget").contains("price");
+    if (reader.has("budget")) read_budget(scenario.budget, reader.raw("budget"));
     reader.reject_unknown_keys();
+    const bool dollars_given = reader.has("operations") && reader.raw("operations").contains("dollars_per_gpu_hour");
+    settle_price(scenario, dollars_given, basis_given);
     // An explicit dp without a GPU count sizes the cluster; the default 64 GPUs only apply when neither is given.
     const ParallelSpec& parallel = scenario.parallel;
     if (!gpus_given && parallel.dp > 0) {
         const double product = 1.0 * parallel.dp * parallel.tp * parallel.pp * parallel.cp;
         if (product > 1e8) throw InputError("parallel.dp", "dp x tp x pp x cp is more than 100,000,000 GPUs");
         scenario.cluster.gpus = static_cast<int>(product);
+    }
+    if (use == ScenarioUse::plan) {
+        scenario.parallel = ParallelSpec{};  // the planner's search replaces it; an explicit batch stays as given
+        validate_model_shape(scenario.model, "model");
+        return scenario;
+    }
+    const bool batch_given = root.contains("train") && root["train"].is_object() && root["train"].contains("global_batch");
+    if (const int fitted = fitted_global_batch(scenario); !batch_given && fitted > 0 && fitted != scenario.train.global_batch) {
+        scenario.train.global_batch = fitted;
+        scenario.train.global_batch_fitted = true;
     }
     validate_scenario(scenario);
     return scenario;
@@ -376,6 +435,11 @@ std::string scenario_to_json(const Scenario& scenario) {
         for (auto field = section->begin(); field != section->end(); ++field) {
             if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;
         }
+    }
+    // A fitted batch is not written: read back, the file fits it again (and the report notes it again).
+    if (scenario.train.global_batch_fitted && out.contains("train")) {
+        out["train"].erase("global_batch");
+        if (out["train"].empty()) out.erase("train");
     }
     // The GPU count decides the cluster: keep it whenever the layout is written, so dp stays consistent.
     if (out.contains("parallel") && !out.contains("cluster")) out["cluster"]["gpus"] = scenario.cluster.gpus;

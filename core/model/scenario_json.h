@@ -10,8 +10,14 @@ namespace core {
 // Returns the text of a Hugging Face config named by "model.hf_config" (core reads no files; the app supplies this).
 using TextLoader = std::string (*)(const std::string& path);
 
-// Reads a scenario file's text over the defaults; throws InputError naming the field for anything invalid.
-Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader = nullptr);
+// What a scenario file is read for. To evaluate it, its layout must hold; to plan, the planner searches the layouts for
+// its model, cluster and batch, so its own layout is read (and type-checked) but set aside for tp = pp = cp = 1.
+enum class ScenarioUse { evaluate, plan };
+
+// Reads a scenario file's text over the defaults; throws InputError naming the field for anything invalid. A file that
+// leaves train.global_batch out gets fitted_global_batch() when the default does not divide over its layout (the
+// report notes it); an explicit batch that does not divide is refused.
+Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader = nullptr, ScenarioUse use = ScenarioUse::evaluate);
 
 // The scenario as JSON naming only what differs from the defaults; parse_scenario(scenario_to_json(s)) == s.
 std::string scenario_to_json(const Scenario&);

@@ -1,5 +1,6 @@
-// The shared drawing helpers' pure parts (widgets/draw_helpers.h): 1-2-5 tick steps and their labels.
+// The shared drawing helpers (widgets/draw_helpers.h): 1-2-5 tick steps and their labels, and text that fits its room.
 #include "widgets/draw_helpers.h"
+#include "widgets/fonts.h"
 
 #include <catch2/catch.hpp>
 
@@ -34,4 +35,66 @@ TEST_CASE("Tick labels carry the decimals their step needs and no more", "[draw_
     CHECK(widgets::tick_label(1e-17, 0.1) == "0.0");
     CHECK(widgets::tick_label(-0.0, 1) == "0");
     CHECK(widgets::tick_label(2.5, 0.5) == "2.5");
+}
+
+TEST_CASE("fit_text: whole when it fits, else cut with an ellipsis, never wider than asked; a path keeps its file name", "[draw_helpers]") {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(800, 600);
+    widgets::load_fonts(16.0f);
+    unsigned char* pixels = nullptr;
+    int width = 0, height = 0;
+    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    ImGui::NewFrame();
+    const std::string text = "bf16 weight 141 GB";
+    const float whole = ImGui::CalcTextSize(text.c_str()).x;
+    CHECK(widgets::fit_text(text, whole) == text);
+    for (float share : {0.9f, 0.6f, 0.3f}) {
+        const std::string cut = widgets::fit_text(text, whole * share);
+        CHECK(ImGui::CalcTextSize(cut.c_str()).x <= whole * share);
+        CHECK(cut.size() >= 3);
+        CHECK(cut.substr(cut.size() - 3) == "\xE2\x80\xA6");
+    }
+    const std::string path = "/home/someone/projects/shardscope/scenarios/llama3-405b-16k.json";
+    const std::string kept = widgets::fit_text(path, ImGui::CalcTextSize(path.c_str()).x * 0.6f, true);
+    CHECK(kept.find("16k.json") != std::string::npos);
+    CHECK(kept.rfind("/home", 0) == 0);
+    // Captions wrap at spaces only: "70.0 B" stays whole (ImGui's own wrap may break after the '.').
+    const std::string caption = "For 70.0 B parameters: 1.12 TB, 14.0x an H100 SXM";
+    const float line_width = ImGui::CalcTextSize("For 70.").x + 1.0f;
+    const std::vector<std::string> lines = widgets::wrap_at_spaces(caption, line_width);
+    std::string joined;
+    for (const std::string& line : lines) {
+        joined += (joined.empty() ? "" : " ") + line;
+        CHECK((ImGui::CalcTextSize(line.c_str()).x <= line_width || line.find(' ') == std::string::npos));
+    }
+    CHECK(joined == caption);
+    CHECK(lines[1].rfind("70.0", 0) == 0);  // the number starts a line whole
+    ImGui::EndFrame();
+    ImGui::DestroyContext();
+}
+
+TEST_CASE("split_columns: side by side while both columns keep their minimum, else one column", "[draw_helpers]") {
+    ImGui::CreateContext();
+    ImGui::GetStyle().ItemSpacing.x = 8;
+    const widgets::ColumnSplit wide = widgets::split_columns(1600, 0.3f, 300, 400, 600);
+    CHECK(wide.side_by_side);
+    CHECK(wide.first_width == 400);  // 30 % would be 480: held to its maximum
+    const widgets::ColumnSplit middle = widgets::split_columns(1000, 0.3f, 300, 400, 600);
+    CHECK(middle.side_by_side);
+    CHECK(middle.first_width == 300);  // 30 % held to its minimum, and 1000 - 8 - 300 leaves the rest its 600
+    const widgets::ColumnSplit narrow = widgets::split_columns(900, 0.3f, 300, 400, 600);
+    CHECK_FALSE(narrow.side_by_side);
+    CHECK(narrow.first_width == 900);
+    ImGui::DestroyContext();
+}
+
+TEST_CASE("columns_that_fit: every column while they fit, else the least needed dropped first until the rest fit", "[draw_helpers]") {
+    const std::vector<float> widths = {20, 100, 40, 200, 80};  // 440 in all
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 440) == std::vector<bool>{true, true, true, true, true});
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 439) == std::vector<bool>{true, true, true, true, false});
+    CHECK(widgets::columns_that_fit(widths, {4, 3}, 300) == std::vector<bool>{true, true, true, false, false});
+    // Out of columns to drop: the rest stay, however narrow the table.
+    CHECK(widgets::columns_that_fit(widths, {4, 3, 9}, 10) == std::vector<bool>{true, true, true, false, false});
 }

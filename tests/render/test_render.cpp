@@ -2,6 +2,7 @@
 #include "app/export.h"
 #include "app/files.h"
 #include "core/model/scenario.h"
+#include "widgets/panel.h"
 
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
@@ -56,7 +57,7 @@ TEST_CASE("Export of every panel at 1600x900: one PNG per panel plus window.png,
     std::string error;
     options.panels = app::export_targets("all", &error);
     REQUIRE(error.empty());
-    REQUIRE(options.panels.size() == 8);  // seven panels and the whole window
+    REQUIRE(options.panels.size() == widgets::make_all_panels().size() + 1);  // every panel and the whole window
     options.out_dir = fresh_directory("all");
     REQUIRE(app::run_export(options).empty());
     for (const std::string& panel : options.panels) {
@@ -102,4 +103,101 @@ TEST_CASE("Atomic writes never leave a truncated file behind", "[render]") {
     CHECK_THROWS(app::write_file_atomic(directory + "/missing/dir/x.json", "x", 1));
     CHECK(app::read_text_file(path) == original);
     CHECK_FALSE(std::filesystem::exists(path + ".tmp"));
+}
+
+namespace {
+
+// The RGBA bytes of a PNG, to tell two renders apart.
+std::vector<unsigned char> png_pixels(const std::string& path) {
+    int width = 0, height = 0, channels = 0;
+    unsigned char* pixels = stbi_load(path.c_str(), &width, &height, &channels, 4);
+    REQUIRE(pixels != nullptr);
+    std::vector<unsigned char> bytes(pixels, pixels + static_cast<std::size_t>(width) * height * 4);
+    stbi_image_free(pixels);
+    return bytes;
+}
+
+// The share of pixels that differ between two PNGs of the same size.
+double differing_share(const std::string& a_path, const std::string& b_path) {
+    int aw = 0, ah = 0, bw = 0, bh = 0, channels = 0;
+    unsigned char* a = stbi_load(a_path.c_str(), &aw, &ah, &channels, 4);
+    unsigned char* b = stbi_load(b_path.c_str(), &bw, &bh, &channels, 4);
+    REQUIRE(a != nullptr);
+    REQUIRE(b != nullptr);
+    REQUIRE(aw == bw);
+    REQUIRE(ah == bh);
+    const std::size_t count = static_cast<std::size_t>(aw) * ah;
+    std::size_t differing = 0;
+    for (std::size_t i = 0; i < count; ++i) differing += std::memcmp(a + 4 * i, b + 4 * i, 4) != 0;
+    stbi_image_free(a);
+    stbi_image_free(b);
+    return static_cast<double>(differing) / static_cast<double>(count);
+}
+
+}  // namespace
+
+TEST_CASE("All-to-all panel export: not blank, and the picture moves with t (dispatch, then combine)", "[render][alltoall]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.panels = {"alltoall"};
+    options.width = 1280;
+    options.height = 720;
+    std::vector<std::vector<unsigned char>> renders;
+    for (double t : {0.3, 2.5, 20.0}) {  // dispatch step 1, dispatch step 4, combine
+        options.t_seconds = t;
+        options.out_dir = fresh_directory(("alltoall-" + std::to_string(static_cast<int>(t * 10))).c_str());
+        REQUIRE(app::run_export(options).empty());
+        const Image image = inspect_png(options.out_dir + "/alltoall.png");
+        CHECK(image.width == 1280);
+        CHECK(image.height == 720);
+        CHECK_FALSE(image.single_colour);
+        CHECK(image.distinct_colours >= 6);  // text, background, nodes, GPUs, NVLink and InfiniBand packets
+        renders.push_back(png_pixels(options.out_dir + "/alltoall.png"));
+    }
+    CHECK(renders[0] != renders[1]);
+    CHECK(renders[1] != renders[2]);
+}
+
+TEST_CASE("Pipeline panel export with DualPipe: the scenario's schedule drawn beside ZB-H1, not blank", "[render][dualpipe]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.scenario.parallel.pp = 8;
+    options.scenario.parallel.schedule = core::ScheduleKind::dualpipe;
+    options.panels = {"pipeline"};
+    options.width = 1280;
+    options.height = 720;
+    options.t_seconds = 6;
+    options.out_dir = fresh_directory("dualpipe");
+    REQUIRE(app::run_export(options).empty());
+    const Image image = inspect_png(options.out_dir + "/pipeline.png");
+    CHECK(image.width == 1280);
+    CHECK_FALSE(image.single_colour);
+    CHECK(image.distinct_colours >= 6);
+}
+
+TEST_CASE("Anatomy of a step: anatomy.png is drawn, and TP 8 on the default scenario redraws it", "[render][anatomy]") {
+    app::ExportOptions options;
+    options.panels = {"anatomy"};
+    options.width = 1280;
+    options.height = 720;
+    options.scenario = core::default_scenario();
+    options.out_dir = fresh_directory("anatomy-tp1");
+    REQUIRE(app::run_export(options).empty());
+    const std::string tp1 = options.out_dir + "/anatomy.png";
+
+    options.scenario.parallel.tp = 8;  // the 64 GPUs keep their count: DP 64 -> 8
+    options.scenario.parallel.dp = 0;
+    options.out_dir = fresh_directory("anatomy-tp8");
+    REQUIRE(app::run_export(options).empty());
+    const std::string tp8 = options.out_dir + "/anatomy.png";
+
+    for (const std::string& path : {tp1, tp8}) {
+        const Image image = inspect_png(path);
+        CHECK(image.width == 1280);
+        CHECK(image.height == 720);
+        CHECK_FALSE(image.single_colour);
+        CHECK(image.distinct_colours >= 8);  // kernels of both bounds, communication, the bar's parts, text
+    }
+    // The layer's boxes shrink, the TP lane fills and the bar grows an exposed-TP part: a large share of the picture changes.
+    CHECK(differing_share(tp1, tp8) > 0.05);
 }

@@ -1,0 +1,168 @@
+#include "app/eval_command.h"
+
+#include "core/cost/evaluate.h"
+#include "core/cost/explain.h"
+#include "core/cost/report_json.h"
+#include "core/lessons/walls.h"
+#include "core/model/format.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace app {
+namespace {
+
+using core::format_bytes;
+using core::format_number;
+using core::format_percent;
+using core::format_seconds;
+using core::format_whole;
+
+const char* wall_key(core::WallKind kind) {
+    switch (kind) {
+        case core::WallKind::memory: return "memory";
+        case core::WallKind::time: return "time";
+        case core::WallKind::serving: return "serving";
+    }
+    return "?";
+}
+
+// A wall's used and budget under names that carry their unit.
+void put_wall(nlohmann::ordered_json& json, const core::Wall& wall) {
+    const char* used = wall.kind == core::WallKind::memory ? "used_bytes_per_gpu" : wall.kind == core::WallKind::time ? "train_seconds" : "asked_tokens_per_s";
+    const char* budget = wall.kind == core::WallKind::memory ? "hbm_bytes" : wall.kind == core::WallKind::time ? "deadline_seconds" : "replica_tokens_per_s";
+    nlohmann::ordered_json entry;
+    // A budget of zero makes an infinite fraction; JSON has no infinity, so the key is left out rather than null.
+    if (std::isfinite(wall.used)) entry[used] = wall.used;
+    if (std::isfinite(wall.budget)) entry[budget] = wall.budget;
+    if (std::isfinite(wall.fraction)) entry["fraction"] = wall.fraction;
+    entry["over"] = wall.over;
+    json[wall_key(wall.kind)] = entry;
+}
+
+}  // namespace
+
+std::string eval_json(const core::Scenario& scenario, const core::Report& report) {
+    nlohmann::ordered_json json = nlohmann::ordered_json::parse(core::report_to_json(scenario, report));
+    const core::WallsReport walls = core::walls_of(scenario, report);
+    nlohmann::ordered_json walls_json;
+    for (const core::Wall& wall : walls.walls) put_wall(walls_json, wall);
+    walls_json["binding"] = wall_key(walls.walls[walls.binding].kind);
+    walls_json["any_over"] = walls.any_over;
+    walls_json["summary"] = walls.summary;
+    json["walls"] = walls_json;
+    const core::MemoryReport& memory = report.memory;
+    const core::ServingSpec& serving = scenario.serving;
+    const core::Wall& serving_wall = walls.walls[static_cast<int>(core::WallKind::serving)];
+    nlohmann::ordered_json serving_json;
+    serving_json["batch"] = serving.batch;
+    serving_json["context_tokens"] = serving.context_tokens;
+    serving_json["target_qps"] = serving.target_qps;
+    serving_json["output_tokens"] = serving.output_tokens;
+    serving_json["weight_bytes"] = memory.inference_weight_bytes;
+    serving_json["kv_cache_bytes_per_token"] = memory.kv_cache_bytes_per_token;
+    serving_json["kv_cache_bytes"] = memory.kv_cache_bytes;
+    if (std::isfinite(serving_wall.budget)) serving_json["replica_tokens_per_s"] = serving_wall.budget;
+    serving_json["asked_tokens_per_s"] = serving_wall.used;
+    json["serving"] = serving_json;
+    return json.dump(2) + "\n";
+}
+
+std::string eval_table(const core::Scenario& scenario, const core::Report& report) {
+    const core::ReportText text = core::explain(scenario, report);
+    const core::WallsReport walls = core::walls_of(scenario, report);
+    TextTable table;
+    std::string section;
+    const auto row = [&](const std::string& name, const std::string& figure, const std::string& value) {
+        table.rows.push_back({name == section ? "" : name, figure, value});
+        section = name;
+    };
+    const core::LayoutReport& layout = report.layout;
+    row("scenario", "model", text.model_name + ", " + core::format_count(report.memory.params) + " parameters");
+    row("scenario", "GPU", text.gpu_name);
+    row("scenario", "recipe", text.recipe_name);
+    row("layout", "GPUs", format_whole(layout.gpus) + " on " + format_whole(layout.nodes) + " nodes of " + format_whole(layout.gpus_per_node));
+    row("layout", "parallelism", "DP " + format_whole(layout.dp) + ", TP " + format_whole(layout.tp) + ", PP " + format_whole(layout.pp) + ", CP " +
+                                      format_whole(layout.cp) + ", ZeRO " + format_whole(layout.zero));
+    row("layout", "micro-batches per step", format_whole(layout.microbatches));
+
+    const core::MemoryReport& memory = report.memory;
+    row("memory", "state, whole model", format_bytes(memory.state_bytes) + " (" + format_number(memory.bytes_per_param) + " B per parameter)");
+    row("memory", "state, in GPUs' worth", format_number(memory.state_gpus_worth) + " x " + format_bytes(memory.hbm_bytes));
+    const core::PerGpuMemory& per_gpu = memory.per_gpu;
+    row("memory", "per GPU: weights", format_bytes(per_gpu.weights_bytes));
+    row("memory", "per GPU: gradients", format_bytes(per_gpu.grads_bytes));
+    row("memory", "per GPU: master copy", format_bytes(per_gpu.master_bytes));
+    row("memory", "per GPU: optimizer", format_bytes(per_gpu.optimizer_bytes));
+    row("memory", "per GPU: activations", format_bytes(per_gpu.activations_bytes) + " (" + text.activation_configuration + ")");
+    row("memory", "per GPU: total", format_bytes(per_gpu.total_bytes) + " of " + format_bytes(memory.hbm_bytes) + " HBM: " +
+                                        (memory.fits ? "fits, " + format_bytes(memory.headroom_bytes) + " free" : "does not fit"));
+
+    const core::ComputeReport& compute = report.compute;
+    row("step", "step time", format_seconds(compute.step_seconds) + " (" + text.step_basis + ")");
+    row("step", "compute", format_seconds(compute.compute_seconds));
+    row("step", "pipeline bubble", format_seconds(compute.bubble_seconds));
+    row("step", "exposed communication", format_seconds(compute.exposed_comm_seconds));
+    row("step", "MFU / HFU", format_percent(compute.mfu) + " / " + format_percent(compute.hfu));
+    row("step", "model FLOPs per step", core::format_flops(compute.model_flops_per_step) + " (6ND: " + core::format_flops(compute.six_n_flops_per_step) + ")");
+    row("step", "tokens per step", format_whole(compute.tokens_per_step));
+    row("step", "kernels timed", format_whole(static_cast<double>(compute.kernels.size())) + " (each with FLOPs, bytes and bound in --json)");
+
+    for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
+        const core::AxisComm& axis = report.comm.axes[i];
+        std::string name = core::comm_axis_name(axis.axis);
+        for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        row("communication", name + " x" + format_whole(axis.degree),
+            text.axis_collectives[i] + " on " + text.axis_links[i] + ": " + format_seconds(axis.seconds) + " per step, " +
+                (axis.hidden ? "all hidden" : format_seconds(axis.exposed_seconds) + " exposed"));
+    }
+    if (report.comm.axes.empty()) row("communication", "none", "one GPU per model replica and no data parallelism");
+
+    const core::PipelineReport& pipeline = report.pipeline;
+    row("pipeline", "schedule", std::string(core::schedule_name(pipeline.schedule)) + ", " + format_whole(pipeline.stages) + " stages, " +
+                                    format_whole(pipeline.microbatches) + " micro-batches" +
+                                    (pipeline.virtual_stages > 1 ? ", " + format_whole(pipeline.virtual_stages) + " virtual stages" : ""));
+    row("pipeline", "bubble", format_percent(pipeline.bubble_fraction) + " of the pipelined time (overhead " + format_percent(pipeline.bubble_overhead) +
+                                  ", closed form " + format_percent(pipeline.closed_form_bubble_overhead) + ")");
+    // Interleaved schedules count (micro-batch, chunk) pairs, Megatron's unit.
+    row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) +
+                                          (pipeline.virtual_stages > 1 ? " micro-batch chunks" : " micro-batches") + " on the first stage");
+
+    row("training", "duration", format_seconds(compute.train_seconds) + " for " + core::format_count(scenario.train.tokens) + " tokens (" +
+                                    format_whole(std::ceil(compute.steps)) + " steps)");
+    row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, $" + core::format_count(compute.cost_dollars));
+    const core::ReliabilityReport& reliability = report.reliability;
+    row("reliability", "cluster MTBF", format_seconds(reliability.cluster_mtbf_seconds));
+    row("reliability", "checkpoint", format_bytes(reliability.checkpoint_bytes) + " in " + format_seconds(reliability.checkpoint_seconds) + ", every " +
+                                         format_seconds(reliability.interval_seconds));
+    row("reliability", "goodput", reliability.makes_progress ? format_percent(reliability.goodput) + ", wall time " + format_seconds(reliability.wall_seconds) +
+                                                                   ", " + format_number(reliability.expected_failures) + " failures expected"
+                                                             : "no progress: failures come faster than a checkpoint cycle");
+
+    for (const core::Wall& wall : walls.walls) {
+        row("walls", wall.title, wall.fraction_text + (wall.over ? " (over)" : "") + ": " + wall.used_text + " of " + wall.budget_text);
+    }
+    row("walls", "verdict", walls.summary);
+    const core::ServingSpec& serving = scenario.serving;
+    const core::Wall& serving_wall = walls.walls[static_cast<int>(core::WallKind::serving)];
+    row("serving", "weights", format_bytes(memory.inference_weight_bytes));
+    row("serving", "KV cache", format_bytes(memory.kv_cache_bytes) + " for " + format_whole(serving.batch) + " x " + format_whole(serving.context_tokens) +
+                                   " tokens (" + format_bytes(memory.kv_cache_bytes_per_token) + " per token)");
+    row("serving", "decode, one replica", format_number(serving_wall.budget) + " tokens/s");
+    row("serving", "asked", format_number(serving_wall.used) + " tokens/s (" + format_number(serving.target_qps) + " QPS x " + format_whole(serving.output_tokens) +
+                                " tokens)");
+    for (const std::string& warning : text.warnings) row("warnings", "", warning);
+
+    return table.render() + core::kUnitConvention + ". --json prints every figure for scripts.\n";
+}
+
+int run_eval(const core::Scenario& scenario, OutputFormat format) {
+    const core::Report report = core::evaluate(scenario);
+    const std::string text = format == OutputFormat::table ? eval_table(scenario, report) : eval_json(scenario, report);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+}
+
+}  // namespace app

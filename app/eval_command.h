@@ -1,0 +1,20 @@
+#pragma once
+// `shardscope eval SCENARIO.json [--json | --table]`: every figure of the Report, the three walls and the serving
+// figures, as an aligned table on a terminal or as JSON (today's keys, then "walls" and "serving").
+#include "app/table.h"
+#include "core/cost/report.h"
+#include "core/model/scenario.h"
+
+#include <string>
+
+namespace app {
+
+// report_to_json's object with "walls" and "serving" appended; every key report_to_json writes is kept as it is.
+std::string eval_json(const core::Scenario& scenario, const core::Report& report);
+// The same figures for people: section, figure, value, aligned.
+std::string eval_table(const core::Scenario& scenario, const core::Report& report);
+
+// Evaluates and prints; returns the exit status (InputError propagates to the caller, which exits with 2).
+int run_eval(const core::Scenario& scenario, OutputFormat format);
+
+}  // namespace app

@@ -1,0 +1,141 @@
+#include "core/lessons/captions.h"
+
+#include "core/cost/pipeline_schedule.h"
+#include "core/lessons/stack_animation.h"
+#include "core/lessons/walls.h"
+#include "core/model/errors.h"
+#include "core/model/format.h"
+
+#include <functional>
+#include <optional>
+
+namespace core {
+namespace {
+
+// What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls.
+struct CaptionInputs {
+    const Scenario& scenario;
+    const Report& report;
+    std::optional<WallsReport> walls;
+
+    const WallsReport& walls_report() {
+        if (!walls) walls = walls_of(scenario, report);
+        return *walls;
+    }
+};
+
+struct FieldDef {
+    CaptionField field;
+    std::function<std::string(CaptionInputs&)> value;
+};
+
+// "bf16 weight 2 + bf16 grad 2 + fp32 master 4 + Adam m 4 + Adam v 4 = 16 B": the recipe as the stack builds it.
+std::string recipe_sum(const PrecisionRecipe& recipe) {
+    std::string text;
+    for (const StateComponent& component : recipe.components) {
+        text += (text.empty() ? "" : " + ") + component.label + " " + format_plain(component.bytes_per_param);
+    }
+    return text + " = " + format_plain(recipe.bytes_per_param()) + " B";
+}
+
+const std::vector<FieldDef>& field_defs() {
+    static const std::vector<FieldDef> defs = {
+        {{"model", "the model's name"}, [](CaptionInputs& in) { return in.scenario.model.name; }},
+        {{"gpu", "the GPU's name"}, [](CaptionInputs& in) { return in.scenario.cluster.gpu.name; }},
+        {{"gpus", "the GPU count, with thousands separators"}, [](CaptionInputs& in) { return format_grouped(in.report.layout.gpus); }},
+        {{"tp", "tensor-parallel degree"}, [](CaptionInputs& in) { return format_whole(in.report.layout.tp); }},
+        {{"pp", "pipeline stages"}, [](CaptionInputs& in) { return format_whole(in.report.layout.pp); }},
+        {{"cp", "context-parallel degree"}, [](CaptionInputs& in) { return format_whole(in.report.layout.cp); }},
+        {{"dp", "data-parallel degree"}, [](CaptionInputs& in) { return format_grouped(in.report.layout.dp); }},
+        {{"zero", "the ZeRO stage"}, [](CaptionInputs& in) { return format_whole(in.report.layout.zero); }},
+        {{"microbatches", "micro-batches per step"}, [](CaptionInputs& in) { return format_grouped(in.report.pipeline.microbatches); }},
+        {{"params", "the parameter count (\"70.6 B\")"}, [](CaptionInputs& in) { return format_count(in.report.memory.params); }},
+        {{"recipe", "the recipe's bytes per parameter, component by component"},
+         [](CaptionInputs& in) { return recipe_sum(in.scenario.precision); }},
+        {{"bytes_per_param", "bytes per parameter of the recipe"}, [](CaptionInputs& in) { return format_plain(in.report.memory.bytes_per_param); }},
+        {{"state", "the whole training state"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.state_bytes); }},
+        {{"state_vs_hbm", "the state against one GPU's HBM, as the stack prints it (\"15.9x an H100 SXM\")"},
+         [](CaptionInputs& in) { return overshoot(in.report.memory.state_bytes, in.scenario.cluster.gpu).caption; }},
+        {{"per_gpu", "one GPU's memory: state and activations"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.per_gpu.total_bytes); }},
+        {{"per_gpu_state", "one GPU's training state without activations"},
+         [](CaptionInputs& in) { return format_bytes(per_gpu_state_bytes(in.report.memory.per_gpu)); }},
+        {{"hbm", "one GPU's HBM"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.hbm_bytes); }},
+        {{"fits", "\"fits\" or \"does not fit\""}, [](CaptionInputs& in) { return std::string(in.report.memory.fits ? "fits" : "does not fit"); }},
+        {{"walls.memory", "the memory wall's fraction of its budget, as its bar prints it"},
+         [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::memory)].fraction_text; }},
+        {{"walls.time", "the time wall's fraction of its budget, as its bar prints it"},
+         [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::time)].fraction_text; }},
+        {{"walls.serving", "the serving wall's fraction of its budget, as its bar prints it"},
+         [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::serving)].fraction_text; }},
+        {{"deadline_days", "the time wall's deadline in days"}, [](CaptionInputs& in) { return format_plain(in.scenario.train.deadline_days); }},
+        {{"bubble", "the closed-form bubble share of the scenario's schedule, as the pipeline panel prints it"},
+         [](CaptionInputs& in) {
+             ScheduleParams params;
+             params.kind = in.report.pipeline.schedule;
+             params.stages = in.report.pipeline.stages;
+             params.microbatches = in.report.pipeline.microbatches;
+             params.virtual_chunks = in.report.pipeline.virtual_stages;
+             return format_percent(closed_form_bubble_fraction(params));
+         }},
+        {{"ridge", "the roofline's ridge point in FLOP per byte"}, [](CaptionInputs& in) { return format_number(in.report.roofline.ridge_flops_per_byte); }},
+        {{"step_time", "the step time"}, [](CaptionInputs& in) { return format_seconds(in.report.compute.step_seconds); }},
+        {{"mfu", "the model FLOPs utilisation"}, [](CaptionInputs& in) { return format_percent(in.report.compute.mfu); }},
+    };
+    return defs;
+}
+
+const FieldDef* find_field(const std::string& name) {
+    for (const FieldDef& def : field_defs()) {
+        if (name == def.field.name) return &def;
+    }
+    return nullptr;
+}
+
+// Walks the text, calling on_field(name) for each {name} and on_text for everything else.
+template <typename OnText, typename OnField>
+void walk(const std::string& text, const std::string& field, OnText on_text, OnField on_field) {
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t open = text.find('{', at);
+        if (open == std::string::npos) {
+            on_text(text.substr(at));
+            return;
+        }
+        on_text(text.substr(at, open - at));
+        if (open + 1 < text.size() && text[open + 1] == '{') {
+            on_text("{");
+            at = open + 2;
+            continue;
+        }
+        const std::size_t close = text.find('}', open);
+        if (close == std::string::npos) throw InputError(field, "a '{' at character " + std::to_string(open + 1) + " is never closed");
+        const std::string name = text.substr(open + 1, close - open - 1);
+        if (!find_field(name)) throw InputError(field, "unknown figure {" + name + "} (see core/lessons/captions.cpp for the names)");
+        on_field(name);
+        at = close + 1;
+    }
+}
+
+}  // namespace
+
+const std::vector<CaptionField>& caption_fields() {
+    static const std::vector<CaptionField> fields = [] {
+        std::vector<CaptionField> list;
+        for (const FieldDef& def : field_defs()) list.push_back(def.field);
+        return list;
+    }();
+    return fields;
+}
+
+void check_caption(const std::string& text, const std::string& field) {
+    walk(text, field, [](const std::string&) {}, [](const std::string&) {});
+}
+
+std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report) {
+    CaptionInputs inputs{scenario, report, std::nullopt};
+    std::string filled;
+    walk(text, "caption", [&](const std::string& piece) { filled += piece; },
+         [&](const std::string& name) { filled += find_field(name)->value(inputs); });
+    return filled;
+}
+
+}  // namespace core

@@ -1,0 +1,160 @@
+// Exports ready for a document (issue 18): by default each panel is settled (its animation finished) and a clean figure
+// (no Play, sliders or key hints); `--t` still picks a moment and `--controls` keeps the controls; and no text is cut at
+// 1024x768, 1280x720, 1920x1080 or at zoom 150 %, measured on each text's extent against its clip rectangle.
+#include "app/export.h"
+#include "app/lesson.h"
+#include "core/model/scenario.h"
+#include "widgets/clip_check.h"
+
+#include <catch2/catch.hpp>
+#include <stb/stb_image.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace {
+
+std::string fresh_directory(const std::string& name) {
+    const std::filesystem::path directory = std::filesystem::temp_directory_path() / ("shardscope-figures-" + name);
+    std::filesystem::remove_all(directory);
+    std::filesystem::create_directories(directory);
+    return directory.string();
+}
+
+std::vector<unsigned char> pixels_of(const std::string& path) {
+    int width = 0, height = 0, channels = 0;
+    unsigned char* data = stbi_load(path.c_str(), &width, &height, &channels, 4);
+    REQUIRE(data);
+    std::vector<unsigned char> pixels(data, data + static_cast<std::size_t>(width) * height * 4);
+    stbi_image_free(data);
+    return pixels;
+}
+
+std::vector<std::string> every_panel() {
+    std::string error;
+    std::vector<std::string> panels = app::export_targets("all", &error);
+    panels.pop_back();  // "window"
+    return panels;
+}
+
+bool drew(const std::vector<widgets::DrawnText>& texts, const std::string& part) {
+    for (const widgets::DrawnText& text : texts) {
+        if (text.text.find(part) != std::string::npos) return true;
+    }
+    return false;
+}
+
+std::string describe(const widgets::DrawnText& text) {
+    std::ostringstream out;
+    out << '"' << text.text << "\" at x " << text.min.x << ".." << text.max.x << ", y " << text.min.y << ".." << text.max.y << " clipped to x "
+        << text.clip.x << ".." << text.clip.z << ", y " << text.clip.y << ".." << text.clip.w << " in " << text.window;
+    return out.str();
+}
+
+}  // namespace
+
+TEST_CASE("Export by default shows every panel settled: the same picture as --t at the end of its animation", "[render][export]") {
+    app::ExportOptions settled;
+    settled.scenario = core::default_scenario();
+    settled.panels = every_panel();
+    settled.width = 960;
+    settled.height = 540;
+    settled.out_dir = fresh_directory("settled");
+    std::vector<double> end_times;
+    settled.settled_t_out = &end_times;
+    REQUIRE(app::run_export(settled).empty());
+    REQUIRE(end_times.size() == settled.panels.size());
+    int animated = 0;
+    for (std::size_t i = 0; i < settled.panels.size(); ++i) {
+        const std::string& panel = settled.panels[i];
+        INFO("panel " << panel << " settles at t = " << end_times[i] << " s");
+        animated += end_times[i] > 0;
+        app::ExportOptions at_end = settled;
+        at_end.panels = {panel};
+        at_end.t_seconds = end_times[i];
+        at_end.settled_t_out = nullptr;
+        at_end.out_dir = fresh_directory("at-end-" + panel);
+        REQUIRE(app::run_export(at_end).empty());
+        CHECK(pixels_of(settled.out_dir + "/" + panel + ".png") == pixels_of(at_end.out_dir + "/" + panel + ".png"));
+        // And t = 0 of an animated panel is another picture: the default is not the start.
+        if (end_times[i] > 0) {
+            app::ExportOptions at_start = at_end;
+            at_start.t_seconds = 0.0;
+            at_start.out_dir = fresh_directory("at-start-" + panel);
+            REQUIRE(app::run_export(at_start).empty());
+            CHECK(pixels_of(settled.out_dir + "/" + panel + ".png") != pixels_of(at_start.out_dir + "/" + panel + ".png"));
+        }
+    }
+    CHECK(animated >= 3);  // stack, ring and pipeline animate
+}
+
+TEST_CASE("A panel export is a clean figure: no Play, speed or sliders; --controls keeps them", "[render][export]") {
+    for (const bool controls : {false, true}) {
+        app::ExportOptions options;
+        options.scenario = core::default_scenario();
+        options.panels = {"stack", "ring", "pipeline"};
+        options.width = 1280;
+        options.height = 720;
+        options.controls = controls;
+        options.out_dir = fresh_directory(controls ? "controls" : "clean");
+        std::vector<std::vector<widgets::DrawnText>> texts;
+        options.texts_out = &texts;
+        REQUIRE(app::run_export(options).empty());
+        REQUIRE(texts.size() == 3);
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            INFO(options.panels[i] << (controls ? " with --controls" : " as a figure"));
+            CHECK(drew(texts[i], "Play") == controls);
+            CHECK(drew(texts[i], "speed") == controls);
+        }
+        CHECK(drew(texts[0], "Whole model"));  // the figure itself is there
+    }
+}
+
+TEST_CASE("A lesson exported scene by scene carries its caption but no key hints", "[render][export]") {
+    std::vector<std::string> names;
+    for (const std::string& name : every_panel()) names.push_back(name);
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.lesson = app::load_lesson_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/lessons/default.json", names);
+    options.lesson->scenes.resize(1);
+    options.width = 1280;
+    options.height = 720;
+    options.out_dir = fresh_directory("lesson");
+    widgets::start_text_record();
+    REQUIRE(app::run_export(options).empty());
+    const std::vector<widgets::DrawnText> texts = widgets::stop_text_record();
+    CHECK(drew(texts, "Scene 1 of 1"));
+    CHECK_FALSE(drew(texts, "Esc"));
+    CHECK(drew(texts, "of the 90-day deadline"));
+}
+
+TEST_CASE("No text is cut in any panel at 1024x768, 1280x720, 1920x1080 or at zoom 150 %, in either theme", "[render][layout]") {
+    struct Size {
+        int width, height;
+        float scale;
+        bool light;
+    };
+    // Zoom 150 % in a 1280x720 window: the UI's logical size is 853x480 at 1.5x.
+    const Size sizes[] = {{1024, 768, 1.0f, false}, {1280, 720, 1.0f, true}, {1920, 1080, 1.0f, false}, {853, 480, 1.5f, true}};
+    for (const Size& size : sizes) {
+        app::ExportOptions options;
+        options.scenario = core::default_scenario();
+        options.panels = every_panel();
+        options.panels.push_back("window");  // the whole window too: sidebar, tabs, the stack beside them
+        options.width = size.width;
+        options.height = size.height;
+        options.scale = size.scale;
+        options.light_theme = size.light;
+        options.settle_frames = 3;
+        options.out_dir = fresh_directory("clip-" + std::to_string(size.width));
+        std::vector<std::vector<widgets::DrawnText>> texts;
+        options.texts_out = &texts;
+        REQUIRE(app::run_export(options).empty());
+        REQUIRE(texts.size() == options.panels.size());
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            INFO(options.panels[i] << " at " << size.width << "x" << size.height << " x" << size.scale);
+            CHECK(texts[i].size() > 5);
+            for (const widgets::DrawnText& cut : widgets::cut_texts(texts[i])) FAIL_CHECK("cut: " << describe(cut));
+        }
+    }
+}

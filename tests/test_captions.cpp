@@ -1,0 +1,76 @@
+// Lesson captions take their numbers from the report (core/lessons/captions.h), so a caption and the panel beside it
+// cannot disagree: scene 1's "x the 90-day deadline" is the time wall's bar, scene 6's bubble is GPipe's (p-1)/(m+p-1).
+#include "core/cost/evaluate.h"
+#include "core/lessons/captions.h"
+#include "core/lessons/walls.h"
+#include "core/model/errors.h"
+#include "core/model/scenario_json.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+nlohmann::json default_lesson() {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/lessons/default.json");
+    std::stringstream text;
+    text << file.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
+struct FilledScene {
+    core::Scenario scenario;
+    core::Report report;
+    std::string caption;
+};
+
+FilledScene fill(const nlohmann::json& scene) {
+    FilledScene filled;
+    filled.scenario = core::parse_scenario(scene.value("scenario", nlohmann::json::object()).dump());
+    filled.report = core::evaluate(filled.scenario);
+    filled.caption = core::fill_caption(scene.at("caption").get<std::string>(), filled.scenario, filled.report);
+    return filled;
+}
+
+}  // namespace
+
+TEST_CASE("Scene 1's caption prints each wall exactly as its bar does (seed 000's three walls)", "[captions]") {
+    const nlohmann::json lesson = default_lesson();
+    const FilledScene scene = fill(lesson.at("scenes").at(0));
+    REQUIRE(lesson["scenes"][0]["panel"] == "walls");
+    const core::WallsReport walls = core::walls_of(scene.scenario, scene.report);
+    const auto& time = walls.walls[static_cast<int>(core::WallKind::time)];
+    CHECK(scene.caption.find(time.fraction_text + " of the 90-day deadline") != std::string::npos);
+    CHECK(scene.caption.find(walls.walls[static_cast<int>(core::WallKind::memory)].fraction_text + " of the HBM") != std::string::npos);
+    CHECK(scene.caption.find(walls.walls[static_cast<int>(core::WallKind::serving)].fraction_text) != std::string::npos);
+    CHECK(scene.caption.find("Llama 3 70B on 64 H100 SXM GPUs") != std::string::npos);
+}
+
+TEST_CASE("The GPipe scene's bubble is (p-1)/(m+p-1) = 3/11 = 27.3 % for p = 4, m = 8", "[captions]") {
+    const nlohmann::json lesson = default_lesson();
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        if (scene.at("title") != "The pipeline bubble") continue;
+        const FilledScene filled = fill(scene);
+        CHECK(filled.caption.find("GPipe with 4 stages and 8 micro-batches") != std::string::npos);
+        CHECK(filled.caption.find("= 27.3 %") != std::string::npos);
+        return;
+    }
+    FAIL("no scene titled 'The pipeline bubble'");
+}
+
+TEST_CASE("Every scene's caption fills completely; a misspelt figure or an open brace is refused, naming the field", "[captions]") {
+    for (const nlohmann::json& scene : default_lesson().at("scenes")) {
+        INFO(scene.at("title").get<std::string>());
+        const FilledScene filled = fill(scene);
+        CHECK(filled.caption.find('{') == std::string::npos);
+        CHECK(filled.caption.find('}') == std::string::npos);
+    }
+    CHECK_THROWS_WITH(core::check_caption("{walls.tmie} of the deadline", "lesson.scenes[0].caption"),
+                      Catch::Contains("lesson.scenes[0].caption") && Catch::Contains("{walls.tmie}"));
+    CHECK_THROWS_AS(core::check_caption("a {model", "lesson.scenes[1].caption"), core::InputError);
+    CHECK(core::fill_caption("{{braces}} stay", core::default_scenario(), core::evaluate(core::default_scenario())) == "{braces}} stay");
+    CHECK_FALSE(core::caption_fields().empty());
+}

@@ -1,0 +1,33 @@
+#pragma once
+// The clip checker: every text drawn during a frame, with its extent and the rectangle it was clipped to, so tests can
+// say that no label is cut at a given window size or zoom, measured on the text's own extent (not on pixels), and can
+// find what a panel printed. The app never records; a test build forwards ImDrawList::AddText here
+// (tests/render/text_hook.cpp).
+#include <imgui.h>
+
+#include <string>
+#include <vector>
+
+namespace widgets {
+
+struct DrawnText {
+    std::string text;
+    ImVec2 min, max;        // the text's extent on screen, wrapped as drawn
+    ImVec4 clip;            // what it was clipped to: the draw list's clip rectangle, and the fine clip if one was given
+    std::string window;     // the ImGui window it was drawn in
+    bool scrolls_y = false; // that window scrolls vertically: text past its bottom edge is scrolled, not cut
+};
+
+void start_text_record();
+std::vector<DrawnText> stop_text_record();
+bool text_record_active();
+// Called for each ImDrawList::AddText while recording (font and size may be null / 0: the draw list's own).
+void record_text(const ImDrawList* list, const ImFont* font, float font_size, const ImVec2& pos, const char* text_begin,
+                 const char* text_end, float wrap_width, const ImVec4* fine_clip);
+
+// Whether a drawn text is cut: seen in part but not whole, across its clip rectangle's left or right edge, or across its
+// top or bottom edge in a window that does not scroll. Half a pixel of slack for rounding.
+bool is_cut(const DrawnText& text);
+std::vector<DrawnText> cut_texts(const std::vector<DrawnText>& texts);
+
+}  // namespace widgets
