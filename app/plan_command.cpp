@@ -135,6 +135,11 @@ std::string plan_table(const core::Scenario& scenario, const RankedPlan& ranked)
     table.headers = {"rank", "TP", "PP", "CP", "DP", "ZeRO", "micro-batch", "recompute", "schedule", "SP", "memory/GPU", "activations", "step", "compute",
                      "bubble", "exposed comm", "MFU", "folded v"};
     table.right_aligned = {true, true, true, true, true, true, true, false, false, false, true, true, true, true, true, true, true, false};
+    const bool experts = scenario.model.is_moe();  // the EP column only where the planner searches it
+    if (experts) {
+        table.headers.insert(table.headers.begin() + 5, "EP");
+        table.right_aligned.insert(table.right_aligned.begin() + 5, true);
+    }
     bool any_folded = false;
     for (std::size_t i = 0; i < ranked.rows.size(); ++i) {
         const core::Layout& layout = ranked.rows[i].entry.layout;
@@ -149,6 +154,7 @@ std::string plan_table(const core::Scenario& scenario, const RankedPlan& ranked)
                               core::format_seconds(estimate.compute_seconds), core::format_seconds(estimate.bubble_seconds),
                               core::format_seconds(estimate.exposed_comm_seconds), core::format_percent(estimate.mfu),
                               ranked.rows[i].folded_virtual_stages.empty() ? "" : "v" + list_text(ranked.rows[i].folded_virtual_stages, ", v")});
+        if (experts) table.rows.back().insert(table.rows.back().begin() + 5, std::to_string(layout.ep));
     }
     out += table.render();
     if (any_folded) out += "\nFolded: interleaved layouts that differ only in v are one row, with the best v; \"folded v\" lists the others.\n";

@@ -131,6 +131,7 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     const core::Scenario scenario = shipped("deepseek-v3.json");
     REQUIRE(scenario.cluster.gpus == 2048);
     REQUIRE(scenario.parallel.pp == 16);
+    REQUIRE(scenario.parallel.schedule == core::ScheduleKind::dualpipe);
     REQUIRE(scenario.parallel.ep == 64);
     REQUIRE(scenario.parallel.zero == 1);
     REQUIRE(scenario.train.tokens == 14.8e12);
@@ -307,4 +308,25 @@ TEST_CASE("Expert GEMMs at their per-expert shapes: m = tokens x top-k / E x EP 
     REQUIRE(expert_forward_flops(4, 2, tokens, groups) == Approx(per_gpu));
     REQUIRE(tokens == 2048.0 * 2 * 2 * 4 / 8);
     REQUIRE(groups == 2);
+}
+
+TEST_CASE("Peak memory with experts: DeepSeek-V3's dense first layers leave stage 1 heaviest, and the planner's memory is the report's",
+          "[moe][memory][planner]") {
+    // 1F1B without recompute: stage 0 holds the embedding, 3 dense layers and 1 MoE layer with 16 micro-batches in flight;
+    // stage 1 holds 4 MoE layers (each keeping its eight routed copies' activations) with 15. Stage 1 peaks.
+    core::Scenario scenario = shipped("deepseek-v3.json");
+    scenario.parallel.schedule = core::ScheduleKind::one_f_one_b;
+    scenario.train.recompute = core::Recompute::none;
+    const core::Report report = core::evaluate(scenario);
+    const core::MemoryReport& memory = report.memory;
+    REQUIRE(memory.per_stage.size() == 16);
+    CHECK(memory.per_stage[0].moe_layers == 1);
+    CHECK(memory.per_stage[1].moe_layers == 4);
+    CHECK(memory.per_stage[0].inflight_microbatches == 16);
+    CHECK(memory.per_stage[1].inflight_microbatches == 15);
+    CHECK(memory.peak_stage == 1);
+    // The planner decides "fits" from the first, the last and the middle stage with the most experts: the same peak.
+    const core::LayoutEstimate estimate = core::estimate_layout(scenario, core::layout_of(scenario));
+    CHECK(estimate.memory_per_gpu_bytes == Approx(memory.per_gpu.peak_bytes).epsilon(1e-12));
+    CHECK_FALSE(estimate.fits);
 }

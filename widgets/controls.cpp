@@ -350,7 +350,7 @@ bool sequence_parallel_checkbox(const char* label, core::Scenario& scenario, Edi
 bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     float imbalance = static_cast<float>(scenario.moe.load_imbalance);
     bool changed = false;
-    if (ImGui::SliderFloat(label, &imbalance, 1.0f, 4.0f, "%.2fx max/mean", ImGuiSliderFlags_AlwaysClamp) &&
+    if (ImGui::SliderFloat(label, &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
         static_cast<double>(imbalance) != scenario.moe.load_imbalance) {
         changed = apply_edit(core::with_load_imbalance(scenario, imbalance), scenario, feedback, label);
     }

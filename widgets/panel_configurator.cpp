@@ -707,7 +707,7 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
         const core::SizingRow& row = sizing.rows[i];
         const core::Layout& l = row.best.layout;
         const std::string layout = "TP " + std::to_string(l.tp) + " PP " + std::to_string(l.pp) + (l.cp > 1 ? " CP " + std::to_string(l.cp) : "") +
-                                   " DP " + std::to_string(l.dp) + " ZeRO " + std::to_string(l.zero);
+                                   " DP " + std::to_string(l.dp) + (l.ep > 1 ? " EP " + std::to_string(l.ep) : "") + " ZeRO " + std::to_string(l.zero);
         cells.push_back({std::to_string(i + 1) + (row.on_front ? "*" : ""), row.gpu_name, std::to_string(row.gpus), layout,
                          core::format_seconds(row.train_seconds) + (row.meets_deadline ? "" : " (late)"),
                          core::format_dollars(row.cost.total_dollars) + (row.within_budget ? "" : " (over)"),

@@ -29,7 +29,7 @@ fi
 "$binary" eval --table "$scenarios/default.json" >"$work/table.txt" && grep -q "^memory" "$work/table.txt" \
     && ok "eval --table into a pipe prints the table" || fail "eval --table"
 
-for scenario in default.json gpt3-175b-megatron.json llama3-405b-16k.json; do
+for scenario in default.json gpt3-175b-megatron.json llama3-405b-16k.json deepseek-v3.json; do
     "$binary" eval --json "$scenarios/$scenario" >"$work/eval.json" || fail "eval --json $scenario"
     grep "^$scenario " "$source_dir/tests/cli/eval_json_keys.txt" | cut -d' ' -f2 >"$work/old_keys.txt"
     if python3 - "$work/eval.json" "$work/old_keys.txt" <<'EOF'; then ok "eval --json $scenario: every old key, in order, plus walls and serving"; else fail "eval --json $scenario keys"; fi
