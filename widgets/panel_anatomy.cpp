@@ -647,9 +647,11 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     ImGui::SameLine(0, em);
     ImGui::SetNextItemWidth(slider_width);
     axis_slider("PP", ctx.scenario, core::LayoutAxis::pp, ctx.feedback, "Pipeline stages: fewer layers per GPU, and a bubble in the step.");
-    ImGui::SameLine(0, em);
-    ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
-    save_trace_button(ctx, em);
+    if (!figure_mode()) {  // a document shows the lanes as set, without the switch
+        ImGui::SameLine(0, em);
+        ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
+        save_trace_button(ctx, em);
+    }
     const std::string layout = "TP " + std::to_string(ctx.report.layout.tp) + " x PP " + std::to_string(ctx.report.layout.pp) + " x CP " +
                                std::to_string(ctx.report.layout.cp) + " x DP " + std::to_string(ctx.report.layout.dp) + ", " +
                                std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
