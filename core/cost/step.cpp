@@ -104,6 +104,10 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
 }  // namespace
 
 StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost) {
+    return step_inputs(scenario, layout, cost, memory_constants(scenario));
+}
+
+StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const MemoryConstants& memory_constants_of_scenario) {
     StepInputs in;
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -155,7 +159,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
         in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    in.memory = memory_basis(scenario, layout);
+    in.memory = memory_basis(memory_constants_of_scenario, layout);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     in.optimizer = optimizer_kernel(scenario, in.stage.per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1));
     return in;

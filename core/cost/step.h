@@ -58,6 +58,8 @@ struct StepInputs {
     Kernel optimizer;
 };
 StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&);
+// The same with the scenario's memory constants already known: a search computes them once, not per layout.
+StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&, const MemoryConstants&);
 
 // The pipeline schedule's parameters for the layout's schedule: per-micro-batch stage durations with the exposed
 // communication, the uneven first and last stages, the sends.
