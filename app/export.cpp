@@ -102,9 +102,10 @@ std::vector<unsigned char> render_target(AppState& state, const std::string& tar
         else draw_main_ui(state, session, requests, true);
     };
     if (!options.t_seconds) {
-        // Settled: one frame tells each panel's animation length, then every clock stands at its end.
+        // Settled: one frame tells each panel's animation length, then every clock stands at its end (or the panel's figure moment).
         render_frames(state, framebuffer, 1, draw);
-        for (widgets::Playback& playback : state.playbacks) playback.t_seconds = std::max(0.0, playback.duration_seconds);
+        for (widgets::Playback& playback : state.playbacks)
+            playback.t_seconds = std::max(0.0, playback.figure_seconds >= 0 ? playback.figure_seconds : playback.duration_seconds);
     }
     std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out);
     widgets::set_figure_mode(false);

@@ -174,6 +174,9 @@ TEST_CASE("All-to-all animation: a pure function of t, bytes crossing nodes coun
     const std::vector<core::AllToAllStep> steps = core::alltoall_steps(routing);
     const double step_seconds = 0.5;
     REQUIRE(core::alltoall_animation_seconds(steps, step_seconds) == Approx(31 * 0.5));
+    // A still picture stands halfway through the experts' step: the 15 dispatch steps done, every copy at its experts.
+    REQUIRE(core::alltoall_figure_seconds(steps, step_seconds) == Approx(15.5 * 0.5));
+    REQUIRE(core::alltoall_frame_at(routing, steps, core::alltoall_figure_seconds(steps, step_seconds), step_seconds).phase == AllToAllPhase::experts);
 
     const core::AllToAllFrame start = core::alltoall_frame_at(routing, steps, 0, step_seconds);
     REQUIRE(start.phase == AllToAllPhase::dispatch);

@@ -414,6 +414,10 @@ bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedb
 }
 
 bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) {  // a document states the price, it offers no control
+        dim_text(core::format_dollars(scenario.operations.dollars_per_gpu_hour) + " per GPU-hour (" + core::price_basis_name(scenario.budget.price) + ")");
+        return false;
+    }
     const float font = ImGui::GetFontSize();
     bool changed = false;
     const core::GpuPrice& price = scenario.cluster.gpu.price;
@@ -446,6 +450,7 @@ bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& f
 }
 
 bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     double hours = scenario.budget.setup_hours;
     bool changed = false;
     if (committed_number_input(label, hours, 0.0, 1e5)) {
@@ -457,6 +462,7 @@ bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback
 }
 
 bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     const float font = ImGui::GetFontSize();
     bool changed = false;
     ImGui::PushID(label);

@@ -605,7 +605,7 @@ bool PlotSegment(const char* label, double x0, double y0, double x1, double y1, 
     return PlotLine(label, xs, ys, 2, color, thickness_em, dash_em);
 }
 
-bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em, MarkerShape shape) {
+bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em, MarkerShape shape, bool background) {
     IM_ASSERT(plot.active);
     add_legend_entry(label, color, LegendSwatch::marker, shape);
     const double px = pixel_x(x), py = pixel_y(y);
@@ -617,7 +617,7 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     }
     const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
     draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
-    plot.data_marks.push_back(center);
+    (background ? plot.line_marks : plot.data_marks).push_back(center);
     if (radius_em >= 0.3f) plot.marker_boxes.push_back(ImVec4(center.x - radius, center.y - radius, center.x + radius, center.y + radius));
     const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
                          std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);

@@ -65,9 +65,10 @@ bool PlotLine(const char* label, const double* xs, const double* ys, int count, 
               float dash_em = 0);
 bool PlotSegment(const char* label, double x0, double y0, double x1, double y1, ImU32 color, float thickness_em = 0.12f,
                  float dash_em = 0);
-// A marker with a thin outline in the window background colour, so overlapping points stay distinct.
+// A marker with a thin outline in the window background colour, so overlapping points stay distinct. A background
+// point (one of a cloud, as the dominated clusters) weighs like a line where the legend looks for a corner.
 bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em = 0.3f,
-               MarkerShape shape = MarkerShape::circle);
+               MarkerShape shape = MarkerShape::circle, bool background = false);
 // Text at data coordinates; pivot (0..1) picks which point of the text sits there, offset_em moves it in em
 // (positive y is down, as on screen).
 void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),

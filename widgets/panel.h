@@ -27,6 +27,7 @@ struct Playback {
     double duration_seconds = 0; // set by the panel each frame from core (0: nothing to animate)
     double step_seconds = 1.0;   // what "step" moves by, set by the panel
     bool loop = true;            // restart at 0 after the end while playing
+    double figure_seconds = -1;  // where a settled export stands, set by the panel; < 0: the end of the animation
 };
 
 // Data the app loads from files on the panels' behalf (core reads no files).

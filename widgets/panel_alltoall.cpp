@@ -544,6 +544,7 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     }
     ctx.playback.duration_seconds = core::alltoall_animation_seconds(state.steps, state.options.seconds_per_step);
     ctx.playback.step_seconds = state.options.seconds_per_step;
+    ctx.playback.figure_seconds = core::alltoall_figure_seconds(state.steps, state.options.seconds_per_step);
     draw_transport(ctx.playback);
     const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
     const core::AllToAllFrame frame = core::alltoall_frame_at(state.routing, state.steps, t_seconds, state.options.seconds_per_step);
@@ -556,7 +557,14 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("alltoall_side", ImVec2(side_width, avail.y), false);
-    draw_controls(state, ctx.scenario);
+    if (figure_mode()) {  // a document states the set-up the controls would show
+        const core::AllToAllInputs& inputs = state.routing.inputs;
+        dim_text("EP " + std::to_string(inputs.ep_ranks) + " GPUs in nodes of " + std::to_string(inputs.gpus_per_node) + ", " +
+                 std::to_string(inputs.experts) + " experts, top-" + std::to_string(inputs.top_k) + ", " + routing_label(state.options.routing) +
+                 " routing, " + std::to_string(inputs.tokens_per_rank) + " tokens per GPU");
+    } else {
+        draw_controls(state, ctx.scenario);
+    }
     if (!state.error.empty()) ImGui::TextColored(color4(palette().over_budget), "%s", state.error.c_str());
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0.0f);

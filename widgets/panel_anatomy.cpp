@@ -104,7 +104,7 @@ ImU32 bound_color(core::Bound bound) {
     switch (bound) {
         case core::Bound::compute: return compute_fill();
         case core::Bound::memory: return colors.hbm;
-        case core::Bound::launch: return colors.text_dim;
+        case core::Bound::launch: return colors.series[5];  // apart from the waits' grey: it is compute-stream time
     }
     return colors.text_dim;
 }
@@ -210,6 +210,17 @@ struct TimeAxis {
 };
 
 // Ticks in ms (or µs for a layer shorter than 2 ms), the unit written past the axis end.
+// An axis's unit: the one its span reads in without long decimals (a MiniGPT step in ms, a 405B step in s).
+struct AxisUnit {
+    double seconds;
+    const char* name;
+};
+AxisUnit axis_unit(double span_seconds) {
+    if (span_seconds < 2e-3) return {1e-6, "us"};
+    if (span_seconds < 2.0) return {1e-3, "ms"};
+    return {1.0, "s"};
+}
+
 void draw_time_ticks(ImDrawList* draw, const TimeAxis& axis, float y, double unit_seconds, const char* unit) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
@@ -444,20 +455,31 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
         draw->AddTriangleFilled(ImVec2(x - em * 0.35f, origin.y + pass_band - em * 0.45f), ImVec2(x + em * 0.35f, origin.y + pass_band - em * 0.45f),
                                 ImVec2(x, origin.y + pass_band - em * 0.05f), colors.text);
     }
-    const bool microseconds = axis.seconds < 2e-3;
-    draw_time_ticks(draw, axis, axis_y, microseconds ? 1e-6 : 1e-3, microseconds ? "us" : "ms");
+    draw_time_ticks(draw, axis, axis_y, axis_unit(axis.seconds).seconds, axis_unit(axis.seconds).name);
     return hover;
 }
 
-constexpr const char* kTimelineLegend[] = {"compute-bound kernel", "memory-bound kernel", "communication hidden under compute",
-                                             "exposed: compute waits"};
+// The timeline's legend: the launch-bound entry only where a kernel is bound by the framework's launch time (eager).
+struct LegendEntry {
+    ImU32 fill;
+    Pattern pattern;
+    std::string text;
+};
 
-void draw_timeline_legend() {
+std::vector<LegendEntry> timeline_legend_entries(const core::Report& report) {
     const Palette& colors = palette();
-    legend_pattern(compute_fill(), Pattern::solid, kTimelineLegend[0], true);
-    legend_pattern(colors.hbm, Pattern::memory_bound, kTimelineLegend[1], false);
-    legend_pattern(faded(colors.text_dim, 0.6f), Pattern::solid, kTimelineLegend[2], false);
-    legend_pattern(colors.text_dim, Pattern::waiting, kTimelineLegend[3], false);
+    std::vector<LegendEntry> entries = {{compute_fill(), Pattern::solid, "compute-bound kernel"},
+                                        {colors.hbm, Pattern::memory_bound, "memory-bound kernel"}};
+    const bool launch_bound = std::any_of(report.compute.kernels.begin(), report.compute.kernels.end(),
+                                          [](const core::Kernel& kernel) { return kernel.bound == core::Bound::launch; });
+    if (launch_bound) entries.push_back({bound_color(core::Bound::launch), Pattern::launch_bound, "launch-bound kernel (the framework's launch time)"});
+    entries.push_back({faded(colors.text_dim, 0.6f), Pattern::solid, "communication hidden under compute"});
+    entries.push_back({colors.text_dim, Pattern::waiting, "exposed: compute waits"});
+    return entries;
+}
+
+void draw_timeline_legend(const std::vector<LegendEntry>& entries) {
+    for (std::size_t i = 0; i < entries.size(); ++i) legend_pattern(entries[i].fill, entries[i].pattern, entries[i].text.c_str(), i == 0);
 }
 
 // How many rows legend_pattern's entries take in `width`: the same packing as same_line_if_fits.
@@ -553,7 +575,7 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     draw->AddText(ImVec2(ratio_x, (ideal_top + ideal_bottom - text_height) * 0.5f), colors.text, ratio.c_str());
     const bool ideal_hovered = hovered_item && inside(mouse, ideal_min, ImVec2(ratio_x + ratio_width, ideal_max.y));
 
-    draw_time_ticks(draw, axis, ideal_bottom + gap, 1.0, "s");
+    draw_time_ticks(draw, axis, ideal_bottom + gap, axis_unit(axis.seconds).seconds, axis_unit(axis.seconds).name);
     if (hovered >= 0 && hovered < static_cast<int>(ctx.text.step_parts.size())) {
         const core::Explanation& part = ctx.text.step_parts[hovered];
         explain_tooltip(part.formula, part.source.empty() ? nullptr : part.source.c_str());
@@ -657,9 +679,11 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     ImGui::SameLine(0, em);
     ImGui::SetNextItemWidth(slider_width);
     axis_slider("PP", ctx.scenario, core::LayoutAxis::pp, ctx.feedback, "Pipeline stages: fewer layers per GPU, and a bubble in the step.");
-    ImGui::SameLine(0, em);
-    ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
-    save_trace_button(ctx, em);
+    if (!figure_mode()) {  // a document shows the lanes as set, without the switch
+        ImGui::SameLine(0, em);
+        ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
+        save_trace_button(ctx, em);
+    }
     const std::string layout = "TP " + std::to_string(ctx.report.layout.tp) + " x PP " + std::to_string(ctx.report.layout.pp) + " x CP " +
                                std::to_string(ctx.report.layout.cp) + " x DP " + std::to_string(ctx.report.layout.dp) + ", " +
                                std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
@@ -675,7 +699,9 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     const float line = ImGui::GetTextLineHeightWithSpacing();
     const float width = ImGui::GetContentRegionAvail().x;
     const float heading = ImGui::GetFontSize() * 0.6f + line;  // section_heading: text, rule and spacing
-    const std::vector<std::string> timeline_legend(std::begin(kTimelineLegend), std::end(kTimelineLegend));
+    const std::vector<LegendEntry> timeline_entries = timeline_legend_entries(ctx.report);
+    std::vector<std::string> timeline_legend;
+    for (const LegendEntry& entry : timeline_entries) timeline_legend.push_back(entry.text);
     const float legends = line * float(legend_rows(timeline_legend, width) + legend_rows(step_legend_entries(data), width));
     const float chain = ImGui::CalcTextSize(ctx.text.mfu_chain.c_str(), nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
     const float bar_height = em * 7.5f + ImGui::GetStyle().ItemSpacing.y;
@@ -697,7 +723,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
         const core::Explanation& text = op.stream == Stream::compute && op.kernel >= 0 ? ctx.text.kernels.at(op.kernel) : ctx.text.timeline_ops.at(hover.op);
         explain_tooltip(text.formula, text.source.empty() ? nullptr : text.source.c_str());
     }
-    draw_timeline_legend();
+    draw_timeline_legend(timeline_entries);
 
     ImGui::Spacing();
     section_heading("The whole step on the busiest GPU, beside the ideal step at peak FLOP/s");

@@ -620,7 +620,8 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     const ImU32 candidate = with_alpha(colors.text_dim, 0.55f);
     for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
         const core::SizingRow& row = sizing.rows[i];
-        if (PlotPoint(i == 0 ? "GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f)) {
+        if (PlotPoint(i == 0 ? "GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f,
+                      MarkerShape::circle, true)) {
             ImGui::SetTooltip("%s: %s, %s", cluster_name(row).c_str(), core::format_seconds(row.train_seconds).c_str(),
                               core::format_dollars(row.cost.total_dollars).c_str());
         }
@@ -671,13 +672,15 @@ void apply_sizing_row(const core::SizingRow& row, PanelContext& ctx) {
 
 void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
-    ImGui::PushItemWidth(font * 7.0f);
-    setup_hours_input("Setup", ctx.scenario, ctx.feedback);
-    ImGui::SameLine(0, font);
-    budget_input("Budget", ctx.scenario, ctx.feedback);
-    ImGui::PopItemWidth();
-    ImGui::SameLine(0, font);
-    ImGui::Checkbox("each GPU type's cheapest", &state.one_row_per_type);
+    if (!figure_mode()) {  // a document shows the table, not its controls; the summary line states setup and budget
+        ImGui::PushItemWidth(font * 7.0f);
+        setup_hours_input("Setup", ctx.scenario, ctx.feedback);
+        ImGui::SameLine(0, font);
+        budget_input("Budget", ctx.scenario, ctx.feedback);
+        ImGui::PopItemWidth();
+        ImGui::SameLine(0, font);
+        ImGui::Checkbox("each GPU type's cheapest", &state.one_row_per_type);
+    }
     const core::Sizing& sizing = state.sizing.sizing();
     if (!state.sizing.has_result() || !state.sizing.error().empty()) return;
     const bool stale = state.sizing.pending();
@@ -685,7 +688,8 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     dim_text(stale ? std::string("Sizing again for the new model, batch or budget; the rows below are the previous sizing.")
                    : std::to_string(sizing.feasible_rows) + " of " + std::to_string(sizing.rows.size()) + " clusters that fit train within " + deadline +
                          (ctx.scenario.budget.budget_dollars ? " and " + core::format_dollars(*ctx.scenario.budget.budget_dollars) : std::string()) +
-                         ", cheapest first (" + core::price_basis_name(sizing_options(state, ctx.scenario).price) + " prices). * on the front.");
+                         ", cheapest first (" + core::price_basis_name(sizing_options(state, ctx.scenario).price) + " prices, " +
+                         core::format_seconds(ctx.scenario.budget.setup_hours * 3600.0) + " of setup each). * on the front.");
     explain_last_item("Every catalog GPU with a price at 1, 2, 3, 4, 6, 8, 12, ... GPUs (powers of two and 1.5 times them), each with the "
                       "planner's fastest layout that fits: cost = GPUs x price per GPU-hour x (time to train + setup). The Pareto "
                       "front holds the clusters that no other beats on both cost and time. `shardscope plan --size` prints the same.");

@@ -573,7 +573,12 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
     ImGui::PushID(index);
     const ImVec2 header_origin = ImGui::GetCursorScreenPos();
     ImGui::SetNextItemWidth(font * 19.0f);
-    if (ImGui::BeginCombo("##schedule", schedule_title(state.kinds[index]))) {
+    if (figure_mode()) {  // a document names the schedule; the choice is the live window's
+        ImGui::AlignTextToFramePadding();
+        ImGui::PushFont(fonts().bold);
+        ImGui::TextUnformatted(schedule_title(state.kinds[index]));
+        ImGui::PopFont();
+    } else if (ImGui::BeginCombo("##schedule", schedule_title(state.kinds[index]))) {
         for (ScheduleKind kind : kAllKinds) {
             if (ImGui::Selectable(schedule_title(kind), kind == state.kinds[index])) {
                 state.kinds[index] = kind;

@@ -258,7 +258,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
         if (lower_bound > top.admission_seconds()) break;
         const Candidate& candidate = candidates[index];
         Layout priced = candidate.layout;
-        const StepInputs inputs = step_inputs(scenario, priced, *candidate.cost);
+        const StepInputs inputs = step_inputs(scenario, priced, *candidate.cost, memory_constants_of_scenario);
         const auto try_schedule = [&](ScheduleKind kind, int virtual_stages) {
             priced.schedule = kind;
             priced.virtual_stages = virtual_stages;

@@ -154,6 +154,10 @@ void add_ep_comm(LayerComm& comm, const Scenario& scenario, const Layout& layout
 }  // namespace
 
 StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost) {
+    return step_inputs(scenario, layout, cost, memory_constants(scenario));
+}
+
+StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const MemoryConstants& memory_constants_of_scenario) {
     StepInputs in;
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
@@ -219,7 +223,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
         in.last_tp_backward_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
     }
 
-    in.memory = memory_basis(scenario, layout);
+    in.memory = memory_basis(memory_constants_of_scenario, layout);
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     const int expert_shards = layout.expert_data_parallel();
     const bool expert_optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && expert_shards > 1;

@@ -68,6 +68,8 @@ struct StepInputs {
     EpComm ep;                          // one MoE layer, one micro-batch
 };
 StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&);
+// The same with the scenario's memory constants already known: a search computes them once, not per layout.
+StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&, const MemoryConstants&);
 
 // The pipeline schedule's parameters for the layout's schedule: per-micro-batch stage durations with the exposed
 // communication, the uneven first and last stages, the sends.

@@ -358,6 +358,12 @@ double alltoall_animation_seconds(const std::vector<AllToAllStep>& steps, double
     return static_cast<double>(steps.size()) * step_seconds;
 }
 
+double alltoall_figure_seconds(const std::vector<AllToAllStep>& steps, double step_seconds) {
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i].phase == AllToAllPhase::experts) return (static_cast<double>(i) + 0.5) * step_seconds;
+    return alltoall_animation_seconds(steps, step_seconds);
+}
+
 AllToAllFrame alltoall_frame_at(const AllToAllRouting& routing, const std::vector<AllToAllStep>& steps, double t_seconds,
                                 double step_seconds) {
     if (!std::isfinite(t_seconds) || t_seconds < 0)

@@ -140,5 +140,8 @@ struct AllToAllFrame {
 AllToAllFrame alltoall_frame_at(const AllToAllRouting& routing, const std::vector<AllToAllStep>& steps, double t_seconds,
                                 double step_seconds);
 double alltoall_animation_seconds(const std::vector<AllToAllStep>& steps, double step_seconds);
+// The moment a still picture shows: halfway through the experts' step, every token copy at its experts (the end shows
+// them all home again, which tells nothing).
+double alltoall_figure_seconds(const std::vector<AllToAllStep>& steps, double step_seconds);
 
 }  // namespace core
