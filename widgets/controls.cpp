@@ -348,6 +348,7 @@ bool sequence_parallel_checkbox(const char* label, core::Scenario& scenario, Edi
 }
 
 bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     float imbalance = static_cast<float>(scenario.moe.load_imbalance);
     bool changed = false;
     if (ImGui::SliderFloat(label, &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
@@ -362,6 +363,7 @@ bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeed
 }
 
 bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     int nodes = scenario.moe.node_limit;
     bool changed = false;
     const std::string shown = nodes == 0 ? std::string("any") : std::to_string(nodes) + " nodes";
@@ -376,6 +378,7 @@ bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback
 }
 
 bool ep_overlap_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
     bool on = scenario.overlap.ep_all_to_all;
     bool changed = false;
     if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_ep_overlap(scenario, on), scenario, feedback, label);

@@ -560,8 +560,11 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     if (figure_mode()) {  // a document states the set-up the controls would show
         const core::AllToAllInputs& inputs = state.routing.inputs;
         dim_text("EP " + std::to_string(inputs.ep_ranks) + " GPUs in nodes of " + std::to_string(inputs.gpus_per_node) + ", " +
-                 std::to_string(inputs.experts) + " experts, top-" + std::to_string(inputs.top_k) + ", " + routing_label(state.options.routing) +
-                 " routing, " + std::to_string(inputs.tokens_per_rank) + " tokens per GPU");
+                 std::to_string(inputs.experts) + " experts, top-" + std::to_string(inputs.top_k) + ", " +
+                 (inputs.max_nodes_per_token > 0 ? "node limit " + std::to_string(inputs.max_nodes_per_token) + ", " : std::string()) +
+                 (inputs.dispatch_bytes_per_element < 2.0 ? "FP8 dispatch, " : "") + routing_label(state.options.routing) + " routing, " +
+                 std::to_string(inputs.tokens_per_rank) + " tokens per GPU" +
+                 (core::alltoall_follows_scenario(ctx.scenario) ? "; EP, experts, top-k and node limit from the scenario" : ""));
     } else {
         draw_controls(state, ctx.scenario);
     }

@@ -107,6 +107,11 @@ void draw_controls(PanelContext& ctx) {
         load_imbalance_slider("Imbalance", scenario, feedback);
         node_limit_slider("Node limit", scenario, feedback);
         ep_overlap_checkbox("Overlap all-to-all", scenario, feedback);
+        if (figure_mode()) {  // a document states what the controls would show
+            dim_text("Busiest GPU's load " + core::format_number(scenario.moe.load_factor()) + "x the mean; node limit " +
+                     (scenario.moe.node_limit > 0 ? std::to_string(scenario.moe.node_limit) + " nodes" : std::string("off")) + "; all-to-all " +
+                     (scenario.overlap.ep_all_to_all ? "overlapped" : "waited for"));
+        }
     }
     price_controls("$ / GPU-h", scenario, feedback);
     ImGui::PopItemWidth();
