@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace core {
 
@@ -15,33 +16,42 @@ int layers_on_stage(int layers, int pp, int stage) { return layers / pp + (stage
 
 int first_layer_of_stage(int layers, int pp, int stage) { return stage * (layers / pp) + std::min(stage, layers % pp); }
 
-int moe_layers_on_heaviest_stage(const ModelSpec& model, int pp) {
-    if (!model.is_moe()) return 0;
+namespace {
+
+// The most MoE layers any of pp stages holds, for a dense-then-MoE pattern (model.h moe_layers_in).
+int most_moe_layers_on_a_stage(bool moe, int first_dense_layers, int moe_layer_step, int layers, int pp) {
+    if (!moe) return 0;
     int most = 0;
     for (int stage = 0; stage < pp; ++stage) {
-        most = std::max(most, moe_layers_in(model, first_layer_of_stage(model.layers, pp, stage), layers_on_stage(model.layers, pp, stage)));
+        most = std::max(most, moe_layers_in(moe, first_dense_layers, moe_layer_step, first_layer_of_stage(layers, pp, stage),
+                                            layers_on_stage(layers, pp, stage)));
     }
     return most;
 }
 
+}  // namespace
+
+int moe_layers_on_heaviest_stage(const ModelSpec& model, int pp) {
+    return most_moe_layers_on_a_stage(model.is_moe(), model.first_dense_layers, model.moe_layer_step, model.layers, pp);
+}
+
 StageParams heaviest_stage_params(const Scenario& scenario, int pp, int tp, int expert_shards) {
-    const ModelSpec& model = scenario.model;
-    const ParamBreakdown breakdown = count_params(model, scenario.train.seq_len);
+    return heaviest_stage_params(memory_constants(scenario), pp, tp, expert_shards);
+}
+
+StageParams heaviest_stage_params(const MemoryConstants& k, int pp, int tp, int expert_shards) {
     StageParams stage;
-    stage.total = breakdown.total;
-    if (model.is_bare_count() || pp == 1) {
-        stage.params = breakdown.total;
-        stage.expert = breakdown.moe_layers * breakdown.routed_experts_per_layer;
+    stage.total = k.total_params;
+    if (k.bare_count || pp == 1) {
+        stage.params = k.total_params;
+        stage.expert = moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) * k.expert_layer_params;
     } else {
         // The stage with the most MoE layers is the heaviest; a dense model's stages all hold per_layer weights each.
-        const int stage_layers = layers_on_first_stage(model.layers, pp);
-        const int stage_moe = moe_layers_on_heaviest_stage(model, pp);
-        const double layer_block = stage_moe == 0 ? stage_layers * breakdown.per_layer
-                                                  : (stage_layers - stage_moe) * breakdown.per_layer + stage_moe * breakdown.moe_layer;
-        const double first = layer_block + breakdown.embedding + breakdown.position_embedding;
-        const double last = layer_block + breakdown.final_norm + (model.tied_embeddings ? breakdown.embedding : breakdown.output_head);
-        stage.params = std::max(first, last);
-        stage.expert = stage_moe * breakdown.routed_experts_per_layer;
+        const int stage_layers = layers_on_first_stage(k.layers, pp);
+        const int stage_moe = most_moe_layers_on_a_stage(k.moe, k.first_dense_layers, k.moe_layer_step, k.layers, pp);
+        const double layer_block = (stage_layers - stage_moe) * k.layer_params + stage_moe * k.moe_layer_params;
+        stage.params = std::max(layer_block + k.first_extra_params, layer_block + k.last_extra_params);
+        stage.expert = stage_moe * k.expert_layer_params;
     }
     stage.expert_per_gpu = stage.expert / expert_shards;
     stage.per_gpu = (stage.params - stage.expert) / tp + stage.expert_per_gpu;
@@ -170,6 +180,7 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     k.dropout = train.dropout;
     const ParamBreakdown breakdown = count_params(model, train.seq_len);
     k.total_params = breakdown.total;
+    k.bare_count = model.is_bare_count();
     if (model.is_bare_count()) {
         k.layer_params = breakdown.total / model.layers;  // a bare count: all of it in the layers
         k.head_params = 0;
@@ -240,6 +251,12 @@ MemoryConstants memory_constants(const Scenario& scenario) {
 
 namespace {
 
+// One kind of the routed experts' state on a GPU holding expert_params_per_gpu of them: sharded over EDP from its ZeRO stage.
+double expert_state_bytes(const MemoryConstants& k, const Layout& layout, StateKind kind, double expert_params_per_gpu) {
+    const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * expert_params_per_gpu;
+    return expert_sharded(kind, k.sharded_optimizer, layout) ? bytes / layout.expert_data_parallel() : bytes;
+}
+
 // The layers one stage's GPU holds: its own stage's, which store activations per micro-batch in flight (in whole-stage
 // units), and all it keeps weights for (under DualPipe and DualPipeV a second stage's too); each with those that have
 // routed experts.
@@ -251,23 +268,23 @@ struct DeviceLayers {
 
 DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, int stage) {
     DeviceLayers d;
+    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe, dualpipe_v = layout.schedule == ScheduleKind::dualpipe_v;
     const auto moe_in = [&](int stages, int s) {
         return moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, first_layer_of_stage(k.layers, stages, s), layers_on_stage(k.layers, stages, s));
     };
     d.own = layers_on_stage(k.layers, layout.pp, stage);
-    d.own_moe = moe_in(layout.pp, stage);
+    d.own_moe = k.moe ? moe_in(layout.pp, stage) : 0;
     // The two-way schedules put a second stage on each device: DualPipe stage d and p-1-d (each stage twice, the
     // DualPipe README's "2x parameters"), DualPipeV stage d and 2p-1-d of 2p; either way device 0 holds both ends.
-    const bool dualpipe = layout.schedule == ScheduleKind::dualpipe, dualpipe_v = layout.schedule == ScheduleKind::dualpipe_v;
     const int mirror = dualpipe ? layout.pp - 1 - stage : dualpipe_v ? 2 * layout.pp - 1 - stage : stage;
     d.first = stage == 0 || ((dualpipe || dualpipe_v) && mirror == 0);
     d.last = (dualpipe || dualpipe_v) ? (stage == 0 || (dualpipe && mirror == layout.pp - 1)) : stage == layout.pp - 1;
     if (dualpipe) {
         d.device = layers_on_stage(k.layers, layout.pp, stage) + layers_on_stage(k.layers, layout.pp, mirror);
-        d.device_moe = moe_in(layout.pp, stage) + moe_in(layout.pp, mirror);
+        d.device_moe = k.moe ? moe_in(layout.pp, stage) + moe_in(layout.pp, mirror) : 0;
     } else if (dualpipe_v) {
         d.device = layers_on_stage(k.layers, 2 * layout.pp, stage) + layers_on_stage(k.layers, 2 * layout.pp, mirror);
-        d.device_moe = moe_in(2 * layout.pp, stage) + moe_in(2 * layout.pp, mirror);
+        d.device_moe = k.moe ? moe_in(2 * layout.pp, stage) + moe_in(2 * layout.pp, mirror) : 0;
     } else {
         d.device = d.own;
         d.device_moe = d.own_moe;
@@ -278,14 +295,21 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
 // stage_memory with one layer's bytes already worked out (moe: a layer with experts, = dense for a dense model);
 // per_microbatch (if given) receives what each further micro-batch in flight adds to the peak: the layers' stored
 // activations and the last stage's edge, fragmentation included. Every moment holds them alike, so the peak grows
-// linearly from one micro-batch in flight.
-StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe, int stage,
-                            double inflight, double* per_microbatch) {
+// linearly from one micro-batch in flight. Written into `memory`, default-constructed (a search fills its bases in place).
+void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe,
+                       int stage, double inflight, double* per_microbatch) {
     const FrameworkTraits& framework = k.framework;
     const double per_tp = 1.0 / layout.tp;
-    StageMemory memory;
     memory.stage = stage;
-    const DeviceLayers d = device_layers_of(k, layout, stage);
+    DeviceLayers d;
+    if (!k.moe && layout.schedule != ScheduleKind::dualpipe && layout.schedule != ScheduleKind::dualpipe_v) {  // the planner's common case
+        d.own = layers_on_stage(k.layers, layout.pp, stage);
+        d.device = d.own;
+        d.first = stage == 0;
+        d.last = stage == layout.pp - 1;
+    } else {
+        d = device_layers_of(k, layout, stage);
+    }
     memory.layers = d.own;
     memory.moe_layers = d.own_moe;
     memory.inflight_microbatches = inflight;
@@ -294,51 +318,50 @@ StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, cons
     const bool whole_model = layout.pp == 1 && !dualpipe;
     // Megatron-Core's buckets: the routed experts split over EP x ETP, the rest (attention, dense MLPs, shared experts,
     // router, norms, embedding and head) over TP.
-    const double moe_dense_part = k.moe_layer_params - k.expert_layer_params;
-    const double expert_params = (whole_model ? moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) : d.device_moe) *
-                                 k.expert_layer_params;
-    const double params = whole_model ? k.total_params - expert_params
-                                      : (d.device - d.device_moe) * k.layer_params + d.device_moe * moe_dense_part +
-                                            (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
-    const double per_expert_shard = 1.0 / (layout.ep * layout.etp);
-    memory.expert_params_per_gpu = expert_params * per_expert_shard;
-    memory.params_per_gpu = params * per_tp + memory.expert_params_per_gpu;
+    const double extras = (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
+    double params = whole_model ? k.total_params : d.device * k.layer_params + extras;
+    double moe_dense_part = 0, per_expert_shard = 1;
+    int all_moe = 0;
+    if (k.moe) {
+        moe_dense_part = k.moe_layer_params - k.expert_layer_params;
+        per_expert_shard = 1.0 / (layout.ep * layout.etp);
+        all_moe = moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers);
+        const double expert_params = (whole_model ? all_moe : d.device_moe) * k.expert_layer_params;
+        params = whole_model ? k.total_params - expert_params : (d.device - d.device_moe) * k.layer_params + d.device_moe * moe_dense_part + extras;
+        memory.expert_params_per_gpu = expert_params * per_expert_shard;
+    }
+    memory.params_per_gpu = params * per_tp + memory.expert_params_per_gpu;  // the state below splits it again
 
     // The state, each kind sharded over DP x CP from its ZeRO stage; the routed experts' over EDP.
     const double shards = shard_ranks(layout);
     const double per_shard = 1.0 / shards;
-    const double per_expert_dp = 1.0 / layout.expert_data_parallel();
-    const auto expert_state_of = [&](StateKind kind) {
-        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * memory.expert_params_per_gpu;
-        return expert_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_expert_dp : bytes;
-    };
+    const double dense_params_per_gpu = params * per_tp;
     const auto state_of = [&](StateKind kind) {
-        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * params * per_tp;
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * dense_params_per_gpu;
         return is_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_shard : bytes;
     };
+    memory.weights_bytes = state_of(StateKind::weights);
+    memory.grads_bytes = state_of(StateKind::grads);
+    memory.master_bytes = state_of(StateKind::master);
+    memory.optimizer_bytes = state_of(StateKind::optimizer);
     if (memory.expert_params_per_gpu > 0) {
-        memory.expert_weights_bytes = expert_state_of(StateKind::weights);
-        memory.expert_grads_bytes = expert_state_of(StateKind::grads);
-        memory.expert_master_bytes = expert_state_of(StateKind::master);
-        memory.expert_optimizer_bytes = expert_state_of(StateKind::optimizer);
+        memory.weights_bytes += expert_state_bytes(k, layout, StateKind::weights, memory.expert_params_per_gpu);
+        memory.grads_bytes += expert_state_bytes(k, layout, StateKind::grads, memory.expert_params_per_gpu);
+        memory.master_bytes += expert_state_bytes(k, layout, StateKind::master, memory.expert_params_per_gpu);
+        memory.optimizer_bytes += expert_state_bytes(k, layout, StateKind::optimizer, memory.expert_params_per_gpu);
     }
-    memory.weights_bytes = state_of(StateKind::weights) + memory.expert_weights_bytes;
-    memory.grads_bytes = state_of(StateKind::grads) + memory.expert_grads_bytes;
-    memory.master_bytes = state_of(StateKind::master) + memory.expert_master_bytes;
-    memory.optimizer_bytes = state_of(StateKind::optimizer) + memory.expert_optimizer_bytes;
     memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
 
     // A stage's own layers per micro-batch in flight, at the mean of the layers its GPU holds (exact but under DualPipe).
-    const double moe_share = d.device > 0 ? d.device_moe / d.device : 0.0;
-    const double stored_per_layer = layer.stored + moe_share * (moe.stored - layer.stored);
+    double stored_per_layer = layer.stored;
+    if (d.device_moe > 0) stored_per_layer += d.device_moe / d.device * (moe.stored - layer.stored);
     memory.activations_bytes = stored_per_layer * memory.layers * inflight;
-    memory.expert_activations_bytes = moe_share * moe.expert * memory.layers * inflight;
 
     // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
     const bool zero3 = layout.zero == 3 && shards > 1;
     const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
     const double dense_layer_per_gpu = k.layer_params * per_tp;
-    const double moe_layer_per_gpu = moe_dense_part * per_tp + k.expert_layer_params * per_expert_shard;
+    const double moe_layer_per_gpu = k.moe ? moe_dense_part * per_tp + k.expert_layer_params * per_expert_shard : 0.0;
     const double largest_layer_per_gpu = d.device_moe > 0 ? std::max(moe_layer_per_gpu, d.device_moe < d.device ? dense_layer_per_gpu : 0.0)
                                                           : dense_layer_per_gpu;
     double copies_all = 0, copies_head = 0, copies_layer = 0;
@@ -346,7 +369,7 @@ StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, cons
         copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params * per_tp : 0.0;
         copies_layer = k.weight_copy_bytes * largest_layer_per_gpu;
         const int own_layers = layout.pp == 1 ? k.layers : memory.layers;
-        const int own_moe = layout.pp == 1 ? moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) : memory.moe_layers;
+        const int own_moe = layout.pp == 1 ? all_moe : memory.moe_layers;
         copies_all = k.weight_copy_bytes * ((own_layers - own_moe) * dense_layer_per_gpu + own_moe * moe_layer_per_gpu) + copies_head;
     }
     // ZeRO-3: the layer computing and the one prefetched, gathered, and one layer's unsharded gradients before they are
@@ -410,6 +433,12 @@ StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, cons
     memory.fragmentation_bytes = k.spec.fragmentation * allocated;
     memory.peak_bytes = allocated + memory.fragmentation_bytes + nccl;
     if (per_microbatch) *per_microbatch = (stored_per_layer * memory.layers + edge_per_microbatch) * (1.0 + k.spec.fragmentation);
+}
+
+StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe, int stage,
+                            double inflight, double* per_microbatch) {
+    StageMemory memory;
+    stage_memory_into(memory, k, layout, layer, moe, stage, inflight, per_microbatch);
     return memory;
 }
 
@@ -444,14 +473,15 @@ ActivationReport moe_activation_per_layer(const Scenario& scenario, const Layout
     return activation_report(layer_bytes(k, layout, k.moe), layout);
 }
 
-MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
-    MemoryBasis basis;
+namespace {
+
+// memory_basis with the layer's bytes already worked out.
+void fill_memory_basis(MemoryBasis& basis, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe) {
     basis.hbm_bytes = k.hbm_bytes;
-    const LayerBytes layer = layer_bytes(k, layout);
-    const LayerBytes moe = k.moe ? layer_bytes(k, layout, true) : layer;
-    basis.first = stage_memory_of(k, layout, layer, moe, 0, 1.0, &basis.first_per_microbatch);
+    stage_memory_into(basis.first, k, layout, layer, moe, 0, 1.0, &basis.first_per_microbatch);
     basis.first_activations_per_microbatch = basis.first.activations_bytes;
-    basis.last = layout.pp == 1 ? basis.first : stage_memory_of(k, layout, layer, moe, layout.pp - 1, 1.0, &basis.last_per_microbatch);
+    if (layout.pp == 1) basis.last = basis.first;
+    else stage_memory_into(basis.last, k, layout, layer, moe, layout.pp - 1, 1.0, &basis.last_per_microbatch);
     if (layout.pp == 1) basis.last_per_microbatch = basis.first_per_microbatch;
     basis.last_activations_per_microbatch = basis.last.activations_bytes;
     // With experts (DeepSeek-V3's first layers are dense) a middle stage's GPU may hold more MoE layers than the first's.
@@ -465,11 +495,34 @@ MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
             }
         }
         if (basis.middle_stage > 0) {
-            basis.middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
-            basis.middle_activations_per_microbatch = basis.middle.activations_bytes;
+            const StageMemory middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
+            basis.middle_peak_bytes = middle.peak_bytes;
+            basis.middle_state_bytes = middle.state_bytes;
+            basis.middle_activations_per_microbatch = middle.activations_bytes;
         }
     }
+}
+
+}  // namespace
+
+MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
+    MemoryBasis basis;
+    const LayerBytes layer = layer_bytes(k, layout);
+    std::optional<LayerBytes> moe_layer;
+    if (k.moe) moe_layer = layer_bytes(k, layout, true);
+    fill_memory_basis(basis, k, layout, layer, k.moe ? *moe_layer : layer);
     return basis;
+}
+
+void memory_bases_by_zero(const MemoryConstants& k, const Layout& layout, MemoryBasis (&bases)[4]) {
+    const LayerBytes layer = layer_bytes(k, layout);  // ZeRO moves state, never activations
+    std::optional<LayerBytes> moe_layer;
+    if (k.moe) moe_layer = layer_bytes(k, layout, true);
+    Layout at_zero = layout;
+    for (int zero = 0; zero <= 3; ++zero) {
+        at_zero.zero = zero;
+        fill_memory_basis(bases[zero], k, at_zero, layer, k.moe ? *moe_layer : layer);
+    }
 }
 
 // Every stage has at least one micro-batch in flight; from there on its peak grows linearly.
@@ -478,20 +531,21 @@ MemoryEstimate MemoryBasis::at(double inflight_first, double inflight_last, doub
     const double first_peak = first.peak_bytes + first_per_microbatch * (inflight_first - 1.0);
     const double last_peak = last.peak_bytes + last_per_microbatch * (inflight_last - 1.0);
     const bool last_heavier = last.stage != first.stage && last_peak > first_peak;
-    const StageMemory* stage = last_heavier ? &last : &first;
+    const StageMemory& stage = last_heavier ? last : first;
+    estimate.peak_stage = stage.stage;
+    estimate.state_bytes = stage.state_bytes;
     estimate.peak_bytes = last_heavier ? last_peak : first_peak;
     estimate.activation_bytes = last_heavier ? last_activations_per_microbatch * inflight_last : first_activations_per_microbatch * inflight_first;
     if (middle_stage > 0) {
         const double inflight = inflight_middle >= 0 ? inflight_middle : inflight_first;
-        const double middle_peak = middle.peak_bytes + middle_per_microbatch * (inflight - 1.0);
+        const double middle_peak = middle_peak_bytes + middle_per_microbatch * (inflight - 1.0);
         if (middle_peak > estimate.peak_bytes) {
-            stage = &middle;
+            estimate.peak_stage = middle_stage;
+            estimate.state_bytes = middle_state_bytes;
             estimate.peak_bytes = middle_peak;
             estimate.activation_bytes = middle_activations_per_microbatch * inflight;
         }
     }
-    estimate.peak_stage = stage->stage;
-    estimate.state_bytes = stage->state_bytes;
     estimate.total_bytes = estimate.state_bytes + estimate.activation_bytes;
     estimate.fits = estimate.peak_bytes <= hbm_bytes;
     return estimate;
@@ -614,11 +668,13 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
         experts.stage_params = peak.expert_params_per_gpu * layout.ep * layout.etp;
         experts.params_per_gpu = peak.expert_params_per_gpu;
         experts.expert_data_parallel = layout.expert_data_parallel();
-        experts.weights_bytes = peak.expert_weights_bytes;
-        experts.grads_bytes = peak.expert_grads_bytes;
-        experts.master_bytes = peak.expert_master_bytes;
-        experts.optimizer_bytes = peak.expert_optimizer_bytes;
-        experts.activations_bytes = peak.expert_activations_bytes;
+        experts.weights_bytes = expert_state_bytes(constants, layout, StateKind::weights, peak.expert_params_per_gpu);
+        experts.grads_bytes = expert_state_bytes(constants, layout, StateKind::grads, peak.expert_params_per_gpu);
+        experts.master_bytes = expert_state_bytes(constants, layout, StateKind::master, peak.expert_params_per_gpu);
+        experts.optimizer_bytes = expert_state_bytes(constants, layout, StateKind::optimizer, peak.expert_params_per_gpu);
+        // The routed copies' share of the peak stage's stored activations (its GPU's MoE layers over all it holds).
+        const DeviceLayers device = device_layers_of(constants, layout, peak.stage);
+        experts.activations_bytes = device.device_moe / device.device * moe.expert * peak.layers * peak.inflight_microbatches;
         experts.moe_layer_activation_bytes = moe.stored;
         memory.activations.expert_bytes = moe.expert;
         const double stage_units = peak.layers * peak.inflight_microbatches;

@@ -73,6 +73,7 @@ struct MemoryConstants {
     double mlp_gradient_coefficient = 0;                   // the MLP's backward: two ffn-wide gradients
     // Mixtures of experts (zero for a dense model). Layer i has routed experts when moe_layers_in says so.
     bool moe = false;
+    bool bare_count = false;              // a bare parameter count: every stage holds all of it (heaviest_stage_params)
     int first_dense_layers = 0, moe_layer_step = 1;
     double moe_layer_params = 0;          // one MoE layer: attention, router, shared and routed experts, norms
     double expert_layer_params = 0;       // of which the routed experts: split over EP x ETP, sharded over EDP
@@ -84,6 +85,8 @@ struct MemoryConstants {
     double copy_input_bytes = 0, copy_ffn_bytes = 0, copy_output_bytes = 0, copy_gradient_bytes = 0;
 };
 MemoryConstants memory_constants(const Scenario&);
+// heaviest_stage_params from the constants a search already holds.
+StageParams heaviest_stage_params(const MemoryConstants&, int pp, int tp, int expert_shards = 1);
 
 // One pipeline stage's GPU at its peak with this many micro-batches in flight (in whole-stage activations).
 StageMemory stage_memory(const MemoryConstants&, const Layout&, int stage, double inflight_microbatches);
@@ -111,13 +114,15 @@ struct MemoryBasis {
     double last_activations_per_microbatch = 0;
     double hbm_bytes = 0;
     int middle_stage = -1;
-    StageMemory middle;
+    double middle_peak_bytes = 0, middle_state_bytes = 0;  // with one micro-batch in flight (what at() needs of it)
     double middle_per_microbatch = 0;
     double middle_activations_per_microbatch = 0;
     // inflight_middle < 0: the first stage's count, which no later stage exceeds.
     MemoryEstimate at(double inflight_first, double inflight_last, double inflight_middle = -1) const;
 };
 MemoryBasis memory_basis(const MemoryConstants&, const Layout&);
+// The same for ZeRO 0 to 3 of one layout (its zero ignored), the layer's bytes worked out once: what a search tries in a row.
+void memory_bases_by_zero(const MemoryConstants&, const Layout&, MemoryBasis (&bases)[4]);
 inline MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout) { return memory_basis(memory_constants(scenario), layout); }
 
 // The memory part of the Report: every stage at its peak (stage_inflight: each stage's micro-batches in flight, in

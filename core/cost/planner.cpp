@@ -208,10 +208,12 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             layout.recompute = recompute;
                             const LayerCost* cost = nullptr;
                             double layer_seconds = 0;
+                            MemoryBasis bases[4];
+                            memory_bases_by_zero(memory_constants_of_scenario, layout, bases);
                             for (int zero = 0; zero <= 3; ++zero) {
                                 layout.zero = zero;
                                 plan.layouts_considered += schedules;
-                                const MemoryBasis memory = memory_basis(memory_constants_of_scenario, layout);
+                                const MemoryBasis& memory = bases[zero];
                                 // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the
                                 // last; interleaving more on both): when it does not fit, no schedule does.
                                 if (!memory_at(memory, ScheduleKind::one_f_one_b, pp, microbatches, 1).fits) continue;

@@ -51,8 +51,6 @@ struct StageMemory {
     MemoryPhase phase = MemoryPhase::layer_backward;
     int moe_layers = 0;                // of its layers, those with routed experts
     double expert_params_per_gpu = 0;  // of params_per_gpu, the routed experts': the stage's / (ep x etp)
-    double expert_weights_bytes = 0, expert_grads_bytes = 0, expert_master_bytes = 0, expert_optimizer_bytes = 0;  // included above
-    double expert_activations_bytes = 0;  // the routed copies' activations in flight, included in activations_bytes
 };
 
 // One piece of training state (a recipe component) or activations: its bytes for the whole model and on one GPU.

@@ -172,8 +172,8 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     scale_tp_to_stage(in.tp, scenario.model, in.moe_share);
     in.cp = cp_layer_comm(scenario, layout);
     in.pp = pp_comm(scenario, layout);
-    in.ep = ep_layer_comm(scenario, layout);
-    in.stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
+    if (scenario.model.is_moe()) in.ep = ep_layer_comm(scenario, layout);
+    in.stage = heaviest_stage_params(memory_constants_of_scenario, layout.pp, layout.tp, layout.ep * layout.etp);
     in.dp = dp_comm(scenario, layout, in.stage.dense_per_gpu(), in.stage_layers, in.microbatches);
     if (in.stage.expert_per_gpu > 0) {  // the routed experts' gradients, over the expert data parallel group
         in.dp = combined(in.dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, cluster.gpus_per_node), in.stage.expert_per_gpu,
