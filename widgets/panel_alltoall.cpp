@@ -310,13 +310,11 @@ void draw_summary(const core::AllToAllFrame& frame, ImVec2 origin, ImVec2 size, 
     const ImVec2 bar_max(origin.x + size.x - em, bar_min.y + em * 1.4f);
     draw->AddRect(bar_min, bar_max, colors.axis, em * 0.2f, 0, em * 0.06f);
     draw->AddRectFilled(bar_min, ImVec2(bar_min.x + (bar_max.x - bar_min.x) * progress, bar_max.y), colors.activations, em * 0.2f);
-    const std::string lines[] = {"Too many GPUs to draw one by one (up to " + std::to_string(kMaxDrawnRanks) + "): the bar is the steps' progress,",
-                                 "dispatch first, then the experts, then combine. The counters above keep counting."};
-    float y = bar_max.y + em * 0.8f;
-    for (const std::string& line : lines) {
-        draw->AddText(ImVec2(bar_min.x, y), colors.text_dim, line.c_str());
-        y += em * 1.3f;
-    }
+    // Wrapped to the bar's width: a scenario's EP group of 64 lands here in a narrow window too.
+    const std::string note = "Too many GPUs to draw one by one (up to " + std::to_string(kMaxDrawnRanks) +
+                             "): the bar is the steps' progress, dispatch first, then the experts, then combine. The counters above keep counting.";
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(bar_min.x, bar_max.y + em * 0.8f), colors.text_dim, note.c_str(), nullptr,
+                  bar_max.x - bar_min.x);
 }
 
 // "moved so far: NVLink ... | InfiniBand ...", each with its line style.

@@ -4,12 +4,14 @@
 #include "app/export.h"
 #include "app/lesson.h"
 #include "core/model/scenario.h"
+#include "core/model/scenario_json.h"
 #include "widgets/clip_check.h"
 
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace {
@@ -154,6 +156,40 @@ TEST_CASE("No text is cut in any panel at 1024x768, 1280x720, 1920x1080 or at zo
         for (std::size_t i = 0; i < texts.size(); ++i) {
             INFO(options.panels[i] << " at " << size.width << "x" << size.height << " x" << size.scale);
             CHECK(texts[i].size() > 5);
+            for (const widgets::DrawnText& cut : widgets::cut_texts(texts[i])) FAIL_CHECK("cut: " << describe(cut));
+        }
+    }
+}
+
+TEST_CASE("No text is cut with a model with experts: DeepSeek-V3's all-to-all (64 ranks), anatomy (EP lane), stack and window at every size",
+          "[render][layout][moe]") {
+    struct Size {
+        int width, height;
+        float scale;
+        bool light;
+    };
+    const Size sizes[] = {{1024, 768, 1.0f, false}, {1280, 720, 1.0f, true}, {1920, 1080, 1.0f, false}, {853, 480, 1.5f, true}};
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/deepseek-v3.json");
+    std::stringstream text;
+    text << file.rdbuf();
+    const core::Scenario deepseek = core::parse_scenario(text.str());
+    for (const Size& size : sizes) {
+        app::ExportOptions options;
+        options.scenario = deepseek;
+        options.panels = {"alltoall", "anatomy", "stack", "window"};  // the configurator: its cluster sizing takes seconds at 671 B
+        options.width = size.width;
+        options.height = size.height;
+        options.scale = size.scale;
+        options.light_theme = size.light;
+        options.settle_frames = 3;
+        options.controls = true;  // the EP, ETP, imbalance and node-limit controls too
+        options.out_dir = fresh_directory("clip-moe-" + std::to_string(size.width));
+        std::vector<std::vector<widgets::DrawnText>> texts;
+        options.texts_out = &texts;
+        REQUIRE(app::run_export(options).empty());
+        REQUIRE(texts.size() == options.panels.size());
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            INFO(options.panels[i] << " at " << size.width << "x" << size.height << " x" << size.scale);
             for (const widgets::DrawnText& cut : widgets::cut_texts(texts[i])) FAIL_CHECK("cut: " << describe(cut));
         }
     }
