@@ -568,11 +568,21 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     const ImVec2 ideal_min(axis.x0, ideal_top), ideal_max(std::max(axis.x0 + 1.0f, axis.x_of(bar.ideal_step_seconds)), ideal_bottom);
     draw->AddRectFilled(ideal_min, ideal_max, compute_fill());
     const std::string ideal_value = core::format_seconds(bar.ideal_step_seconds);
-    label_box(draw, ideal_min, ideal_max, compute_fill(), {"ideal " + ideal_value, ideal_value});
-    const std::string ratio = "MFU = " + ideal_value + " / " + core::format_seconds(bar.step_seconds) + " = " + core::format_percent(bar.mfu);
+    // The ratio beside the bar, shortened where the bar leaves little room; with none, inside the bar's own label.
+    const std::string mfu = core::format_percent(bar.mfu);
+    const std::vector<std::string> ratios = {"MFU = " + ideal_value + " / " + core::format_seconds(bar.step_seconds) + " = " + mfu, "MFU " + mfu};
+    const float ratio_x = ideal_max.x + em * 0.6f;
+    std::string ratio;
+    for (const std::string& candidate : ratios) {
+        if (ratio_x + ImGui::CalcTextSize(candidate.c_str()).x <= axis.x1) {
+            ratio = candidate;
+            break;
+        }
+    }
+    if (ratio.empty()) label_box(draw, ideal_min, ideal_max, compute_fill(), {"ideal " + ideal_value + ", MFU " + mfu, "MFU " + mfu, mfu});
+    else label_box(draw, ideal_min, ideal_max, compute_fill(), {"ideal " + ideal_value, ideal_value});
     const float ratio_width = ImGui::CalcTextSize(ratio.c_str()).x;
-    const float ratio_x = ideal_max.x + em * 0.6f + ratio_width <= axis.x1 ? ideal_max.x + em * 0.6f : axis.x1 - ratio_width;
-    draw->AddText(ImVec2(ratio_x, (ideal_top + ideal_bottom - text_height) * 0.5f), colors.text, ratio.c_str());
+    if (!ratio.empty()) draw->AddText(ImVec2(ratio_x, (ideal_top + ideal_bottom - text_height) * 0.5f), colors.text, ratio.c_str());
     const bool ideal_hovered = hovered_item && inside(mouse, ideal_min, ImVec2(ratio_x + ratio_width, ideal_max.y));
 
     draw_time_ticks(draw, axis, ideal_bottom + gap, axis_unit(axis.seconds).seconds, axis_unit(axis.seconds).name);
