@@ -355,3 +355,20 @@ TEST_CASE("Buffers and fragmentation are editable defaults: memory.workspace_byt
         REQUIRE(std::string(error.what()).find("memory.fragmentation") != std::string::npos);
     }
 }
+
+TEST_CASE("DualPipe stage labels (DualPipe README: 2x parameters per device): GPU 1 holds stage 1 and its mirror, embedding and head",
+          "[memory][dualpipe]") {
+    // GPT-3 175B, 96 layers, PP 8: 12 layers a stage; DualPipe puts stage d and 7 - d on GPU d, so 24 layers each.
+    core::Scenario scenario = core_tests::megatron_a100("gpt3-175b", 8, 8, 512, 512);
+    const core::Report one_f_one_b = core::evaluate(scenario);
+    const core::ReportText plain = core::explain(scenario, one_f_one_b);
+    REQUIRE(plain.stage_labels.front() == "stage 1: 12 layers + embedding");
+    REQUIRE(plain.stage_labels.back() == "stage 8: 12 layers + head, loss");
+    scenario.parallel.schedule = core::ScheduleKind::dualpipe;
+    const core::Report dual = core::evaluate(scenario);
+    const core::ReportText text = core::explain(scenario, dual);
+    REQUIRE(dual.memory.per_stage.front().device_layers == 24);
+    REQUIRE(text.stage_labels.front() == "stage 1 and its mirror: 24 layers + embedding + head, loss");
+    REQUIRE(text.stage_labels.back() == "stage 8 and its mirror: 24 layers + embedding + head, loss");
+    REQUIRE(text.stage_labels[3] == "stage 4 and its mirror: 24 layers");
+}

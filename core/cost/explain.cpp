@@ -202,9 +202,12 @@ Explanation peak_block_explanation(const Scenario& scenario, const Report& repor
 }
 
 std::string stage_label(const StageMemory& stage, int stages) {
-    std::string text = "stage " + std::to_string(stage.stage + 1) + ": " + std::to_string(stage.layers) + " layers";
-    if (stage.stage == 0 && stages > 1) text += " + embedding";
-    if (stage.stage == stages - 1 && stages > 1) text += " + head, loss";
+    // DualPipe and DualPipeV put a mirror stage on each GPU: its layers, embedding or head count on that GPU.
+    const bool mirrored = stage.device_layers > stage.layers;
+    std::string text = "stage " + std::to_string(stage.stage + 1) + (mirrored ? " and its mirror" : "") + ": " +
+                       std::to_string(mirrored ? stage.device_layers : stage.layers) + " layers";
+    if (stage.holds_embedding && stages > 1) text += " + embedding";
+    if (stage.holds_head && stages > 1) text += " + head, loss";
     return text;
 }
 

@@ -278,7 +278,8 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
     // DualPipe README's "2x parameters"), DualPipeV stage d and 2p-1-d of 2p; either way device 0 holds both ends.
     const int mirror = dualpipe ? layout.pp - 1 - stage : dualpipe_v ? 2 * layout.pp - 1 - stage : stage;
     d.first = stage == 0 || ((dualpipe || dualpipe_v) && mirror == 0);
-    d.last = (dualpipe || dualpipe_v) ? (stage == 0 || (dualpipe && mirror == layout.pp - 1)) : stage == layout.pp - 1;
+    // DualPipe's two directions end on GPUs p-1 and 0 (each holds a head); DualPipeV's V ends on GPU 0 only.
+    d.last = dualpipe ? (stage == layout.pp - 1 || mirror == layout.pp - 1) : dualpipe_v ? stage == 0 : stage == layout.pp - 1;
     if (dualpipe) {
         d.device = layers_on_stage(k.layers, layout.pp, stage) + layers_on_stage(k.layers, layout.pp, mirror);
         d.device_moe = k.moe ? moe_in(layout.pp, stage) + moe_in(layout.pp, mirror) : 0;
@@ -311,6 +312,9 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
         d = device_layers_of(k, layout, stage);
     }
     memory.layers = d.own;
+    memory.device_layers = static_cast<int>(std::lround(d.device));
+    memory.holds_embedding = d.first;
+    memory.holds_head = d.last;
     memory.moe_layers = d.own_moe;
     memory.inflight_microbatches = inflight;
     const bool first = d.first, last = d.last;

@@ -51,6 +51,9 @@ struct StageMemory {
     MemoryPhase phase = MemoryPhase::layer_backward;
     int moe_layers = 0;                // of its layers, those with routed experts
     double expert_params_per_gpu = 0;  // of params_per_gpu, the routed experts': the stage's / (ep x etp)
+    int device_layers = 0;             // on its GPU: layers, or with DualPipe(V) its mirror stage's too
+    bool holds_embedding = false;      // the first stage's, or under DualPipe(V) a mirror's
+    bool holds_head = false;           // the last stage's final norm, head and loss, likewise
 };
 
 // One piece of training state (a recipe component) or activations: its bytes for the whole model and on one GPU.
