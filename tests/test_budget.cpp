@@ -9,6 +9,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -17,13 +19,7 @@
 
 namespace {
 
-core::Scenario shipped(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    REQUIRE(file.good());
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+using core_tests::shipped;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -12,6 +12,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -22,13 +24,7 @@
 
 namespace {
 
-core::Scenario shipped(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    REQUIRE(file.good());
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+using core_tests::shipped;
 
 std::string refused_field(const std::string& json) {
     try {

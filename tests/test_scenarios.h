@@ -3,9 +3,22 @@
 #include "core/cost/evaluate.h"
 #include "core/model/scenario_json.h"
 
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace core_tests {
+
+// A scenario shipped under assets/scenarios/, read as the app reads it.
+inline core::Scenario shipped(const std::string& name) {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
+    REQUIRE(file.good());
+    std::stringstream text;
+    text << file.rdbuf();
+    return core::parse_scenario(text.str());
+}
 
 // Sum of the training state on one GPU: what ZeRO Table 1 counts (activations excluded).
 inline double state_per_gpu_bytes(const core::Report& report) {

@@ -6,6 +6,8 @@
 #include "core/cost/trace.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -18,12 +20,7 @@
 
 namespace {
 
-core::Scenario shipped(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+using core_tests::shipped;
 
 // A complete event as read back from the JSON text.
 struct Event {
