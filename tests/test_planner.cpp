@@ -7,6 +7,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -19,13 +21,8 @@
 namespace {
 
 // The presets under assets/scenarios, read as the app reads them: parse_scenario over the file's text.
-core::Scenario preset_scenario(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    REQUIRE(file.good());
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+// The shipped scenarios, read as the app reads them.
+core::Scenario preset_scenario(const std::string& name) { return core_tests::shipped(name); }
 
 // Dubey et al. 2024 ("The Llama 3 Herd of Models") Table 4, the 8K-context row on 16,384 H100s: TP 8, CP 1, PP 16,
 // DP 128, 16 sequences per DP rank (2,048 x 8,192 = 16M tokens per step). Sequence parallel with TP, no activation

@@ -10,6 +10,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -20,13 +22,8 @@
 
 namespace {
 
-core::Scenario preset(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    REQUIRE(file.good());
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+// The shipped scenarios, read as the app reads them.
+core::Scenario preset(const std::string& name) { return core_tests::shipped(name); }
 
 // The default scenario, the shipped presets, a small model on one node where many values are refused, and a mixture
 // of experts with EP across a pipeline.

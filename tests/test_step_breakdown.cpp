@@ -6,6 +6,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include "tests/test_scenarios.h"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -16,13 +18,8 @@
 
 namespace {
 
-core::Scenario preset(const std::string& name) {
-    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
-    REQUIRE(file.good());
-    std::stringstream text;
-    text << file.rdbuf();
-    return core::parse_scenario(text.str());
-}
+// The shipped scenarios, read as the app reads them.
+core::Scenario preset(const std::string& name) { return core_tests::shipped(name); }
 
 // Layouts that exercise every part: the presets, and the default under ZeRO-3, CP, full recompute and a pipeline.
 std::vector<std::pair<std::string, core::Scenario>> scenarios() {
