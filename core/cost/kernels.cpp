@@ -89,6 +89,7 @@ class Builder {
 public:
     Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope, bool moe_layer = false)
         : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope), moe_(moe_layer && scenario.model.is_moe()) {
+        kernels_.reserve(64);  // a layer's forward, backward and recompute: one allocation per search split
         const ModelSpec& model = scenario.model;
         tp_ = split.tp;
         local_seq_ = static_cast<double>(scenario.train.seq_len) / split.cp;
