@@ -193,6 +193,47 @@ TEST_CASE("Planner: ranks the way brute force with evaluate() over its whole sea
     }
 }
 
+TEST_CASE("Planner: with ZeRO ties shown once, its top 10 are brute force's first 10 tie groups, each by its least memory",
+          "[planner]") {
+    // Ties collapse as they are offered, so the kept pool holds tie groups, not layouts: a pool too small for the ties
+    // would return fewer than 10, or skip a group.
+    for (const core::Scenario& scenario : {llama3_8b_on_8(), preset_scenario("minigpt-rtx4090.json")}) {
+        INFO(scenario.model.name);
+        struct Evaluated {
+            core::Layout layout;
+            double step_seconds;
+            double peak_bytes;
+        };
+        std::vector<Evaluated> fitting;
+        for (const core::Layout& layout : planner_space_by_brute_force(scenario)) {
+            const core::Report report = core::evaluate(modelled(core::apply_layout(scenario, layout)));
+            if (report.memory.fits) fitting.push_back({layout, report.compute.step_seconds, report.memory.per_gpu.peak_bytes});
+        }
+        const auto nanoseconds = [](double seconds) { return std::llround(seconds * 1e9); };
+        std::sort(fitting.begin(), fitting.end(), [&](const Evaluated& a, const Evaluated& b) {
+            return std::make_pair(nanoseconds(a.step_seconds), a.peak_bytes) < std::make_pair(nanoseconds(b.step_seconds), b.peak_bytes);
+        });
+        std::vector<Evaluated> groups;  // the first of each tie group: the least memory
+        for (const Evaluated& one : fitting) {
+            const bool tied = std::any_of(groups.begin(), groups.end(), [&](const Evaluated& earlier) {
+                core::Layout same_zero = one.layout;
+                same_zero.zero = earlier.layout.zero;
+                return same_zero == earlier.layout && nanoseconds(earlier.step_seconds) == nanoseconds(one.step_seconds);
+            });
+            if (!tied) groups.push_back(one);
+        }
+        REQUIRE(groups.size() > 10);
+        REQUIRE(groups.size() < fitting.size());  // ties exist: the collapse is exercised
+        const core::Plan plan = core::plan_layouts(scenario);
+        REQUIRE(plan.best.size() == 10);
+        for (std::size_t i = 0; i < plan.best.size(); ++i) {
+            INFO("rank " << i << ": " << describe(plan.best[i].layout) << " against " << describe(groups[i].layout));
+            REQUIRE(plan.best[i].estimate.step_seconds == Approx(groups[i].step_seconds).epsilon(1e-12));
+            REQUIRE(plan.best[i].estimate.memory_per_gpu_bytes == Approx(groups[i].peak_bytes).epsilon(1e-12));
+        }
+    }
+}
+
 TEST_CASE("Planner: every returned layout is valid, fits in HBM and is ranked by step time", "[planner]") {
     for (const core::Scenario& scenario : {llama3_8b_on_8(), llama3_405b(), core::default_scenario()}) {
         core::PlanOptions options;
