@@ -162,6 +162,28 @@ struct Candidate {
     const LayerCost* cost = nullptr;
 };
 
+// The idle time closed_form_makespan gives the best of the schedules the search tries (1F1B, ZB-H1, interleaving with
+// the most chunks that fit) for a stage of these layers, priced by their kernels alone.
+double least_idle_seconds(const PassSeconds& layer, int stage_layers, int pp, int microbatches, int most_chunks) {
+    if (pp == 1) return 0.0;
+    ScheduleParams params;
+    params.stages = pp;
+    params.microbatches = microbatches;
+    params.forward_seconds = stage_layers * layer.forward;
+    params.backward_seconds = stage_layers * layer.backward();
+    params.weight_grad_seconds = stage_layers * layer.backward_weight;
+    params.kind = ScheduleKind::one_f_one_b;
+    double least = closed_form_idle_seconds(params);
+    params.kind = ScheduleKind::zb_h1;
+    least = std::min(least, closed_form_idle_seconds(params));
+    if (most_chunks > 1) {
+        params.kind = ScheduleKind::interleaved;
+        params.virtual_chunks = most_chunks;
+        least = std::min(least, closed_form_idle_seconds(params));
+    }
+    return least;
+}
+
 // The in-flight micro-batches a schedule keeps on the first and the last device, in whole-stage activations: with the
 // state, what decides whether it fits.
 MemoryEstimate memory_at(const MemoryBasis& memory, ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
@@ -228,8 +250,8 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                         for (Recompute recompute : recomputes) {
                             layout.recompute = recompute;
                             const LayerCost* cost = nullptr;
+                            PassSeconds stage_layer;  // the stage's mean layer: its kernels alone
                             double layer_seconds = 0;
-                            double layer_longer_pass_seconds = 0;  // ZB-H1's idle per boundary: max(F, B) of a layer
                             MemoryBasis bases[4];
                             memory_bases_by_zero(memory_constants_of_scenario, layout, bases);
                             for (int zero = 0; zero <= 3; ++zero) {
@@ -256,21 +278,16 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                 plan.layouts_fitting += 1 + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
                                 if (cost == nullptr) {
                                     cost = &costs.get(split_of(layout));
-                                    const PassSeconds stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
+                                    stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
                                     layer_seconds = stage_layer.forward + stage_layer.backward();
-                                    layer_longer_pass_seconds = std::max(stage_layer.forward, stage_layer.recompute + stage_layer.backward_input);
                                 }
                                 candidate.cost = cost;
                                 // The stage's own kernels, every micro-batch, and the least idle time any schedule tried
-                                // leaves (closed_form_makespan with the kernels alone): communication and tail only add.
-                                const double microbatch_seconds = stage_layers * layer_seconds;
-                                double idle_seconds = 0;
-                                if (pp > 1) {
-                                    const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
-                                    const double chunks = interleaving_fits ? chunk_counts.back() : 1.0;
-                                    idle_seconds = (pp - 1) * std::min(microbatch_seconds / chunks, stage_layers * layer_longer_pass_seconds);
-                                }
-                                candidate.lower_bound = microbatches * microbatch_seconds + idle_seconds;
+                                // leaves with the kernels alone: communication, edges and tail only add to both.
+                                const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
+                                candidate.lower_bound = microbatches * stage_layers * layer_seconds +
+                                                        least_idle_seconds(stage_layer, stage_layers, pp, microbatches,
+                                                                           interleaving_fits ? chunk_counts.back() : 1);
                                 candidates.push_back(candidate);
                             }
                         }
