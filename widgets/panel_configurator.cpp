@@ -466,6 +466,16 @@ void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
     state.plan.poll();
 }
 
+// The cost sections in their order, the same in the three-column and the stacked layout.
+void draw_costs(const PanelContext& ctx) {
+    draw_memory(ctx.report, ctx.text);
+    ImGui::Spacing();
+    draw_step(ctx.scenario, ctx.report, ctx.text);
+    draw_budget(ctx.report, ctx.text);
+    ImGui::Spacing();
+    draw_comm(ctx.report, ctx.text);
+}
+
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     refresh_plan(state, ctx);
     if (!state.plan.has_result()) {
@@ -806,12 +816,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
         // Too narrow for three columns: every section under the one before, and the panel scrolls.
         draw_controls(ctx);
         ImGui::Spacing();
-        draw_memory(ctx.report, ctx.text);
-        ImGui::Spacing();
-        draw_step(ctx.scenario, ctx.report, ctx.text);
-        draw_budget(ctx.report, ctx.text);
-        ImGui::Spacing();
-        draw_comm(ctx.report, ctx.text);
+        draw_costs(ctx);
         ImGui::Spacing();
         draw_mesh(state, ctx, font * 12.0f);
         ImGui::Spacing();
@@ -832,12 +837,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine(0, font);
     ImGui::BeginChild("costs", ImVec2(middle_width, top_height), false);  // scrolls when a short window cannot hold it
-    draw_memory(ctx.report, ctx.text);
-    ImGui::Spacing();
-    draw_step(ctx.scenario, ctx.report, ctx.text);
-    draw_budget(ctx.report, ctx.text);
-    ImGui::Spacing();
-    draw_comm(ctx.report, ctx.text);
+    draw_costs(ctx);
     ImGui::EndChild();
     ImGui::SameLine(0, font);
     ImGui::BeginChild("mesh", ImVec2(0, top_height), false);

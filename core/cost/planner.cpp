@@ -298,8 +298,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     }
 
     // Second pass, most promising first: price each candidate's schedules (pipeline in closed form) until the lower
-    // bound alone is slower than the slowest layout kept. A tie group holds at most the 4 ZeRO stages, and the exact
-    // re-pricing may reorder neighbours: keep a margin.
+    // bound alone is slower than the slowest layout kept.
     // A min-heap on the bounds, popped as needed: the search stops long before most are reached, so sorting them all
     // would be wasted.
     std::vector<std::pair<double, std::size_t>> order(candidates.size());
@@ -338,8 +337,8 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
 
     // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.
     std::vector<PlanEntry> kept = std::move(top).take();
-    // In rank order, a tie group's members (same pipeline, another ZeRO stage) come together: the schedule generated
-    // for the first serves the rest (cached_schedule).
+    // In rank order, an uncollapsed tie group's members (same pipeline, another ZeRO stage) come together: the schedule
+    // generated for the first serves the rest (cached_schedule).
     std::sort(kept.begin(), kept.end(), ranks_before);
     for (PlanEntry& entry : kept) {
         const StepEstimate step = estimate_step(scenario, entry.layout, costs.get(split_of(entry.layout)), PipelineTiming::timeline);
