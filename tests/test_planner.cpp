@@ -431,6 +431,23 @@ TEST_CASE("Dubey 2024 Table 4: for Llama 3 405B on 16,384 H100s every layout in 
     REQUIRE(plan.best.front().estimate.step_seconds < meta.step_seconds);
 }
 
+TEST_CASE("Dubey 2024 Table 4: Llama 3 405B at 8K, 430 TFLOP/s per GPU on 8,192 H100s (DP 64) and 400 on 16,384 (DP 128), "
+          "each modelled within 10 %", "[planner][llama3][validation]") {
+    // Both rows of the 8K stage, as Meta ran them (TP 8, CP 1, PP 16, 2,048 x 8,192 tokens per step, ZeRO-2): halving
+    // DP doubles the micro-batches per pipeline (32 against 16), which shrinks the bubble. Modelled: -5.0 % and -8.1 %.
+    // (At DP 64 the model's peak, 32 micro-batches in flight, exceeds HBM: Meta reports 430 TFLOP/s, so it fitted.)
+    for (const auto& [gpus, measured_tflops] : {std::pair{8192, 430.0}, std::pair{16384, 400.0}}) {
+        core::Scenario scenario = llama3_405b();
+        scenario.cluster.gpus = gpus;
+        scenario.parallel.dp = gpus / (8 * 16);
+        const core::Report report = core::evaluate(scenario);
+        const double tflops = report.compute.model_flops_per_step / (report.compute.step_seconds * gpus) / 1e12;
+        INFO(gpus << " GPUs: modelled " << tflops << " TFLOP/s, measured " << measured_tflops);
+        REQUIRE(report.layout.microbatches == 2048 / scenario.parallel.dp);
+        REQUIRE(tflops == Approx(measured_tflops).epsilon(0.10));
+    }
+}
+
 TEST_CASE("ZeRO sec 7 / Megatron-LM 2021 Table 2: ZeRO-3 is never faster than ZeRO-0 on the same layout when communication is not free",
           "[planner][zero]") {
     // Data parallelism across nodes, on InfiniBand. (Inside one NVLink node the gathers are nearly free, and ZeRO-3's
