@@ -98,8 +98,8 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("memory", "per GPU: optimizer", format_bytes(per_gpu.optimizer_bytes));
     row("memory", "per GPU: activations", format_bytes(per_gpu.activations_bytes) + " (" + text.activation_configuration + ")");
     row("memory", "per GPU: state + activations", format_bytes(per_gpu.total_bytes) + " (the textbook sum)");
-    row("memory", "per GPU: also live at peak", format_bytes(per_gpu.peak_bytes - per_gpu.total_bytes) +
-                                                    " (weight copies, logits, backward working set, workspace, buffers, fragmentation)");
+    row("memory", "per GPU: also live at peak", format_bytes(core::held_beside_sum_bytes(per_gpu)) +
+                                                    " (weight copies, working sets, workspace, buffers, fragmentation)");
     // The verdict sits beside the peak it compares with HBM, so the caption and the figure agree.
     row("memory", "per GPU: peak", format_bytes(per_gpu.peak_bytes) + " of " + format_bytes(memory.hbm_bytes) + " HBM: " +
                                        (memory.fits ? "fits, " + format_bytes(memory.headroom_bytes) + " free"

@@ -513,7 +513,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                               memory_phase_text(memory.peak_phase) + ")";
     text.memory_peak_line = "state " + format_bytes(per_gpu.total_bytes - per_gpu.activations_bytes) + " + activations " +
                             format_bytes(per_gpu.activations_bytes) + " + beside them at the peak " +
-                            format_bytes(per_gpu.peak_bytes - per_gpu.total_bytes) + " = " + format_bytes(per_gpu.peak_bytes);
+                            format_bytes(held_beside_sum_bytes(per_gpu)) + " = " + format_bytes(per_gpu.peak_bytes);
     if (memory.fits) {
         text.memory_verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) +
                               ", " + format_bytes(memory.headroom_bytes) + " to spare";

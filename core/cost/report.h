@@ -85,6 +85,9 @@ struct PerGpuMemory {
     double peak_bytes = 0;                  // total_bytes + all of these: what memory.fits compares with HBM
 };
 
+// What the peak holds beside the textbook sum (weight copies, working sets, workspace, buffers, fragmentation).
+inline double held_beside_sum_bytes(const PerGpuMemory& per_gpu) { return per_gpu.peak_bytes - per_gpu.total_bytes; }
+
 struct ActivationReport {
     double bytes_per_layer = 0;             // one micro-batch, Korthikanti et al. 2022 Table 2 (generalised to GQA / gated MLP)
     double sbh_coefficient = 0;             // the bracket of Table 2: bytes per layer = s b h x this (+ the attention term)

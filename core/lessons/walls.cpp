@@ -53,7 +53,7 @@ Wall memory_wall(const Scenario& scenario, const Report& report) {
     wall.budget_text = format_bytes(wall.budget) + " of HBM (" + scenario.cluster.gpu.name + ")";
     const double state = per_gpu_state_bytes(memory.per_gpu);
     wall.formula = "(state " + format_bytes(state) + " + activations " + format_bytes(memory.per_gpu.activations_bytes) + " + at the peak " +
-                   format_bytes(memory.per_gpu.peak_bytes - memory.per_gpu.total_bytes) + ") per GPU / " + format_bytes(wall.budget) + " HBM";
+                   format_bytes(held_beside_sum_bytes(memory.per_gpu)) + ") per GPU / " + format_bytes(wall.budget) + " HBM";
     finish(wall);
     wall.formula += " = " + wall.fraction_text;
     return wall;
