@@ -689,9 +689,9 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
     if (!figure_mode()) {  // a document shows the table, not its controls; the summary line states setup and budget
         ImGui::PushItemWidth(font * 7.0f);
-        setup_hours_input("Setup", ctx.scenario, ctx.feedback);
+        setup_hours_input("Setup (h)", ctx.scenario, ctx.feedback);
         ImGui::SameLine(0, font);
-        budget_input("Budget", ctx.scenario, ctx.feedback);
+        budget_input("Budget ($)", ctx.scenario, ctx.feedback);
         ImGui::PopItemWidth();
         ImGui::SameLine(0, font);
         ImGui::Checkbox("each GPU type's cheapest", &state.one_row_per_type);
