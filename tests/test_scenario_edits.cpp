@@ -13,6 +13,7 @@
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -236,5 +237,21 @@ TEST_CASE("Scenario edits, experts: what follows a model, a layout or a switch, 
     CHECK(core::with_capacity_factor(mixtral.scenario, 0.5).problem->field == "moe.capacity_factor");
     require_valid(core::with_capacity_factor(mixtral.scenario, 1.25), "capacity 1.25");
     CHECK(core::with_node_limit(mixtral.scenario, -1).problem->field == "moe.node_limit");
+    // One range for a file and an edit: what a scenario file may hold, the control may set, and no more.
+    const std::string mixtral_json = core::scenario_to_json(mixtral.scenario);
+    for (const char* key : {"load_imbalance", "capacity_factor"}) {
+        INFO(key);
+        const auto with_value = [&](double value) {
+            nlohmann::json json = nlohmann::json::parse(mixtral_json);
+            json["moe"][key] = value;
+            return json.dump();
+        };
+        CHECK_NOTHROW(core::parse_scenario(with_value(20)));
+        CHECK_THROWS_AS(core::parse_scenario(with_value(1001)), core::InputError);
+    }
+    require_valid(core::with_load_imbalance(mixtral.scenario, 20), "imbalance 20, as a file may hold");
+    require_valid(core::with_capacity_factor(mixtral.scenario, 20), "capacity 20, as a file may hold");
+    CHECK(core::with_load_imbalance(mixtral.scenario, 1001).problem->field == "moe.load_imbalance");
+    CHECK(core::with_capacity_factor(mixtral.scenario, 1001).problem->field == "moe.capacity_factor");
     CHECK(core::with_ep_overlap(mixtral.scenario, true).scenario.overlap.ep_all_to_all);
 }

@@ -149,6 +149,9 @@ struct MoeSpec {
                                     // InfiniBand copy and fanned out over NVLink (DeepSeek-V3 sec 2.1.2, 3.2.2: 4); 0 = unlimited
     double dispatch_bytes = 2;      // bytes per element the dispatch sends (DeepSeek-V3: FP8 = 1); the combine returns bf16
 
+    // The most either load figure may be (max / mean), for a scenario file and an edit alike.
+    static constexpr double max_load_factor = 1000;
+
     double load_factor() const { return capacity_factor > 0 ? capacity_factor : load_imbalance; }
     bool operator==(const MoeSpec&) const = default;
 };

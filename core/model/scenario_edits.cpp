@@ -411,8 +411,9 @@ Edit with_layout(const Scenario& scenario, const Layout& layout) {
 }
 
 Edit with_load_imbalance(const Scenario& scenario, double max_over_mean) {
-    if (!(max_over_mean >= 1.0 && max_over_mean <= 16.0)) {
-        return refused(scenario, "moe.load_imbalance", "must be between 1 and 16 (max / mean), got " + format_number(max_over_mean));
+    if (!(max_over_mean >= 1.0 && max_over_mean <= MoeSpec::max_load_factor)) {
+        return refused(scenario, "moe.load_imbalance",
+                       "must be between 1 and " + format_number(MoeSpec::max_load_factor) + " (max / mean), got " + format_number(max_over_mean));
     }
     Scenario result = scenario;
     result.moe.load_imbalance = max_over_mean;
@@ -420,8 +421,9 @@ Edit with_load_imbalance(const Scenario& scenario, double max_over_mean) {
 }
 
 Edit with_capacity_factor(const Scenario& scenario, double factor) {
-    if (!(factor == 0.0 || (factor >= 1.0 && factor <= 16.0))) {
-        return refused(scenario, "moe.capacity_factor", "must be 0 (no capacity) or between 1 and 16, got " + format_number(factor));
+    if (!(factor == 0.0 || (factor >= 1.0 && factor <= MoeSpec::max_load_factor))) {
+        return refused(scenario, "moe.capacity_factor",
+                       "must be 0 (no capacity) or between 1 and " + format_number(MoeSpec::max_load_factor) + ", got " + format_number(factor));
     }
     Scenario result = scenario;
     result.moe.capacity_factor = factor;

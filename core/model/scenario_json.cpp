@@ -227,8 +227,8 @@ void read_overlap(OverlapSpec& overlap, const nlohmann::json& object) {
 
 void read_moe(MoeSpec& moe, const nlohmann::json& object) {
     JsonObjectReader reader(object, "moe");
-    moe.load_imbalance = reader.number("load_imbalance", 1, 1000).value_or(moe.load_imbalance);
-    if (auto capacity = reader.number("capacity_factor", 0, 1000)) {
+    moe.load_imbalance = reader.number("load_imbalance", 1, MoeSpec::max_load_factor).value_or(moe.load_imbalance);
+    if (auto capacity = reader.number("capacity_factor", 0, MoeSpec::max_load_factor)) {
         if (*capacity > 0 && *capacity < 1) throw InputError("moe.capacity_factor", "must be 0 (no capacity) or >= 1, got " + format_number(*capacity));
         moe.capacity_factor = *capacity;
     }
