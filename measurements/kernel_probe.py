@@ -6,6 +6,9 @@
 3. Fused attention (SDPA, flash backend) forward and backward against sequence, head dim, batch x heads, causal.
 4. Training steps (PyTorch eager, autocast bf16, fp32 weights, fused AdamW): peak memory and step time for GPT
    and Llama-style models, with and without fused attention and activation checkpointing.
+5. Alignment (section "align"): the logits GEMMs and a training step at a vocabulary that is not a multiple of 8
+   (GPT-2's 50257) against the padded 50304, and a hidden size that is not. Section "profile": one training step's
+   GPU time kernel by kernel (torch.profiler).
 
 Method: CUDA events around back-to-back launches after warm-up; the median of 5 repetitions. Inputs rotate
 among several buffers when they would fit in L2, so small shapes are not timed out of cache. Random data
@@ -387,6 +390,76 @@ def training():
             json.dump(out, f, indent=1)
 
 
+def gemm_alignment():
+    # The logits GEMMs at a vocabulary that is and is not a multiple of 8 (GPT-2's 50257 against nanoGPT's padded
+    # 50304), in the three passes as nn.Linear runs them: forward x W^T (NT, V as n), input gradient dY W (NN, V as k),
+    # weight gradient dY^T X (TN, V as m). Then the granularity: 50257 + 1, 3, 7, 15, 47 at one shape.
+    rows = []
+    def passes(tokens, hidden, vocab):
+        for layout, (m, n, k) in (("nt", (tokens, vocab, hidden)), ("nn", (tokens, hidden, vocab)), ("tn", (vocab, hidden, tokens))):
+            t, _ = gemm_time(m, n, k, layout)
+            rows.append([layout, m, n, k, vocab, t])
+    for tokens, hidden in ((8192, 768), (16384, 768), (8192, 1024), (8192, 2048), (4096, 4096), (16384, 4096)):
+        for vocab in (50257, 50304):
+            passes(tokens, hidden, vocab)
+        log("alignment", tokens, hidden)
+    for vocab in (50258, 50260, 50264, 50272):
+        passes(8192, 1024, vocab)
+    # Other dimensions than the vocabulary: a hidden size that is not a multiple of 8 (QKV-like NT, m = tokens).
+    for hidden in (1020, 1021, 1024):
+        for layout, (m, n, k) in (("nt", (8192, 3 * 1024, hidden)), ("nn", (8192, hidden, 3 * 1024)), ("tn", (hidden, 3 * 1024, 8192))):
+            t, _ = gemm_time(m, n, k, layout)
+            rows.append([layout, m, n, k, hidden, t])
+    out["gemm_bf16_alignment"] = {"columns": ["layout", "m", "n", "k", "odd_dimension", "seconds"], "rows": rows}
+    # End to end: the same GPT trained at the two vocabularies (nanoGPT's GPT-2 124M shape, and the 12 x 1024 probe's).
+    runs = []
+    for cfg in (dict(L=12, h=768, a=12, S=1024, B=16), dict(L=12, h=1024, a=16, S=2048, B=4)):
+        for vocab in (50257, 50304):
+            try:
+                runs.append(train_probe(V=vocab, fused=True, ckpt=False, **cfg))
+            except Exception as ex:
+                runs.append(dict(cfg, V=vocab, error=repr(ex)[:300]))
+            log("alignment train", cfg, vocab, runs[-1].get("step_seconds"))
+    out["training_vocab_alignment"] = runs
+
+
+def training_profile():
+    # Where a training step's GPU time goes, kernel by kernel (torch.profiler, one step after two warm-ups): the unfused
+    # 12 x 1024 probe run and the 50257-vocabulary one, whose step times the model misses most.
+    from torch.profiler import profile, ProfilerActivity
+    profiles = []
+    for L, h, a, V, S, B, fused in ((12, 1024, 16, 32000, 1024, 8, False), (12, 1024, 16, 50257, 2048, 4, True), (12, 1024, 16, 50304, 2048, 4, True)):
+        m = GPT(L, h, a, V, S, fused, False, False).to(dev)
+        opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=True)
+        idx = torch.randint(0, V, (B, S), device=dev)
+        def step():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                loss = F.cross_entropy(m(idx).float().view(-1, V), idx.view(-1))
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=False)
+        for _ in range(2):
+            step()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            step()
+            torch.cuda.synchronize()
+        kernels = []
+        for e in prof.key_averages():
+            gpu_us = getattr(e, "device_time_total", None)
+            if gpu_us is None:
+                gpu_us = getattr(e, "cuda_time_total", 0)
+            if gpu_us > 0:
+                kernels.append([e.key[:160], e.count, gpu_us * 1e-6])
+        kernels.sort(key=lambda r: -r[2])
+        profiles.append(dict(layers=L, hidden=h, heads=a, vocab=V, seq=S, batch=B, fused_attention=fused,
+                             gpu_seconds=sum(k[2] for k in kernels), kernels=kernels[:60]))
+        log("profile", V, fused, round(profiles[-1]["gpu_seconds"] * 1e3, 1), "ms")
+        del m, opt, idx
+        torch.cuda.empty_cache()
+    out["training_profiles"] = profiles
+
+
 def graph_timed(fn, eager_seconds, reps=5, replay_seconds=0.003):
     """GPU time per call with the CPU out of the way: many calls captured in one CUDA graph, the graph replayed."""
     per_graph = int(max(8, min(256, replay_seconds / max(eager_seconds, 2e-6))))
@@ -563,7 +636,7 @@ else:
     OUT_NAME = "kernel_probe.json"
 for name, fn in (("train", training), ("gemm", gemm_grid), ("shapes", gemm_published_shapes), ("fp8", gemm_fp8),
                  ("mem", memory_bound), ("attn", attention), ("sustained", sustained), ("overhead", launch_overhead),
-                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends)):
+                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile)):
     if name in which:
         section(name, fn)
 log("done")

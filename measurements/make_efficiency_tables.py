@@ -10,6 +10,10 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   sustained clocks) per power-of-two FLOPs bin; below 2^34 FLOPs, where no such shape exists, the median of the
   graph-replayed power-of-two grid. A100: NVIDIA's cuBLAS curve for square GEMMs (every 256 up to 8192), read off
   "CUDA 11 Features Revealed" Fig. 6, median per power-of-two FLOPs bin.
+- Misaligned GEMMs (H100): a GEMM whose weight-side dimension is not a multiple of 8 bf16 elements runs cuBLAS's
+  narrow-load fallback kernels whatever its size: the most it reaches per alignment (2, 4, 8 bytes), all measured
+  shapes' FLOPs over their time (h100_alignment_probe.json, kernel_probe.py section "align"). Not measured on the A100:
+  its tables carry no such cap.
 - Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class. H100: efficiency from the
   largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
   batched attention GEMMs that are bound by their s x s output (s >= 2048). A100: copy efficiency 0.871 (1,355 of
@@ -46,6 +50,7 @@ def load(name):
 
 eager = load("h100_kernel_probe.json")
 graphs = load("h100_kernel_probe_graphs.json")
+alignment = load("h100_alignment_probe.json")
 
 
 def binned_median(points):
@@ -74,6 +79,21 @@ def h100_gemm():
         if b > max(from_published):
             curve[b] = e
     return {"flops": [float(2**b) for b in sorted(curve)], "efficiency": [round(curve[b], 3) for b in sorted(curve)]}
+
+
+def h100_gemm_misaligned():
+    # Each GEMM's weight-side dimensions (the vocabulary or a hidden size) set its rows' alignment in bytes (bf16, up to
+    # 16); per alignment below 16, all measured shapes' FLOPs over their time (three passes of equal FLOPs each).
+    totals = collections.defaultdict(lambda: [0.0, 0.0])
+    for layout, m, n, k, odd, t in alignment["gemm_bf16_alignment"]["rows"]:
+        elements = 8
+        while odd % elements:
+            elements //= 2
+        totals[2 * elements][0] += 2 * m * n * k
+        totals[2 * elements][1] += t
+    sizes = [b for b in sorted(totals) if b < 16]
+    return {"alignment_bytes": [float(b) for b in sizes],
+            "efficiency": [round(totals[b][0] / totals[b][1] / H100_PEAK, 3) for b in sizes]}
 
 
 # NVIDIA, "CUDA 11 Features Revealed", Fig. 6, cuBLAS FP16/BF16 on A100, m = n = k (TFLOP/s, read off the plot +-5).
@@ -185,7 +205,8 @@ BORROWED = {
 MEASURED_SOURCES = {
     "h100-sxm": "Measured on one H100 SXM (measurements/, kernel_probe.py; tables by make_efficiency_tables.py): GEMMs at the "
                 "published runs' shapes (sustained clocks), memory-bound kernels by class, cuDNN and SDPA-flash causal attention, "
-                "head dim 128",
+                "head dim 128; GEMMs whose weight rows are not 16-byte aligned (vocabulary 50257 to 50272, hidden 1020 and "
+                "1021: cuBLAS's align1/align2 fallback kernels), h100_alignment_probe.json",
     "a100-sxm": "GEMM: NVIDIA cuBLAS on A100 (CUDA 11 Features Revealed, Fig. 6, square GEMMs). HBM: 1,355 of 1,555 GB/s memcopy "
                 "(PTsolvers gpu-workshop #7); other memory classes in the H100's measured ratio to copy. Attention: "
                 "FlashAttention-2 causal, head dim 128, forward + backward (flash-attention README, A100 figure)",
@@ -215,7 +236,7 @@ h100_fused = h100_attention("cudnn")
 h100_sdpa = h100_attention("flash")
 a100_fa2 = a100_attention()
 measured = {
-    "h100-sxm": {"gemm": h100_gemm(), "memory": h100_mem,
+    "h100-sxm": {"gemm": h100_gemm(), "gemm_misaligned": h100_gemm_misaligned(), "memory": h100_mem,
                  "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
                  "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
     "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),

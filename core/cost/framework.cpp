@@ -9,6 +9,7 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
     traits.main_grad_bytes = recipe.bytes_per_param(StateKind::grads);
     if (scenario.train.framework == Framework::pytorch_eager) {
         traits.fused_elementwise = false;
+        traits.vocab_divisible_by = 1;
         traits.cudnn_attention = false;
         traits.autocast_casts = weight_bytes >= 4.0;
         traits.separate_grad_accumulation = traits.autocast_casts;
@@ -31,6 +32,12 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
         traits.separate_grad_accumulation = !scenario.train.gradient_accumulation_fusion && traits.main_grad_bytes > 2.0;
     }
     return traits;
+}
+
+double vocab_per_rank(int vocab, int tp, const FrameworkTraits& traits) {
+    const long long multiple = 1LL * traits.vocab_divisible_by * tp;
+    const long long padded = (vocab + multiple - 1) / multiple * multiple;
+    return static_cast<double>(padded) / tp;
 }
 
 }  // namespace core

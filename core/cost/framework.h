@@ -22,6 +22,9 @@ struct FrameworkTraits {
     // eager loop against the same ops replayed from a CUDA graph). Megatron launches from the same eager PyTorch.
     double host_seconds_per_elementwise = 10.3e-6;
     double host_seconds_per_gemm = 20.6e-6;
+    // Megatron pads the vocabulary to a multiple of 128 x TP (--make-vocab-size-divisible-by, default 128; megatron/training/
+    // vocab_utils.py), so each rank's logits GEMM is aligned; eager PyTorch runs the tokenizer's size as it is (GPT-2: 50257).
+    int vocab_divisible_by = 128;
 
     // ---- What the framework keeps: memory (core/cost/memory.cpp). Eager figures measured on one H100 against PyTorch
     // 2.11's allocator (measurements/h100_memory_phases.json, memory_phase_probe.py); Megatron's from its kernels. ----
@@ -60,5 +63,7 @@ struct FrameworkTraits {
 
 // The scenario's framework, as its recipe runs it.
 FrameworkTraits framework_traits(const Scenario&);
+// The vocabulary rows one tensor-parallel rank's embedding and logits hold: the model's, padded as the framework pads.
+double vocab_per_rank(int vocab, int tp, const FrameworkTraits&);
 
 }  // namespace core

@@ -282,14 +282,14 @@ public:
 
     void edge_backward_first() {
         // A dense gradient of the vocabulary shard: zero-filled, the token rows scattered in, added to the weight's gradient.
-        const double rows = static_cast<double>(scenario_.model.vocab) / tp_;
+        const double rows = vocab_per_rank(scenario_.model.vocab, static_cast<int>(tp_), traits_);
         memory(KernelId::embedding, KernelPass::backward_weight, MemoryClass::streaming,
                rows * hidden_ * kFp32Bytes * 3.0 + tokens_ * hidden_ * (kActivationBytes + kFp32Bytes));
     }
 
     void edge_last() {
         const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
-        const double vocab = static_cast<double>(scenario_.model.vocab) / tp_;
+        const double vocab = vocab_per_rank(scenario_.model.vocab, static_cast<int>(tp_), traits_);
         const double logits = tokens_ * vocab;
         memory(KernelId::final_norm, KernelPass::forward, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes);
         if (traits_.autocast_casts) {
@@ -517,6 +517,18 @@ void time_all(std::vector<Kernel>& kernels, const Scenario& scenario) {
 
 }  // namespace
 
+int gemm_alignment_bytes(const Kernel& kernel) {
+    // The tokens are m, or k in a weight gradient (the Builder's convention): a row count or a reduction, never a stride.
+    const bool weight_grad = kernel.pass == KernelPass::backward_weight;
+    const double dims[2] = {weight_grad ? kernel.m : kernel.k, kernel.n};
+    int elements = 8;
+    for (double dim : dims) {
+        const long long size = std::llround(dim);
+        while (elements > 1 && size % elements != 0) elements /= 2;
+    }
+    return static_cast<int>(elements * kActivationBytes);
+}
+
 void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
     const GpuEfficiency& efficiency = gpu.efficiency;
     const double peak = gpu.bf16_flops_per_s;
@@ -524,7 +536,12 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
     double compute_seconds = 0;
     double memory_seconds = 0;
     if (kernel.is_gemm) {
-        compute_seconds = kernel.flops / (peak * efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops));
+        double gemm_efficiency = efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops);
+        kernel.alignment_bytes = gemm_alignment_bytes(kernel);
+        if (kernel.alignment_bytes < 16 && !efficiency.gemm_misaligned.sizes.empty()) {
+            gemm_efficiency = std::min(gemm_efficiency, efficiency.gemm_misaligned.at(kernel.alignment_bytes));
+        }
+        compute_seconds = kernel.flops / (peak * gemm_efficiency);
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;

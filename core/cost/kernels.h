@@ -74,6 +74,7 @@ struct Kernel {
     double bytes = 0;               // to and from HBM, per instance
     double seconds = 0;             // per instance
     double efficiency = 0;          // achieved over peak: FLOP/s over peak FLOP/s, or bytes/s over HBM for memory-bound kernels
+    int alignment_bytes = 16;       // GEMMs: the alignment of the rows of its weight-side dimensions, up to 16 (time_kernel)
     Bound bound = Bound::memory;
     double runs_per_step = 0;       // how often the busiest GPU runs this scope per step (evaluate fills it; 0 elsewhere)
     double total_seconds() const { return seconds * count; }
@@ -105,7 +106,10 @@ std::vector<Kernel> edge_kernels(const Scenario&, const LayerSplit&);
 // The optimizer step over local_params parameters (this GPU's share of the state). Timed.
 Kernel optimizer_kernel(const Scenario&, double local_params);
 
-// Times one kernel on the GPU under the framework: fills seconds, efficiency and bound.
+// The byte alignment (2, 4, 8 or 16) of a GEMM's rows along its two dimensions that are not the tokens (a weight's in
+// and out features; a batched GEMM's inner ones): bf16 elements, up to the 16 bytes cuBLAS's fast kernels load at once.
+int gemm_alignment_bytes(const Kernel&);
+// Times one kernel on the GPU under the framework: fills seconds, efficiency, bound and a GEMM's alignment.
 void time_kernel(Kernel&, const GpuSpec&, const FrameworkTraits&);
 
 // A layer's kernels summed by pass and by category, for one micro-batch: what the pipeline and the planner need.

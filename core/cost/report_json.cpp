@@ -99,10 +99,12 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["compute"]["breakdown_seconds"] = breakdown;
     nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
     for (const Kernel& kernel : compute.kernels) {
-        kernels.push_back({{"name", kernel_name(kernel.id)}, {"pass", kernel_pass_name(kernel.pass)}, {"scope", kernel_scope_name(kernel.scope)},
-                           {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
-                           {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
-                           {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}});
+        nlohmann::ordered_json entry = {{"name", kernel_name(kernel.id)}, {"pass", kernel_pass_name(kernel.pass)}, {"scope", kernel_scope_name(kernel.scope)},
+                                        {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
+                                        {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
+                                        {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}};
+        if (kernel.is_gemm) entry["alignment_bytes"] = kernel.alignment_bytes;  // below 16: a slower fallback kernel
+        kernels.push_back(std::move(entry));
     }
     json["compute"]["kernels"] = kernels;
     json["compute"]["busiest_stage"] = compute.busiest_stage;

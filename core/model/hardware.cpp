@@ -111,7 +111,7 @@ struct BorrowedEfficiency {
 };
 
 GpuEfficiency scaled(GpuEfficiency efficiency, double gemm_scale, const std::string& source) {
-    for (EfficiencyCurve* curve : {&efficiency.gemm, &efficiency.fused_attention_forward, &efficiency.fused_attention_backward,
+    for (EfficiencyCurve* curve : {&efficiency.gemm, &efficiency.gemm_misaligned, &efficiency.fused_attention_forward, &efficiency.fused_attention_backward,
                                    &efficiency.sdpa_attention_forward, &efficiency.sdpa_attention_backward}) {
         for (double& e : curve->efficiencies) e = std::min(1.0, e * gemm_scale);
     }
@@ -131,6 +131,12 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
         return efficiency;
     }
     efficiency.gemm = read_curve(reader, "gemm", "flops");
+    if (reader.has("gemm_misaligned")) {
+        efficiency.gemm_misaligned = read_curve(reader, "gemm_misaligned", "alignment_bytes");
+        if (efficiency.gemm_misaligned.sizes.back() >= 16) {
+            throw InputError(reader.field("gemm_misaligned") + ".alignment_bytes", "must be below 16 (16-byte rows run at the gemm table)");
+        }
+    }
     JsonObjectReader memory(reader.raw("memory"), reader.field("memory"));
     efficiency.streaming = read_memory_class(memory, "streaming");
     efficiency.norm = read_memory_class(memory, "norm");

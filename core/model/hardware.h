@@ -58,6 +58,9 @@ struct MemoryClassEfficiency {
 // What kernels reach on one GPU: one table per GPU serves every scenario (measured or published; see source).
 struct GpuEfficiency {
     EfficiencyCurve gemm;                           // dense GEMMs, against FLOPs; the HBM roof is applied separately
+    // The most a GEMM reaches when a weight dimension's rows are not 16-byte aligned (GPT-2's 50257-token vocabulary):
+    // cuBLAS falls back to kernels for narrower loads. Against that alignment in bytes (2, 4, 8); empty: not measured.
+    EfficiencyCurve gemm_misaligned;
     MemoryClassEfficiency streaming, norm, softmax, dropout, optimizer;
     MemoryClassEfficiency gemm_memory;              // a GEMM whose operands and output are what limits it
     EfficiencyCurve fused_attention_forward;        // causal flash attention as frameworks fuse it (cuDNN / Transformer Engine),
