@@ -8,7 +8,8 @@
    and Llama-style models, with and without fused attention and activation checkpointing.
 5. Alignment (section "align"): the logits GEMMs and a training step at a vocabulary that is not a multiple of 8
    (GPT-2's 50257) against the padded 50304, and a hidden size that is not. Section "profile": one training step's
-   GPU time kernel by kernel (torch.profiler).
+   GPU time kernel by kernel (torch.profiler); section "ops": the same by operator and input shape; section
+   "eager_attn": the score-sized ops of eager unfused attention alone (softmax by row width, masked_fill_, casts).
 
 Method: CUDA events around back-to-back launches after warm-up; the median of 5 repetitions. Inputs rotate
 among several buffers when they would fit in L2, so small shapes are not timed out of cache. Random data
@@ -423,24 +424,31 @@ def gemm_alignment():
     out["training_vocab_alignment"] = runs
 
 
+def warm_step(L, h, a, V, S, B, fused):
+    """The probe's GPT, its optimizer, a batch, and one AMP training step as a function, after two warm-up steps."""
+    m = GPT(L, h, a, V, S, fused, False, False).to(dev)
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=True)
+    idx = torch.randint(0, V, (B, S), device=dev)
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.cross_entropy(m(idx).float().view(-1, V), idx.view(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+    for _ in range(2):
+        step()
+    torch.cuda.synchronize()
+    return m, opt, idx, step
+
+
 def training_profile():
     # Where a training step's GPU time goes, kernel by kernel (torch.profiler, one step after two warm-ups): the unfused
     # 12 x 1024 probe run and the 50257-vocabulary one, whose step times the model misses most.
     from torch.profiler import profile, ProfilerActivity
     profiles = []
     for L, h, a, V, S, B, fused in ((12, 1024, 16, 32000, 1024, 8, False), (12, 1024, 16, 50257, 2048, 4, True), (12, 1024, 16, 50304, 2048, 4, True)):
-        m = GPT(L, h, a, V, S, fused, False, False).to(dev)
-        opt = torch.optim.AdamW(m.parameters(), lr=1e-4, fused=True)
-        idx = torch.randint(0, V, (B, S), device=dev)
-        def step():
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = F.cross_entropy(m(idx).float().view(-1, V), idx.view(-1))
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=False)
-        for _ in range(2):
-            step()
-        torch.cuda.synchronize()
+        m, opt, idx, step = warm_step(L, h, a, V, S, B, fused)
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             step()
             torch.cuda.synchronize()
@@ -458,6 +466,79 @@ def training_profile():
         del m, opt, idx
         torch.cuda.empty_cache()
     out["training_profiles"] = profiles
+
+
+def training_ops():
+    # The same step by PyTorch operator and input shape (torch.profiler, record_shapes): which eager ops the GPU time
+    # belongs to, for the unfused and the SDPA 12 x 1024 probe runs.
+    from torch.profiler import profile, ProfilerActivity
+    result = []
+    for fused in (False, True):
+        L, h, a, V, S, B = 12, 1024, 16, 32000, 1024, 8
+        m, opt, idx, step = warm_step(L, h, a, V, S, B, fused)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True) as prof:
+            step()
+            torch.cuda.synchronize()
+        ops = []
+        for e in prof.key_averages(group_by_input_shape=True):
+            gpu = getattr(e, "self_device_time_total", None)
+            if gpu is None:
+                gpu = getattr(e, "self_cuda_time_total", 0)
+            if gpu > 0:
+                ops.append([e.key[:80], str(e.input_shapes)[:200], e.count, gpu * 1e-6])
+        ops.sort(key=lambda r: -r[3])
+        result.append(dict(fused_attention=fused, ops=ops[:80]))
+        log("ops", fused, len(ops))
+        del m, opt, idx
+        torch.cuda.empty_cache()
+    out["training_ops"] = result
+
+
+def eager_attention():
+    # The score-sized ops of eager unfused attention, alone: softmax forward and backward by row width (PyTorch runs rows
+    # of up to 1024 with one warp each, wider rows with a block), the broadcast-mask masked_fill_, the casts and the
+    # clone; then the whole chain (scores, scale, mask, fp32 softmax, cast, context, and its backward) as the probe runs it.
+    rows = []
+    n = 2**27
+    for width in (256, 512, 1024, 2048, 4096, 8192):
+        for dtype, size in ((torch.float32, 4), (torch.bfloat16, 2)):
+            x = torch.randn(n // width, width, device=dev, dtype=dtype)
+            y = torch.softmax(x, dim=-1)
+            g = torch.randn_like(y)
+            rows.append(["softmax_forward", str(dtype), width, n, 2 * size * n, timed(lambda: torch.softmax(x, dim=-1))])
+            rows.append(["softmax_backward", str(dtype), width, n, 3 * size * n,
+                         timed(lambda: torch._softmax_backward_data(g, y, -1, dtype))])
+            del x, y, g
+            torch.cuda.empty_cache()
+    for seq in (1024, 2048, 4096):
+        b = max(1, n // (16 * seq * seq))
+        elements = b * 16 * seq * seq
+        scores = torch.randn(b, 16, seq, seq, device=dev, dtype=torch.bfloat16)
+        mask = torch.ones(seq, seq, device=dev, dtype=torch.bool).tril()
+        rows.append(["masked_fill_", "torch.bfloat16", seq, elements, 4 * elements, timed(lambda: scores.masked_fill_(~mask, float("-inf")))])
+        rows.append(["clone", "torch.bfloat16", seq, elements, 4 * elements, timed(lambda: scores.clone())])
+        rows.append(["div_scalar", "torch.bfloat16", seq, elements, 4 * elements, timed(lambda: scores / 8.0)])
+        rows.append(["cast_to_fp32", "torch.bfloat16", seq, elements, 6 * elements, timed(lambda: scores.float())])
+        wide = scores.float()
+        rows.append(["cast_to_bf16", "torch.float32", seq, elements, 6 * elements, timed(lambda: wide.to(torch.bfloat16))])
+        del scores, mask, wide
+        torch.cuda.empty_cache()
+    out["eager_attention_ops"] = {"columns": ["op", "dtype", "row_width", "elements", "bytes_moved", "seconds"], "rows": rows}
+    chains = []
+    for seq, batch in ((1024, 8), (2048, 4), (4096, 2)):
+        q, k, v = (torch.randn(batch, 16, seq, 64, device=dev, dtype=torch.bfloat16, requires_grad=True) for _ in range(3))
+        mask = torch.ones(seq, seq, device=dev, dtype=torch.bool).tril()
+        grad = torch.randn(batch, 16, seq, 64, device=dev, dtype=torch.bfloat16)
+        def chain():
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                att = (q @ k.transpose(-2, -1)) / 8.0
+                att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+                y = att @ v
+            y.backward(grad)
+        chains.append([seq, batch, timed(chain)])
+        del q, k, v, grad
+        torch.cuda.empty_cache()
+    out["eager_attention_chain"] = {"columns": ["seq", "batch", "forward_backward_seconds"], "rows": chains}
 
 
 def graph_timed(fn, eager_seconds, reps=5, replay_seconds=0.003):
@@ -636,7 +717,7 @@ else:
     OUT_NAME = "kernel_probe.json"
 for name, fn in (("train", training), ("gemm", gemm_grid), ("shapes", gemm_published_shapes), ("fp8", gemm_fp8),
                  ("mem", memory_bound), ("attn", attention), ("sustained", sustained), ("overhead", launch_overhead),
-                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile)):
+                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile), ("ops", training_ops), ("eager_attn", eager_attention)):
     if name in which:
         section(name, fn)
 log("done")

@@ -14,7 +14,8 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   narrow-load fallback kernels whatever its size: the most it reaches per alignment (2, 4, 8 bytes), all measured
   shapes' FLOPs over their time (h100_alignment_probe.json, kernel_probe.py section "align"). Not measured on the A100:
   its tables carry no such cap.
-- Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class. H100: efficiency from the
+- Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class (broadcast and widening: eager
+  PyTorch's masked_fill_ with a broadcast mask and its bf16 -> fp32 copies, measured alone in h100_eager_attention.json). H100: efficiency from the
   largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
   batched attention GEMMs that are bound by their s x s output (s >= 2048). A100: copy efficiency 0.871 (1,355 of
   1,555 GB/s measured memcopy, PTsolvers gpu-workshop issue #7); the other classes keep the H100's ratio to copy.
@@ -51,6 +52,7 @@ def load(name):
 eager = load("h100_kernel_probe.json")
 graphs = load("h100_kernel_probe_graphs.json")
 alignment = load("h100_alignment_probe.json")
+eager_attention = load("h100_eager_attention.json")
 
 
 def binned_median(points):
@@ -133,7 +135,17 @@ def h100_memory_classes():
         "dropout": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(large["dropout"]), 3)},
         "optimizer": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(adam), 3)},
         "gemm": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8), "efficiency": round(statistics.median(gemm_memory), 3)},
+        # TensorIterator's unvectorized paths (h100_eager_attention.json, s x s scores at s 1024 to 4096): an operand
+        # broadcast (masked_fill_ with the causal mask) and a widening copy (bf16 -> fp32); the floor is streaming's.
+        "broadcast": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8),
+                      "efficiency": round(statistics.median(unvectorized("masked_fill_")), 3)},
+        "widening": {"floor_seconds": round(statistics.median(small["copy"] + small["gelu"]), 8),
+                     "efficiency": round(statistics.median(unvectorized("cast_to_fp32")), 3)},
     }
+
+
+def unvectorized(name):
+    return [nbytes / t / H100_HBM for op, dtype, width, n, nbytes, t in eager_attention["eager_attention_ops"]["rows"] if op == name]
 
 
 def a100_memory_classes(h100):

@@ -56,14 +56,7 @@ double logits_seconds(const core::GpuSpec& spec, double tokens, double hidden, d
 
 // The probe's GPT (LayerNorm, biases, GeLU 4h, learned positions, untied head), one H100, eager AMP, SDPA.
 core::Scenario probe_gpt(int layers, int hidden, int heads, int vocab, int seq, int batch) {
-    const std::string json = R"({"model": {"name": "probe", "layers": )" + std::to_string(layers) + R"(, "hidden": )" + std::to_string(hidden) +
-                             R"(, "heads": )" + std::to_string(heads) + R"(, "kv_heads": )" + std::to_string(heads) + R"(, "ffn_hidden": )" +
-                             std::to_string(4 * hidden) + R"(, "vocab": )" + std::to_string(vocab) +
-                             R"(, "gated_mlp": false, "tied_embeddings": false, "learned_positions": true, "positions": 0, "bias": true},
-        "train": {"seq_len": )" + std::to_string(seq) + R"(, "micro_batch": )" + std::to_string(batch) + R"(, "global_batch": )" +
-                             std::to_string(batch) + R"(, "flash_attention": true, "framework": "pytorch-eager"},
-        "precision": {"recipe": "pytorch-amp-adam"}, "cluster": {"gpu": "h100-sxm", "gpus": 1}})";
-    return core::parse_scenario(json);
+    return core_tests::probe_scenario({layers, hidden, heads, vocab, seq, batch, true, false, false, false, 0, 0, 0}, core::Recompute::none);
 }
 
 }  // namespace

@@ -5,11 +5,39 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 namespace core_tests {
+
+// One training run measured on one H100: the probes' GPT (LayerNorm, biases, GeLU MLP 4h, learned positions) or
+// Llama-style block (RMSNorm, no biases, SwiGLU of ceil(8h/3 / 256) x 256), multi-head attention, untied head, no dropout.
+struct ProbeRun {
+    int layers, hidden, heads, vocab, seq, batch;
+    bool fused_attention, checkpointing, llama, pure_bf16;
+    double params, state_bytes, peak_bytes;
+};
+
+// What the probes ran, as a scenario: PyTorch eager; autocast over fp32 weights (the PyTorch AMP recipe) or a bf16 model.
+// The measured peaks are max_memory_allocated above what was allocated before the model: no fragmentation, and the
+// cuBLAS workspace in the state only in a process's first run, so both are left out here.
+inline core::Scenario probe_scenario(const ProbeRun& run, core::Recompute recompute) {
+    const int ffn = run.llama ? static_cast<int>(std::ceil(8.0 * run.hidden / 3.0 / 256.0)) * 256 : 4 * run.hidden;
+    const std::string json = R"({"model": {"name": "probe", "layers": )" + std::to_string(run.layers) + R"(, "hidden": )" +
+                             std::to_string(run.hidden) + R"(, "heads": )" + std::to_string(run.heads) + R"(, "kv_heads": )" +
+                             std::to_string(run.heads) + R"(, "ffn_hidden": )" + std::to_string(ffn) + R"(, "vocab": )" +
+                             std::to_string(run.vocab) + R"(, "gated_mlp": )" + (run.llama ? "true" : "false") +
+                             R"(, "tied_embeddings": false, "learned_positions": )" + (run.llama ? "false" : "true") +
+                             R"(, "positions": 0, "bias": )" + (run.llama ? "false" : "true") + R"(},
+        "train": {"seq_len": )" + std::to_string(run.seq) + R"(, "micro_batch": )" + std::to_string(run.batch) + R"(, "global_batch": )" +
+                             std::to_string(run.batch) + R"(, "flash_attention": )" + (run.fused_attention ? "true" : "false") +
+                             R"(, "recompute": ")" + core::recompute_name(recompute) + R"(", "framework": "pytorch-eager"},
+        "precision": {"recipe": ")" + (run.pure_bf16 ? "bf16-pure-adamw" : "pytorch-amp-adam") + R"("},
+        "cluster": {"gpu": "h100-sxm", "gpus": 1}, "memory": {"fragmentation": 0, "workspace_bytes": 0}})";
+    return core::parse_scenario(json);
+}
 
 // A scenario shipped under assets/scenarios/, read as the app reads it.
 inline core::Scenario shipped(const std::string& name) {

@@ -80,6 +80,8 @@ const MemoryClassEfficiency& memory_class_of(const GpuEfficiency& efficiency, Me
         case MemoryClass::softmax: return efficiency.softmax;
         case MemoryClass::dropout: return efficiency.dropout;
         case MemoryClass::optimizer: return efficiency.optimizer;
+        case MemoryClass::broadcast: return efficiency.broadcast;
+        case MemoryClass::widening: return efficiency.widening;
     }
     return efficiency.streaming;
 }
@@ -404,11 +406,19 @@ private:
             // Megatron's fused scale + causal mask + softmax: read the scores, write the probabilities.
             memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
         } else {
-            // Eager: scale, masked_fill, softmax (fp32 under autocast), cast back to bf16 for the next matmul: 4 kernels.
+            // Eager, as torch.profiler lists it (h100_training_ops.json): the scale; masked_fill as a clone and an in-place
+            // fill with the broadcast causal mask; under autocast a widening copy to fp32, the softmax in fp32 (one warp per
+            // row, streaming speed up to 2,048 keys: h100_eager_attention.json) and the copy back to bf16 for the product.
             memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * (kActivationBytes + kFp32Bytes), 5.0 * scores, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::broadcast, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
+            if (traits_.autocast_casts) {
+                memory(KernelId::attention_softmax, pass, MemoryClass::widening, scores * (kActivationBytes + kFp32Bytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kFp32Bytes, 5.0 * scores, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+            } else {
+                memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
+            }
         }
         if (dropout_) {
             memory(KernelId::attention_dropout, pass, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1, KernelCategory::attention);
@@ -440,17 +450,22 @@ private:
             memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * kActivationBytes, 4.0 * scores, 1,
                    KernelCategory::attention);
         } else {
-            // Eager: cast, softmax backward in fp32, cast, masked_fill and scale backward: 32 B per score in 5 kernels.
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * (kActivationBytes + kFp32Bytes), 0, 1,
-                   KernelCategory::attention);
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * kFp32Bytes, 4.0 * scores, 1,
-                   KernelCategory::attention);
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1,
-                   KernelCategory::attention);
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1,
-                   KernelCategory::attention);
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1,
-                   KernelCategory::attention);
+            // Eager (h100_training_ops.json): under autocast the gradient widened to fp32 and narrowed back around the
+            // softmax backward, which PyTorch runs as a product and a reduction kernel (3 reads and writes per score each);
+            // masked_fill's backward as a clone and a fill; the scale's.
+            const double softmax_bytes = traits_.autocast_casts ? kFp32Bytes : kActivationBytes;
+            const KernelPass backward = KernelPass::backward_input;
+            if (traits_.autocast_casts) {
+                memory(KernelId::attention_softmax, backward, MemoryClass::widening, scores * (kActivationBytes + kFp32Bytes), 0, 1, KernelCategory::attention);
+            }
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, 3.0 * scores, 1, KernelCategory::attention);
+            if (traits_.autocast_casts) {
+                memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+            }
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::broadcast, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
         }
         gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, qk_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
         gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, qk_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q

@@ -55,7 +55,7 @@ const char* kernel_category_name(KernelCategory);
 enum class KernelScope { layer, first_stage, last_stage, step };
 const char* kernel_scope_name(KernelScope);
 
-enum class MemoryClass { streaming, norm, softmax, dropout, optimizer };
+enum class MemoryClass { streaming, norm, softmax, dropout, optimizer, broadcast, widening };
 
 struct Kernel {
     KernelId id = KernelId::qkv;

@@ -144,6 +144,9 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
     efficiency.dropout = read_memory_class(memory, "dropout");
     efficiency.optimizer = read_memory_class(memory, "optimizer");
     efficiency.gemm_memory = read_memory_class(memory, "gemm");
+    // Classes added later: a catalog without them times those kernels as streaming ones.
+    efficiency.broadcast = memory.has("broadcast") ? read_memory_class(memory, "broadcast") : efficiency.streaming;
+    efficiency.widening = memory.has("widening") ? read_memory_class(memory, "widening") : efficiency.streaming;
     memory.reject_unknown_keys();
     efficiency.fused_attention_forward = read_curve(reader, "fused_attention_forward", "seq");
     efficiency.fused_attention_backward = read_curve(reader, "fused_attention_backward", "seq");

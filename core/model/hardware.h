@@ -62,6 +62,8 @@ struct GpuEfficiency {
     // cuBLAS falls back to kernels for narrower loads. Against that alignment in bytes (2, 4, 8); empty: not measured.
     EfficiencyCurve gemm_misaligned;
     MemoryClassEfficiency streaming, norm, softmax, dropout, optimizer;
+    MemoryClassEfficiency broadcast;                // eager: an op with a broadcast operand (masked_fill_), unvectorized
+    MemoryClassEfficiency widening;                 // eager: a copy to a wider type (bf16 -> fp32), unvectorized
     MemoryClassEfficiency gemm_memory;              // a GEMM whose operands and output are what limits it
     EfficiencyCurve fused_attention_forward;        // causal flash attention as frameworks fuse it (cuDNN / Transformer Engine),
     EfficiencyCurve fused_attention_backward;       // against the sequence length, over the FLOPs it executes
