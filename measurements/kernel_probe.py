@@ -9,7 +9,8 @@
 5. Alignment (section "align"): the logits GEMMs and a training step at a vocabulary that is not a multiple of 8
    (GPT-2's 50257) against the padded 50304, and a hidden size that is not. Section "profile": one training step's
    GPU time kernel by kernel (torch.profiler); section "ops": the same by operator and input shape; section
-   "eager_attn": the score-sized ops of eager unfused attention alone (softmax by row width, masked_fill_, casts).
+   "eager_attn": the score-sized ops of eager unfused attention alone (softmax by row width, masked_fill_, casts);
+   section "heldout": more training runs, at shapes no constant came from, to check the model against.
 
 Method: CUDA events around back-to-back launches after warm-up; the median of 5 repetitions. Inputs rotate
 among several buffers when they would fit in L2, so small shapes are not timed out of cache. Random data
@@ -360,7 +361,6 @@ def train_probe(L, h, a, V, S, B, fused, ckpt, llama=False, precision="amp", ste
 
 
 def training():
-    runs = []
     configs = [
         # gpu_probe.py's seven configurations (shared/reference/probe), the first three of which are published there.
         dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=False, ckpt=False),
@@ -378,15 +378,21 @@ def training():
         dict(L=24, h=2048, a=16, V=32000, S=2048, B=4, fused=True, ckpt=False, precision="bf16"),
         dict(L=32, h=4096, a=32, V=32000, S=2048, B=1, fused=True, ckpt=True, llama=True),
     ]
+    train_all(configs, "training_memory")
+
+
+def train_all(configs, key):
+    """Each configuration trained by train_probe (an error recorded in its place), the JSON written after every run."""
+    runs = []
     for cfg in configs:
         try:
             runs.append(train_probe(**cfg))
         except Exception as ex:
             runs.append(dict(cfg, error=repr(ex)[:300]))
         torch.cuda.empty_cache()
-        log("train", {k: runs[-1].get(k) for k in ("layers", "hidden", "batch", "seq", "fused_attention", "checkpointing",
-                                                    "llama", "precision", "peak_bytes", "step_seconds", "error")})
-        out["training_memory"] = runs
+        log(key, {k: runs[-1].get(k) for k in ("layers", "hidden", "batch", "seq", "fused_attention", "checkpointing",
+                                                "llama", "precision", "peak_bytes", "step_seconds", "error")})
+        out[key] = runs
         with open(os.path.join(OUT, OUT_NAME), "w") as f:
             json.dump(out, f, indent=1)
 
@@ -539,6 +545,22 @@ def eager_attention():
         del q, k, v, grad
         torch.cuda.empty_cache()
     out["eager_attention_chain"] = {"columns": ["seq", "batch", "forward_backward_seconds"], "rows": chains}
+
+
+def training_heldout():
+    # More training runs with the same method, at shapes and batches none of the model's constants came from: checks,
+    # not inputs (nanoGPT-like GPTs at the padded vocabulary, Llama-style blocks to 28 x 3072, long sequences, bf16).
+    configs = [
+        dict(L=6, h=1536, a=12, V=50304, S=1024, B=24, fused=True, ckpt=False),
+        dict(L=8, h=2048, a=16, V=32000, S=4096, B=2, fused=True, ckpt=False, llama=True),
+        dict(L=12, h=3072, a=24, V=128256, S=1024, B=8, fused=True, ckpt=True, llama=True),
+        dict(L=12, h=768, a=12, V=50304, S=1024, B=32, fused=False, ckpt=False),
+        dict(L=4, h=4096, a=32, V=32000, S=2048, B=4, fused=False, ckpt=True),
+        dict(L=16, h=2048, a=16, V=32000, S=2048, B=8, fused=True, ckpt=False, llama=True, precision="bf16"),
+        dict(L=24, h=1024, a=16, V=50304, S=1024, B=16, fused=True, ckpt=True),
+        dict(L=28, h=3072, a=24, V=128256, S=2048, B=2, fused=True, ckpt=True, llama=True),
+    ]
+    train_all(configs, "training_heldout")
 
 
 def graph_timed(fn, eager_seconds, reps=5, replay_seconds=0.003):
@@ -717,7 +739,7 @@ else:
     OUT_NAME = "kernel_probe.json"
 for name, fn in (("train", training), ("gemm", gemm_grid), ("shapes", gemm_published_shapes), ("fp8", gemm_fp8),
                  ("mem", memory_bound), ("attn", attention), ("sustained", sustained), ("overhead", launch_overhead),
-                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile), ("ops", training_ops), ("eager_attn", eager_attention)):
+                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile), ("ops", training_ops), ("eager_attn", eager_attention), ("heldout", training_heldout)):
     if name in which:
         section(name, fn)
 log("done")

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <string>
 
@@ -78,6 +79,27 @@ TEST_CASE("Held out: 12 peaks measured on one H100 with the same method (h100_ke
         core::Scenario scenario = probe_scenario({32, 4096, 32, 32000, 2048, 1, true, true, true, false, 0, 0, 0}, core::Recompute::full);
         scenario.cluster.gpu.hbm_bytes = 85017493504.0;  // torch total_memory of this H100 (h100_kernel_probe.json hbm_bytes)
         REQUIRE_FALSE(core::evaluate(scenario).memory.fits);
+    }
+}
+
+TEST_CASE("Held out: 8 more peaks measured on one H100 at shapes no constant came from (h100_training_heldout.json: 4 to 28 "
+          "layers, 768 to 4,096 wide, s 1,024 to 4,096, b 2 to 32, to 76.2 GB), each within 1.5 %, the part above the state within "
+          "3.5 %", "[memory][peak][probe]") {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/measurements/h100_training_heldout.json");
+    REQUIRE(file.good());
+    const nlohmann::json runs = nlohmann::json::parse(file)["training_heldout"];
+    REQUIRE(runs.size() == 8);
+    for (const nlohmann::json& run : runs) {
+        REQUIRE_FALSE(run.contains("error"));
+        const ProbeRun probe{run["layers"], run["hidden"], run["heads"], run["vocab"], run["seq"], run["batch"], run["fused_attention"],
+                             run["checkpointing"], run["llama"], run["precision"] == "bf16", run["params"], run["state_bytes"], run["peak_bytes"]};
+        INFO(probe.layers << " x " << probe.hidden << ", s " << probe.seq << ", b " << probe.batch << ", V " << probe.vocab
+                          << (probe.llama ? ", Llama" : ", GPT") << (probe.fused_attention ? ", SDPA" : ", unfused")
+                          << (probe.checkpointing ? ", checkpointing" : "") << (probe.pure_bf16 ? ", bf16" : ", AMP"));
+        const core::Report report = core::evaluate(probe_scenario(probe, recompute_of(probe)));
+        REQUIRE(report.memory.params == probe.params);
+        require_within(report.memory.per_gpu.peak_bytes, probe.peak_bytes, 0.015);
+        require_within(report.memory.per_gpu.peak_bytes - core_tests::state_per_gpu_bytes(report), probe.peak_bytes - probe.state_bytes, 0.035);
     }
 }
 
