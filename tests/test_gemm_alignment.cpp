@@ -1,6 +1,7 @@
 // GEMMs whose weight rows are not 16-byte aligned (measurements/h100_alignment_probe.json, kernel_probe.py section
 // "align"): cuBLAS runs its narrow-load fallback kernels, and a 124M GPT trains 45 % slower at GPT-2's 50257-token
 // vocabulary than at nanoGPT's padded 50304. The H100 table caps such GEMMs; Megatron pads the vocabulary itself.
+#include "core/cost/explain.h"
 #include "core/cost/framework.h"
 #include "core/cost/kernels.h"
 #include "core/model/errors.h"
@@ -203,5 +204,23 @@ TEST_CASE("hardware.json: a gemm_misaligned table at 16 bytes or more is refused
         FAIL("accepted");
     } catch (const core::InputError& error) {
         REQUIRE(std::string(error.field()).find("gemm_misaligned.alignment_bytes") != std::string::npos);
+    }
+}
+
+TEST_CASE("Anatomy texts: a misaligned GEMM says why it runs slow (rows 2-byte aligned, not 16); an aligned one says nothing of it",
+          "[kernels][alignment][explain]") {
+    for (const int vocab : {50257, 50304}) {
+        const core::Scenario scenario = probe_gpt(12, 768, 12, vocab, 1024, 16);
+        const core::Report report = core::evaluate(scenario);
+        const core::ReportText text = core::explain(scenario, report);
+        int logits = 0;
+        for (std::size_t i = 0; i < report.compute.kernels.size(); ++i) {
+            if (report.compute.kernels[i].id != core::KernelId::logits) continue;
+            ++logits;
+            const bool says_why = text.kernels[i].formula.find("rows 2-byte aligned, not 16") != std::string::npos;
+            INFO("vocabulary " << vocab << ": " << text.kernels[i].formula);
+            REQUIRE(says_why == (vocab == 50257));
+        }
+        REQUIRE(logits == 3);
     }
 }

@@ -100,7 +100,10 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
     return {kernel_label(kernel) + "\n" + shape + "\n" + format_flops(kernel.flops) + ", " + format_bytes(kernel.bytes) + ", " +
                 format_number(intensity) + " FLOP/B, " + bound_name(kernel.bound) + " at " + format_percent(kernel.efficiency) +
                 (kernel.is_gemm || kernel.is_fused_attention ? " of peak" : " of HBM bandwidth") + ": " + format_seconds(kernel.seconds) +
-                (kernel.count > 1 ? " x " + std::to_string(kernel.count) : ""),
+                (kernel.count > 1 ? " x " + std::to_string(kernel.count) : "") +
+                (kernel.is_gemm && kernel.alignment_bytes < 16
+                     ? "\nrows " + std::to_string(kernel.alignment_bytes) + "-byte aligned, not 16: cuBLAS runs a slower fallback kernel"
+                     : ""),
             scenario.cluster.gpu.efficiency.source};
 }
 
