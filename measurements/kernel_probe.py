@@ -10,7 +10,8 @@
    (GPT-2's 50257) against the padded 50304, and a hidden size that is not. Section "profile": one training step's
    GPU time kernel by kernel (torch.profiler); section "ops": the same by operator and input shape; section
    "eager_attn": the score-sized ops of eager unfused attention alone (softmax by row width, masked_fill_, casts);
-   section "heldout": more training runs, at shapes no constant came from, to check the model against.
+   section "heldout": more training runs, at shapes no constant came from, to check the model against; section
+   "fp32": pure fp32 training steps (no autocast, TF32 off).
 
 Method: CUDA events around back-to-back launches after warm-up; the median of 5 repetitions. Inputs rotate
 among several buffers when they would fit in L2, so small shapes are not timed out of cache. Random data
@@ -563,6 +564,41 @@ def training_heldout():
     train_all(configs, "training_heldout")
 
 
+def training_fp32():
+    # Pure fp32 training (no autocast; PyTorch's default keeps TF32 off, so GEMMs run on the CUDA cores): what the
+    # fp32-adam recipe runs. First its GEMMs (the published runs' shapes, fp32) and SDPA in fp32 (no flash kernel for
+    # fp32: PyTorch picks memory-efficient attention), then two training steps.
+    rows = []
+    for m, n, k in ((16384, 2304, 768), (16384, 768, 768), (16384, 3072, 768), (16384, 768, 3072), (8192, 3072, 1024),
+                    (8192, 4096, 4096), (4096, 4096, 4096), (16384, 50304, 768), (2048, 1024, 1024)):
+        for layout in ("nt", "nn", "tn"):
+            a = torch.randn(m, k, device=dev) if layout != "tn" else torch.randn(k, m, device=dev)
+            b = torch.randn(n, k, device=dev) if layout == "nt" else torch.randn(k, n, device=dev)
+            c = torch.empty(m, n, device=dev)
+            if layout == "nn":
+                t = timed(lambda: torch.matmul(a, b, out=c))
+            elif layout == "nt":
+                t = timed(lambda: torch.matmul(a, b.t(), out=c))
+            else:
+                t = timed(lambda: torch.matmul(a.t(), b, out=c))
+            rows.append([layout, m, n, k, t])
+            del a, b, c
+    out["gemm_fp32"] = {"columns": ["layout", "m", "n", "k", "seconds"], "rows": rows}
+    attention = []
+    for seq, batch_heads, d in ((1024, 192, 64), (2048, 64, 64), (1024, 64, 128), (4096, 32, 128)):
+        q, k, v = (torch.randn(1, batch_heads, seq, d, device=dev, requires_grad=True) for _ in range(3))
+        grad = torch.randn(1, batch_heads, seq, d, device=dev)
+        forward = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+        both = timed(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True).backward(grad))
+        attention.append([d, seq, batch_heads, forward, both])
+        del q, k, v, grad
+    out["attention_sdpa_fp32"] = {"columns": ["head_dim", "seq", "batch_x_heads", "forward_seconds", "forward_backward_seconds"],
+                                  "rows": attention}
+    log("fp32 kernels done")
+    train_all([dict(L=12, h=768, a=12, V=50304, S=1024, B=16, fused=True, ckpt=False, precision="fp32"),
+               dict(L=4, h=96, a=4, V=65, S=256, B=64, fused=False, ckpt=False, precision="fp32")], "training_fp32")
+
+
 def graph_timed(fn, eager_seconds, reps=5, replay_seconds=0.003):
     """GPU time per call with the CPU out of the way: many calls captured in one CUDA graph, the graph replayed."""
     per_graph = int(max(8, min(256, replay_seconds / max(eager_seconds, 2e-6))))
@@ -739,7 +775,7 @@ else:
     OUT_NAME = "kernel_probe.json"
 for name, fn in (("train", training), ("gemm", gemm_grid), ("shapes", gemm_published_shapes), ("fp8", gemm_fp8),
                  ("mem", memory_bound), ("attn", attention), ("sustained", sustained), ("overhead", launch_overhead),
-                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile), ("ops", training_ops), ("eager_attn", eager_attention), ("heldout", training_heldout)):
+                 ("gemm_graph", gemm_grid_graphs), ("mem_graph", memory_bound_graphs), ("attn_backends", attention_backends), ("align", gemm_alignment), ("profile", training_profile), ("ops", training_ops), ("eager_attn", eager_attention), ("heldout", training_heldout), ("fp32", training_fp32)):
     if name in which:
         section(name, fn)
 log("done")

@@ -14,6 +14,9 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   narrow-load fallback kernels whatever its size: the most it reaches per alignment (2, 4, 8 bytes), all measured
   shapes' FLOPs over their time (h100_alignment_probe.json, kernel_probe.py section "align"). Not measured on the A100:
   its tables carry no such cap.
+- fp32 compute (H100): SGEMM on the CUDA cores and SDPA's memory-efficient attention over the 67 TFLOP/s fp32 peak,
+  medians of h100_training_fp32.json (kernel_probe.py section "fp32"). Not measured on the A100: there fp32 GEMMs and
+  attention take the bf16 tables' shares of the fp32 peak.
 - Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class (broadcast and widening: eager
   PyTorch's masked_fill_ with a broadcast mask and its bf16 -> fp32 copies, measured alone in h100_eager_attention.json). H100: efficiency from the
   largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
@@ -53,6 +56,8 @@ eager = load("h100_kernel_probe.json")
 graphs = load("h100_kernel_probe_graphs.json")
 alignment = load("h100_alignment_probe.json")
 eager_attention = load("h100_eager_attention.json")
+fp32_probe = load("h100_training_fp32.json")
+H100_FP32_PEAK = 67e12
 
 
 def binned_median(points):
@@ -81,6 +86,19 @@ def h100_gemm():
         if b > max(from_published):
             curve[b] = e
     return {"flops": [float(2**b) for b in sorted(curve)], "efficiency": [round(curve[b], 3) for b in sorted(curve)]}
+
+
+def h100_fp32():
+    # fp32 on the CUDA cores (TF32 off, PyTorch's default): the median SGEMM over the fp32 peak, the probe's GPT-2 shapes in
+    # three layouts; SDPA's memory-efficient kernel forward and backward (half of 4 b h s^2 d FLOPs, 2.5x that backward).
+    gemm = [2 * m * n * k / t / H100_FP32_PEAK for layout, m, n, k, t in fp32_probe["gemm_fp32"]["rows"]]
+    forward, backward = [], []
+    for d, s, bh, t_forward, t_both in fp32_probe["attention_sdpa_fp32"]["rows"]:
+        flops = 0.5 * 4 * bh * s * s * d
+        forward.append(flops / t_forward / H100_FP32_PEAK)
+        backward.append(2.5 * flops / (t_both - t_forward) / H100_FP32_PEAK)
+    return {"gemm": round(statistics.median(gemm), 3), "attention_forward": round(statistics.median(forward), 3),
+            "attention_backward": round(statistics.median(backward), 3)}
 
 
 def h100_gemm_misaligned():
@@ -248,7 +266,7 @@ h100_fused = h100_attention("cudnn")
 h100_sdpa = h100_attention("flash")
 a100_fa2 = a100_attention()
 measured = {
-    "h100-sxm": {"gemm": h100_gemm(), "gemm_misaligned": h100_gemm_misaligned(), "memory": h100_mem,
+    "h100-sxm": {"gemm": h100_gemm(), "gemm_misaligned": h100_gemm_misaligned(), "fp32": h100_fp32(), "memory": h100_mem,
                  "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
                  "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
     "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),

@@ -1,9 +1,12 @@
 // Eager PyTorch on one H100, step time: unfused attention's score-sized ops as torch.profiler lists them
 // (measurements/h100_training_ops.json), timed alone (h100_eager_attention.json), and every measured training step of
 // the probes (shared/reference/probe, h100_kernel_probe.json, h100_alignment_probe.json) against the model.
+#include "core/cost/framework.h"
 #include "core/cost/kernels.h"
 #include "core/cost/step.h"
+#include "core/model/errors.h"
 #include "core/model/hardware.h"
+#include "core/model/precision.h"
 #include "core/model/layout.h"
 #include "tests/test_scenarios.h"
 
@@ -106,4 +109,67 @@ TEST_CASE("Held out: the 24 eager training steps measured on one H100 (GPT and L
         }
     }
     REQUIRE(runs == 24);
+}
+
+TEST_CASE("h100_training_fp32.json: pure fp32 (TF32 off, PyTorch's default) runs its GEMMs on the CUDA cores at 74.5 % of the "
+          "67 TFLOP/s fp32 peak; every measured fp32 GEMM within 13 % (the smallest, 4.3 GFLOP, is the slowest), and the A100, unmeasured, at its bf16 curve's share of 19.5",
+          "[kernels][fp32][measured]") {
+    const nlohmann::json probe = measurement("h100_training_fp32.json");
+    const core::GpuSpec& h100 = *core::builtin_hardware().find_gpu("h100-sxm");
+    REQUIRE(h100.efficiency.gemm_fp32 == Approx(0.745));
+    core::FrameworkTraits fp32;
+    fp32.compute_bytes = 4.0;
+    int timed = 0;
+    for (const nlohmann::json& row : probe["gemm_fp32"]["rows"]) {
+        const double m = row[1], n = row[2], k = row[3], seconds = row[4];
+        core::Kernel kernel = core_tests::gemm_kernel(core::KernelPass::forward, m, n, k, 4.0);
+        core::time_kernel(kernel, h100, fp32);
+        INFO(row[0] << " " << m << " x " << n << " x " << k << ": modelled " << kernel.seconds * 1e6 << " us, measured " << seconds * 1e6 << " us");
+        REQUIRE(std::abs(kernel.seconds / seconds - 1) <= 0.13);
+        ++timed;
+    }
+    REQUIRE(timed == 27);
+
+    const core::GpuSpec& a100 = *core::builtin_hardware().find_gpu("a100-sxm");
+    REQUIRE(a100.efficiency.gemm_fp32 == 0);
+    core::Kernel big = core_tests::gemm_kernel(core::KernelPass::forward, 8192, 8192, 8192, 4.0);
+    core::time_kernel(big, a100, fp32);
+    REQUIRE(big.seconds == Approx(big.flops / (19.5e12 * a100.efficiency.gemm.at(big.flops))));
+}
+
+TEST_CASE("h100_training_fp32.json: the GPT-2 124M shape trained in pure fp32 on one H100 takes 304 ms, 5.5x its AMP step; "
+          "modelled within 10 % (it was 49.7 ms with every GEMM on the tensor cores), its peak within 1.5 %", "[step][fp32][measured]") {
+    const nlohmann::json probe = measurement("h100_training_fp32.json");
+    const nlohmann::json& run = probe["training_fp32"][0];
+    REQUIRE(run["hidden"] == 768);
+    REQUIRE(run["precision"] == "fp32");
+    core::Scenario scenario = core_tests::probe_scenario({run["layers"], run["hidden"], run["heads"], run["vocab"], run["seq"], run["batch"],
+                                                          run["fused_attention"], false, false, false, 0, 0, 0},
+                                                         core::Recompute::none);
+    scenario.precision = *core::find_recipe("fp32-adam");
+    const core::Report report = core::evaluate(scenario);
+    const double measured = run["step_seconds"];
+    INFO("modelled " << report.compute.step_seconds * 1e3 << " ms, measured " << measured * 1e3 << " ms");
+    REQUIRE(std::abs(report.compute.step_seconds / measured - 1) <= 0.10);
+    REQUIRE(std::abs(report.memory.per_gpu.peak_bytes / run["peak_bytes"].get<double>() - 1) <= 0.015);
+    // No autocast: no weight or input casts; and the step is the GEMMs' (on the CUDA cores) more than anything else.
+    for (const core::Kernel& kernel : report.compute.kernels) REQUIRE(kernel.id != core::KernelId::weight_cast);
+    REQUIRE(report.compute.breakdown_seconds.gemm_seconds > 0.7 * report.compute.step_seconds);
+}
+
+TEST_CASE("hardware.json: an fp32 share above 1, or an unknown key in the fp32 table, is refused naming the field", "[kernels][fp32][errors]") {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/hardware.json");
+    const nlohmann::json catalog = nlohmann::json::parse(file);
+    const auto refused_field = [&](const char* key, double value) {
+        nlohmann::json edited = catalog;
+        for (nlohmann::json& gpu : edited["gpus"]) if (gpu["id"] == "h100-sxm") gpu["efficiency"]["fp32"][key] = value;
+        try {
+            core::parse_hardware_catalog(edited.dump());
+        } catch (const core::InputError& error) {
+            return std::string(error.field());
+        }
+        return std::string("accepted");
+    };
+    REQUIRE(refused_field("gemm", 1.5).find("fp32.gemm") != std::string::npos);
+    REQUIRE(refused_field("attention_sideways", 0.5).find("fp32") != std::string::npos);
 }

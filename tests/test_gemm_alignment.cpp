@@ -31,17 +31,7 @@ const core::GpuSpec& gpu(const char* id) {
 }
 
 // One bf16 GEMM as the kernel builder makes it: tokens are m, or k in a weight gradient.
-core::Kernel gemm(core::KernelPass pass, double m, double n, double k) {
-    core::Kernel kernel;
-    kernel.is_gemm = true;
-    kernel.pass = pass;
-    kernel.m = m;
-    kernel.n = n;
-    kernel.k = k;
-    kernel.flops = 2.0 * m * n * k;
-    kernel.bytes = 2.0 * (m * k + k * n + m * n);
-    return kernel;
-}
+core::Kernel gemm(core::KernelPass pass, double m, double n, double k) { return core_tests::gemm_kernel(pass, m, n, k); }
 
 // The three GEMMs of a logits layer (x W^T, dY W, dY^T X) for this many tokens, this hidden size and vocabulary.
 double logits_seconds(const core::GpuSpec& spec, double tokens, double hidden, double vocab) {

@@ -1,6 +1,7 @@
 #pragma once
 // Scenarios the core tests share: built through parse_scenario, the same path a scenario file takes.
 #include "core/cost/evaluate.h"
+#include "core/cost/kernels.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
@@ -37,6 +38,19 @@ inline core::Scenario probe_scenario(const ProbeRun& run, core::Recompute recomp
         "precision": {"recipe": ")" + (run.pure_bf16 ? "bf16-pure-adamw" : "pytorch-amp-adam") + R"("},
         "cluster": {"gpu": "h100-sxm", "gpus": 1}, "memory": {"fragmentation": 0, "workspace_bytes": 0}})";
     return core::parse_scenario(json);
+}
+
+// One GEMM as the kernel builder makes it (tokens are m, or k in a weight gradient), untimed.
+inline core::Kernel gemm_kernel(core::KernelPass pass, double m, double n, double k, double element_bytes = 2.0) {
+    core::Kernel kernel;
+    kernel.is_gemm = true;
+    kernel.pass = pass;
+    kernel.m = m;
+    kernel.n = n;
+    kernel.k = k;
+    kernel.flops = 2.0 * m * n * k;
+    kernel.bytes = element_bytes * (m * k + k * n + m * n);
+    return kernel;
 }
 
 // A scenario shipped under assets/scenarios/, read as the app reads it.

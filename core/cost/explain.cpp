@@ -1,6 +1,7 @@
 #include "core/cost/explain.h"
 
 #include "core/cost/comm.h"
+#include "core/cost/framework.h"
 #include "core/cost/memory.h"
 #include "core/cost/anatomy.h"
 #include "core/cost/budget_text.h"
@@ -87,10 +88,11 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
 }
 
 Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
+    const bool fp32_compute = framework_traits(scenario).compute_bytes >= 4.0 && scenario.cluster.gpu.fp32_flops_per_s > 0;
     std::string shape;
     if (kernel.is_gemm) {
         shape = "GEMM " + format_whole(kernel.m) + " x " + format_whole(kernel.n) + " x " + format_whole(kernel.k) +
-                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, (m k + k n + m n) x 2 B";
+                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, (m k + k n + m n) x " + (fp32_compute ? "4" : "2") + " B";
     } else if (kernel.is_fused_attention) {
         shape = "fused causal attention over " + format_whole(kernel.n) + " keys: half of 4 b a s^2 d FLOPs forward, 2.5x that backward";
     } else {
@@ -101,8 +103,12 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
                 format_number(intensity) + " FLOP/B, " + bound_name(kernel.bound) + " at " + format_percent(kernel.efficiency) +
                 (kernel.is_gemm || kernel.is_fused_attention ? " of peak" : " of HBM bandwidth") + ": " + format_seconds(kernel.seconds) +
                 (kernel.count > 1 ? " x " + std::to_string(kernel.count) : "") +
-                (kernel.is_gemm && kernel.alignment_bytes < 16
+                (kernel.is_gemm && kernel.alignment_bytes < 16 && !fp32_compute
                      ? "\nrows " + std::to_string(kernel.alignment_bytes) + "-byte aligned, not 16: cuBLAS runs a slower fallback kernel"
+                     : "") +
+                (fp32_compute && (kernel.is_gemm || kernel.is_fused_attention)
+                     ? "\nfp32: on the CUDA cores (" + format_flops_rate(scenario.cluster.gpu.fp32_flops_per_s) + " peak); the share is of the tensor cores' bf16 " +
+                           format_flops_rate(scenario.cluster.gpu.bf16_flops_per_s)
                      : ""),
             scenario.cluster.gpu.efficiency.source};
 }

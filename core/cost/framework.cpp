@@ -7,12 +7,13 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
     const PrecisionRecipe& recipe = scenario.precision;
     const double weight_bytes = recipe.bytes_per_param(StateKind::weights);
     traits.main_grad_bytes = recipe.bytes_per_param(StateKind::grads);
+    traits.compute_bytes = recipe.compute_bytes;
     if (scenario.train.framework == Framework::pytorch_eager) {
         traits.fused_elementwise = false;
         traits.vocab_divisible_by = 1;
         traits.cudnn_attention = false;
-        traits.autocast_casts = weight_bytes >= 4.0;
-        traits.separate_grad_accumulation = traits.autocast_casts;
+        traits.autocast_casts = weight_bytes >= 4.0 && recipe.compute_bytes < weight_bytes;  // pure fp32 casts nothing
+        traits.separate_grad_accumulation = weight_bytes >= 4.0;  // autograd adds each dW into the fp32 .grad
         // fp32 weights read through autocast's bf16 copies; a recipe that casts them itself before gathering (FSDP2 mixed
         // precision) runs the model in bf16.
         const bool autocast = weight_bytes > recipe.compute_bytes && recipe.gather_bytes <= 0;

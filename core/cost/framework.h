@@ -17,6 +17,9 @@ struct FrameworkTraits {
     // (Megatron without --gradient-accumulation-fusion; eager autocast's fp32 .grad).
     bool separate_grad_accumulation = false;
     double main_grad_bytes = 2.0;  // bytes per element of the gradient the micro-batches accumulate into
+    // The activations' and GEMM operands' bytes per element (the recipe's compute_bytes): bf16 2; fp32 4, whose GEMMs run
+    // on the CUDA cores (PyTorch keeps TF32 off by default) at the GPU's fp32 peak.
+    double compute_bytes = 2.0;
     // The CPU time to launch one kernel: a kernel shorter than this leaves the GPU waiting. Measured on the H100 host:
     // eager PyTorch 2.11 takes 10.3 us per elementwise op and 20.6 us per matmul (measurements/h100_kernel_probe_graphs.json,
     // eager loop against the same ops replayed from a CUDA graph). Megatron launches from the same eager PyTorch.

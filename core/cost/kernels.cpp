@@ -70,7 +70,7 @@ const char* kernel_scope_name(KernelScope scope) {
 
 namespace {
 
-constexpr double kActivationBytes = 2.0;  // bf16 activations and GEMM operands
+constexpr double kActivationBytes = 2.0;  // bf16 activations and GEMM operands (fp32 recipes: the Builder's act_)
 constexpr double kFp32Bytes = 4.0;
 
 const MemoryClassEfficiency& memory_class_of(const GpuEfficiency& efficiency, MemoryClass memory_class) {
@@ -107,6 +107,7 @@ public:
         gated_ = model.gated_mlp;
         dropout_ = scenario.train.dropout;
         fp32_stream_ = traits_.autocast_casts;  // eager autocast keeps the residual stream and norm outputs in fp32
+        act_ = traits_.compute_bytes;
         mla_ = model.is_mla();
         qk_dim_ = model.qk_head_dim();
         v_dim_ = model.value_head_dim();
@@ -136,7 +137,7 @@ public:
         kernel.k = k;
         kernel.batch = batch;
         kernel.flops = 2.0 * m * n * k * batch;
-        kernel.bytes = kActivationBytes * (m * k + k * n + m * n) * batch;
+        kernel.bytes = act_ * (m * k + k * n + m * n) * batch;
         kernels_.push_back(kernel);
         return kernels_.back();
     }
@@ -148,8 +149,8 @@ public:
         Kernel& weight_grad = gemm(id, KernelPass::backward_weight, k, n, m);
         if (traits_.separate_grad_accumulation) {
             grad_accumulate(k * n);
-        } else if (traits_.main_grad_bytes > kActivationBytes) {
-            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - kActivationBytes) * k * n;  // C += A B in fp32
+        } else if (traits_.main_grad_bytes > act_) {
+            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - act_) * k * n;  // C += A B in fp32
         }
     }
 
@@ -166,8 +167,8 @@ public:
         Kernel& weight_grad = grouped_gemm(id, KernelPass::backward_weight, k, n, m, groups);
         if (traits_.separate_grad_accumulation) {
             grad_accumulate(k * n * groups);
-        } else if (traits_.main_grad_bytes > kActivationBytes) {
-            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - kActivationBytes) * k * n * groups;
+        } else if (traits_.main_grad_bytes > act_) {
+            weight_grad.bytes += (2.0 * traits_.main_grad_bytes - act_) * k * n * groups;
         }
     }
 
@@ -195,8 +196,8 @@ public:
         kernel.is_fused_attention = true;
         kernel.flops = flops;
         // Q, K, V read and O written (backward: read with dO, and dQ, dK, dV written): the s x s scores never reach HBM.
-        const double qkvo = qk_dim_ == v_dim_ ? tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * kActivationBytes
-                                              : tokens_ * (heads_ + kv_heads_) * (qk_dim_ + v_dim_) * kActivationBytes;
+        const double qkvo = qk_dim_ == v_dim_ ? tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * act_
+                                              : tokens_ * (heads_ + kv_heads_) * (qk_dim_ + v_dim_) * act_;
         kernel.bytes = pass == KernelPass::backward_input ? 2.0 * qkvo : qkvo;
         kernel.m = local_seq_;
         kernel.n = keys_;
@@ -210,7 +211,7 @@ public:
 
     // The forward kernels of one layer; recompute reruns them (all, or the attention core only) before the backward.
     void layer_forward(KernelPass pass, bool attention_core_only) {
-        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : act_;
         if (!attention_core_only) {
             memory(KernelId::norm, pass, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes, 8.0 * norm_tokens_ * hidden_);
             if (traits_.autocast_casts) {
@@ -225,7 +226,7 @@ public:
         }
         attention_core_forward(pass);
         if (attention_core_only) return;
-        if (!traits_.fused_elementwise) memory(KernelId::head_transpose, pass, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * kActivationBytes);
+        if (!traits_.fused_elementwise) memory(KernelId::head_transpose, pass, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * act_);
         if (traits_.autocast_casts) weight_cast(pass, heads_ * v_dim_ * hidden_);
         gemm(KernelId::out_proj, pass, tokens_, hidden_, heads_ * v_dim_);
         residual_forward(pass);
@@ -248,7 +249,7 @@ public:
     }
 
     void layer_backward() {
-        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : act_;
         const double up_width = (gated_ ? 2.0 : 1.0) * ffn_;
         residual_backward();
         if (moe_) {
@@ -263,7 +264,7 @@ public:
         residual_backward();
         gemm_backward(KernelId::out_proj, tokens_, hidden_, heads_ * v_dim_);
         if (!traits_.fused_elementwise) {
-            memory(KernelId::head_transpose, KernelPass::backward_input, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * kActivationBytes);
+            memory(KernelId::head_transpose, KernelPass::backward_input, MemoryClass::streaming, 2.0 * tokens_ * heads_ * v_dim_ * act_);
         }
         attention_core_backward();
         if (mla_) {
@@ -275,8 +276,8 @@ public:
     }
 
     void edge_forward_first() {
-        const double weight_bytes = traits_.autocast_casts ? kFp32Bytes : kActivationBytes;
-        const double out_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double weight_bytes = traits_.autocast_casts ? kFp32Bytes : act_;
+        const double out_bytes = fp32_stream_ ? kFp32Bytes : act_;
         // Gather one row per token (and add the learned position row): read the rows, write the embeddings.
         const double positions = scenario_.model.learned_positions ? 2.0 : 1.0;
         memory(KernelId::embedding, KernelPass::forward, MemoryClass::streaming, norm_tokens_ * hidden_ * (positions * weight_bytes + out_bytes));
@@ -286,11 +287,11 @@ public:
         // A dense gradient of the vocabulary shard: zero-filled, the token rows scattered in, added to the weight's gradient.
         const double rows = vocab_per_rank(scenario_.model.vocab, static_cast<int>(tp_), traits_);
         memory(KernelId::embedding, KernelPass::backward_weight, MemoryClass::streaming,
-               rows * hidden_ * kFp32Bytes * 3.0 + tokens_ * hidden_ * (kActivationBytes + kFp32Bytes));
+               rows * hidden_ * kFp32Bytes * 3.0 + tokens_ * hidden_ * (act_ + kFp32Bytes));
     }
 
     void edge_last() {
-        const double stream_bytes = fp32_stream_ ? kFp32Bytes : kActivationBytes;
+        const double stream_bytes = fp32_stream_ ? kFp32Bytes : act_;
         const double vocab = vocab_per_rank(scenario_.model.vocab, static_cast<int>(tp_), traits_);
         const double logits = tokens_ * vocab;
         memory(KernelId::final_norm, KernelPass::forward, MemoryClass::norm, norm_tokens_ * hidden_ * 2.0 * stream_bytes);
@@ -312,14 +313,14 @@ public:
 
 private:
     void weight_cast(KernelPass pass, double elements) {
-        memory(KernelId::weight_cast, pass, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes));
+        memory(KernelId::weight_cast, pass, MemoryClass::streaming, elements * (kFp32Bytes + act_));
     }
     void input_cast(KernelPass pass) {
-        memory(KernelId::weight_cast, pass, MemoryClass::streaming, tokens_ * hidden_ * (kFp32Bytes + kActivationBytes));
+        memory(KernelId::weight_cast, pass, MemoryClass::streaming, tokens_ * hidden_ * (kFp32Bytes + act_));
     }
     // The 16-bit dW read, the main gradient read and written.
     void grad_accumulate(double elements) {
-        memory(KernelId::grad_accumulate, KernelPass::backward_weight, MemoryClass::streaming, elements * (kActivationBytes + 2.0 * traits_.main_grad_bytes));
+        memory(KernelId::grad_accumulate, KernelPass::backward_weight, MemoryClass::streaming, elements * (act_ + 2.0 * traits_.main_grad_bytes));
     }
 
     // MLA: the down-projections to the latents (and the shared rope key) are not split over TP; the up-projections are,
@@ -359,11 +360,11 @@ private:
         gemm(KernelId::router, pass, moe_tokens_, experts_, hidden_);
         // Softmax (or sigmoid) and top-k over the fp32 logits: read them, write the probabilities.
         memory(KernelId::router, pass, MemoryClass::softmax, moe_tokens_ * experts_ * 2.0 * kFp32Bytes, 5.0 * moe_tokens_ * experts_);
-        memory(KernelId::permute, pass, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * kActivationBytes);
+        memory(KernelId::permute, pass, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * act_);
         grouped_gemm(KernelId::expert_up, pass, expert_tokens_, up_width, hidden_, local_experts_);
         activation_forward(pass, received * expert_ffn_, KernelId::expert_activation);
         grouped_gemm(KernelId::expert_down, pass, expert_tokens_, hidden_, expert_ffn_, local_experts_);
-        memory(KernelId::unpermute, pass, MemoryClass::streaming, (copies + moe_tokens_) * hidden_ * kActivationBytes, 2.0 * copies * hidden_);
+        memory(KernelId::unpermute, pass, MemoryClass::streaming, (copies + moe_tokens_) * hidden_ * act_, 2.0 * copies * hidden_);
         if (shared_ffn_ > 0) {
             gemm(KernelId::mlp_up, pass, tokens_, (gated_ ? 2.0 : 1.0) * shared_ffn_, hidden_);
             activation_forward(pass, tokens_ * shared_ffn_, KernelId::activation);
@@ -381,12 +382,12 @@ private:
             gemm_backward(KernelId::mlp_up, tokens_, (gated_ ? 2.0 : 1.0) * shared_ffn_, hidden_);
         }
         // The weighted sum's backward: each copy's gradient, and the router weights' (a dot product per copy).
-        memory(KernelId::unpermute, KernelPass::backward_input, MemoryClass::streaming, (2.0 * copies + moe_tokens_) * hidden_ * kActivationBytes,
+        memory(KernelId::unpermute, KernelPass::backward_input, MemoryClass::streaming, (2.0 * copies + moe_tokens_) * hidden_ * act_,
                2.0 * copies * hidden_);
         grouped_gemm_backward(KernelId::expert_down, expert_tokens_, hidden_, expert_ffn_, local_experts_);
         activation_backward(received * expert_ffn_, KernelId::expert_activation);
         grouped_gemm_backward(KernelId::expert_up, expert_tokens_, up_width, hidden_, local_experts_);
-        memory(KernelId::permute, KernelPass::backward_input, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * kActivationBytes, copies * hidden_);
+        memory(KernelId::permute, KernelPass::backward_input, MemoryClass::streaming, (moe_tokens_ + copies) * hidden_ * act_, copies * hidden_);
         memory(KernelId::router, KernelPass::backward_input, MemoryClass::softmax, moe_tokens_ * experts_ * 3.0 * kFp32Bytes, 4.0 * moe_tokens_ * experts_);
         gemm_backward(KernelId::router, moe_tokens_, experts_, hidden_);
     }
@@ -404,24 +405,24 @@ private:
         gemm(KernelId::attention_scores, pass, local_seq_, keys_, qk_dim_, batch, KernelCategory::attention);
         if (traits_.fused_elementwise) {
             // Megatron's fused scale + causal mask + softmax: read the scores, write the probabilities.
-            memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * act_, 5.0 * scores, 1, KernelCategory::attention);
         } else {
             // Eager, as torch.profiler lists it (h100_training_ops.json): the scale; masked_fill as a clone and an in-place
             // fill with the broadcast causal mask; under autocast a widening copy to fp32, the softmax in fp32 (one warp per
             // row, streaming speed up to 2,048 keys: h100_eager_attention.json) and the copy back to bf16 for the product.
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::broadcast, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, pass, MemoryClass::broadcast, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, pass, MemoryClass::widening, scores * (kActivationBytes + kFp32Bytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, pass, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
                 memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kFp32Bytes, 5.0 * scores, 1, KernelCategory::attention);
-                memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
             } else {
-                memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * kActivationBytes, 5.0 * scores, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * act_, 5.0 * scores, 1, KernelCategory::attention);
             }
         }
         if (dropout_) {
-            memory(KernelId::attention_dropout, pass, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_dropout, pass, MemoryClass::dropout, scores * (2.0 * act_ + 1.0), scores, 1, KernelCategory::attention);
         }
         gemm(KernelId::attention_context, pass, local_seq_, v_dim_, keys_, batch, KernelCategory::attention);
     }
@@ -443,29 +444,29 @@ private:
         gemm(KernelId::attention_context, KernelPass::backward_input, local_seq_, keys_, v_dim_, batch, KernelCategory::attention);  // dP = dO V^T
         gemm(KernelId::attention_context, KernelPass::backward_input, keys_, v_dim_, local_seq_, batch, KernelCategory::attention);  // dV = P^T dO
         if (dropout_) {
-            memory(KernelId::attention_dropout, KernelPass::backward_input, MemoryClass::dropout, scores * (2.0 * kActivationBytes + 1.0), scores, 1,
+            memory(KernelId::attention_dropout, KernelPass::backward_input, MemoryClass::dropout, scores * (2.0 * act_ + 1.0), scores, 1,
                    KernelCategory::attention);
         }
         if (traits_.fused_elementwise) {
-            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * kActivationBytes, 4.0 * scores, 1,
+            memory(KernelId::attention_softmax, KernelPass::backward_input, MemoryClass::softmax, scores * 3.0 * act_, 4.0 * scores, 1,
                    KernelCategory::attention);
         } else {
             // Eager (h100_training_ops.json): under autocast the gradient widened to fp32 and narrowed back around the
             // softmax backward, which PyTorch runs as a product and a reduction kernel (3 reads and writes per score each);
             // masked_fill's backward as a clone and a fill; the scale's.
-            const double softmax_bytes = traits_.autocast_casts ? kFp32Bytes : kActivationBytes;
+            const double softmax_bytes = traits_.autocast_casts ? kFp32Bytes : act_;
             const KernelPass backward = KernelPass::backward_input;
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, backward, MemoryClass::widening, scores * (kActivationBytes + kFp32Bytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, backward, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
             }
             memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, scores, 1, KernelCategory::attention);
             memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, 3.0 * scores, 1, KernelCategory::attention);
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * (kFp32Bytes + kActivationBytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
             }
-            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, backward, MemoryClass::broadcast, scores * 2.0 * kActivationBytes, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * kActivationBytes, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::broadcast, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
         }
         gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, qk_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
         gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, qk_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q
@@ -474,42 +475,42 @@ private:
     void residual_forward(KernelPass pass) {
         const double elements = norm_tokens_ * hidden_;
         if (fp32_stream_) {
-            memory(KernelId::residual, pass, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes + kFp32Bytes), elements);
+            memory(KernelId::residual, pass, MemoryClass::streaming, elements * (kFp32Bytes + act_ + kFp32Bytes), elements);
         } else if (dropout_) {
-            memory(KernelId::residual, pass, MemoryClass::dropout, elements * (3.0 * kActivationBytes + 1.0), 2.0 * elements);  // bias-dropout-add
+            memory(KernelId::residual, pass, MemoryClass::dropout, elements * (3.0 * act_ + 1.0), 2.0 * elements);  // bias-dropout-add
         } else {
-            memory(KernelId::residual, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);
+            memory(KernelId::residual, pass, MemoryClass::streaming, elements * 3.0 * act_, elements);
         }
     }
 
     void residual_backward() {
         const double elements = norm_tokens_ * hidden_;
         if (fp32_stream_) {
-            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::streaming, elements * (kFp32Bytes + kActivationBytes));  // grad cast to bf16
+            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::streaming, elements * (kFp32Bytes + act_));  // grad cast to bf16
         } else if (dropout_) {
-            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::dropout, elements * (2.0 * kActivationBytes + 1.0), elements);
+            memory(KernelId::residual, KernelPass::backward_input, MemoryClass::dropout, elements * (2.0 * act_ + 1.0), elements);
         }
     }
 
     void activation_forward(KernelPass pass, double elements, KernelId id) {
         if (!gated_) {
-            memory(id, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 8.0 * elements);  // (bias-)GeLU
+            memory(id, pass, MemoryClass::streaming, elements * 2.0 * act_, 8.0 * elements);  // (bias-)GeLU
         } else if (traits_.fused_elementwise) {
-            memory(id, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 6.0 * elements);  // fused SwiGLU
+            memory(id, pass, MemoryClass::streaming, elements * 3.0 * act_, 6.0 * elements);  // fused SwiGLU
         } else {
-            memory(id, pass, MemoryClass::streaming, elements * 2.0 * kActivationBytes, 5.0 * elements);  // silu(gate)
-            memory(id, pass, MemoryClass::streaming, elements * 3.0 * kActivationBytes, elements);        // x up
+            memory(id, pass, MemoryClass::streaming, elements * 2.0 * act_, 5.0 * elements);  // silu(gate)
+            memory(id, pass, MemoryClass::streaming, elements * 3.0 * act_, elements);        // x up
         }
     }
 
     void activation_backward(double elements, KernelId id) {
         if (!gated_) {
-            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 12.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * act_, 12.0 * elements);
         } else if (traits_.fused_elementwise) {
-            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 10.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * act_, 10.0 * elements);
         } else {
-            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * kActivationBytes, 2.0 * elements);
-            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * kActivationBytes, 8.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 5.0 * act_, 2.0 * elements);
+            memory(id, KernelPass::backward_input, MemoryClass::streaming, elements * 3.0 * act_, 8.0 * elements);
         }
     }
 
@@ -519,6 +520,7 @@ private:
     double tp_ = 1, local_seq_ = 0, keys_ = 0, tokens_ = 0, norm_tokens_ = 0, micro_batch_ = 1;
     double hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0;
     bool gated_ = false, dropout_ = false, fp32_stream_ = false;
+    double act_ = kActivationBytes;  // bytes per activation and GEMM operand element: the recipe's compute type
     bool moe_ = false, mla_ = false;
     double qk_dim_ = 0, v_dim_ = 0;
     double moe_tokens_ = 0, experts_ = 0, top_k_ = 0, local_experts_ = 0, expert_ffn_ = 0, expert_tokens_ = 0, shared_ffn_ = 0;
@@ -532,16 +534,16 @@ void time_all(std::vector<Kernel>& kernels, const Scenario& scenario) {
 
 }  // namespace
 
-int gemm_alignment_bytes(const Kernel& kernel) {
+int gemm_alignment_bytes(const Kernel& kernel, double element_bytes) {
     // The tokens are m, or k in a weight gradient (the Builder's convention): a row count or a reduction, never a stride.
     const bool weight_grad = kernel.pass == KernelPass::backward_weight;
     const double dims[2] = {weight_grad ? kernel.m : kernel.k, kernel.n};
-    int elements = 8;
+    int elements = std::max(1, static_cast<int>(16.0 / element_bytes));
     for (double dim : dims) {
         const long long size = std::llround(dim);
         while (elements > 1 && size % elements != 0) elements /= 2;
     }
-    return static_cast<int>(elements * kActivationBytes);
+    return static_cast<int>(elements * element_bytes);
 }
 
 void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
@@ -550,20 +552,28 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
     const double bandwidth = gpu.hbm_bytes_per_s;
     double compute_seconds = 0;
     double memory_seconds = 0;
+    // fp32 compute runs on the CUDA cores: its own peak, at its measured share (else at the bf16 tables' shares).
+    const bool fp32 = traits.compute_bytes >= 4.0 && gpu.fp32_flops_per_s > 0;
+    const double compute_peak = fp32 ? gpu.fp32_flops_per_s : peak;
     if (kernel.is_gemm) {
         double gemm_efficiency = efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops);
-        kernel.alignment_bytes = gemm_alignment_bytes(kernel);
-        if (kernel.alignment_bytes < 16 && !efficiency.gemm_misaligned.sizes.empty()) {
+        kernel.alignment_bytes = gemm_alignment_bytes(kernel, traits.compute_bytes);
+        if (fp32) {
+            if (efficiency.gemm_fp32 > 0) gemm_efficiency = efficiency.gemm_fp32;
+        } else if (kernel.alignment_bytes < 16 && !efficiency.gemm_misaligned.sizes.empty()) {
             gemm_efficiency = std::min(gemm_efficiency, efficiency.gemm_misaligned.at(kernel.alignment_bytes));
         }
-        compute_seconds = kernel.flops / (peak * gemm_efficiency);
+        compute_seconds = kernel.flops / (compute_peak * gemm_efficiency);
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;
         const EfficiencyCurve& curve = traits.cudnn_attention
                                            ? (forward ? efficiency.fused_attention_forward : efficiency.fused_attention_backward)
                                            : (forward ? efficiency.sdpa_attention_forward : efficiency.sdpa_attention_backward);
-        compute_seconds = kernel.flops / (peak * curve.at(kernel.efficiency_size));
+        double attention_efficiency = curve.at(kernel.efficiency_size);
+        const double fp32_efficiency = forward ? efficiency.attention_fp32_forward : efficiency.attention_fp32_backward;
+        if (fp32 && fp32_efficiency > 0) attention_efficiency = fp32_efficiency;
+        compute_seconds = kernel.flops / (compute_peak * attention_efficiency);
         memory_seconds = efficiency.streaming.floor_seconds + kernel.bytes / (bandwidth * efficiency.streaming.efficiency);
     } else {
         const MemoryClassEfficiency& memory_class = memory_class_of(efficiency, kernel.memory_class);

@@ -106,9 +106,9 @@ std::vector<Kernel> edge_kernels(const Scenario&, const LayerSplit&);
 // The optimizer step over local_params parameters (this GPU's share of the state). Timed.
 Kernel optimizer_kernel(const Scenario&, double local_params);
 
-// The byte alignment (2, 4, 8 or 16) of a GEMM's rows along its two dimensions that are not the tokens (a weight's in
-// and out features; a batched GEMM's inner ones): bf16 elements, up to the 16 bytes cuBLAS's fast kernels load at once.
-int gemm_alignment_bytes(const Kernel&);
+// The byte alignment (one element's bytes up to 16) of a GEMM's rows along its two dimensions that are not the tokens (a
+// weight's in and out features; a batched GEMM's inner ones), up to the 16 bytes cuBLAS's fast kernels load at once.
+int gemm_alignment_bytes(const Kernel&, double element_bytes = 2.0);
 // Times one kernel on the GPU under the framework: fills seconds, efficiency, bound and a GEMM's alignment.
 void time_kernel(Kernel&, const GpuSpec&, const FrameworkTraits&);
 

@@ -144,6 +144,13 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
     efficiency.dropout = read_memory_class(memory, "dropout");
     efficiency.optimizer = read_memory_class(memory, "optimizer");
     efficiency.gemm_memory = read_memory_class(memory, "gemm");
+    if (reader.has("fp32")) {
+        JsonObjectReader fp32(reader.raw("fp32"), reader.field("fp32"));
+        efficiency.gemm_fp32 = fp32.number("gemm", 1e-3, 1).value_or(0.0);
+        efficiency.attention_fp32_forward = fp32.number("attention_forward", 1e-3, 1).value_or(0.0);
+        efficiency.attention_fp32_backward = fp32.number("attention_backward", 1e-3, 1).value_or(0.0);
+        fp32.reject_unknown_keys();
+    }
     // Classes added later: a catalog without them times those kernels as streaming ones.
     efficiency.broadcast = memory.has("broadcast") ? read_memory_class(memory, "broadcast") : efficiency.streaming;
     efficiency.widening = memory.has("widening") ? read_memory_class(memory, "widening") : efficiency.streaming;
