@@ -274,6 +274,9 @@ const char* kernel_short_name(KernelId id) {
         case KernelId::attention: return "attn";
         case KernelId::attention_scores: return "QK^T";
         case KernelId::attention_softmax: return "softmax";
+        case KernelId::attention_scale: return "scale";
+        case KernelId::attention_mask: return "mask";
+        case KernelId::attention_cast: return "cast";
         case KernelId::attention_dropout: return "drop";
         case KernelId::attention_context: return "PV";
         case KernelId::head_transpose: return "transp";

@@ -12,6 +12,9 @@ const char* kernel_name(KernelId id) {
         case KernelId::attention: return "attention";
         case KernelId::attention_scores: return "attention_scores";
         case KernelId::attention_softmax: return "attention_softmax";
+        case KernelId::attention_scale: return "attention_scale";
+        case KernelId::attention_mask: return "attention_mask";
+        case KernelId::attention_cast: return "attention_cast";
         case KernelId::attention_dropout: return "attention_dropout";
         case KernelId::attention_context: return "attention_context";
         case KernelId::head_transpose: return "head_transpose";
@@ -410,13 +413,13 @@ private:
             // Eager, as torch.profiler lists it (h100_training_ops.json): the scale; masked_fill as a clone and an in-place
             // fill with the broadcast causal mask; under autocast a widening copy to fp32, the softmax in fp32 (one warp per
             // row, streaming speed up to 2,048 keys: h100_eager_attention.json) and the copy back to bf16 for the product.
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, pass, MemoryClass::broadcast, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_scale, pass, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_mask, pass, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_mask, pass, MemoryClass::broadcast, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, pass, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_cast, pass, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
                 memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * 2.0 * kFp32Bytes, 5.0 * scores, 1, KernelCategory::attention);
-                memory(KernelId::attention_softmax, pass, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_cast, pass, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
             } else {
                 memory(KernelId::attention_softmax, pass, MemoryClass::softmax, scores * 2.0 * act_, 5.0 * scores, 1, KernelCategory::attention);
             }
@@ -457,16 +460,16 @@ private:
             const double softmax_bytes = traits_.autocast_casts ? kFp32Bytes : act_;
             const KernelPass backward = KernelPass::backward_input;
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, backward, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_cast, backward, MemoryClass::widening, scores * (act_ + kFp32Bytes), 0, 1, KernelCategory::attention);
             }
             memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, scores, 1, KernelCategory::attention);
             memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 3.0 * softmax_bytes, 3.0 * scores, 1, KernelCategory::attention);
             if (traits_.autocast_casts) {
-                memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
+                memory(KernelId::attention_cast, backward, MemoryClass::streaming, scores * (kFp32Bytes + act_), 0, 1, KernelCategory::attention);
             }
-            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, backward, MemoryClass::broadcast, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
-            memory(KernelId::attention_softmax, backward, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
+            memory(KernelId::attention_mask, backward, MemoryClass::streaming, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_mask, backward, MemoryClass::broadcast, scores * 2.0 * act_, 0, 1, KernelCategory::attention);
+            memory(KernelId::attention_scale, backward, MemoryClass::streaming, scores * 2.0 * act_, scores, 1, KernelCategory::attention);
         }
         gemm(KernelId::attention_scores, KernelPass::backward_input, local_seq_, qk_dim_, keys_, batch, KernelCategory::attention);  // dQ = dS K
         gemm(KernelId::attention_scores, KernelPass::backward_input, keys_, qk_dim_, local_seq_, batch, KernelCategory::attention);  // dK = dS^T Q

@@ -41,6 +41,9 @@ enum class KernelId {
     expert_down,        // MoE: f_e -> h per local expert
     unpermute,          // MoE: the combined copies put back in token order and summed with the router's weights
     latent_up,          // MLA: the latent's up-projections to per-head Q, and K and V (DeepSeek-V2 sec 2.1)
+    attention_scale,    // eager unfused: the scores divided by sqrt(d)
+    attention_mask,     // eager unfused: masked_fill as a clone and an in-place fill with the broadcast causal mask
+    attention_cast,     // eager unfused under autocast: the scores to fp32 for the softmax, the probabilities back to bf16
 };
 const char* kernel_name(KernelId);  // "qkv", "attention", ... (the eval keys)
 
