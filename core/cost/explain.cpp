@@ -2,6 +2,7 @@
 
 #include "core/cost/comm.h"
 #include "core/cost/framework.h"
+#include "core/cost/kernels.h"
 #include "core/cost/memory.h"
 #include "core/cost/anatomy.h"
 #include "core/cost/budget_text.h"
@@ -88,7 +89,7 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
 }
 
 Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
-    const bool fp32_compute = framework_traits(scenario).compute_bytes >= 4.0 && scenario.cluster.gpu.fp32_flops_per_s > 0;
+    const bool fp32_compute = fp32_on_cuda_cores(scenario.cluster.gpu, framework_traits(scenario));
     std::string shape;
     if (kernel.is_gemm) {
         shape = "GEMM " + format_whole(kernel.m) + " x " + format_whole(kernel.n) + " x " + format_whole(kernel.k) +

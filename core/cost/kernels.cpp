@@ -549,6 +549,8 @@ int gemm_alignment_bytes(const Kernel& kernel, double element_bytes) {
     return static_cast<int>(elements * element_bytes);
 }
 
+bool fp32_on_cuda_cores(const GpuSpec& gpu, const FrameworkTraits& traits) { return traits.compute_bytes >= 4.0 && gpu.fp32_flops_per_s > 0; }
+
 void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
     const GpuEfficiency& efficiency = gpu.efficiency;
     const double peak = gpu.bf16_flops_per_s;
@@ -556,7 +558,7 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
     double compute_seconds = 0;
     double memory_seconds = 0;
     // fp32 compute runs on the CUDA cores: its own peak, at its measured share (else at the bf16 tables' shares).
-    const bool fp32 = traits.compute_bytes >= 4.0 && gpu.fp32_flops_per_s > 0;
+    const bool fp32 = fp32_on_cuda_cores(gpu, traits);
     const double compute_peak = fp32 ? gpu.fp32_flops_per_s : peak;
     if (kernel.is_gemm) {
         double gemm_efficiency = efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops);

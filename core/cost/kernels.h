@@ -112,6 +112,8 @@ Kernel optimizer_kernel(const Scenario&, double local_params);
 // The byte alignment (one element's bytes up to 16) of a GEMM's rows along its two dimensions that are not the tokens (a
 // weight's in and out features; a batched GEMM's inner ones), up to the 16 bytes cuBLAS's fast kernels load at once.
 int gemm_alignment_bytes(const Kernel&, double element_bytes = 2.0);
+// Whether the compute runs in fp32 on the CUDA cores (PyTorch keeps TF32 off), at the GPU's fp32 peak.
+bool fp32_on_cuda_cores(const GpuSpec&, const FrameworkTraits&);
 // Times one kernel on the GPU under the framework: fills seconds, efficiency, bound and a GEMM's alignment.
 void time_kernel(Kernel&, const GpuSpec&, const FrameworkTraits&);
 
