@@ -428,10 +428,14 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
         PlotText(point.comm_intensity_flops_per_byte, point.attainable_flops_per_s, label.c_str(), colors.text, ImVec2(0, 0),
                  ImVec2(0.7f, 0.45f));
     }
-    if (traffic.empty()) PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
-    // Top left, where the slopes start: the legend takes the free bottom right corner.
-    PlotText(axes.x_min, axes.y_max, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(0, 0),
-             ImVec2(0.4f, 0.4f));
+    if (traffic.empty()) {
+        // No point to read the slopes by: the caption would only take the corner the legend needs on a narrow plot.
+        PlotText(axes.x_min, axes.y_min, "one GPU: nothing sent", colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.4f));
+    } else {
+        // Top left, where the slopes start: the legend takes the free bottom right corner.
+        PlotText(axes.x_min, axes.y_max, "left of its link's ridge, a step waits on the network", colors.text_dim, ImVec2(0, 0),
+                 ImVec2(0.4f, 0.4f));
+    }
     EndLogPlot();
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }
