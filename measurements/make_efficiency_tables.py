@@ -236,7 +236,8 @@ MEASURED_SOURCES = {
     "h100-sxm": "Measured on one H100 SXM (measurements/, kernel_probe.py; tables by make_efficiency_tables.py): GEMMs at the "
                 "published runs' shapes (sustained clocks), memory-bound kernels by class, cuDNN and SDPA-flash causal attention, "
                 "head dim 128; GEMMs whose weight rows are not 16-byte aligned (vocabulary 50257 to 50272, hidden 1020 and "
-                "1021: cuBLAS's align1/align2 fallback kernels), h100_alignment_probe.json",
+                "1021: cuBLAS's align1/align2 fallback kernels), h100_alignment_probe.json; eager masked_fill_ (broadcast) and bf16 -> fp32 "
+                "copies (widening), h100_eager_attention.json; fp32 SGEMM and memory-efficient attention, h100_training_fp32.json",
     "a100-sxm": "GEMM: NVIDIA cuBLAS on A100 (CUDA 11 Features Revealed, Fig. 6, square GEMMs). HBM: 1,355 of 1,555 GB/s memcopy "
                 "(PTsolvers gpu-workshop #7); other memory classes in the H100's measured ratio to copy. Attention: "
                 "FlashAttention-2 causal, head dim 128, forward + backward (flash-attention README, A100 figure)",
