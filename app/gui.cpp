@@ -9,10 +9,18 @@
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 namespace app {
+
+WindowFit fit_window(int width, int height, int area_width, int area_height, float x_scale, float y_scale) {
+    const int fit_width = static_cast<int>(area_width / std::max(1.0f, x_scale));
+    const int fit_height = static_cast<int>(area_height / std::max(1.0f, y_scale));
+    if (fit_width <= 0 || fit_height <= 0 || (width <= fit_width && height <= fit_height)) return {width, height, false};
+    return {std::min(width, fit_width), std::min(height, fit_height), true};
+}
 
 GLFWwindow* create_gl_window(int width, int height, bool visible, const char* title, const char** error) {
     // Xvfb resets when its last client leaves (unless run with -noreset), and a connection made during the reset fails:
@@ -30,6 +38,17 @@ GLFWwindow* create_gl_window(int width, int height, bool visible, const char* ti
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_VISIBLE, visible ? GLFW_TRUE : GLFW_FALSE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+    GLFWmonitor* monitor = visible ? glfwGetPrimaryMonitor() : nullptr;  // headless exports keep their exact size
+    if (monitor) {
+        int x = 0, y = 0, area_width = 0, area_height = 0;
+        float x_scale = 1.0f, y_scale = 1.0f;
+        glfwGetMonitorWorkarea(monitor, &x, &y, &area_width, &area_height);
+        glfwGetMonitorContentScale(monitor, &x_scale, &y_scale);
+        const WindowFit fit = fit_window(width, height, area_width, area_height, x_scale, y_scale);
+        width = fit.width;
+        height = fit.height;
+        if (fit.maximized) glfwWindowHint(GLFW_MAXIMIZED, GLFW_TRUE);
+    }
     GLFWwindow* window = glfwCreateWindow(width, height, title, nullptr, nullptr);
     if (!window) {
         if (error) *error = "cannot create an OpenGL 3.3 core context";

@@ -1,6 +1,7 @@
 // The window's own loop (app::WindowLoop) driven by synthetic input, as a user would drive it (issue 18): Save never
 // writes over a file ShardScope did not write, presentation gives the user's scenario back, dialog errors stay until
 // dismissed, a press and release inside one frame are never lost, and an idle window sleeps.
+#include "app/gui.h"
 #include "app/scenario_io.h"
 #include "app/window.h"
 #include "core/model/scenario_edits.h"
@@ -384,6 +385,23 @@ TEST_CASE("A newcomer's first window says in one line how to start the lesson (F
     user.tap(GLFW_KEY_F5);
     CHECK_FALSE(loop.session().welcome);  // started: the line has done its job
     user.tap(GLFW_KEY_ESCAPE);
+}
+
+TEST_CASE("A projector's 1280x720 work area shows the whole window: the 1600x900 default opens maximized to it", "[window]") {
+    // A 1280x720 projector (its whole area free) and a 1920x1080 monitor, at content scale 1.
+    const app::WindowFit projector = app::fit_window(1600, 900, 1280, 720, 1.0f, 1.0f);
+    REQUIRE((projector.width == 1280 && projector.height == 720 && projector.maximized));
+    const app::WindowFit monitor = app::fit_window(1600, 900, 1920, 1080, 1.0f, 1.0f);
+    REQUIRE((monitor.width == 1600 && monitor.height == 900 && !monitor.maximized));
+    // At content scale 2 GLFW doubles the size asked for: a 2560x1440 screen holds 1280x720 of it.
+    const app::WindowFit hidpi = app::fit_window(1600, 900, 2560, 1440, 2.0f, 2.0f);
+    REQUIRE((hidpi.width == 1280 && hidpi.height == 720 && hidpi.maximized));
+    // A panel taking 40 px of a 1366x768 laptop screen: only the height is cut.
+    const app::WindowFit laptop = app::fit_window(1600, 900, 1366, 728, 1.0f, 1.0f);
+    REQUIRE((laptop.width == 1366 && laptop.height == 728 && laptop.maximized));
+    // No work area reported (no monitor): the size asked for.
+    const app::WindowFit none = app::fit_window(1600, 900, 0, 0, 1.0f, 1.0f);
+    REQUIRE((none.width == 1600 && none.height == 900 && !none.maximized));
 }
 
 TEST_CASE("Idle, the window sleeps: under 5 % of a core over 3 s with nothing moving", "[window][idle]") {
