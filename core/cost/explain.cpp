@@ -89,11 +89,12 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
 }
 
 Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
-    const bool fp32_compute = fp32_on_cuda_cores(scenario.cluster.gpu, framework_traits(scenario));
+    const FrameworkTraits traits = framework_traits(scenario);
+    const bool fp32_compute = fp32_on_cuda_cores(scenario.cluster.gpu, traits);
     std::string shape;
     if (kernel.is_gemm) {
         shape = "GEMM " + format_whole(kernel.m) + " x " + format_whole(kernel.n) + " x " + format_whole(kernel.k) +
-                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, (m k + k n + m n) x " + (fp32_compute ? "4" : "2") + " B";
+                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, (m k + k n + m n) x " + format_whole(traits.compute_bytes) + " B";
     } else if (kernel.is_fused_attention) {
         shape = "fused causal attention over " + format_whole(kernel.n) + " keys: half of 4 b a s^2 d FLOPs forward, 2.5x that backward";
     } else {

@@ -63,10 +63,10 @@ struct GpuEfficiency {
     EfficiencyCurve gemm_misaligned;
     MemoryClassEfficiency streaming, norm, softmax, dropout, optimizer;
     MemoryClassEfficiency broadcast;                // eager: an op with a broadcast operand (masked_fill_), unvectorized
+    MemoryClassEfficiency widening;                 // eager: a copy to a wider type (bf16 -> fp32), unvectorized
     // fp32 compute on the CUDA cores, over the fp32 peak: GEMMs (SGEMM) and PyTorch's memory-efficient attention (no flash
     // kernel takes fp32). 0: not measured, the bf16 tables' fractions are used at the fp32 peak.
     double gemm_fp32 = 0, attention_fp32_forward = 0, attention_fp32_backward = 0;
-    MemoryClassEfficiency widening;                 // eager: a copy to a wider type (bf16 -> fp32), unvectorized
     MemoryClassEfficiency gemm_memory;              // a GEMM whose operands and output are what limits it
     EfficiencyCurve fused_attention_forward;        // causal flash attention as frameworks fuse it (cuDNN / Transformer Engine),
     EfficiencyCurve fused_attention_backward;       // against the sequence length, over the FLOPs it executes
