@@ -248,6 +248,26 @@ TEST_CASE("Extended roofline (seed 002): the Report's per-axis traffic becomes o
     REQUIRE(points[0].explanation == "DP 8 compute-bound over InfiniBand NDR: 112 k FLOP per byte sent > ridge 19780");
 }
 
+TEST_CASE("Extended roofline: an axis whose collective reaches less than its link's line rate says so beside its ridge", "[roofline][network]") {
+    // The plot draws NVLink 4 at its 450 GB/s line rate (ridge 989 / 450 = 2198 FLOP/B); a TP group whose NCCL bus
+    // bandwidth is 370 GB/s has its ridge at 989 / 370 = 2673 FLOP/B, and the readout names both bandwidths.
+    core::Report report;
+    report.layout.gpus = 8;
+    report.compute.hardware_flops_per_step = 8 * 1e16;
+    report.compute.peak_flops_per_s = 989e12;
+    core::AxisComm tp;
+    tp.axis = core::CommAxis::tp;
+    tp.degree = 8;
+    tp.crosses_nodes = false;
+    tp.bus_bytes_per_s = 370e9;
+    tp.bytes_per_gpu = 1e12;
+    report.comm.axes = {tp};
+    const std::vector<core::TrafficPoint> points = core::traffic_points(core::default_scenario(), report);
+    REQUIRE(points.size() == 1);
+    REQUIRE(points[0].explanation ==
+            "TP 8 compute-bound over NVLink 4: 10000 FLOP per byte sent > ridge 2673 (NCCL reaches 370 GB/s of the link's 450 GB/s)");
+}
+
 TEST_CASE("h100_measured_roofline.csv: 23 points, all under the H100 SXM bf16 roof", "[roofline][measured]") {
     const std::vector<core::MeasuredPoint> points = core::parse_measured_points(read_measured_csv());
     REQUIRE(points.size() == 23);

@@ -96,7 +96,13 @@ std::vector<TrafficPoint> traffic_points(const Scenario& scenario, const Report&
         const Ceiling link{link_spec.name, report.compute.peak_flops_per_s, axis.bus_bytes_per_s};
         std::string name = comm_axis_name(axis.axis);
         for (char& c : name) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
-        points.push_back(place_traffic(name + " " + std::to_string(axis.degree), flops_per_gpu, axis.bytes_per_gpu, link));
+        TrafficPoint point = place_traffic(name + " " + std::to_string(axis.degree), flops_per_gpu, axis.bytes_per_gpu, link);
+        // The plot draws the link's line rate; say why this ridge lies right of the one drawn.
+        if (axis.bytes_per_gpu > 0 && axis.bus_bytes_per_s < 0.995 * link_spec.bytes_per_s) {
+            point.explanation += " (NCCL reaches " + format_bandwidth(axis.bus_bytes_per_s) + " of the link's " +
+                                 format_bandwidth(link_spec.bytes_per_s) + ")";
+        }
+        points.push_back(point);
     }
     return points;
 }
