@@ -4,9 +4,11 @@
 #include "app/plan_command.h"
 #include "core/cost/sizing.h"
 #include "core/model/format.h"
+#include "core/model/layout.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -15,9 +17,7 @@ namespace app {
 namespace {
 
 std::string layout_text(const core::Layout& l) {
-    std::string text = "TP " + std::to_string(l.tp) + " PP " + std::to_string(l.pp);
-    if (l.cp > 1) text += " CP " + std::to_string(l.cp);
-    text += " DP " + std::to_string(l.dp) + ", ZeRO " + std::to_string(l.zero) + ", mb " + std::to_string(l.micro_batch);
+    std::string text = core::layout_label(l) + ", mb " + std::to_string(l.micro_batch);
     if (l.recompute != core::Recompute::none) text += ", " + std::string(core::recompute_name(l.recompute)) + " recompute";
     if (l.pp > 1) {
         text += ", " + std::string(core::schedule_name(l.schedule));
@@ -40,15 +40,20 @@ std::string counts_text(const std::vector<int>& counts) {
 
 std::string padded(const std::string& text, std::size_t width) { return text.size() >= width ? text : text + std::string(width - text.size(), ' '); }
 
-// Each row under its rank in the whole ranking; * marks the Pareto front.
+// Each row under its rank in the whole ranking; * marks the Pareto front. The layout column is as wide as its longest
+// entry, so the columns after it stay aligned.
 void print_table(const core::Sizing& sizing, const std::vector<std::size_t>& rows) {
-    std::printf("  %-4s %-14s %5s  %-52s %13s %11s %8s %7s\n", "#", "GPU", "GPUs", "layout (fastest that fits)", "time to train", "cost", "$/GPU-h", "MFU");
+    const std::string layout_header = "layout (fastest that fits)";
+    std::size_t layout_width = layout_header.size();
+    for (std::size_t index : rows) layout_width = std::max(layout_width, layout_text(sizing.rows[index].best.layout).size());
+    std::printf("  %-4s %-14s %5s  %s %13s %11s %8s %7s\n", "#", "GPU", "GPUs", padded(layout_header, layout_width).c_str(), "time to train", "cost",
+                "$/GPU-h", "MFU");
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const core::SizingRow& row = sizing.rows[rows[i]];
         const std::string rank = std::to_string(rows[i] + 1) + (row.on_front ? "*" : "");
         const std::string flags = row.feasible() ? "" : !row.meets_deadline ? "  over the deadline" : "  over the budget";
         std::printf("  %-4s %-14s %5d  %-52s %13s %11s %8s %7s%s\n", rank.c_str(), row.gpu_name.c_str(), row.gpus,
-                    padded(layout_text(row.best.layout), 52).c_str(), core::format_seconds(row.train_seconds).c_str(),
+                    padded(layout_text(row.best.layout), layout_width).c_str(), core::format_seconds(row.train_seconds).c_str(),
                     core::format_dollars(row.cost.total_dollars).c_str(), core::format_dollars(row.cost.dollars_per_gpu_hour).c_str(),
                     core::format_percent(row.best.estimate.mfu).c_str(), flags.c_str());
     }

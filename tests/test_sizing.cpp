@@ -5,6 +5,7 @@
 #include "core/cost/evaluate.h"
 #include "core/cost/sizing.h"
 #include "core/model/errors.h"
+#include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
@@ -149,4 +150,28 @@ TEST_CASE("Sizing refuses what it cannot price", "[sizing][errors]") {
     bool a10g_skipped = false;
     for (const std::string& reason : sizing.skipped) a10g_skipped = a10g_skipped || reason.rfind("A10G", 0) == 0;
     CHECK(a10g_skipped);
+}
+
+TEST_CASE("Sizing rows name expert parallelism: DeepSeek-V3's fastest H800 layouts read with their EP", "[sizing][moe]") {
+    core::Layout dense;
+    dense.tp = 2, dense.pp = 4, dense.cp = 4, dense.dp = 64, dense.zero = 1;
+    CHECK(core::layout_label(dense) == "TP 2 PP 4 CP 4 DP 64 ZeRO 1");
+    core::Layout experts;
+    experts.pp = 2, experts.dp = 1024, experts.ep = 256, experts.zero = 1;
+    CHECK(core::layout_label(experts) == "TP 1 PP 2 DP 1024 EP 256 ZeRO 1");
+    experts.etp = 2;
+    CHECK(core::layout_label(experts) == "TP 1 PP 2 DP 1024 EP 256 ETP 2 ZeRO 1");
+
+    core::SizingOptions options;
+    options.gpu_ids = {"h800-sxm"};
+    options.max_gpus = 256;
+    const core::Sizing sizing = core::size_cluster(shipped("deepseek-v3.json"), options);
+    REQUIRE_FALSE(sizing.rows.empty());
+    int with_experts = 0;
+    for (const core::SizingRow& row : sizing.rows) {
+        const std::string label = core::layout_label(row.best.layout);
+        CHECK((label.find(" EP " + std::to_string(row.best.layout.ep) + " ") != std::string::npos) == (row.best.layout.ep > 1));
+        with_experts += row.best.layout.ep > 1;
+    }
+    CHECK(with_experts > 0);  // 256 routed experts: the fastest layouts split them
 }

@@ -156,6 +156,7 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, std::str
     const float reference_room = reference > 0 ? ImGui::CalcTextSize(reference_label.c_str()).x : 0.0f;
     draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), with_alpha(palette().idle, 0.35f), font * 0.2f);
     double start = 0;
+    ImU32 previous_color = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         const BarPiece& piece = pieces[i];
         const float x0 = origin.x + static_cast<float>(start / scale_max) * width;
@@ -163,6 +164,9 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, std::str
         start += piece.value;
         if (x1 - x0 < 0.5f) continue;
         draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x1, origin.y + height), piece.color);
+        // Pieces of one colour (two axes on the same link) would merge: a gap in the background's colour keeps them apart.
+        if (piece.color == previous_color) draw->AddLine(ImVec2(x0, origin.y), ImVec2(x0, origin.y + height), palette().panel_background, std::max(1.0f, font * 0.1f));
+        previous_color = piece.color;
         ImGui::SetCursorScreenPos(ImVec2(x0, origin.y));
         ImGui::PushID(static_cast<int>(i));
         ImGui::InvisibleButton("piece", ImVec2(std::max(1.0f, x1 - x0), height));
@@ -724,9 +728,7 @@ void draw_sizing_table(ConfiguratorState& state, PanelContext& ctx) {
     std::vector<std::array<std::string, kColumns>> cells;
     for (std::size_t i : shown) {
         const core::SizingRow& row = sizing.rows[i];
-        const core::Layout& l = row.best.layout;
-        const std::string layout = "TP " + std::to_string(l.tp) + " PP " + std::to_string(l.pp) + (l.cp > 1 ? " CP " + std::to_string(l.cp) : "") +
-                                   " DP " + std::to_string(l.dp) + (l.ep > 1 ? " EP " + std::to_string(l.ep) : "") + " ZeRO " + std::to_string(l.zero);
+        const std::string layout = core::layout_label(row.best.layout);
         cells.push_back({std::to_string(i + 1) + (row.on_front ? "*" : ""), row.gpu_name, std::to_string(row.gpus), layout,
                          core::format_seconds(row.train_seconds) + (row.meets_deadline ? "" : " (late)"),
                          core::format_dollars(row.cost.total_dollars) + (row.within_budget ? "" : " (over)"),

@@ -111,6 +111,15 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     return std::nullopt;
 }
 
+std::string layout_label(const Layout& layout) {
+    std::string label = "TP " + std::to_string(layout.tp) + " PP " + std::to_string(layout.pp);
+    if (layout.cp > 1) label += " CP " + std::to_string(layout.cp);
+    label += " DP " + std::to_string(layout.dp);
+    if (layout.ep > 1) label += " EP " + std::to_string(layout.ep);
+    if (layout.etp > 1) label += " ETP " + std::to_string(layout.etp);
+    return label + " ZeRO " + std::to_string(layout.zero);
+}
+
 bool within_node(int span_gpus, int gpus_per_node) { return span_gpus <= gpus_per_node && gpus_per_node % span_gpus == 0; }
 
 RankCoordinates rank_coordinates(const Layout& layout, int gpus_per_node, long long rank) {

@@ -43,6 +43,10 @@ struct LayoutProblem {
 std::optional<LayoutProblem> check_layout(const Scenario&, const Layout&);
 inline bool layout_is_valid(const Scenario& scenario, const Layout& layout) { return !check_layout(scenario, layout); }
 
+// The layout's degrees in one line, as the sizing tables print it: "TP 1 PP 2 DP 1024 EP 256 ZeRO 1" (CP, EP and ETP
+// only where more than 1), so a cluster that needs expert parallelism to fit never reads as if it did not.
+std::string layout_label(const Layout&);
+
 // Whether a group of span_gpus consecutive ranks stays inside one node (ranks run TP fastest, then CP, PP, DP).
 bool within_node(int span_gpus, int gpus_per_node);
 
