@@ -1,5 +1,6 @@
 #include "app/eval_command.h"
 
+#include "core/model/layout.h"
 #include "core/cost/evaluate.h"
 #include "core/cost/explain.h"
 #include "core/cost/report_json.h"
@@ -84,8 +85,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("scenario", "GPU", text.gpu_name);
     row("scenario", "recipe", text.recipe_name);
     row("layout", "GPUs", format_whole(layout.gpus) + " on " + format_whole(layout.nodes) + " nodes of " + format_whole(layout.gpus_per_node));
-    row("layout", "parallelism", "DP " + format_whole(layout.dp) + ", TP " + format_whole(layout.tp) + ", PP " + format_whole(layout.pp) + ", CP " +
-                                      format_whole(layout.cp) + ", ZeRO " + format_whole(layout.zero));
+    row("layout", "parallelism", core::layout_label(core::layout_of(scenario)));
     row("layout", "micro-batches per step", format_whole(layout.microbatches));
 
     const core::MemoryReport& memory = report.memory;

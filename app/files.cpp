@@ -26,16 +26,38 @@ std::string read_text_file(const std::string& path, const char* what) {
 }
 
 void write_file_atomic(const std::string& path, const void* data, std::size_t size) {
-    const std::string temporary = path + ".tmp";
+    namespace fs = std::filesystem;
+    std::error_code error;
+    // A link is followed: its target is what gets replaced, so the link stays a link.
+    fs::path target = path;
+    if (fs::is_symlink(target, error)) {
+        const fs::path resolved = fs::weakly_canonical(target, error);
+        if (!error) target = resolved;
+    }
+    const fs::file_status status = fs::status(target, error);
+    if (fs::is_directory(status)) throw std::runtime_error("cannot write " + path + ": it is a directory");
+    // A device or a pipe (/dev/null, /dev/stdout, a FIFO) is written to, never replaced by a regular file.
+    if (fs::exists(status) && !fs::is_regular_file(status)) {
+        std::FILE* file = std::fopen(target.c_str(), "wb");
+        if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+        const bool written = std::fwrite(data, 1, size, file) == size;
+        const bool flushed = std::fflush(file) == 0;
+        const int write_errno = errno;
+        const bool closed = std::fclose(file) == 0;
+        if (!written || !flushed || !closed) throw std::runtime_error("cannot write " + path + ": " + std::strerror(write_errno));
+        return;
+    }
+    const std::string temporary = target.string() + ".tmp";
     std::FILE* file = std::fopen(temporary.c_str(), "wb");
-    if (!file) throw std::runtime_error("cannot write " + temporary + ": " + std::strerror(errno));
+    if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
     const bool written = std::fwrite(data, 1, size, file) == size;
     const bool closed = std::fclose(file) == 0;
     if (!written || !closed) {
         std::remove(temporary.c_str());
         throw std::runtime_error("cannot write " + path + ": disk full or I/O error");
     }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    if (fs::is_regular_file(status)) fs::permissions(temporary, status.permissions(), error);  // a replaced file keeps its mode
+    if (std::rename(temporary.c_str(), target.c_str()) != 0) {
         std::remove(temporary.c_str());
         throw std::runtime_error("cannot replace " + path + ": " + std::strerror(errno));
     }

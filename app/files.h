@@ -6,7 +6,8 @@ namespace app {
 
 // Throws core::InputError(what, reason) when the file cannot be read.
 std::string read_text_file(const std::string& path, const char* what = "file");
-// Writes to path.tmp then renames over path, so a failure leaves the old file whole. Throws std::runtime_error.
+// Writes to path.tmp then renames over path, so a failure leaves the old file whole; a link's target is replaced (the
+// link stays), and a device or pipe is written to directly. Throws std::runtime_error naming path.
 void write_file_atomic(const std::string& path, const void* data, std::size_t size);
 // $XDG_CONFIG_HOME/shardscope, else ~/.config/shardscope; created on demand. Empty if neither is usable.
 std::string config_directory();

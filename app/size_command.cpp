@@ -52,7 +52,7 @@ void print_table(const core::Sizing& sizing, const std::vector<std::size_t>& row
         const core::SizingRow& row = sizing.rows[rows[i]];
         const std::string rank = std::to_string(rows[i] + 1) + (row.on_front ? "*" : "");
         const std::string flags = row.feasible() ? "" : !row.meets_deadline ? "  over the deadline" : "  over the budget";
-        std::printf("  %-4s %-14s %5d  %-52s %13s %11s %8s %7s%s\n", rank.c_str(), row.gpu_name.c_str(), row.gpus,
+        std::printf("  %-4s %-14s %5d  %s %13s %11s %8s %7s%s\n", rank.c_str(), row.gpu_name.c_str(), row.gpus,
                     padded(layout_text(row.best.layout), layout_width).c_str(), core::format_seconds(row.train_seconds).c_str(),
                     core::format_dollars(row.cost.total_dollars).c_str(), core::format_dollars(row.cost.dollars_per_gpu_hour).c_str(),
                     core::format_percent(row.best.estimate.mfu).c_str(), flags.c_str());

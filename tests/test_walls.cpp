@@ -4,6 +4,7 @@
 #include "core/lessons/walls.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
+#include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
 
@@ -162,6 +163,31 @@ TEST_CASE("Walls slider: Llama 3 70B scaled keeps its 128-wide heads, 8 query he
     // At its own size it is the model itself; below one layer of the narrowest width it is refused.
     CHECK(core::with_model_scaled(scenario, core::count_params(scenario.model, 8192).total).scenario.model == scenario.model);
     CHECK_FALSE(core::with_model_scaled(scenario, 1e8).ok());
+}
+
+TEST_CASE("Walls slider: DeepSeek-V3 (moe.md: 61 layers, 3 dense, 256 routed experts) scales across the chart's range, at 671B to its own shape", "[walls][moe]") {
+    // Its layers are not alike (dense first layers, then expert layers): a depth fitted from one dense layer's count
+    // missed by 10x at every size, and the chart stayed empty.
+    const core::Scenario scenario = core_tests::shipped("deepseek-v3.json");
+    const core::ModelSpec& own = scenario.model;
+    const core::Edit same = core::with_model_scaled(scenario, 671e9);
+    REQUIRE(same.ok());
+    CHECK(same.scenario.model.layers == own.layers);
+    CHECK(same.scenario.model.hidden == own.hidden);
+    CHECK(same.scenario.model.expert_ffn_hidden == own.expert_ffn_hidden);
+    for (double params : {1e9, 1e11, 2e12}) {
+        INFO(params);
+        const core::Edit scaled = core::with_model_scaled(scenario, params);
+        REQUIRE(scaled.ok());
+        const core::ModelSpec& model = scaled.scenario.model;
+        CHECK(model.experts == own.experts);
+        CHECK(model.layers >= scenario.parallel.pp);
+        CHECK(core::count_params(model, scenario.train.seq_len).total == Approx(params).epsilon(0.1));
+        // the experts keep their width's ratio to the model's (2048 / 7168)
+        CHECK(static_cast<double>(model.expert_ffn_hidden) / model.hidden == Approx(2048.0 / 7168.0).epsilon(0.15));
+    }
+    const core::WallCurves curves = core::wall_curves(scenario, 1e9, 2e12, 9);
+    CHECK(curves.params.size() >= 9);
 }
 
 TEST_CASE("Walls chart: each scaling line passes through the scenario's own point, at 32K context and serving batch 64", "[walls]") {

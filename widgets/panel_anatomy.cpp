@@ -695,7 +695,8 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
         save_trace_button(ctx, em);
     }
     const std::string layout = "TP " + std::to_string(ctx.report.layout.tp) + " x PP " + std::to_string(ctx.report.layout.pp) + " x CP " +
-                               std::to_string(ctx.report.layout.cp) + " x DP " + std::to_string(ctx.report.layout.dp) + ", " +
+                               std::to_string(ctx.report.layout.cp) + " x DP " + std::to_string(ctx.report.layout.dp) +
+                               (ctx.report.moe.ep > 1 ? " x EP " + std::to_string(ctx.report.moe.ep) : std::string()) + ", " +
                                std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
                                " x " + std::to_string(ctx.scenario.train.seq_len) + " tokens";
     same_line_if_fits(ImGui::CalcTextSize(layout.c_str()).x, em);

@@ -150,7 +150,7 @@ ColumnView per_gpu_column(const core::Report& report, const core::ReportText& te
     const core::LayoutReport& layout = report.layout;
     const core::MemoryReport& memory = report.memory;
     view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " + std::to_string(layout.dp) +
-                   " ZeRO-" + std::to_string(layout.zero);
+                   (report.moe.ep > 1 ? " ep " + std::to_string(report.moe.ep) : std::string()) + " ZeRO-" + std::to_string(layout.zero);
     view.heading_short = "One GPU";
     const core::Overshoot over = core::overshoot(memory.per_gpu.peak_bytes, gpu);
     view.over = over.over;

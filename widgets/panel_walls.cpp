@@ -1,5 +1,6 @@
 // Issue 4, the three walls (seed 000): one model-size slider; how full the memory, time and serving budgets are; the wall
 // that binds and where it sends you; and how each wall's fraction scales with the model size.
+#include "core/model/layout.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
 #include "core/lessons/walls.h"
@@ -80,7 +81,7 @@ void refresh(WallsPanelState& state, const core::Scenario& scenario, const core:
             state.curves = core::wall_curves(scenario, state.options.min_params, state.options.max_params, std::max(state.options.curve_points, points));
         } catch (const core::InputError& error) {
             state.curves = {};
-            state.curves_error = error.what();
+            state.curves_error = "No scaling lines: " + error.reason() + ".";  // a sentence for the reader, not the function's name
         }
     }
 }
@@ -114,9 +115,10 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
-    ImGui::TextWrapped("%s, on %d x %s (tp %d, pp %d, dp %d, ZeRO-%d), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
+    ImGui::TextWrapped("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
                        "tokens, batch %d, %d-token context.",
-                       model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), layout.tp, layout.pp, layout.dp, layout.zero, scenario.precision.name.c_str(),
+                       model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
+                       scenario.precision.name.c_str(),
                        core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
                        core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
                        scenario.serving.batch, scenario.serving.context_tokens);

@@ -15,7 +15,7 @@ namespace {
 std::string layout_label(const Report& report) {
     return "dp " + std::to_string(report.layout.dp) + " x tp " + std::to_string(report.layout.tp) + " x pp " +
            std::to_string(report.layout.pp) + (report.layout.cp > 1 ? " x cp " + std::to_string(report.layout.cp) : std::string()) +
-           ", ZeRO-" + std::to_string(report.layout.zero);
+           (report.moe.ep > 1 ? " x ep " + std::to_string(report.moe.ep) : std::string()) + ", ZeRO-" + std::to_string(report.layout.zero);
 }
 
 // Pure data parallelism over the whole cluster: the layout every preset can take when the scenario's cannot hold it.

@@ -222,6 +222,8 @@ Edit with_model_scaled(const Scenario& scenario, double params) {
     const int tp = std::max(1, scenario.parallel.tp);
     const int heads_step = std::lcm(group, tp);  // whole KV groups that TP divides
     const double ffn_ratio = static_cast<double>(own.ffn_hidden) / own.hidden;
+    const double expert_ratio = static_cast<double>(own.expert_ffn_hidden) / own.hidden;
+    const double shared_ratio = static_cast<double>(own.shared_ffn_hidden) / own.hidden;
     const double aspect = static_cast<double>(own.hidden) / own.layers;
     const int min_layers = std::max(1, scenario.parallel.pp * scenario.parallel.virtual_stages);
     // For each width in whole steps of heads, the depth that comes closest to params; keep the one whose hidden / layers
@@ -234,15 +236,26 @@ Edit with_model_scaled(const Scenario& scenario, double params) {
         model.kv_heads = static_cast<int>(heads / group);
         model.hidden = model.heads * head_dim;
         model.ffn_hidden = std::max(1, static_cast<int>(std::lround(model.hidden * ffn_ratio / 64.0)) * 64);
-        model.layers = 1;
-        const ParamBreakdown one = count_params(model, seq_len);
-        const double per_layer = one.per_layer;
-        const double fixed = one.total - per_layer;
-        if (fixed + min_layers * per_layer > params * 1.1) break;  // wider only grows: no more candidates
-        const long long layers = std::max<long long>(min_layers, std::llround((params - fixed) / per_layer));
-        if (layers > 100000) continue;
-        model.layers = static_cast<int>(layers);
-        const double total = count_params(model, seq_len).total;
+        // Experts keep their count and their width's ratio to the model's, as the dense MLP does.
+        if (own.expert_ffn_hidden > 0) model.expert_ffn_hidden = std::max(64, static_cast<int>(std::lround(model.hidden * expert_ratio / 64.0)) * 64);
+        if (own.shared_ffn_hidden > 0) model.shared_ffn_hidden = std::max(64, static_cast<int>(std::lround(model.hidden * shared_ratio / 64.0)) * 64);
+        const auto total_at = [&](long long layers) {
+            model.layers = static_cast<int>(layers);
+            return count_params(model, seq_len).total;
+        };
+        if (total_at(min_layers) > params * 1.1) break;  // wider only grows: no more candidates
+        constexpr long long kMaxLayers = 100000;
+        if (total_at(kMaxLayers) < params * 0.9) continue;
+        // The depth closest to params, searched: the count grows with depth, but not by one fixed amount per layer when
+        // the layers differ (a mixture of experts' dense first layers, then expert layers every moe_layer_step).
+        long long low = min_layers, high = kMaxLayers;
+        while (low < high) {
+            const long long middle = low + (high - low) / 2;
+            if (total_at(middle) < params) low = middle + 1;
+            else high = middle;
+        }
+        if (low > min_layers && std::fabs(total_at(low - 1) - params) < std::fabs(total_at(low) - params)) --low;
+        const double total = total_at(low);
         if (std::fabs(total / params - 1.0) > 0.1) continue;
         const double aspect_error = std::fabs(std::log(model.hidden / (aspect * model.layers)));
         if (!best || aspect_error < best_aspect_error) {

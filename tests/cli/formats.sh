@@ -168,6 +168,23 @@ printf 'keep' >"$work/kept.json"
 [ $? -eq 1 ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] && [ ! -e "$work/no" ] \
     && ok "trace into a missing directory: exit 1, one line, nothing written" || fail "trace into a missing directory: $(cat "$work/stderr")"
 
+printf 'old' >"$work/target.json"
+chmod 600 "$work/target.json"
+ln -s target.json "$work/link.json"
+"$binary" trace "$scenario" --out "$work/link.json" >/dev/null 2>"$work/stderr"
+[ -L "$work/link.json" ] && [ "$(stat -c %a "$work/target.json")" = 600 ] && grep -q traceEvents "$work/target.json" \
+    && ok "trace through a link: the link stays a link, its target is replaced and keeps its mode" || fail "trace through a link: $(ls -l "$work")"
+"$binary" trace "$scenario" --out /dev/null >/dev/null 2>"$work/stderr" && [ -c /dev/null ] \
+    && ok "trace --out /dev/null writes to the device, which stays a device" || fail "trace --out /dev/null: $(cat "$work/stderr"); $(ls -l /dev/null)"
+if [ -c /dev/full ]; then
+    "$binary" trace "$scenario" --out /dev/full >/dev/null 2>"$work/stderr"
+    [ $? -eq 1 ] && [ -c /dev/full ] && grep -q "cannot write /dev/full" "$work/stderr" \
+        && ok "trace --out /dev/full: exit 1, the device stays a device: $(cat "$work/stderr")" || fail "trace --out /dev/full: $(cat "$work/stderr")"
+    "$binary" eval "$scenario" --json >/dev/full 2>"$work/stderr"
+    [ $? -eq 1 ] && [ "$(wc -l <"$work/stderr")" -eq 1 ] \
+        && ok "eval onto a full disk: exit 1, one line: $(cat "$work/stderr")" || fail "eval onto /dev/full: $(cat "$work/stderr")"
+fi
+
 # ---- export says what it wrote ----
 xvfb-run -a -s "-screen 0 1280x720x24" "$binary" export --panel stack --out "$work/figures" --size 640x360 >"$work/export.out" 2>&1
 grep -qx "wrote $work/figures/stack.png" "$work/export.out" && [ -s "$work/figures/stack.png" ] \
