@@ -255,7 +255,7 @@ void draw_gpu_box(ImDrawList* draw, const GpuBox& box, int rank, const core::All
 }
 
 void draw_mesh(const core::AllToAllRouting& routing, const std::vector<core::AllToAllStep>& steps, const core::AllToAllFrame& frame,
-               ImVec2 origin, ImVec2 size, float em) {
+               const std::string& scale_up_name, ImVec2 origin, ImVec2 size, float em) {
     const Palette& colors = palette();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const int ranks = routing.inputs.ep_ranks;
@@ -265,8 +265,14 @@ void draw_mesh(const core::AllToAllRouting& routing, const std::vector<core::All
         const GpuBox& box = mesh.nodes[node];
         draw->AddRectFilled(box.min, box.max, with_alpha(colors.nvlink, 0.07f), em * 0.4f);
         draw->AddRect(box.min, box.max, colors.nvlink, em * 0.4f, 0, em * 0.08f);
-        const std::string label = "node " + std::to_string(node + 1) + ": NVLink inside";
-        draw->AddText(ImVec2(box.min.x + em * 0.5f, box.min.y + em * 0.3f), colors.text_dim, label.c_str());
+        // The node's title as long as its box holds it: with the link inside when a node has more than one GPU.
+        const std::string name = "node " + std::to_string(node + 1);
+        const float room = box.max.x - box.min.x - em;
+        for (const std::string& label : {per_node > 1 ? name + ": " + scale_up_name + " inside" : name, name, std::to_string(node + 1)}) {
+            if (ImGui::CalcTextSize(label.c_str()).x > room) continue;
+            draw->AddText(ImVec2(box.min.x + em * 0.5f, box.min.y + em * 0.3f), colors.text_dim, label.c_str());
+            break;
+        }
     }
     // Paths under the GPU boxes (so crossings do not hide a box's text), packets on top of everything.
     const core::AllToAllStep* step = frame.done || steps.empty() ? nullptr : &steps[frame.steps_done];
@@ -346,7 +352,7 @@ void draw_counters(const core::AllToAllFrame& frame, float em) {
     ImGui::PopStyleColor();
 }
 
-void draw_view(const AllToAllPanelState& state, const core::AllToAllFrame& frame, ImVec2 size) {
+void draw_view(const AllToAllPanelState& state, const core::AllToAllFrame& frame, const std::string& scale_up_name, ImVec2 size) {
     const float em = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::PushFont(fonts().large);
@@ -359,7 +365,7 @@ void draw_view(const AllToAllPanelState& state, const core::AllToAllFrame& frame
     const ImVec2 area(size.x, std::max(em * 8.0f, size.y - header - ImGui::GetStyle().ItemSpacing.y));
     const ImVec2 area_min = ImGui::GetCursorScreenPos();
     ImGui::Dummy(area);
-    if (state.routing.inputs.ep_ranks <= kMaxDrawnRanks) draw_mesh(state.routing, state.steps, frame, area_min, area, em);
+    if (state.routing.inputs.ep_ranks <= kMaxDrawnRanks) draw_mesh(state.routing, state.steps, frame, scale_up_name, area_min, area, em);
     else draw_summary(frame, area_min, area, em);
 }
 
@@ -551,7 +557,7 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     const float side_width = std::clamp(avail.x * 0.36f, std::min(em * 26.0f, avail.x * 0.5f), em * 34.0f);
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     ImGui::BeginChild("alltoall_view", ImVec2(avail.x - side_width - spacing, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    draw_view(state, frame, ImGui::GetContentRegionAvail());
+    draw_view(state, frame, ctx.scenario.cluster.scale_up.name, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("alltoall_side", ImVec2(side_width, avail.y), false);

@@ -473,8 +473,9 @@ std::vector<LegendEntry> timeline_legend_entries(const core::Report& report) {
     const bool launch_bound = std::any_of(report.compute.kernels.begin(), report.compute.kernels.end(),
                                           [](const core::Kernel& kernel) { return kernel.bound == core::Bound::launch; });
     if (launch_bound) entries.push_back({bound_color(core::Bound::launch), Pattern::launch_bound, "launch-bound kernel (the framework's launch time)"});
-    entries.push_back({faded(colors.text_dim, 0.6f), Pattern::solid, "communication hidden under compute"});
-    entries.push_back({colors.text_dim, Pattern::waiting, "exposed: compute waits"});
+    // Communication takes its lane's colour; the pattern, not the colour, says whether compute waits for it.
+    entries.push_back({faded(colors.text_dim, 0.6f), Pattern::solid, "plain: communication hidden under compute"});
+    entries.push_back({colors.text_dim, Pattern::waiting, "hatched: exposed, compute waits"});
     return entries;
 }
 

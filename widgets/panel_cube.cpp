@@ -539,9 +539,13 @@ void draw_table(CubePanelState& state) {
         ImGui::TableSetColumnIndex(3);
         figure_cell(point.bandwidth_fraction, point.bandwidth_formula, point.binding_wall == core::WallKind::serving, core::WallKind::serving);
         ImGui::TableSetColumnIndex(4);
-        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall)));
-        ImGui::TextUnformatted(wall_word(point.binding_wall));
+        // Inside the box no wall binds: "none", dimmed; its tooltip names the nearest wall, as the dot's does.
+        const bool binds = point.binding_fraction > 1.0;
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(binds ? wall_color(point.binding_wall) : palette().text_dim));
+        ImGui::TextUnformatted(binds ? wall_word(point.binding_wall) : "none");
         ImGui::PopStyleColor();
+        explain_last_item(binds ? std::string("The wall this model hits hardest on one GPU.")
+                                : std::string("One GPU is enough on all three axes; the nearest wall is ") + wall_word(point.binding_wall) + ".");
     }
     ImGui::EndTable();
 

@@ -484,7 +484,8 @@ void draw_scenario_dp(const core::Report& report, const core::ReportText& text) 
         if (axis.axis != core::CommAxis::dp) continue;
         figure("This scenario's DP step (NCCL model):",
                text.axis_collectives[i] + ", " + text.axis_groups[i] + " ranks on " + text.axis_links[i] + ": " +
-                   core::format_seconds(axis.seconds) + ", busbw " + core::format_bandwidth(axis.busbw_bytes_per_s),
+                   core::format_bytes(axis.bytes_per_gpu) + " sent per GPU in " + core::format_seconds(axis.seconds) + ", busbw " +
+                   core::format_bandwidth(axis.busbw_bytes_per_s),  // its own bytes: not always an all-reduce of S below
                text.axis_formulas[i].formula, text.axis_formulas[i].source.c_str());
         return;
     }

@@ -154,15 +154,25 @@ bool plot_roof(const char* label, const core::Ceiling& ceiling, double x_min, do
     return PlotLine(label, xs.data(), ys.data(), static_cast<int>(xs.size()), color, thickness_em, dash_em);
 }
 
+// A catalog GPU's roofs are drawn when ticked, and the scenario's GPU always.
+bool roof_shown(const RooflineOptions& options, const core::HardwareCatalog& catalog, std::size_t index, const core::Scenario& scenario) {
+    return options.gpu_shown[index] || catalog.gpus[index].id == scenario.cluster.gpu.id;
+}
+
 void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     const core::HardwareCatalog& catalog = core::builtin_hardware();
     section_heading("Roofs");
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-        bool shown = options.gpu_shown[i];
+        // The scenario's GPU is always drawn: its kernels sit under its roof.
+        const bool scenario_gpu = catalog.gpus[i].id == ctx.scenario.cluster.gpu.id;
+        bool shown = roof_shown(options, catalog, i, ctx.scenario);
         ImGui::PushStyleColor(ImGuiCol_CheckMark, ImGui::ColorConvertU32ToFloat4(gpu_color(static_cast<int>(i))));
+        ImGui::BeginDisabled(scenario_gpu);
         if (ImGui::Checkbox(catalog.gpus[i].name.c_str(), &shown)) options.gpu_shown[i] = shown;
+        ImGui::EndDisabled();
         ImGui::PopStyleColor();
-        explain_last_item(catalog.gpus[i].source);
+        explain_last_item(scenario_gpu ? "The scenario's GPU, always shown: its kernels are placed under this roof. " + catalog.gpus[i].source
+                                       : catalog.gpus[i].source);
     }
     for (int p = 0; p < 3; ++p) {
         if (p > 0) ImGui::SameLine();
@@ -265,7 +275,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     if (!BeginLogPlot("##kernel roofline", size, axes)) return;
 
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-        if (options.gpu_shown[i]) PlotLegendLine(catalog.gpus[i].name.c_str(), gpu_color(static_cast<int>(i)));
+        if (roof_shown(options, catalog, i, ctx.scenario)) PlotLegendLine(catalog.gpus[i].name.c_str(), gpu_color(static_cast<int>(i)));
     }
     int precisions_shown = 0;
     for (bool shown : options.precision_shown) precisions_shown += shown;
@@ -297,7 +307,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         }
     }
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-        if (!options.gpu_shown[i]) continue;
+        if (!roof_shown(options, catalog, i, ctx.scenario)) continue;
         const ImU32 color = gpu_color(static_cast<int>(i));
         for (int p = 0; p < 3; ++p) {
             const core::GpuSpec& gpu = catalog.gpus[i];
