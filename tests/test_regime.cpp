@@ -142,11 +142,11 @@ TEST_CASE("Regime cube: a preset the scenario's layout cannot hold takes the nea
     const core::Scenario scenario = core::parse_scenario(R"({"parallel": {"tp": 8, "pp": 16}, "cluster": {"gpus": 1024}})");
     const core::RegimeCube cube = core::regime_cube(scenario);
     const core::RegimePoint& gpt2 = point_of(cube, "gpt2-124m");
-    REQUIRE(gpt2.layout == "dp 32 x tp 4 x pp 8, ZeRO-0");
+    REQUIRE(gpt2.layout == "TP 4 PP 8 DP 32 ZeRO 0");
     REQUIRE(gpt2.layout_note.find("PP 16 -> 8") != std::string::npos);
     REQUIRE(gpt2.layout_note.find("TP 8 -> 4") != std::string::npos);
     const core::RegimePoint& llama405 = point_of(cube, "llama3-405b");
-    REQUIRE(llama405.layout == "dp 8 x tp 8 x pp 16, ZeRO-0");
+    REQUIRE(llama405.layout == "TP 8 PP 16 DP 8 ZeRO 0");
     REQUIRE(llama405.layout_note.empty());
 
     SECTION("context parallelism shrinks to a divisor of the preset's sequence") {
@@ -155,7 +155,7 @@ TEST_CASE("Regime cube: a preset the scenario's layout cannot hold takes the nea
             core::parse_scenario(R"({"parallel": {"cp": 2048}, "cluster": {"gpus": 2048}, "train": {"global_batch": 2048}})");
         const core::RegimeCube long_context_cube = core::regime_cube(long_context);
         const core::RegimePoint& small = point_of(long_context_cube, "gpt2-124m");
-        REQUIRE(small.layout == "dp 2 x tp 1 x pp 1 x cp 1024, ZeRO-0");
+        REQUIRE(small.layout == "TP 1 PP 1 CP 1024 DP 2 ZeRO 0");
         REQUIRE(small.layout_note.find("CP 2048 -> 1024") != std::string::npos);
     }
     SECTION("a batch that no longer divides over DP grows to the next multiple, and the note says so") {

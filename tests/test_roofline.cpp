@@ -36,6 +36,17 @@ std::string read_measured_csv() {
     return text.str();
 }
 
+// One communication axis of a report, as traffic_points reads it.
+core::AxisComm axis_comm(core::CommAxis kind, int degree, bool crosses_nodes, double bus_bytes_per_s, double bytes_per_gpu) {
+    core::AxisComm axis;
+    axis.axis = kind;
+    axis.degree = degree;
+    axis.crosses_nodes = crosses_nodes;
+    axis.bus_bytes_per_s = bus_bytes_per_s;
+    axis.bytes_per_gpu = bytes_per_gpu;
+    return axis;
+}
+
 }  // namespace
 
 TEST_CASE("published.md sec 7: H100 SXM bf16 ridge 989 / 3.35 = 295 FLOP/B", "[roofline]") {
@@ -219,18 +230,7 @@ TEST_CASE("Extended roofline (seed 002): the Report's per-axis traffic becomes o
     report.layout.gpus = 64;
     report.compute.hardware_flops_per_step = 64 * 2.75e16;
     report.compute.peak_flops_per_s = 989e12;
-    core::AxisComm dp;
-    dp.axis = core::CommAxis::dp;
-    dp.degree = 8;
-    dp.crosses_nodes = true;
-    dp.bus_bytes_per_s = 50e9;
-    dp.bytes_per_gpu = 245e9;
-    core::AxisComm tp = dp;
-    tp.axis = core::CommAxis::tp;
-    tp.crosses_nodes = false;
-    tp.bus_bytes_per_s = 450e9;
-    tp.bytes_per_gpu = 2.75e13;
-    report.comm.axes = {dp, tp};
+    report.comm.axes = {axis_comm(core::CommAxis::dp, 8, true, 50e9, 245e9), axis_comm(core::CommAxis::tp, 8, false, 450e9, 2.75e13)};
     // The ceilings' slopes are each group's bus bandwidth; their names come from the scenario's links.
     const std::vector<core::TrafficPoint> points = core::traffic_points(core::default_scenario(), report);
     REQUIRE(points.size() == 2);
@@ -255,13 +255,7 @@ TEST_CASE("Extended roofline: an axis whose collective reaches less than its lin
     report.layout.gpus = 8;
     report.compute.hardware_flops_per_step = 8 * 1e16;
     report.compute.peak_flops_per_s = 989e12;
-    core::AxisComm tp;
-    tp.axis = core::CommAxis::tp;
-    tp.degree = 8;
-    tp.crosses_nodes = false;
-    tp.bus_bytes_per_s = 370e9;
-    tp.bytes_per_gpu = 1e12;
-    report.comm.axes = {tp};
+    report.comm.axes = {axis_comm(core::CommAxis::tp, 8, false, 370e9, 1e12)};
     const std::vector<core::TrafficPoint> points = core::traffic_points(core::default_scenario(), report);
     REQUIRE(points.size() == 1);
     REQUIRE(points[0].explanation ==

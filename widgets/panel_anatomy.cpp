@@ -1,6 +1,7 @@
 // Issue 15, the anatomy of a step: one layer's forward and backward as streams in time (compute, TP, DP / ZeRO, PP,
 // CP), the whole step as one stacked bar beside the ideal step at peak FLOP/s, and each kernel's roofline figures.
 // core/cost/anatomy.h prepares every segment, wait and pass; core/cost/explain.h writes every text.
+#include "core/model/layout.h"
 #include "core/cost/anatomy.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
@@ -695,10 +696,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
         ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
         save_trace_button(ctx, em);
     }
-    const std::string layout = "TP " + std::to_string(ctx.report.layout.tp) + " x PP " + std::to_string(ctx.report.layout.pp) + " x CP " +
-                               std::to_string(ctx.report.layout.cp) + " x DP " + std::to_string(ctx.report.layout.dp) +
-                               (ctx.report.moe.ep > 1 ? " x EP " + std::to_string(ctx.report.moe.ep) : std::string()) + ", " +
-                               std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
+    const std::string layout = core::layout_label(core::layout_of(ctx.scenario)) + ", " + std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
                                " x " + std::to_string(ctx.scenario.train.seq_len) + " tokens";
     same_line_if_fits(ImGui::CalcTextSize(layout.c_str()).x, em);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().text_dim));

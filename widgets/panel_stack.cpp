@@ -1,5 +1,6 @@
 // Issue 4, the 16-byte stack: the whole model's training state and one GPU's share, stacked byte category by category
 // against every catalog GPU's HBM ceiling; play builds the stack and grows the model past the ceilings (seed 000).
+#include "core/model/layout.h"
 #include "core/model/format.h"
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/walls.h"
@@ -145,12 +146,10 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
     return view;
 }
 
-ColumnView per_gpu_column(const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
+ColumnView per_gpu_column(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
     ColumnView view;
-    const core::LayoutReport& layout = report.layout;
     const core::MemoryReport& memory = report.memory;
-    view.heading = "One GPU: tp " + std::to_string(layout.tp) + " pp " + std::to_string(layout.pp) + " dp " + std::to_string(layout.dp) +
-                   (report.moe.ep > 1 ? " ep " + std::to_string(report.moe.ep) : std::string()) + " ZeRO-" + std::to_string(layout.zero);
+    view.heading = "One GPU: " + core::layout_label(core::layout_of(scenario));
     view.heading_short = "One GPU";
     const core::Overshoot over = core::overshoot(memory.per_gpu.peak_bytes, gpu);
     view.over = over.over;
@@ -313,7 +312,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     // Never squeezed below what its labels need: a short window scrolls to the plot instead.
     const float plot_height = std::max(ImGui::GetContentRegionAvail().y, em * 18.0f);
     ImGui::BeginChild("stack_plot", ImVec2(0, plot_height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(report, ctx.text, gpu)};
+    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu)};
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
     const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
     draw_plot(columns, ceilings, content, report.memory.hbm_bytes, !ctx.exporting && ImGui::IsWindowHovered());

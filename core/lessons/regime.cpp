@@ -12,12 +12,6 @@ namespace core {
 
 namespace {
 
-std::string layout_label(const Report& report) {
-    return "dp " + std::to_string(report.layout.dp) + " x tp " + std::to_string(report.layout.tp) + " x pp " +
-           std::to_string(report.layout.pp) + (report.layout.cp > 1 ? " x cp " + std::to_string(report.layout.cp) : std::string()) +
-           (report.moe.ep > 1 ? " x ep " + std::to_string(report.moe.ep) : std::string()) + ", ZeRO-" + std::to_string(report.layout.zero);
-}
-
 // Pure data parallelism over the whole cluster: the layout every preset can take when the scenario's cannot hold it.
 Edit data_parallel_only(const Scenario& scenario) {
     Layout layout = layout_of(scenario);
@@ -47,7 +41,7 @@ RegimePoint regime_point(const Scenario& scenario, const Report& report) {
     point.model_id = scenario.model.id;
     point.model_name = scenario.model.name;
     point.params = report.memory.params;
-    point.layout = layout_label(report);
+    point.layout = layout_label(layout_of(scenario));
     point.memory_fraction = memory.fraction;
     point.compute_fraction = time.fraction;
     // Tokens/s asked over tokens/s one replica decodes = decode bytes/s asked over HBM bandwidth: the same ratio.

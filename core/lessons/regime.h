@@ -22,7 +22,7 @@ struct RegimePoint {
     WallKind binding_wall = WallKind::memory;  // the largest of the three (walls_of: ties go to the wall met first)
     double binding_fraction = 0;
     std::string binding_title;          // "Memory", "Time", "Serving"
-    std::string layout;                 // "dp 64 x tp 1 x pp 1, ZeRO-0": the layout the point was evaluated under
+    std::string layout;                 // "TP 1 PP 1 DP 64 ZeRO 0" (core::layout_label): the layout the point was evaluated under
     std::string layout_note;            // why that differs from the scenario's layout; empty when it does not
     std::string memory_formula;         // the walls' formulas, numbers substituted (core/walls.h)
     std::string compute_formula;
