@@ -133,10 +133,37 @@ TEST_CASE("Narayanan 2021 sec 2.2.1: GPipe keeps all m micro-batches in flight, 
 }
 
 TEST_CASE("The heaviest pipeline stage holds ceil(L / p) layers", "[activations][pipeline]") {
-    REQUIRE(core::layers_on_first_stage(96, 8) == 12);
-    REQUIRE(core::layers_on_first_stage(80, 3) == 27);
-    REQUIRE(core::layers_on_first_stage(126, 16) == 8);
-    REQUIRE(core::layers_on_first_stage(5, 5) == 1);
+    const auto most = [](int layers, int pp) { return core::PipelineSplit{layers, pp, false}.most_layers(); };
+    REQUIRE(most(96, 8) == 12);
+    REQUIRE(most(80, 3) == 27);
+    REQUIRE(most(126, 16) == 8);
+    REQUIRE(most(5, 5) == 1);
+    // 80 over 3: 27, 27, 26, the first stages taking the remainder.
+    const core::PipelineSplit uneven{80, 3, false};
+    REQUIRE((uneven.layers_on(0) == 27 && uneven.layers_on(1) == 27 && uneven.layers_on(2) == 26));
+    REQUIRE((uneven.first_layer_of(1) == 27 && uneven.first_layer_of(2) == 54));
+}
+
+TEST_CASE("Dubey 2024 sec 3.3.2: with the embedding and the loss as layers, Llama 3 405B's first and last of 16 stages hold 7 "
+          "layers, the 14 others 8", "[activations][pipeline]") {
+    // "we reduce one Transformer layer each from the first and the last stages": 126 layers + 2 = 128 places over 16.
+    const core::PipelineSplit split{126, 16, true};
+    REQUIRE(split.places() == 128);
+    REQUIRE(split.layers_on(0) == 7);
+    REQUIRE(split.layers_on(15) == 7);
+    int total = 0;
+    for (int stage = 0; stage < 16; ++stage) {
+        if (stage > 0 && stage < 15) REQUIRE(split.layers_on(stage) == 8);
+        REQUIRE(split.first_layer_of(stage) == total);  // the stages tile the layers, none left out or twice
+        total += split.layers_on(stage);
+    }
+    REQUIRE(total == 126);
+    REQUIRE(split.most_layers() == 8);
+    REQUIRE(split.busiest_places() == 8);  // 4 chunks of 2 places: the first holds the embedding and one layer
+    // One stage has no edges to trade; two stages each give one up.
+    REQUIRE(core::PipelineSplit{126, 1, true}.layers_on(0) == 126);
+    const core::PipelineSplit two{126, 2, true};
+    REQUIRE((two.layers_on(0) == 63 && two.layers_on(1) == 63 && two.most_layers() == 63));
 }
 
 TEST_CASE("The stack's activation block is one micro-batch unsharded: Table 2's no-parallelism row x L, whatever the layout", "[activations]") {

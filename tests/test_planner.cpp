@@ -26,7 +26,8 @@ core::Scenario preset_scenario(const std::string& name) { return core_tests::shi
 
 // Dubey et al. 2024 ("The Llama 3 Herd of Models") Table 4, the 8K-context row on 16,384 H100s: TP 8, CP 1, PP 16,
 // DP 128, 16 sequences per DP rank (2,048 x 8,192 = 16M tokens per step). Sequence parallel with TP, no activation
-// checkpointing at 8K (sec 3.3.2), FSDP that keeps the gathered weights from forward to backward: ZeRO-2.
+// checkpointing at 8K (sec 3.3.2), FSDP that keeps the gathered weights from forward to backward: ZeRO-2; one layer
+// fewer on the first and the last stage (the embedding and the loss as layers).
 // Meta's run, on H100s as they are: 85,017,493,504 bytes of HBM (torch total_memory of an H100 80GB HBM3,
 // measurements/h100_kernel_probe.json "hbm_bytes"; the datasheet's 80 GB are GiB), which the catalog rounds to 80e9.
 core::Scenario llama3_405b() {
@@ -434,7 +435,7 @@ TEST_CASE("Dubey 2024 Table 4: for Llama 3 405B on 16,384 H100s every layout in 
 TEST_CASE("Dubey 2024 Table 4: Llama 3 405B at 8K, 430 TFLOP/s per GPU on 8,192 H100s (DP 64) and 400 on 16,384 (DP 128), "
           "each modelled within 10 %", "[planner][llama3][validation]") {
     // Both rows of the 8K stage, as Meta ran them (TP 8, CP 1, PP 16, 2,048 x 8,192 tokens per step, ZeRO-2): halving
-    // DP doubles the micro-batches per pipeline (32 against 16), which shrinks the bubble. Modelled: -5.0 % and -8.1 %.
+    // DP doubles the micro-batches per pipeline (32 against 16), which shrinks the bubble. Modelled: +2.5 % and -0.7 %.
     // (At DP 64 the model's peak, 32 micro-batches in flight, exceeds HBM: Meta reports 430 TFLOP/s, so it fitted.)
     for (const auto& [gpus, measured_tflops] : {std::pair{8192, 430.0}, std::pair{16384, 400.0}}) {
         core::Scenario scenario = llama3_405b();
@@ -446,6 +447,56 @@ TEST_CASE("Dubey 2024 Table 4: Llama 3 405B at 8K, 430 TFLOP/s per GPU on 8,192 
         REQUIRE(report.layout.microbatches == 2048 / scenario.parallel.dp);
         REQUIRE(tflops == Approx(measured_tflops).epsilon(0.10));
     }
+}
+
+TEST_CASE("Dubey 2024 sec 3.3.2: one layer fewer on Llama 3 405B's first and last stages balances the pipeline: 7 + 14 x 8 + 7 "
+          "layers, a shorter bubble and a faster step", "[planner][llama3][pipeline]") {
+    const core::Scenario balanced = llama3_405b();  // the shipped scenario takes the embedding and the loss as layers
+    REQUIRE(balanced.train.embedding_and_loss_as_layers);
+    core::Scenario whole = balanced;
+    whole.train.embedding_and_loss_as_layers = false;
+    const core::Report with_edges = core::evaluate(balanced);
+    const core::Report without = core::evaluate(whole);
+    const std::vector<core::StageMemory>& stages = with_edges.memory.per_stage;
+    REQUIRE(stages.size() == 16);
+    CHECK(stages.front().layers == 7);
+    CHECK(stages.back().layers == 7);
+    CHECK(stages[1].layers == 8);
+    // Without it Megatron's split gives the first 14 stages 8 and the last two 7: the first stage carries the embedding on
+    // top of 8 layers and sets the pace.
+    CHECK(without.memory.per_stage.front().layers == 8);
+    CHECK(without.memory.per_stage.back().layers == 7);
+    CHECK(with_edges.compute.bubble_seconds < without.compute.bubble_seconds);
+    CHECK(with_edges.compute.step_seconds < without.compute.step_seconds);
+    // The peak moves to stage 1: a layer more than stage 0 and as many micro-batches in flight.
+    CHECK(with_edges.memory.peak_stage == 1);
+    CHECK(with_edges.memory.per_gpu.peak_bytes < without.memory.per_gpu.peak_bytes);
+    // Sec 3.3.2's extreme: with a chunk of one place each (v 8), the first chunk holds the embedding alone.
+    core::Scenario one_place = balanced;
+    one_place.parallel.virtual_stages = 8;
+    CHECK(core::layout_is_valid(one_place, core::layout_of(one_place)));
+    one_place.parallel.virtual_stages = 3;  // 3 does not divide a stage's 8 places
+    const auto problem = core::check_layout(one_place, core::layout_of(one_place));
+    REQUIRE(problem);
+    CHECK(problem->field == "parallel.virtual_stages");
+    CHECK(problem->reason.find("8 layer places") != std::string::npos);
+}
+
+TEST_CASE("Dubey 2024 sec 3.3.2: DualPipe keeps its stages whole, so the embedding and the loss as layers are refused with it, "
+          "and the edit that turns them on says why", "[planner][pipeline][edits]") {
+    core::Scenario scenario = core_tests::shipped("deepseek-v3.json");
+    REQUIRE(scenario.parallel.schedule == core::ScheduleKind::dualpipe);
+    const core::Edit edit = core::with_embedding_and_loss_as_layers(scenario, true);
+    REQUIRE_FALSE(edit.ok());
+    CHECK(edit.problem->field == "train.embedding_and_loss_as_layers");
+    CHECK_FALSE(core::choices_of(scenario).embedding_and_loss_as_layers_on);
+    // On a one-way schedule it is offered, and the interleaved chunks follow the stage's places.
+    const core::Scenario meta = llama3_405b();
+    CHECK(core::choices_of(meta).embedding_and_loss_as_layers_on);
+    CHECK(core::with_embedding_and_loss_as_layers(meta, false).ok());
+    // And DualPipe is not offered while it is on.
+    const std::vector<core::ScheduleKind> offered = core::choices_of(meta).schedules;
+    CHECK(std::find(offered.begin(), offered.end(), core::ScheduleKind::dualpipe) == offered.end());
 }
 
 TEST_CASE("ZeRO sec 7 / Megatron-LM 2021 Table 2: ZeRO-3 is never faster than ZeRO-0 on the same layout when communication is not free",

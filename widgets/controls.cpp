@@ -389,6 +389,22 @@ bool ep_overlap_checkbox(const char* label, core::Scenario& scenario, EditFeedba
     return changed;
 }
 
+bool edge_stages_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    bool on = scenario.train.embedding_and_loss_as_layers;
+    bool changed = false;
+    const bool locked = !on && !choices_for(scenario).embedding_and_loss_as_layers_on;
+    ImGui::BeginDisabled(locked);
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_embedding_and_loss_as_layers(scenario, on), scenario, feedback, label);
+    ImGui::EndDisabled();
+    explain_last_item(locked ? "Off: DualPipe and DualPipeV hold both ends of the model on one device, so their stages stay whole."
+                             : "The embedding and the loss each take a layer's place: the first and the last pipeline stage hold one "
+                               "layer fewer, so the stages balance.",
+                      "Dubey et al. 2024 (Llama 3) sec 3.3.2; Megatron-LM --account-for-embedding/loss-in-pipeline-split");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     bool on = scenario.train.flash_attention;

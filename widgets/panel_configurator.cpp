@@ -100,6 +100,7 @@ void draw_controls(PanelContext& ctx) {
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     explain_last_item("Shards LayerNorm and dropout activations over TP: s b h (10/t + 24/t) instead of (10 + 24/t).",
                       "Korthikanti et al. 2022, Table 2");
+    if (scenario.parallel.pp > 1) edge_stages_checkbox("Balance edge stages", scenario, feedback);
     if (scenario.model.is_moe()) {
         axis_slider("ETP", scenario, core::LayoutAxis::etp, feedback,
                     "Expert tensor parallel: each expert's MLP split over ETP GPUs (must divide the expert width " +

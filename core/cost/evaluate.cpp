@@ -43,7 +43,7 @@ MoeReport moe_report(const Scenario& scenario, const Layout& layout, const Layer
     moe.shared_experts = model.shared_experts;
     moe.moe_layers = params.moe_layers;
     moe.dense_layers = params.dense_layers;
-    moe.stage_moe_layers = moe_layers_on_heaviest_stage(model, layout.pp);
+    moe.stage_moe_layers = moe_layers_on_heaviest_stage(scenario, layout.pp);
     moe.ep = layout.ep;
     moe.etp = layout.etp;
     moe.expert_data_parallel = layout.expert_data_parallel();
@@ -218,9 +218,8 @@ Report evaluate(const Scenario& scenario) {
     if (parallel.tp > 1 && !within_node(parallel.tp, scenario.cluster.gpus_per_node)) {
         report.warnings.push_back({WarningKind::tp_crosses_nodes, static_cast<double>(parallel.tp), static_cast<double>(scenario.cluster.gpus_per_node)});
     }
-    if (parallel.pp > 1 && scenario.model.layers % parallel.pp != 0) {
-        report.warnings.push_back({WarningKind::uneven_pipeline_stages, static_cast<double>(layers_on_first_stage(scenario.model.layers, parallel.pp)),
-                                   static_cast<double>(parallel.pp)});
+    if (const PipelineSplit split = pipeline_split(scenario, parallel.pp); parallel.pp > 1 && split.places() % parallel.pp != 0) {
+        report.warnings.push_back({WarningKind::uneven_pipeline_stages, static_cast<double>(split.most_layers()), static_cast<double>(parallel.pp)});
     }
     if (!report.memory.fits) {
         report.warnings.push_back({WarningKind::does_not_fit, report.memory.per_gpu.peak_bytes, report.memory.hbm_bytes});

@@ -255,8 +255,9 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
             return "TP " + format_whole(warning.value) + " crosses the node boundary (" + format_whole(warning.limit) +
                    " GPUs per node): its collectives run on " + scenario.cluster.scale_out.name;
         case WarningKind::uneven_pipeline_stages:
-            return std::to_string(scenario.model.layers) + " layers over pp " + format_whole(warning.limit) +
-                   " do not divide evenly: the heaviest stage holds " + format_whole(warning.value);
+            return std::to_string(scenario.model.layers) + " layers" +
+                   (scenario.train.embedding_and_loss_as_layers ? " with the embedding and the loss" : "") + " over pp " + format_whole(warning.limit) +
+                   " do not divide evenly: the heaviest stage holds " + format_whole(warning.value) + " layers";
         case WarningKind::does_not_fit:
             return "Does not fit: a peak of " + format_bytes(warning.value) + " per GPU against " + format_bytes(warning.limit) + " of HBM";
         case WarningKind::global_batch_fitted:

@@ -10,29 +10,23 @@
 
 namespace core {
 
-int layers_on_first_stage(int layers, int pp) { return (layers + pp - 1) / pp; }
-
-int layers_on_stage(int layers, int pp, int stage) { return layers / pp + (stage < layers % pp ? 1 : 0); }
-
-int first_layer_of_stage(int layers, int pp, int stage) { return stage * (layers / pp) + std::min(stage, layers % pp); }
-
 namespace {
 
-// The most MoE layers any of pp stages holds, for a dense-then-MoE pattern (model.h moe_layers_in).
-int most_moe_layers_on_a_stage(bool moe, int first_dense_layers, int moe_layer_step, int layers, int pp) {
+// The most MoE layers any stage of the split holds, for a dense-then-MoE pattern (model.h moe_layers_in).
+int most_moe_layers_on_a_stage(bool moe, int first_dense_layers, int moe_layer_step, const PipelineSplit& split) {
     if (!moe) return 0;
     int most = 0;
-    for (int stage = 0; stage < pp; ++stage) {
-        most = std::max(most, moe_layers_in(moe, first_dense_layers, moe_layer_step, first_layer_of_stage(layers, pp, stage),
-                                            layers_on_stage(layers, pp, stage)));
+    for (int stage = 0; stage < split.stages; ++stage) {
+        most = std::max(most, moe_layers_in(moe, first_dense_layers, moe_layer_step, split.first_layer_of(stage), split.layers_on(stage)));
     }
     return most;
 }
 
 }  // namespace
 
-int moe_layers_on_heaviest_stage(const ModelSpec& model, int pp) {
-    return most_moe_layers_on_a_stage(model.is_moe(), model.first_dense_layers, model.moe_layer_step, model.layers, pp);
+int moe_layers_on_heaviest_stage(const Scenario& scenario, int pp) {
+    const ModelSpec& model = scenario.model;
+    return most_moe_layers_on_a_stage(model.is_moe(), model.first_dense_layers, model.moe_layer_step, pipeline_split(scenario, pp));
 }
 
 StageParams heaviest_stage_params(const Scenario& scenario, int pp, int tp, int expert_shards) {
@@ -46,11 +40,13 @@ StageParams heaviest_stage_params(const MemoryConstants& k, int pp, int tp, int 
         stage.params = k.total_params;
         stage.expert = moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers) * k.expert_layer_params;
     } else {
-        // The stage with the most MoE layers is the heaviest; a dense model's stages all hold per_layer weights each.
-        const int stage_layers = layers_on_first_stage(k.layers, pp);
-        const int stage_moe = most_moe_layers_on_a_stage(k.moe, k.first_dense_layers, k.moe_layer_step, k.layers, pp);
-        const double layer_block = (stage_layers - stage_moe) * k.layer_params + stage_moe * k.moe_layer_params;
-        stage.params = std::max(layer_block + k.first_extra_params, layer_block + k.last_extra_params);
+        // The stage with the most MoE layers is the heaviest; a dense model's stages all hold per_layer weights each, the
+        // edge stages the embedding or the head on their own layers.
+        const PipelineSplit split = k.split(pp);
+        const int stage_moe = most_moe_layers_on_a_stage(k.moe, k.first_dense_layers, k.moe_layer_step, split);
+        const auto layer_block = [&](int layers) { return (layers - stage_moe) * k.layer_params + stage_moe * k.moe_layer_params; };
+        stage.params = std::max({layer_block(split.most_layers()), layer_block(split.layers_on(0)) + k.first_extra_params,
+                                 layer_block(split.layers_on(pp - 1)) + k.last_extra_params});
         stage.expert = stage_moe * k.expert_layer_params;
     }
     stage.expert_per_gpu = stage.expert / expert_shards;
@@ -169,6 +165,7 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     const PrecisionRecipe& recipe = scenario.precision;
     k.framework = framework_traits(scenario);
     k.layers = model.layers;
+    k.embedding_and_loss_as_layers = train.embedding_and_loss_as_layers;
     k.seq_len = train.seq_len;
     k.hidden = model.hidden;
     k.heads = model.heads;
@@ -270,9 +267,9 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
     DeviceLayers d;
     const bool dualpipe = layout.schedule == ScheduleKind::dualpipe, dualpipe_v = layout.schedule == ScheduleKind::dualpipe_v;
     const auto moe_in = [&](int stages, int s) {
-        return moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, first_layer_of_stage(k.layers, stages, s), layers_on_stage(k.layers, stages, s));
+        return moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, k.split(stages).first_layer_of(s), k.split(stages).layers_on(s));
     };
-    d.own = layers_on_stage(k.layers, layout.pp, stage);
+    d.own = k.split(layout.pp).layers_on(stage);
     d.own_moe = k.moe ? moe_in(layout.pp, stage) : 0;
     // The two-way schedules put a second stage on each device: DualPipe stage d and p-1-d (each stage twice, the
     // DualPipe README's "2x parameters"), DualPipeV stage d and 2p-1-d of 2p; either way device 0 holds both ends.
@@ -281,10 +278,10 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
     // DualPipe's two directions end on GPUs p-1 and 0 (each holds a head); DualPipeV's V ends on GPU 0 only.
     d.last = dualpipe ? (stage == layout.pp - 1 || mirror == layout.pp - 1) : dualpipe_v ? stage == 0 : stage == layout.pp - 1;
     if (dualpipe) {
-        d.device = layers_on_stage(k.layers, layout.pp, stage) + layers_on_stage(k.layers, layout.pp, mirror);
+        d.device = k.split(layout.pp).layers_on(stage) + k.split(layout.pp).layers_on(mirror);
         d.device_moe = k.moe ? moe_in(layout.pp, stage) + moe_in(layout.pp, mirror) : 0;
     } else if (dualpipe_v) {
-        d.device = layers_on_stage(k.layers, 2 * layout.pp, stage) + layers_on_stage(k.layers, 2 * layout.pp, mirror);
+        d.device = k.split(2 * layout.pp).layers_on(stage) + k.split(2 * layout.pp).layers_on(mirror);
         d.device_moe = k.moe ? moe_in(2 * layout.pp, stage) + moe_in(2 * layout.pp, mirror) : 0;
     } else {
         d.device = d.own;
@@ -304,7 +301,7 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
     memory.stage = stage;
     DeviceLayers d;
     if (!k.moe && layout.schedule != ScheduleKind::dualpipe && layout.schedule != ScheduleKind::dualpipe_v) {  // the planner's common case
-        d.own = layers_on_stage(k.layers, layout.pp, stage);
+        d.own = k.split(layout.pp).layers_on(stage);
         d.device = d.own;
         d.first = stage == 0;
         d.last = stage == layout.pp - 1;
@@ -498,12 +495,14 @@ void fill_memory_basis(MemoryBasis& basis, const MemoryConstants& k, const Layou
                 basis.middle_stage = stage;
             }
         }
-        if (basis.middle_stage > 0) {
-            const StageMemory middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
-            basis.middle_peak_bytes = middle.peak_bytes;
-            basis.middle_state_bytes = middle.state_bytes;
-            basis.middle_activations_per_microbatch = middle.activations_bytes;
-        }
+    }
+    // With the embedding and the loss as layers, stage 1 holds a layer more than stage 0 and almost as many in flight.
+    if (basis.middle_stage < 0 && layout.pp > 2 && k.split(layout.pp).layers_on(1) > k.split(layout.pp).layers_on(0)) basis.middle_stage = 1;
+    if (basis.middle_stage > 0) {
+        const StageMemory middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
+        basis.middle_peak_bytes = middle.peak_bytes;
+        basis.middle_state_bytes = middle.state_bytes;
+        basis.middle_activations_per_microbatch = middle.activations_bytes;
     }
 }
 
@@ -660,7 +659,7 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
     per_gpu.peak_bytes = peak.peak_bytes;
 
     memory.activations = activation_report(layer, layout);
-    memory.activations.layers_on_first_stage = layers_on_first_stage(scenario.model.layers, layout.pp);
+    memory.activations.layers_on_first_stage = pipeline_split(scenario, layout.pp).layers_on(0);
     memory.activations.inflight_microbatches = inflight_on(0);
     memory.activations.first_stage_bytes = memory.per_stage.front().activations_bytes;
 

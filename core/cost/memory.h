@@ -13,14 +13,8 @@
 
 namespace core {
 
-// The heaviest pipeline stage's layer count: ceil(L / pp) (Llama 3 trims the first and last stages instead).
-int layers_on_first_stage(int layers, int pp);
-// Stage `stage`'s layers: L / pp each, the first L mod pp stages one more (so the first is the heaviest).
-int layers_on_stage(int layers, int pp, int stage);
-// The index of stage `stage`'s first layer under that split.
-int first_layer_of_stage(int layers, int pp, int stage);
-// The most MoE layers any pipeline stage holds under that split (0 for a dense model).
-int moe_layers_on_heaviest_stage(const ModelSpec&, int pp);
+// The most MoE layers any pipeline stage holds under the scenario's split (0 for a dense model).
+int moe_layers_on_heaviest_stage(const Scenario&, int pp);
 
 struct StageParams {
     double total = 0;    // the whole model
@@ -51,6 +45,8 @@ ActivationReport moe_activation_per_layer(const Scenario&, const Layout&);
 struct MemoryConstants {
     FrameworkTraits framework;
     int layers = 1;
+    bool embedding_and_loss_as_layers = false;  // train.embedding_and_loss_as_layers: how a pipeline splits the layers
+    PipelineSplit split(int stages) const { return PipelineSplit{layers, stages, embedding_and_loss_as_layers}; }
     double seq_len = 0, hidden = 0, heads = 0, kv_share = 1, ffn_ratio = 4, vocab = 0;
     bool gated_mlp = false, flash_attention = true, dropout = false;
     double layer_params = 0;        // one transformer layer
@@ -105,7 +101,8 @@ struct MemoryEstimate {
 // (the first holds the most layers and micro-batches in flight, the last the head and the loss; a middle stage holds no
 // more than the first). Each grows linearly with its micro-batches in flight; the schedule then says how many.
 // With experts a middle stage may hold more: the stage whose GPU holds the most MoE layers (the earliest of them, which
-// has the most in flight) is a third candidate (middle_stage, -1 when there is none).
+// has the most in flight) is a third candidate (middle_stage, -1 when there is none). So is stage 1 when the embedding and
+// the loss take a layer's place (train.embedding_and_loss_as_layers): it holds a layer more than the first.
 struct MemoryBasis {
     StageMemory first, last;               // with one micro-batch in flight
     double first_per_microbatch = 0;       // the peak each further micro-batch in flight adds (fragmentation included)

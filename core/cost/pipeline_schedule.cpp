@@ -744,7 +744,10 @@ double closed_form_makespan(const ScheduleParams& params) {
     const double first = params.first_forward_extra_seconds + params.first_backward_extra_seconds;
     const double last = params.last_forward_extra_seconds + params.last_backward_extra_seconds;
     const double mean = per_microbatch + (first + last) / p;
-    const double heaviest = per_microbatch + (params.stages == 1 ? first + last : std::max(first, last));
+    // A middle stage carries neither edge: with three stages or more it sets the pace when both edges are lighter.
+    const double heaviest = per_microbatch + (params.stages == 1 ? first + last
+                                              : params.stages == 2 ? std::max(first, last)
+                                                                   : std::max({0.0, first, last}));
     // The heaviest stage sets the steady state; the papers' idle time scales with the mean stage; fill and drain
     // each wait on every boundary's send.
     const double sends = params.kind == ScheduleKind::interleaved ? p * params.virtual_chunks - 1 : p - 1;

@@ -40,7 +40,8 @@ struct ScheduleParams {
     double weight_grad_seconds = 1;  // W, the part of backward_seconds zb-h1 defers; read by zb-h1 only
     double p2p_seconds = 0;          // send/recv between consecutive stages on different devices (0 = free)
     // Stages that are not alike: the embedding runs on the first virtual stage, the logits and the loss on the last.
-    // Each op of that stage takes this much longer (backward: B + W together; weight_grad: its W part, zb-h1).
+    // Each op of that stage takes this much longer (backward: B + W together; weight_grad: its W part, zb-h1); less where
+    // the stage holds fewer layers than the others, so an extra can be negative (never more than its chunk's layers).
     double first_forward_extra_seconds = 0;
     double first_backward_extra_seconds = 0;
     double first_weight_grad_extra_seconds = 0;
@@ -53,8 +54,8 @@ struct ScheduleParams {
     double forward_backward_seconds = 0;
 
     bool has_uneven_stages() const {
-        return first_forward_extra_seconds > 0 || first_backward_extra_seconds > 0 || last_forward_extra_seconds > 0 ||
-               last_backward_extra_seconds > 0;
+        return first_forward_extra_seconds != 0 || first_backward_extra_seconds != 0 || last_forward_extra_seconds != 0 ||
+               last_backward_extra_seconds != 0;
     }
     bool operator==(const ScheduleParams&) const = default;
 };

@@ -211,7 +211,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                                                              : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
     const MemoryConstants memory_constants_of_scenario = memory_constants(scenario);
     std::vector<double> moe_share(model.layers + 1, 0.0);
-    for (int pp = 1; pp <= model.layers; ++pp) moe_share[pp] = stage_moe_share(model, pp);
+    for (int pp = 1; pp <= model.layers; ++pp) moe_share[pp] = stage_moe_share(scenario, pp);
     LayerCostCache costs(scenario);
 
     // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
@@ -233,12 +233,13 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 if (global_batch % dp != 0) continue;
                 layout.pp = pp;
                 layout.dp = dp;
-                const int stage_layers = layers_on_first_stage(model.layers, pp);
-                const int max_virtual = options.max_virtual_stages > 0 ? std::min(model.layers / pp, options.max_virtual_stages) : model.layers / pp;
-                // Interleaving needs the stage's layers split into v equal chunks (check_layout's rule).
+                const PipelineSplit split = pipeline_split(scenario, pp);
+                const int stage_layers = split.most_layers();
+                const int max_virtual = options.max_virtual_stages > 0 ? std::min(split.places() / pp, options.max_virtual_stages) : split.places() / pp;
+                // Interleaving needs the busiest stage's places split into v equal chunks (check_layout's rule).
                 std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
                 chunk_counts.clear();
-                for (int v = 2; v <= max_virtual; ++v) if (stage_layers % v == 0) chunk_counts.push_back(v);
+                for (int v = 2; v <= max_virtual; ++v) if (split.busiest_places() % v == 0) chunk_counts.push_back(v);
                 for (int ep : ep_choices(model, 1LL * tp * cp * dp)) {
                     layout.ep = ep;
                     for (int micro_batch : divisors_of(global_batch / dp)) {

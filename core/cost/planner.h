@@ -32,7 +32,7 @@ struct PlanEntry {
 struct PlanOptions {
     int top = 10;                 // how many of the fastest layouts to keep
     int max_tp = 64;              // TP beyond a node runs on the scale-out link; kept so the ranking shows what it costs
-    int max_virtual_stages = 0;   // interleaved chunks per device; 0 = up to layers / pp (one layer per chunk)
+    int max_virtual_stages = 0;   // interleaved chunks per device; 0 = up to places / pp (one layer, or an edge, per chunk)
     bool collapse_zero_ties = true;  // layouts that differ only in ZeRO stage and tie on step time: keep the least memory
 };
 

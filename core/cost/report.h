@@ -229,8 +229,10 @@ struct PipelineReport {
     double forward_seconds = 0;      // one micro-batch on a middle stage, exposed communication included
     double backward_seconds = 0;     // B + W
     double weight_grad_seconds = 0;  // W
-    double first_extra_seconds = 0;  // the embedding's forward and backward on the first stage, per micro-batch
-    double last_extra_seconds = 0;   // final norm, logits and loss on the last stage, per micro-batch
+    // The edge stages against a middle one, per micro-batch: the embedding's forward and backward on the first, the final
+    // norm, logits and loss on the last, less the layers the stage lacks (negative when they weigh more than the edge).
+    double first_extra_seconds = 0;
+    double last_extra_seconds = 0;
     double p2p_seconds = 0;          // one send between stages
     int peak_inflight_microbatches = 0;  // on the first device
 };

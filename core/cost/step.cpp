@@ -43,9 +43,9 @@ PassSeconds mean_layer(const LayerCost& cost, double moe_share) {
     return mean;
 }
 
-double stage_moe_share(const ModelSpec& model, int pp) {
-    if (!model.is_moe()) return 0.0;
-    return static_cast<double>(moe_layers_on_heaviest_stage(model, pp)) / layers_on_first_stage(model.layers, pp);
+double stage_moe_share(const Scenario& scenario, int pp) {
+    if (!scenario.model.is_moe()) return 0.0;
+    return static_cast<double>(moe_layers_on_heaviest_stage(scenario, pp)) / pipeline_split(scenario, pp).most_layers();
 }
 
 namespace {
@@ -162,10 +162,13 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     const ClusterSpec& cluster = scenario.cluster;
     const OverlapSpec& switches = scenario.overlap;
     in.microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
-    in.stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
+    const PipelineSplit split = pipeline_split(scenario, layout.pp);
+    in.stage_layers = split.most_layers();
+    in.first_stage_layers = split.layers_on(0);
+    in.last_stage_layers = split.layers_on(layout.pp - 1);
     const double layers = in.stage_layers;
 
-    in.moe_share = stage_moe_share(scenario.model, layout.pp);
+    in.moe_share = stage_moe_share(scenario, layout.pp);
     in.layer = mean_layer(cost, in.moe_share);
     const PassSeconds& layer = in.layer;
     in.tp = tp_layer_comm(scenario, layout);
@@ -232,6 +235,12 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     return in;
 }
 
+EdgeShortfall edge_shortfall(const Layout& layout, const StepInputs& in) {
+    if (layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v) return {};
+    const int chunk_layers = in.stage_layers / std::max(1, layout.virtual_stages);
+    return {std::min(chunk_layers, in.stage_layers - in.first_stage_layers), std::min(chunk_layers, in.stage_layers - in.last_stage_layers)};
+}
+
 ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in) {
     const double layers = in.stage_layers;
     const PassSeconds& layer = in.layer;
@@ -243,12 +252,14 @@ ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, c
     schedule.forward_seconds = layers * in.layer_forward_seconds + in.zero3_forward.cost();
     schedule.backward_seconds = layers * in.layer_backward_seconds + in.zero3_backward.cost() + in.zero2_backward.cost();
     schedule.weight_grad_seconds = layers * layer.backward_weight;
-    schedule.first_forward_extra_seconds = cost.first_stage.forward + in.first_tp_seconds;
-    schedule.first_backward_extra_seconds = cost.first_stage.backward();
-    schedule.first_weight_grad_extra_seconds = cost.first_stage.backward_weight;
-    schedule.last_forward_extra_seconds = cost.last_stage.forward + in.last_tp_forward_seconds;
-    schedule.last_backward_extra_seconds = cost.last_stage.backward() + in.last_tp_backward_seconds;
-    schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight;
+    const EdgeShortfall shortfall = edge_shortfall(layout, in);
+    const double first_missing = shortfall.first_layers, last_missing = shortfall.last_layers;
+    schedule.first_forward_extra_seconds = cost.first_stage.forward + in.first_tp_seconds - first_missing * in.layer_forward_seconds;
+    schedule.first_backward_extra_seconds = cost.first_stage.backward() - first_missing * in.layer_backward_seconds;
+    schedule.first_weight_grad_extra_seconds = cost.first_stage.backward_weight - first_missing * layer.backward_weight;
+    schedule.last_forward_extra_seconds = cost.last_stage.forward + in.last_tp_forward_seconds - last_missing * in.layer_forward_seconds;
+    schedule.last_backward_extra_seconds = cost.last_stage.backward() + in.last_tp_backward_seconds - last_missing * in.layer_backward_seconds;
+    schedule.last_weight_grad_extra_seconds = cost.last_stage.backward_weight - last_missing * layer.backward_weight;
     // DualPipe's F&B cells: F + B. What one chunk hides behind the other is the MoE all-to-all, which F and B already
     // leave out when overlap.ep_all_to_all is on (add_ep_comm: only the SMs it holds are charged).
     schedule.forward_backward_seconds = 0;
@@ -322,12 +333,17 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.param_gather_exposed_seconds = param_gather.cost();
     estimate.step_seconds = estimate.makespan_seconds + estimate.dp_tail_exposed_seconds + estimate.param_gather_exposed_seconds + estimate.optimizer_seconds;
 
-    // The breakdown, on the stage with the most work per micro-batch (the first or the last carries the edges).
+    // The breakdown, on the stage with the most work per micro-batch: the first or the last (they carry the edges), or a
+    // middle one where both edges hold fewer layers and their edge work does not make up for it.
     const double first_busy = schedule.first_forward_extra_seconds + schedule.first_backward_extra_seconds +
                               (layout.pp == 1 ? schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds : 0.0);
     const double last_busy = schedule.last_forward_extra_seconds + schedule.last_backward_extra_seconds;
-    const bool first_is_busiest = layout.pp == 1 || first_busy >= last_busy;
-    estimate.busiest_stage = first_is_busiest ? 0 : layout.pp - 1;
+    const bool middle_is_busiest = layout.pp > 2 && std::max(first_busy, last_busy) < 0.0;
+    const bool first_is_busiest = layout.pp == 1 || (!middle_is_busiest && first_busy >= last_busy);
+    estimate.busiest_stage = first_is_busiest ? 0 : middle_is_busiest ? 1 : layout.pp - 1;
+    // The layers that stage runs: the busiest stage's, less what an edge stage lacks (edge_shortfall).
+    const EdgeShortfall shortfall = edge_shortfall(layout, in);
+    const double busy_layers = layers - (middle_is_busiest || layout.pp == 1 ? 0 : first_is_busiest ? shortfall.first_layers : shortfall.last_layers);
     // The share of the micro-batches for which that device runs each edge stage: all of one edge under the one-way
     // schedules (both with one stage); DualPipe's end devices each run both edges, one direction's half each;
     // DualPipeV's device 0 runs both edges for every micro-batch.
@@ -335,26 +351,26 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     const bool both_edges = layout.pp == 1 || layout.schedule == ScheduleKind::dualpipe_v;
     if (dualpipe || both_edges) estimate.busiest_stage = 0;
     const double has_first = dualpipe ? 0.5 : (both_edges || first_is_busiest) ? 1.0 : 0.0;
-    const double has_last = dualpipe ? 0.5 : (both_edges || !first_is_busiest) ? 1.0 : 0.0;
+    const double has_last = dualpipe ? 0.5 : (both_edges || (!first_is_busiest && !middle_is_busiest)) ? 1.0 : 0.0;
     StepBreakdown& parts = estimate.breakdown;
     const auto edges = [&](double PassSeconds::*field) {
         return has_first * cost.first_stage.*field + has_last * cost.last_stage.*field;
     };
-    estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * layers;
+    estimate.runs_per_step[static_cast<int>(KernelScope::layer)] = m * busy_layers;
     estimate.runs_per_step[static_cast<int>(KernelScope::first_stage)] = has_first ? m : 0.0;
     estimate.runs_per_step[static_cast<int>(KernelScope::last_stage)] = has_last ? m : 0.0;
     estimate.runs_per_step[static_cast<int>(KernelScope::step)] = 1.0;
-    parts.gemm_seconds = m * (layers * layer.gemm + edges(&PassSeconds::gemm));
-    parts.attention_seconds = m * (layers * layer.attention + edges(&PassSeconds::attention));
-    parts.elementwise_seconds = m * (layers * layer.elementwise + edges(&PassSeconds::elementwise));
+    parts.gemm_seconds = m * (busy_layers * layer.gemm + edges(&PassSeconds::gemm));
+    parts.attention_seconds = m * (busy_layers * layer.attention + edges(&PassSeconds::attention));
+    parts.elementwise_seconds = m * (busy_layers * layer.elementwise + edges(&PassSeconds::elementwise));
     parts.optimizer_seconds = estimate.optimizer_seconds;
     double* exposed = parts.exposed_comm_seconds;
-    exposed[static_cast<int>(CommAxis::tp)] = m * (layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
+    exposed[static_cast<int>(CommAxis::tp)] = m * (busy_layers * (comm.tp_forward.cost() + comm.tp_recompute.cost() + comm.tp_backward.cost()) +
                                                    has_first * in.first_tp_seconds +
                                                    has_last * (in.last_tp_forward_seconds + in.last_tp_backward_seconds));
-    exposed[static_cast<int>(CommAxis::cp)] = m * layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
+    exposed[static_cast<int>(CommAxis::cp)] = m * busy_layers * (comm.cp_forward.cost() + comm.cp_recompute.cost() + comm.cp_backward.cost());
     exposed[static_cast<int>(CommAxis::dp)] = m * (in.zero3_forward.cost() + in.zero3_backward.cost() + in.zero2_backward.cost()) + dp_tail.cost() + param_gather.cost();
-    exposed[static_cast<int>(CommAxis::ep)] = m * layers * in.moe_share * (comm.ep_forward.cost() + comm.ep_recompute.cost() + comm.ep_backward.cost());
+    exposed[static_cast<int>(CommAxis::ep)] = m * busy_layers * in.moe_share * (comm.ep_forward.cost() + comm.ep_recompute.cost() + comm.ep_backward.cost());
     double pp_exposed = 0;
     if (layout.pp > 1) {
         const double chunks = chunks_per_device_share(layout);
@@ -415,7 +431,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     const TpComm tp = tp_layer_comm(scenario, layout);
     const CpComm cp = cp_layer_comm(scenario, layout);
     const int microbatches = scenario.train.global_batch / (layout.dp * layout.micro_batch);
-    const int stage_layers = layers_on_first_stage(scenario.model.layers, layout.pp);
+    const int stage_layers = pipeline_split(scenario, layout.pp).most_layers();
     const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
     DpComm dp = dp_comm(scenario, layout, stage.dense_per_gpu(), stage_layers, microbatches);
     if (stage.expert_per_gpu > 0) {

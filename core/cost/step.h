@@ -25,7 +25,7 @@ LayerCost layer_cost(const Scenario&, const LayerSplit&, bool keep_kernels);
 // The mean layer of a stage whose share moe_share of layers has experts: what x stage layers gives the stage's compute.
 PassSeconds mean_layer(const LayerCost&, double moe_share);
 // The share of the heaviest pipeline stage's layers that have routed experts (0 for a dense model).
-double stage_moe_share(const ModelSpec&, int pp);
+double stage_moe_share(const Scenario&, int pp);
 
 // Communication that may hide behind compute: what shows on the compute stream, and the compute it slows while hidden.
 struct Overlapped {
@@ -48,7 +48,8 @@ struct LayerComm {
 // the schedules it tries on the same layout.
 struct StepInputs {
     int microbatches = 1;
-    int stage_layers = 1;
+    int stage_layers = 1;               // the busiest stage's layers (PipelineSplit::most_layers): every stage is timed at it
+    int first_stage_layers = 1, last_stage_layers = 1;  // the edge stages' own layers: the schedule takes off what they lack
     TpComm tp;
     CpComm cp;
     PpComm pp;
@@ -74,6 +75,14 @@ StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&, const M
 // The pipeline schedule's parameters for the layout's schedule: per-micro-batch stage durations with the exposed
 // communication, the uneven first and last stages, the sends.
 ScheduleParams schedule_params(const Scenario&, const Layout&, const LayerCost&, const StepInputs&);
+
+// The layers the first and the last stage's edge chunk lack against the busiest stage's (one each when the embedding and
+// the loss take a layer's place; the last stages' share when the layers do not divide): one-way schedules only, where
+// the edges are a device's first and last chunk, and never more than a chunk holds.
+struct EdgeShortfall {
+    int first_layers = 0, last_layers = 0;
+};
+EdgeShortfall edge_shortfall(const Layout&, const StepInputs&);
 
 // How the pipeline's makespan is found: by generating the schedule (evaluate) or in closed form (a search's first pass).
 enum class PipelineTiming { timeline, closed_form };

@@ -104,6 +104,10 @@ public:
             const bool first_of_device = stage < layout_.pp || chunks_ == 1;
             stage_layer_counts_.push_back(in_.stage_layers / chunks_ + (first_of_device && chunks_ == 2 ? in_.stage_layers % 2 : 0));
         }
+        // The edge chunks hold the layers their stages have, as the schedule times them.
+        const EdgeShortfall shortfall = edge_shortfall(layout_, in_);
+        stage_layer_counts_.front() -= shortfall.first_layers;
+        stage_layer_counts_.back() -= shortfall.last_layers;
         // The device holding each model stage for each micro-batch, from the forwards (DualPipe runs a stage on two devices).
         for (const PipelineOp& op : timeline_.ops)
             if (op.kind == PipelineOpKind::forward) stage_device_[{op.stage, op.microbatch}] = op.device;
@@ -600,6 +604,9 @@ private:
         trace.detail = detail;
         trace.step_seconds = step_.step_seconds;
         trace.stage_layers = in_.stage_layers;
+        const EdgeShortfall shortfall = edge_shortfall(layout_, in_);
+        trace.first_stage_layers = in_.stage_layers - shortfall.first_layers;
+        trace.last_stage_layers = in_.stage_layers - shortfall.last_layers;
         trace.microbatches = step_.schedule.microbatches;
         Placement placement;
         placement.slices = &trace.slices;
@@ -832,8 +839,13 @@ std::string trace_to_json(const Scenario& scenario, const Report& report, const 
                         "stage runs the same step in the model. Times in microseconds from the step's start.";
     if (trace.detail != TraceDetail::kernels) about += " The step has too many kernels for one slice each: the compute thread has one slice per " +
                                                        std::string(trace.detail == TraceDetail::layers ? "layer pass" : "pipeline op") + ".";
-    if (scenario.model.layers % std::max(1, report.layout.pp) != 0)
-        about += " Every stage runs the heaviest stage's " + std::to_string(trace.stage_layers) + " layers, as the model times it.";
+    other["first_stage_layers"] = trace.first_stage_layers;
+    other["last_stage_layers"] = trace.last_stage_layers;
+    if (report.layout.pp > 1 && (scenario.model.layers % report.layout.pp != 0 || trace.first_stage_layers != trace.stage_layers ||
+                                 trace.last_stage_layers != trace.stage_layers)) {
+        about += " The middle stages run the heaviest stage's " + std::to_string(trace.stage_layers) + " layers, as the model times them; the first runs " +
+                 std::to_string(trace.first_stage_layers) + " and the last " + std::to_string(trace.last_stage_layers) + ".";
+    }
     other["about"] = about;
     out += other.dump();
     out += "\n}\n";

@@ -53,7 +53,8 @@ struct StepTrace {
     std::vector<TraceSlice> slices;            // by stage, then thread, then time; never overlapping within a thread
     std::vector<double> stage_compute_seconds; // per stage: the compute thread's slices summed
     double step_seconds = 0;                   // the modelled step (report.compute.modelled_step_seconds)
-    int stage_layers = 0;                      // layers each stage runs (the heaviest stage's, as the model has it)
+    int stage_layers = 0;                      // layers each middle stage runs (the heaviest stage's, as the model has it)
+    int first_stage_layers = 0, last_stage_layers = 0;  // what the edge stages run (fewer where the split leaves them fewer)
     int microbatches = 0;
 };
 

@@ -21,6 +21,30 @@ Layout layout_of(const Scenario& scenario) {
     return layout;
 }
 
+namespace {
+int places_on(const PipelineSplit& split, int stage) { return split.places() / split.stages + (stage < split.places() % split.stages ? 1 : 0); }
+}  // namespace
+
+int PipelineSplit::layers_on(int stage) const {
+    const bool edges = edges_count();
+    return places_on(*this, stage) - (edges && stage == 0 ? 1 : 0) - (edges && stage == stages - 1 ? 1 : 0);
+}
+
+int PipelineSplit::first_layer_of(int stage) const {
+    const int place = stage * (places() / stages) + std::min(stage, places() % stages);
+    return edges_count() && stage > 0 ? place - 1 : place;  // the embedding's place is not a layer
+}
+
+int PipelineSplit::most_layers() const {
+    if (!edges_count()) return places_on(*this, 0);
+    const int edges = std::max(layers_on(0), layers_on(stages - 1));
+    return stages > 2 ? std::max(edges, places_on(*this, 1)) : edges;  // stage 1 is the fullest middle stage
+}
+
+PipelineSplit pipeline_split(const Scenario& scenario, int stages) {
+    return PipelineSplit{scenario.model.layers, stages, scenario.train.embedding_and_loss_as_layers};
+}
+
 Scenario apply_layout(Scenario scenario, const Layout& layout) {
     scenario.parallel.tp = layout.tp;
     scenario.parallel.pp = layout.pp;
@@ -65,18 +89,29 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     if (model.heads % layout.tp != 0) {
         return problem("parallel.tp", std::to_string(layout.tp) + " does not divide the " + std::to_string(model.heads) + " attention heads");
     }
-    if (1LL * layout.pp * layout.virtual_stages > model.layers) {
+    // Each model chunk holds a layer at least (with the embedding and the loss as layers, the edge chunks may hold them alone).
+    const PipelineSplit split = pipeline_split(scenario, layout.pp);
+    if (1LL * layout.pp * layout.virtual_stages > split.places()) {
         return problem("parallel.pp", "pp x virtual_stages = " + std::to_string(1LL * layout.pp * layout.virtual_stages) +
-                                          " is more than the " + std::to_string(model.layers) + " layers");
+                                          " is more than the " + std::to_string(model.layers) + " layers" +
+                                          (split.edges_count() ? " and the embedding and the loss" : ""));
     }
     if (layout.virtual_stages > 1 && layout.schedule != ScheduleKind::interleaved) {
         return problem("parallel.virtual_stages", "only the interleaved schedule has virtual stages");
     }
-    // Megatron gives every model chunk the same layers: the busiest stage's ceil(L / pp) must split into v equal chunks.
-    const long long stage_layers = (model.layers + layout.pp - 1) / layout.pp;
-    if (layout.virtual_stages > 1 && stage_layers % layout.virtual_stages != 0) {
+    // Megatron gives every model chunk the same layers: the busiest stage's ceil(L / pp) must split into v equal chunks
+    // (with the embedding and the loss as layers, its places: the first chunk holds the embedding and a layer fewer).
+    if (layout.virtual_stages > 1 && split.busiest_places() % layout.virtual_stages != 0) {
         return problem("parallel.virtual_stages", std::to_string(layout.virtual_stages) + " chunks do not split the " +
-                                                      std::to_string(stage_layers) + " layers of a pipeline stage evenly");
+                                                      std::to_string(split.busiest_places()) +
+                                                      (split.edges_count() ? " layer places (the embedding and the loss take one each)" : " layers") +
+                                                      " of a pipeline stage evenly");
+    }
+    // DualPipe and DualPipeV put the model's two ends on the same devices: their stages stay whole.
+    if (split.edges_count() && (layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v)) {
+        return problem("train.embedding_and_loss_as_layers", "trims the first and last of a one-way pipeline; " +
+                                                                 std::string(layout.schedule == ScheduleKind::dualpipe ? "DualPipe" : "DualPipeV") +
+                                                                 " holds both ends on one device");
     }
     if (train.seq_len % layout.cp != 0) {
         return problem("parallel.cp", std::to_string(layout.cp) + " does not divide seq_len " + std::to_string(train.seq_len));

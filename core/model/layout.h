@@ -43,6 +43,25 @@ struct LayoutProblem {
 std::optional<LayoutProblem> check_layout(const Scenario&, const Layout&);
 inline bool layout_is_valid(const Scenario& scenario, const Layout& layout) { return !check_layout(scenario, layout); }
 
+// How a pipeline of `stages` splits the model's layers, as Megatron does: L / stages each, the first stages one more
+// when they do not divide. With the scenario's train.embedding_and_loss_as_layers the split counts L + 2 places, the
+// embedding taking the first stage's first and the loss the last stage's last (Dubey et al. 2024 sec 3.3.2).
+struct PipelineSplit {
+    int layers = 1;
+    int stages = 1;
+    bool embedding_and_loss_as_layers = false;
+
+    bool edges_count() const { return embedding_and_loss_as_layers && stages > 1; }
+    int places() const { return layers + (edges_count() ? 2 : 0); }
+    int layers_on(int stage) const;
+    int first_layer_of(int stage) const;
+    // The most layers any stage holds: every stage is timed at it, the edge stages less what they lack (step.cpp).
+    int most_layers() const;
+    // The busiest stage's places, ceil(places / stages): what interleaving splits into v equal chunks.
+    int busiest_places() const { return (places() + stages - 1) / stages; }
+};
+PipelineSplit pipeline_split(const Scenario&, int stages);
+
 // The layout's degrees in one line, as the sizing tables print it: "TP 1 PP 2 DP 1024 EP 256 ZeRO 1" (CP, EP and ETP
 // only where more than 1), so a cluster that needs expert parallelism to fit never reads as if it did not.
 std::string layout_label(const Layout&);

@@ -33,6 +33,10 @@ struct TrainSpec {
     // Weight gradients accumulated into the fp32 main gradients by the GEMM itself (Megatron --gradient-accumulation-fusion,
     // since 2022-02; in fp16 since 2022-09, commit 07916bf); off, each micro-batch adds them in a separate pass.
     bool gradient_accumulation_fusion = true;
+    // The embedding and the loss each take one layer's place when a pipeline splits the layers, so the first and the last
+    // stage hold one layer fewer (Llama 3, Dubey et al. 2024 sec 3.3.2; Megatron-LM --account-for-embedding-in-pipeline-split
+    // and --account-for-loss-in-pipeline-split). Off: every stage takes L / pp, the first stages the remainder.
+    bool embedding_and_loss_as_layers = false;
     // Set by the scenario parser when a file leaves global_batch out and the default does not divide over its layout: the
     // batch became the smallest multiple of dp x micro_batch not below the default, as DeepSpeed derives train_batch_size
     // from micro-batch x accumulation x data-parallel size. The report carries a note saying so.

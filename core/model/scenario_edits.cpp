@@ -64,12 +64,13 @@ void settle_experts(Scenario& scenario, std::vector<std::string>& notes) {
     }
 }
 
-// The chunk count nearest `wanted` in `direction` (-1: at most, +1: at least) that splits a stage's ceil(L / pp) layers
-// into equal whole chunks with a layer each (check_layout's rule); 1 when none does.
-int chunks_splitting_stage(int layers, int pp, int wanted, int direction) {
-    const int stage_layers = (layers + pp - 1) / pp;
-    for (int v = wanted; v >= 2 && v <= stage_layers; v += direction) {
-        if (stage_layers % v == 0 && 1LL * pp * v <= layers) return v;
+// The chunk count nearest `wanted` in `direction` (-1: at most, +1: at least) that splits the busiest stage's places
+// (PipelineSplit) into equal whole chunks with a layer each (check_layout's rule); 1 when none does.
+int chunks_splitting_stage(const Scenario& scenario, int pp, int wanted, int direction) {
+    const PipelineSplit split = pipeline_split(scenario, pp);
+    const int stage_places = split.busiest_places();
+    for (int v = wanted; v >= 2 && v <= stage_places; v += direction) {
+        if (stage_places % v == 0 && 1LL * pp * v <= split.places()) return v;
     }
     return 1;
 }
@@ -100,11 +101,11 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
         parallel.pp = pp;
     }
     if (parallel.virtual_stages > 1) {
-        const int v = chunks_splitting_stage(model.layers, parallel.pp, parallel.virtual_stages, -1);
+        const int v = chunks_splitting_stage(scenario, parallel.pp, parallel.virtual_stages, -1);
         if (v != parallel.virtual_stages) {
             notes.push_back(change("Virtual stages", parallel.virtual_stages, v,
-                                   "each chunk holds the same whole layers (" + std::to_string((model.layers + parallel.pp - 1) / parallel.pp) +
-                                       " per stage)"));
+                                   "each chunk holds the same whole layers (" + std::to_string(pipeline_split(scenario, parallel.pp).busiest_places()) +
+                                       (scenario.train.embedding_and_loss_as_layers ? " places" : "") + " per stage)"));
             parallel.virtual_stages = v;
         }
     }
@@ -325,7 +326,7 @@ Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
         case LayoutAxis::ep:
         case LayoutAxis::etp: break;  // with_expert_axis
     }
-    if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario.model.layers, parallel.pp, value, -1) != value) {
+    if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario, parallel.pp, value, -1) != value) {
         return refused(scenario, "parallel.virtual_stages", std::to_string(value) + " chunks do not split the " +
                                                                 std::to_string((scenario.model.layers + parallel.pp - 1) / parallel.pp) +
                                                                 " layers of a pipeline stage evenly");
@@ -363,7 +364,7 @@ Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
     ParallelSpec& parallel = result.parallel;
     parallel.schedule = kind;
     if (kind != ScheduleKind::interleaved) parallel.virtual_stages = 1;
-    else if (parallel.virtual_stages == 1) parallel.virtual_stages = chunks_splitting_stage(scenario.model.layers, parallel.pp, 2, +1);
+    else if (parallel.virtual_stages == 1) parallel.virtual_stages = chunks_splitting_stage(scenario, parallel.pp, 2, +1);
     if (kind == ScheduleKind::interleaved && microbatches_per_step(scenario) % parallel.pp != 0) {
         return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
                                                           ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");
@@ -409,6 +410,14 @@ Edit with_sequence_parallel(const Scenario& scenario, bool on) {
     Scenario result = scenario;
     result.train.sequence_parallel = on;
     return settle(result, Moved::other);
+}
+
+Edit with_embedding_and_loss_as_layers(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.train.embedding_and_loss_as_layers = on;
+    const auto problem = check_layout(result, layout_of(result));
+    if (problem && problem->field == "train.embedding_and_loss_as_layers") return {scenario, {}, problem};
+    return settle(result, Moved::other);  // the interleaved chunks follow the stage's places
 }
 
 Edit with_flash_attention(const Scenario& scenario, bool on) {
@@ -536,6 +545,7 @@ Choices choices_of(const Scenario& scenario) {
     choices.virtual_stages = offered(v_candidates, axis(LayoutAxis::virtual_stages));
     choices.zero = offered(std::vector<int>{0, 1, 2, 3}, [&](int stage) { return with_zero(scenario, stage); });
     choices.sequence_parallel_off = with_sequence_parallel(scenario, false).ok();
+    choices.embedding_and_loss_as_layers_on = with_embedding_and_loss_as_layers(scenario, true).ok();
     if (model.is_moe()) {
         choices.ep = offered(divisors_of(model.experts), axis(LayoutAxis::ep));
         choices.etp = offered(divisors_of(model.expert_ffn_hidden), axis(LayoutAxis::etp));

@@ -42,6 +42,8 @@ Edit with_seq_len(const Scenario&, int seq_len);
 Edit with_global_batch(const Scenario&, int global_batch);
 Edit with_sequence_parallel(const Scenario&, bool on);
 Edit with_flash_attention(const Scenario&, bool on);
+// The embedding and the loss each take a layer's place in the pipeline split (refused under DualPipe and DualPipeV).
+Edit with_embedding_and_loss_as_layers(const Scenario&, bool on);
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
 Edit with_load_imbalance(const Scenario&, double max_over_mean);  // moe.load_imbalance, 1 to 16
 Edit with_capacity_factor(const Scenario&, double factor);        // moe.capacity_factor: 0 (none) or 1 to 16
@@ -67,6 +69,7 @@ struct Choices {
     std::vector<ScheduleKind> schedules;
     std::vector<Recompute> recomputes;
     bool sequence_parallel_off = true;          // false where it must stay on (a model with experts under TP)
+    bool embedding_and_loss_as_layers_on = true;  // false under DualPipe and DualPipeV, whose stages stay whole
 };
 Choices choices_of(const Scenario&);
 

@@ -117,6 +117,7 @@ void read_train(TrainSpec& train, const nlohmann::json& object) {
     train.flash_attention = reader.boolean("flash_attention").value_or(train.flash_attention);
     train.dropout = reader.boolean("dropout").value_or(train.dropout);
     train.gradient_accumulation_fusion = reader.boolean("gradient_accumulation_fusion").value_or(train.gradient_accumulation_fusion);
+    train.embedding_and_loss_as_layers = reader.boolean("embedding_and_loss_as_layers").value_or(train.embedding_and_loss_as_layers);
     train.deadline_days = reader.number("deadline_days", 1e-3, 1e6).value_or(train.deadline_days);
     if (auto framework = reader.string("framework")) {
         if (*framework == framework_name(Framework::megatron)) train.framework = Framework::megatron;
@@ -348,6 +349,7 @@ nlohmann::json full_json(const Scenario& s) {
     json["train"] = {{"seq_len", s.train.seq_len}, {"micro_batch", s.train.micro_batch}, {"global_batch", s.train.global_batch},
                      {"tokens", s.train.tokens}, {"recompute", recompute_name(s.train.recompute)},
                      {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention}, {"dropout", s.train.dropout}, {"gradient_accumulation_fusion", s.train.gradient_accumulation_fusion},
+                     {"embedding_and_loss_as_layers", s.train.embedding_and_loss_as_layers},
                      {"deadline_days", s.train.deadline_days}, {"framework", framework_name(s.train.framework)}};
     json["precision"] = precision_json(s.precision);
     json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
