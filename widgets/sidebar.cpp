@@ -46,6 +46,7 @@ void layout_controls(core::Scenario& scenario, const core::Report& report, EditF
         axis_slider("Virtual stages", scenario, core::LayoutAxis::virtual_stages, feedback,
                     "Model chunks per GPU: the bubble shrinks v-fold, pipeline sends grow v-fold (Narayanan 2021 sec 2.2.2).");
     }
+    if (scenario.parallel.pp > 1) edge_stages_checkbox("Balance edge stages", scenario, feedback);
 }
 
 void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
