@@ -105,9 +105,9 @@ public:
             stage_layer_counts_.push_back(in_.stage_layers / chunks_ + (first_of_device && chunks_ == 2 ? in_.stage_layers % 2 : 0));
         }
         // The edge chunks hold the layers their stages have, as the schedule times them.
-        const EdgeShortfall shortfall = edge_shortfall(layout_, in_);
-        stage_layer_counts_.front() -= shortfall.first_layers;
-        stage_layer_counts_.back() -= shortfall.last_layers;
+        shortfall_ = edge_shortfall(layout_, in_);
+        stage_layer_counts_.front() -= shortfall_.first_layers;
+        stage_layer_counts_.back() -= shortfall_.last_layers;
         // The device holding each model stage for each micro-batch, from the forwards (DualPipe runs a stage on two devices).
         for (const PipelineOp& op : timeline_.ops)
             if (op.kind == PipelineOpKind::forward) stage_device_[{op.stage, op.microbatch}] = op.device;
@@ -132,6 +132,7 @@ private:
     Layout layout_;
     LayerCost cost_;
     StepInputs in_;
+    EdgeShortfall shortfall_;  // the layers the edge chunks lack (step.h), once for every detail tried
     StepEstimate step_;
     ScheduleTimeline timeline_;
     int virtual_stages_ = 1, chunks_ = 1;
@@ -604,9 +605,8 @@ private:
         trace.detail = detail;
         trace.step_seconds = step_.step_seconds;
         trace.stage_layers = in_.stage_layers;
-        const EdgeShortfall shortfall = edge_shortfall(layout_, in_);
-        trace.first_stage_layers = in_.stage_layers - shortfall.first_layers;
-        trace.last_stage_layers = in_.stage_layers - shortfall.last_layers;
+        trace.first_stage_layers = in_.stage_layers - shortfall_.first_layers;
+        trace.last_stage_layers = in_.stage_layers - shortfall_.last_layers;
         trace.microbatches = step_.schedule.microbatches;
         Placement placement;
         placement.slices = &trace.slices;
