@@ -5,7 +5,8 @@ namespace {
 
 constexpr ImU32 rgb(unsigned r, unsigned g, unsigned b) { return IM_COL32(r, g, b, 255); }
 
-// Okabe-Ito-like hues: distinguishable for colour-blind viewers and on a washed-out projector.
+// Okabe-Ito-like hues: distinguishable for colour-blind viewers and on a washed-out projector. Every colour a panel may
+// write text in reads at WCAG's 4.5:1 on the panel background, in both themes (tests/render/test_palette.cpp).
 Palette dark_palette() {
     Palette p{};
     p.weights = rgb(86, 180, 233);
@@ -14,7 +15,7 @@ Palette dark_palette() {
     p.optimizer = rgb(204, 121, 167);
     p.optimizer_second = rgb(160, 90, 140);
     p.activations = rgb(240, 228, 66);
-    p.kv_cache = rgb(150, 150, 230);
+    p.kv_cache = rgb(130, 120, 200);  // apart from the weights' blue under deuteranopia (tests/render/test_palette.cpp)
     p.forward = rgb(86, 180, 233);
     p.backward = rgb(230, 159, 0);
     p.weight_grad = rgb(0, 158, 115);
@@ -26,7 +27,7 @@ Palette dark_palette() {
     p.infiniband = rgb(213, 94, 0);
     p.hbm = rgb(86, 180, 233);
     p.compute = rgb(240, 240, 240);
-    p.over_budget = rgb(235, 64, 52);
+    p.over_budget = rgb(240, 80, 70);
     p.within_budget = rgb(80, 200, 120);
     p.warning = rgb(240, 190, 60);
     p.text = rgb(235, 235, 235);
@@ -45,32 +46,32 @@ Palette light_palette() {
     Palette p = dark_palette();
     p.weights = rgb(0, 114, 178);
     p.grads = rgb(0, 130, 95);
-    p.master = rgb(200, 120, 0);
+    p.master = rgb(163, 98, 0);  // darker than the dark theme's orange: 4.5:1 on white, and apart from the yellow
     p.optimizer = rgb(180, 80, 140);
     p.optimizer_second = rgb(130, 60, 110);
     p.activations = rgb(190, 170, 0);
     p.forward = rgb(0, 114, 178);
-    p.backward = rgb(200, 120, 0);
+    p.backward = p.master;
     p.weight_grad = rgb(0, 130, 95);
     p.idle = rgb(215, 215, 220);
     p.memory_wall = p.weights;
     p.time_wall = p.master;
     p.serving_wall = p.optimizer;
-    p.nvlink = rgb(70, 140, 0);
-    p.infiniband = rgb(200, 80, 0);
+    p.nvlink = rgb(64, 128, 0);
+    p.infiniband = rgb(194, 77, 0);
     p.hbm = p.weights;
     p.compute = rgb(30, 30, 30);
     p.over_budget = rgb(200, 30, 30);
-    p.within_budget = rgb(30, 150, 70);
-    p.warning = rgb(190, 130, 0);
+    p.within_budget = rgb(26, 131, 61);
+    p.warning = rgb(151, 103, 0);
     p.text = rgb(20, 20, 25);
     p.text_dim = rgb(90, 90, 100);
     p.grid = IM_COL32(0, 0, 0, 30);
     p.axis = rgb(60, 60, 65);
     p.panel_background = rgb(250, 250, 250);
     p.ceiling = rgb(40, 40, 45);
-    const ImU32 series[8] = {rgb(0, 114, 178), rgb(200, 120, 0), rgb(0, 130, 95), rgb(180, 80, 140),
-                             rgb(160, 140, 0), rgb(200, 80, 0), rgb(90, 90, 200), rgb(90, 90, 90)};
+    const ImU32 series[8] = {rgb(0, 114, 178), rgb(163, 98, 0), rgb(0, 130, 95), rgb(180, 80, 140),
+                             rgb(131, 114, 0), rgb(194, 77, 0), rgb(90, 90, 200), rgb(90, 90, 90)};
     for (int i = 0; i < 8; ++i) p.series[i] = series[i];
     return p;
 }
