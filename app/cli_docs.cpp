@@ -202,7 +202,7 @@ The export could not open a display, create an OpenGL context or write a file, o
 Invalid input: a usage error, or a scenario or lesson file that cannot be read or is refused.
 .TP
 .B 3
-Over budget:
+Over budget, or nothing fits:
 .B cost
 found the estimate above the budget (the scenario's
 .I budget.dollars
@@ -210,7 +210,9 @@ or
 .BR \-\-budget ),
 or
 .B plan \-\-size
-found no cluster within the deadline and the budget. The line on standard error names the overrun.
+found no cluster within the deadline and the budget, or
+.B plan
+found no layout that fits in HBM. The line on standard error names the overrun.
 .SH ENVIRONMENT
 .TP
 .B SHARDSCOPE_ASSETS

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace app {
 namespace {
@@ -22,9 +23,12 @@ std::string price_origin(const core::Scenario& scenario) {
 }
 
 // The sentence to paste, then the figures it is made of, one per line.
-std::string plain_text(const core::Scenario& scenario, const core::Report& report, const std::string& sentence) {
+std::string plain_text(const core::Scenario& scenario, const core::Report& report, const std::string& sentence,
+                       const std::vector<std::string>& warnings) {
     const core::BudgetReport& budget = report.budget;
-    std::string text = sentence + "\n\n";
+    std::string text = sentence + "\n";
+    for (const std::string& warning : warnings) text += "Warning: " + warning + ".\n";
+    text += "\n";
     const auto line = [&](const char* label, const std::string& value) {
         char buffer[32];
         std::snprintf(buffer, sizeof buffer, "  %-13s ", label);
@@ -52,6 +56,7 @@ int run_cost(const core::Scenario& input, bool json, std::optional<double> budge
     const core::Report report = core::evaluate(scenario);
     const core::BudgetReport& budget = report.budget;
     const std::string sentence = core::budget_sentence(scenario, budget);
+    const std::vector<std::string> warnings = core::budget_warnings(scenario, report);
     if (json) {
         nlohmann::ordered_json out;
         out["sentence"] = sentence;
@@ -70,10 +75,14 @@ int run_cost(const core::Scenario& input, bool json, std::optional<double> budge
             out["buffer_dollars"] = budget.buffer_dollars;
         }
         out["within_budget"] = budget.within_budget;
+        out["fits"] = report.memory.fits;
+        out["warnings"] = warnings;
         std::fputs((out.dump(2) + "\n").c_str(), stdout);
     } else {
-        std::fputs(plain_text(scenario, report, sentence).c_str(), stdout);
+        std::fputs(plain_text(scenario, report, sentence, warnings).c_str(), stdout);
     }
+    // Priced as asked, but said where a script looks: the run as written cannot happen.
+    for (const std::string& warning : warnings) std::fprintf(stderr, "shardscope: cost: warning: %s\n", warning.c_str());
     if (budget.within_budget) return 0;
     std::fprintf(stderr, "shardscope: cost: the estimate %s exceeds the budget %s by %s\n", core::format_dollars(budget.total_dollars).c_str(),
                  core::format_dollars(budget.budget_dollars).c_str(), core::format_dollars(-budget.buffer_dollars).c_str());

@@ -84,7 +84,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("scenario", "model", text.model_name + ", " + core::format_count(report.memory.params) + " parameters");
     row("scenario", "GPU", text.gpu_name);
     row("scenario", "recipe", text.recipe_name);
-    row("layout", "GPUs", format_whole(layout.gpus) + " on " + format_whole(layout.nodes) + " nodes of " + format_whole(layout.gpus_per_node));
+    row("layout", "GPUs", format_whole(layout.gpus) + " on " + core::format_counted(static_cast<long long>(layout.nodes), "node", "nodes") + " of " + format_whole(layout.gpus_per_node));
     row("layout", "parallelism", core::layout_label(core::layout_of(scenario)));
     row("layout", "micro-batches per step", format_whole(layout.microbatches));
 

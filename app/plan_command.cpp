@@ -127,10 +127,10 @@ std::string plan_table(const core::Scenario& scenario, const RankedPlan& ranked)
     std::string out = scenario.model.name + " on " + std::to_string(scenario.cluster.gpus) + " x " + scenario.cluster.gpu.name + ", global batch " +
                       std::to_string(scenario.train.global_batch) + " x " + std::to_string(scenario.train.seq_len) + " tokens, " +
                       core::format_bytes(scenario.cluster.gpu.hbm_bytes) + " HBM per GPU\n";
+    const std::string searched = std::to_string(ranked.plan.layouts_considered) + " considered, searched in " + core::format_seconds(ranked.search_seconds);
+    if (ranked.rows.empty()) return out + "No layout fits (" + searched + ").\n";
     out += "The " + std::to_string(ranked.rows.size()) + " fastest of " + std::to_string(ranked.plan.layouts_fitting) + " layouts that fit (" +
-           std::to_string(ranked.plan.layouts_considered) + " considered, searched in " + core::format_seconds(ranked.search_seconds) + "), by " +
-           kRankedBy + ".\n\n";
-    if (ranked.rows.empty()) return out;
+           searched + "), by " + kRankedBy + ".\n\n";
     TextTable table;
     table.headers = {"rank", "TP", "PP", "CP", "DP", "ZeRO", "micro-batch", "recompute", "schedule", "SP", "memory/GPU", "activations", "step", "compute",
                      "bubble", "exposed comm", "MFU", "folded v"};
@@ -172,6 +172,7 @@ int run_plan(const core::Scenario& scenario, const PlanCommandOptions& options) 
     std::fputs(text.c_str(), stdout);
     if (ranked.rows.empty()) {
         std::fprintf(stderr, "shardscope: plan: no layout fits in %s of HBM per GPU\n", core::format_bytes(scenario.cluster.gpu.hbm_bytes).c_str());
+        return kNothingFits;
     }
     return 0;
 }

@@ -15,7 +15,11 @@ struct PlanCommandOptions {
     OutputFormat format = OutputFormat::json;
 };
 
-// Returns the exit status; prints to stdout, errors as one line to stderr.
+// Exit status when no layout fits in HBM: the ranking (empty) is printed, and one line on stderr says why. The same 3 as
+// plan --size finding no cluster and cost over its budget: what was asked for cannot be had.
+inline constexpr int kNothingFits = 3;
+
+// Returns the exit status (0, or kNothingFits); prints to stdout, errors as one line to stderr.
 int run_plan(const core::Scenario& scenario, const PlanCommandOptions& options);
 
 // A layout as the plan JSON writes it (plan --size writes the same).

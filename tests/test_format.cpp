@@ -60,3 +60,10 @@ TEST_CASE("format_typed: a value in a message reads as typed: got -4, not -4.000
     CHECK(core::format_typed(0.01) == "0.01");
     CHECK(core::format_typed(1e300) == "1e+300");
 }
+
+TEST_CASE("format_counted: one node, 8 nodes, 0 nodes: the noun agrees with its count", "[format]") {
+    CHECK(core::format_counted(1, "node", "nodes") == "1 node");
+    CHECK(core::format_counted(8, "node", "nodes") == "8 nodes");
+    CHECK(core::format_counted(0, "node", "nodes") == "0 nodes");
+    CHECK(core::format_counted(1, "micro-batch", "micro-batches") == "1 micro-batch");
+}

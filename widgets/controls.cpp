@@ -366,7 +366,7 @@ bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback
     if (figure_mode()) return false;
     int nodes = scenario.moe.node_limit;
     bool changed = false;
-    const std::string shown = nodes == 0 ? std::string("any") : std::to_string(nodes) + " nodes";
+    const std::string shown = nodes == 0 ? std::string("any") : core::format_counted(nodes, "node", "nodes");
     if (ImGui::SliderInt(label, &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
         changed = apply_edit(core::with_node_limit(scenario, nodes), scenario, feedback, label);
     }

@@ -528,6 +528,19 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     return true;
 }
 
+void LegendKey(const char* label, ImU32 color, MarkerShape shape) {
+    const float em = ImGui::GetFontSize();
+    const float swatch_width = 1.6f * em;
+    const ImVec2 text_size = ImGui::CalcTextSize(label);
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    const float middle = origin.y + ImGui::GetTextLineHeight() * 0.5f;
+    ImDrawList* draw_list = ImGui::GetWindowDrawList();
+    draw_list->AddLine(ImVec2(origin.x, middle), ImVec2(origin.x + swatch_width, middle), color, 0.18f * em);
+    draw_marker(draw_list, ImVec2(origin.x + swatch_width * 0.5f, middle), 0.3f * em, color, shape, palette().panel_background, em);
+    draw_list->AddText(ImVec2(origin.x + swatch_width + 0.4f * em, origin.y), palette().text, label);
+    ImGui::Dummy(ImVec2(swatch_width + 0.4f * em + text_size.x, ImGui::GetTextLineHeight()));
+}
+
 void EndLogPlot() {
     IM_ASSERT(plot.active && "EndLogPlot without a successful BeginLogPlot");
     const LegendLayout legend = layout_legend();

@@ -81,6 +81,10 @@ bool PlotVLine(const char* label, double x, ImU32 color, float thickness_em = 0.
 void PlotLegendLine(const char* label, ImU32 color, float dash_em = 0);
 void PlotLegendMarker(const char* label, ImU32 color, MarkerShape shape = MarkerShape::circle);
 
+// A key outside any plot, as one ImGui item on the current line: a line swatch in the colour with the marker on it, then
+// the label. For a legend shared by charts side by side.
+void LegendKey(const char* label, ImU32 color, MarkerShape shape);
+
 // Screen position of a data point (NaN where a log axis cannot show it). Valid between Begin and End.
 ImVec2 PlotToPixels(double x, double y);
 // Whether the mouse is over the plot rectangle, and where in data units.

@@ -23,7 +23,7 @@ Palette dark_palette() {
     p.memory_wall = rgb(86, 180, 233);
     p.time_wall = rgb(230, 159, 0);
     p.serving_wall = rgb(204, 121, 167);
-    p.nvlink = rgb(118, 185, 0);
+    p.nvlink = rgb(140, 205, 40);  // light enough to stay apart from the InfiniBand orange under deuteranopia
     p.infiniband = rgb(213, 94, 0);
     p.hbm = rgb(86, 180, 233);
     p.compute = rgb(240, 240, 240);

@@ -415,7 +415,7 @@ void draw_scenario_controls(AllToAllPanelState& state, const core::Scenario& sce
     const float em = ImGui::GetFontSize();
     dim_text("From the scenario: EP " + std::to_string(in.ep_ranks) + " GPUs, " + std::to_string(in.experts) + " experts (" +
              std::to_string(in.experts / std::max(1, in.ep_ranks)) + " per GPU), top-" + std::to_string(in.top_k) + ", node limit " +
-             (in.max_nodes_per_token > 0 ? std::to_string(in.max_nodes_per_token) + " nodes" : std::string("off")) + ", " +
+             (in.max_nodes_per_token > 0 ? core::format_counted(in.max_nodes_per_token, "node", "nodes") : std::string("off")) + ", " +
              (in.dispatch_bytes_per_element < 2.0 ? "FP8" : "BF16") + " dispatch");
     ImGui::SetNextItemWidth(em * 14.0f);
     constexpr ExpertRouting routings[] = {ExpertRouting::balanced, ExpertRouting::random, ExpertRouting::skewed};
@@ -476,7 +476,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     const int per_node = std::min(node, options.ep_ranks);
     const int nodes = std::max(1, options.ep_ranks / per_node);
     ImGui::SetNextItemWidth(width);
-    const std::string limit_text = options.max_nodes_per_token == 0 ? std::string("off") : std::to_string(options.max_nodes_per_token) + " nodes";
+    const std::string limit_text = options.max_nodes_per_token == 0 ? std::string("off") : core::format_counted(options.max_nodes_per_token, "node", "nodes");
     if (nodes > 1) ImGui::SliderInt("node limit M", &options.max_nodes_per_token, 0, nodes - 1, limit_text.c_str());
     else ImGui::TextDisabled("node limit M: one node only");
     same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "FP8 dispatch"), em);

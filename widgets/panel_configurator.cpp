@@ -110,7 +110,7 @@ void draw_controls(PanelContext& ctx) {
         ep_overlap_checkbox("Overlap all-to-all", scenario, feedback);
         if (figure_mode()) {  // a document states what the controls would show
             dim_text("Busiest GPU's load " + core::format_number(scenario.moe.load_factor()) + "x the mean; node limit " +
-                     (scenario.moe.node_limit > 0 ? std::to_string(scenario.moe.node_limit) + " nodes" : std::string("off")) + "; all-to-all " +
+                     (scenario.moe.node_limit > 0 ? core::format_counted(scenario.moe.node_limit, "node", "nodes") : std::string("off")) + "; all-to-all " +
                      (scenario.overlap.ep_all_to_all ? "overlapped" : "waited for"));
         }
     }
@@ -331,7 +331,7 @@ void draw_step(const core::Scenario& scenario, const core::Report& report, const
            core::format_number(compute.steps) + " steps x " + core::format_seconds(compute.step_seconds) + ", no failures");
     second_column(left + column);
     run_figure(report.memory.fits, "GPU-hours", core::format_count(compute.gpu_hours),
-           core::format_seconds(compute.train_seconds) + " x " + std::to_string(report.layout.gpus) + " GPUs");
+           core::format_seconds(compute.train_seconds) + " x " + core::format_counted(report.layout.gpus, "GPU", "GPUs"));
     run_figure(report.memory.fits, "Cost (training)", core::format_dollars(compute.cost_dollars),
                core::format_count(compute.gpu_hours) + " GPU-hours x " + core::format_dollars(scenario.operations.dollars_per_gpu_hour) +
                    " per GPU-hour: training alone, without setup");
@@ -484,7 +484,7 @@ void draw_costs(const PanelContext& ctx) {
 void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     refresh_plan(state, ctx);
     if (!state.plan.has_result()) {
-        dim_text("Ranking every layout of this model on " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs...");
+        dim_text("Ranking every layout of this model on " + core::format_counted(ctx.scenario.cluster.gpus, "GPU", "GPUs") + "...");
         return;
     }
     const core::Plan& plan = state.plan.plan();
@@ -788,7 +788,7 @@ void draw_ranking(ConfiguratorState& state, PanelContext& ctx) {
     if (ImGui::RadioButton("the cheapest clusters (GPU type x count x layout)", !state.show_layouts)) state.show_layouts = false;
     ImGui::SameLine();
     const std::string layouts = ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU")
-                                                                : "the fastest layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs";
+                                                                : (ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU") : "the fastest layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs");
     if (ImGui::RadioButton(layouts.c_str(), state.show_layouts)) state.show_layouts = true;
     ImGui::SameLine();
     dim_text("(click a row to apply it)");

@@ -458,7 +458,7 @@ void log_range(const std::vector<const std::vector<double>*>& series, double& lo
 
 void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceCurves& curves,
                      const std::vector<const std::vector<double>*>& series, const std::vector<double>& marked,
-                     const std::vector<AlgorithmStyle>& styles, int rank_count, ImVec2 size) {
+                     const std::vector<AlgorithmStyle>& styles, int rank_count, ImVec2 size, bool legend = true) {
     const std::string x_title = "ranks n (dashed: n = " + std::to_string(rank_count) + ")";
     LogPlotAxes axes;
     axes.x_title = x_title.c_str();
@@ -466,7 +466,7 @@ void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceC
     axes.x_min = curves.rank_counts.front();
     axes.x_max = curves.rank_counts.back();
     log_range(series, axes.y_min, axes.y_max);
-    axes.legend = LegendCorner::top_left;
+    axes.legend = legend ? LegendCorner::top_left : LegendCorner::none;
     if (!BeginLogPlot(id, size, axes)) return;
     PlotVLine("##current n", rank_count, palette().text_dim, 0.06f, 0.3f);
     const int count = static_cast<int>(curves.rank_counts.size());
@@ -552,16 +552,30 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
     draw_cost_table(costs, styles);
     ImGui::Spacing();
-    const float plot_height = std::max(em * 10.0f, (ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y) * 0.5f);
+    // Stacked while both charts get 10 lines; on a short window (a projector's 720) side by side, so neither scrolls out
+    // of sight, under one key that shows each algorithm's colour and marker.
+    const ImVec2 room = ImGui::GetContentRegionAvail();
+    const float min_plot_height = em * 10.0f;
+    const bool side_by_side = room.y < 2.0f * min_plot_height + ImGui::GetStyle().ItemSpacing.y && room.x >= em * 32.0f;
+    if (side_by_side) {
+        for (std::size_t i = 0; i < styles.size(); ++i) {
+            if (i > 0) ImGui::SameLine(0, em);
+            LegendKey(core::all_reduce_algorithm_name(styles[i].algorithm), styles[i].color, styles[i].marker);
+        }
+    }
+    const float key_height = side_by_side ? ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+    const ImVec2 plot_size = side_by_side ? ImVec2((room.x - spacing) * 0.5f, std::max(em * 7.0f, room.y - key_height))
+                                          : ImVec2(0, std::max(min_plot_height, (room.y - ImGui::GetStyle().ItemSpacing.y) * 0.5f));
     draw_curve_plot("##busiest link", "bytes through the busiest link (B)", curves,
                     {&curves.naive_busiest_link_bytes, &curves.ring_busiest_link_bytes,
                      &curves.recursive_doubling_busiest_link_bytes},
                     {costs[0].busiest_link_bytes, costs[1].busiest_link_bytes, costs[2].busiest_link_bytes}, styles,
-                    options.rank_count, ImVec2(0, plot_height));
+                    options.rank_count, plot_size, !side_by_side);
+    if (side_by_side) ImGui::SameLine();
     draw_curve_plot("##time", "all-reduce time (s)", curves,
                     {&curves.naive_seconds, &curves.ring_seconds, &curves.recursive_doubling_seconds},
-                    {costs[0].seconds, costs[1].seconds, costs[2].seconds}, styles, options.rank_count,
-                    ImVec2(0, plot_height));
+                    {costs[0].seconds, costs[1].seconds, costs[2].seconds}, styles, options.rank_count, plot_size,
+                    !side_by_side);
     ImGui::EndChild();
 }
 

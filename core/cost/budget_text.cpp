@@ -32,4 +32,18 @@ std::string budget_sentence(const Scenario& scenario, const BudgetReport& budget
     return text + " " + budget_verdict(budget);
 }
 
+std::vector<std::string> budget_warnings(const Scenario& scenario, const Report& report) {
+    std::vector<std::string> warnings;
+    if (!report.memory.fits) {
+        warnings.push_back("the layout does not fit: " + format_bytes(report.memory.per_gpu.peak_bytes) + " per GPU against " +
+                           format_bytes(report.memory.hbm_bytes) + " of HBM, so this run would not start");
+    }
+    const double deadline_seconds = scenario.train.deadline_days * 86400.0;
+    if (report.budget.run_hours * 3600.0 > deadline_seconds) {
+        warnings.push_back("training takes " + format_seconds(report.budget.run_hours * 3600.0) + ", past the deadline of " +
+                           format_seconds(deadline_seconds) + " (train.deadline_days)");
+    }
+    return warnings;
+}
+
 }  // namespace core

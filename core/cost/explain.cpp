@@ -45,7 +45,7 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
         case CommAxis::tp:
             return {std::string(scenario.train.sequence_parallel ? "2 all-gathers + 2 reduce-scatters" : "2 all-reduces") +
                         " forward and backward per layer" + (scenario.train.recompute == Recompute::full ? ", again in the recomputed forward" : "") +
-                        ", of b s h x 2 B = " + format_bytes(axis.message_bytes) + ", x " + std::to_string(m) + " micro-batches" + bus +
+                        ", of b s h x 2 B = " + format_bytes(axis.message_bytes) + ", x " + format_counted(m, "micro-batch", "micro-batches") + bus +
                         (tp_comm_overlapped(scenario, layout_of(scenario)) ? "; overlapped with the GEMMs"
                          : scenario.overlap.tp_comm ? "; on the critical path: the GEMM overlap works inside one node only"
                                                     : "; on the critical path"),
@@ -56,7 +56,7 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
                         (scenario.overlap.cp_ring ? "; each behind the previous chunk's attention" : ""),
                     "Liu et al. 2023 (ring attention); Megatron-Core context parallel"};
         case CommAxis::pp:
-            return {"2 x " + std::to_string(m) + " micro-batches x " + std::to_string(scenario.parallel.virtual_stages) + " chunks x b s h x 2 B = " +
+            return {"2 x " + format_counted(m, "micro-batch", "micro-batches") + " x " + std::to_string(scenario.parallel.virtual_stages) + " chunks x b s h x 2 B = " +
                         format_bytes(axis.message_bytes) + " each; the fill and the drain wait on every boundary" + bus,
                     "Narayanan et al. 2021 sec 3.2"};
         case CommAxis::dp: {
@@ -75,7 +75,7 @@ Explanation axis_formula(const Scenario& scenario, const Report& report, const A
             const MoeSpec& spec = scenario.moe;
             std::string routing = format_number(moe.scale_out_copies) + " of each token's " + std::to_string(moe.experts_per_token) +
                                   " copies cross nodes, " + format_number(moe.scale_up_copies) + " stay on " + scenario.cluster.scale_up.name;
-            if (spec.node_limit > 0) routing += " (node-limited to " + std::to_string(spec.node_limit) + " nodes: one copy per node, fanned out inside)";
+            if (spec.node_limit > 0) routing += " (node-limited to " + format_counted(spec.node_limit, "node", "nodes") + ": one copy per node, fanned out inside)";
             return {"per MoE layer: dispatch (" + format_number(spec.dispatch_bytes) + " B per element) and combine (2 B) all-to-alls of tokens x top-k x h, "
                         "forward and again backward" + (scenario.train.recompute == Recompute::full ? ", and in the recomputed forward" : "") +
                         "; " + routing + "; the busiest GPU receives " + format_number(moe.load_factor) + "x the mean; " +
@@ -358,7 +358,7 @@ Explanation timeline_op_explanation(const Scenario& scenario, const Report& repo
 
 // What each part of the step's bar holds, with its time and its share of the bar.
 std::vector<Explanation> step_part_explanations(const Scenario& scenario, const Report& report, const StepBar& bar) {
-    const std::string where = " on " + busiest_gpu_text(report) + ", x " + std::to_string(report.layout.microbatches) + " micro-batches";
+    const std::string where = " on " + busiest_gpu_text(report) + ", x " + format_counted(report.layout.microbatches, "micro-batch", "micro-batches");
     std::vector<Explanation> parts;
     for (const StepSegment& segment : bar.segments) {
         std::string what, source;
@@ -495,7 +495,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                   " with its routed copies (" + format_bytes(activations.expert_bytes) + "); " + std::to_string(peak_stage.moe_layers) +
                   " of the stage's layers have experts: a mean " + format_bytes(activations.bytes_per_layer)
             : dense_layer + " = " + format_bytes(activations.bytes_per_layer);
-    text.activations = {per_layer + " per layer; x " + std::to_string(peak_stage.layers) + " layers x " +
+    text.activations = {per_layer + " per layer; x " + format_counted(peak_stage.layers, "layer", "layers") + " x " +
                             format_number(peak_stage.inflight_microbatches) + " micro-batches in flight" +
                             (memory.per_stage.size() > 1 ? " (stage " + std::to_string(peak_stage.stage + 1) + ")" : std::string()) + " = " +
                             format_bytes(peak_stage.activations_bytes),

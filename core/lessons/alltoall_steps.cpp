@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/model/errors.h"
+#include "core/model/format.h"
 
 namespace core {
 
@@ -190,7 +191,7 @@ void validate_alltoall_inputs(const AllToAllInputs& inputs) {
     require_range(inputs.max_nodes_per_token, 0, nodes, "alltoall.max_nodes_per_token");
     const long long experts_per_node = 1LL * inputs.experts / inputs.ep_ranks * ranks_per_node(inputs);
     if (inputs.max_nodes_per_token > 0 && inputs.max_nodes_per_token * experts_per_node < inputs.top_k)
-        throw InputError("alltoall.max_nodes_per_token", std::to_string(inputs.max_nodes_per_token) + " nodes hold " +
+        throw InputError("alltoall.max_nodes_per_token", format_counted(inputs.max_nodes_per_token, "node holds", "nodes hold") + " " +
                                                              std::to_string(inputs.max_nodes_per_token * experts_per_node) +
                                                              " experts, fewer than top-k " + std::to_string(inputs.top_k));
     if (!std::isfinite(inputs.skew) || inputs.skew < 0 || inputs.skew > 4)

@@ -70,7 +70,7 @@ Wall time_wall(const Scenario& scenario, const Report& report) {
     wall.used_text = format_seconds(wall.used) + " of training";
     wall.budget_text = format_number(scenario.train.deadline_days) + " days deadline";
     const double training_flops = compute.model_flops_per_token * scenario.train.tokens;
-    wall.formula = format_flops(training_flops) + " / (" + std::to_string(report.layout.gpus) + " GPUs x " +
+    wall.formula = format_flops(training_flops) + " / (" + format_counted(report.layout.gpus, "GPU", "GPUs") + " x " +
                    format_flops_rate(compute.peak_flops_per_s) + " x " + format_percent(compute.mfu) + " MFU) = " +
                    format_seconds(wall.used) + " vs " + wall.budget_text;
     finish(wall);

@@ -130,6 +130,10 @@ std::string format_whole(double value) {
     return text;
 }
 
+std::string format_counted(long long count, const char* one, const char* many) {
+    return std::to_string(count) + " " + (count == 1 ? one : many);
+}
+
 std::string format_grouped(double value) {
     const std::string digits = format_whole(value);
     if (digits.find_first_not_of("-0123456789") != std::string::npos) return digits;  // not a whole number: as format_whole

@@ -16,7 +16,8 @@ std::string format_number(double value, int significant = 3);  // "295", "1.37",
 std::string format_plain(double value);                          // "4", "16", "0.5", "6.09": no trailing zeros
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"
 std::string format_typed(double value);                          // "-4", "2.5", "1e+300": a value as typed, for messages
-std::string format_grouped(double value);                        // "16,384": a whole count with thousands separators
+std::string format_grouped(double value);
+std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "8 nodes", "0 nodes"                        // "16,384": a whole count with thousands separators
 std::string format_dollars(double dollars);  // "$2.10", "$0.0040", "$12,345", "$1.23 M": cents while they matter
 
 // The one line the UI prints so nobody wonders whether GB means 1e9 or 2^30.

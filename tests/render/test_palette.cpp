@@ -118,6 +118,8 @@ TEST_CASE("Machado 2009 deuteranopia: the memory categories, the pipeline's ops 
         require_apart_under_deuteranopia({{"forward", p.forward}, {"backward", p.backward}, {"weight_grad", p.weight_grad}, {"idle", p.idle}});
         require_apart_under_deuteranopia({{"over_budget", p.over_budget}, {"within_budget", p.within_budget}});
         require_apart_under_deuteranopia({{"memory_wall", p.memory_wall}, {"time_wall", p.time_wall}, {"serving_wall", p.serving_wall}});
+        // The network roofline's three roofs: HBM, the scale-up link, the scale-out link.
+        require_apart_under_deuteranopia({{"hbm", p.hbm}, {"nvlink", p.nvlink}, {"infiniband", p.infiniband}});
     }
     widgets::set_theme(widgets::Theme::dark);
 }
