@@ -612,6 +612,19 @@ private:
         placement.slices = &trace.slices;
         placement.free_us.assign(layout_.pp, {});
 
+        // The updated weights' all-gather runs behind the next step's first forward but for its exposed share: in a
+        // steady state this step opens with the previous one's hidden part, so the step holds one gather and ends on time.
+        const double param_gather_hidden_us =
+            in_.dp_group.ranks > 1 ? std::max(0.0, in_.dp.param_gather_seconds - step_.param_gather_exposed_seconds) * kMicroseconds : 0.0;
+        if (param_gather_hidden_us > 0) {
+            for (int stage = 0; stage < layout_.pp; ++stage) {
+                Item hidden = comm_item(TraceThread::dp, "all-gather", param_gather_hidden_us / kMicroseconds,
+                                        in_.dp.weight_bytes * param_gather_hidden_us / (in_.dp.param_gather_seconds * kMicroseconds), dp_ranks_, "step", -1);
+                hidden.name = "all-gather (the last step's update, behind the first forward)";
+                if (!emit(placement, slice_of(hidden, stage, -1, -1))) return false;
+            }
+        }
+
         const std::string forward_name = pipeline_op_kind_name(PipelineOpKind::forward);
         const int m = step_.schedule.microbatches;
         const int reps = naive() ? m : 1;  // the naive schedule pushes the whole batch through each op
@@ -686,9 +699,11 @@ private:
                 tail.push_back(wait_item(step_.dp_tail_exposed_seconds * kMicroseconds));
             }
             if (optimizer_index >= 0) tail.push_back(kernel_item(optimizer_index, -1));
-            if (in_.dp_group.ranks > 1 && in_.dp.param_gather_seconds > 0) {
-                Item gather = comm_item(TraceThread::dp, "all-gather", in_.dp.param_gather_seconds, in_.dp.weight_bytes, dp_ranks_, "step", -1);
-                gather.wait_us = step_.param_gather_exposed_seconds * kMicroseconds;
+            if (in_.dp_group.ranks > 1 && step_.param_gather_exposed_seconds > 0) {  // its hidden share opened the step
+                const double exposed_seconds = step_.param_gather_exposed_seconds;
+                Item gather = comm_item(TraceThread::dp, "all-gather", exposed_seconds, in_.dp.weight_bytes * exposed_seconds / in_.dp.param_gather_seconds,
+                                        dp_ranks_, "step", -1);
+                gather.wait_us = exposed_seconds * kMicroseconds;
                 tail.push_back(gather);
             }
             const double tail_us = step_.step_seconds * kMicroseconds - makespan_us;
