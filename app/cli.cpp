@@ -182,8 +182,9 @@ int run_cli(int argc, char** argv) {
                 size_options.top = top;
                 if (*size_deadline) size_options.deadline_days = size_deadline_days;
                 if (*size_budget_option) size_options.budget_dollars = size_budget;
-                if (plan_csv || plan_table) return fail("--size: prints its ranking as text or, with --json, as JSON");
-                size_options.json = plan_json;
+                if (plan_csv) return fail("--size: prints its ranking as a table or as JSON, not CSV");
+                // As plan itself: a table on a terminal, JSON down a pipe; --json and --table choose.
+                size_options.json = output_format(plan_json, false, plan_table) == OutputFormat::json;
                 return run_size(load_scenario_file(plan_scenario, core::ScenarioUse::plan), size_options);  // sizing ignores the file's layout
             }
             // plan ignores the file's own layout

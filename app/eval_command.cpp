@@ -137,7 +137,10 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
 
     row("training", "duration", format_seconds(compute.train_seconds) + " for " + core::format_count(scenario.train.tokens) + " tokens (" +
                                     format_whole(std::ceil(compute.steps)) + " steps)");
-    row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, $" + core::format_count(compute.cost_dollars));
+    // Training alone here; the billed total adds setup, as `cost` prints it (budget.total_dollars).
+    row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, " + core::format_dollars(compute.cost_dollars) +
+                                            " of training; " + core::format_dollars(report.budget.total_dollars) + " billed with " +
+                                            format_seconds(report.budget.setup_hours * 3600.0) + " of setup");
     const core::ReliabilityReport& reliability = report.reliability;
     row("reliability", "cluster MTBF", format_seconds(reliability.cluster_mtbf_seconds));
     row("reliability", "checkpoint", format_bytes(reliability.checkpoint_bytes) + " in " + format_seconds(reliability.checkpoint_seconds) + ", every " +

@@ -49,11 +49,14 @@ printf '{"budget": {"setup_hourz": 1}}' >"$work/typo.json"
 expect_usage_error "an unknown budget key" "budget.setup_hourz" "$binary" cost "$work/typo.json"
 
 # Sizing: a ranked table with the front, and JSON whose first row is the cheapest feasible one.
-"$binary" plan --size --max-gpus 64 --gpu-types h100-sxm,a100-sxm "$seven_b" >"$work/size.txt" 2>"$work/err" || fail "plan --size: status $?: $(cat "$work/err")"
+"$binary" plan --size --table --max-gpus 64 --gpu-types h100-sxm,a100-sxm "$seven_b" >"$work/size.txt" 2>"$work/err" || fail "plan --size: status $?: $(cat "$work/err")"
 grep -q '^The cheapest way to train Llama 2 7B on 140 B tokens within 14.0 days' "$work/size.txt" || fail "plan --size: no heading: $(head -n 1 "$work/size.txt")"
 grep -q 'Pareto front' "$work/size.txt" || fail "plan --size: no Pareto front"
 "$binary" plan --size --json --max-gpus 64 --gpu-types h100-sxm,a100-sxm "$seven_b" >"$work/size.json" 2>"$work/err" || fail "plan --size --json: status $?"
 grep -q '"rank": 1' "$work/size.json" && grep -q '"front"' "$work/size.json" || fail "plan --size --json: no ranking or front"
+# Down a pipe, without --json or --table, JSON: as eval and plan.
+"$binary" plan --size --max-gpus 16 --gpu-types h100-sxm "$seven_b" 2>/dev/null | head -c 1 | grep -q '{' || fail "plan --size down a pipe: not JSON"
+expect_usage_error "--size with --csv" "--size" "$binary" plan --size --csv "$seven_b"
 
 # Nothing trains 140B tokens in 15 minutes: exit 3, one line.
 "$binary" plan --size --deadline-days 0.01 --max-gpus 16 --gpu-types h100-sxm "$seven_b" >"$work/out" 2>"$work/err"
