@@ -68,6 +68,8 @@ Wall time_wall(const Scenario& scenario, const Report& report) {
     wall.used = compute.train_seconds;
     wall.budget = scenario.train.deadline_days * 86400.0;
     wall.used_text = format_seconds(wall.used) + " of training";
+    // Seed 000's wall is failure-free; the reliability figures add checkpoints, rework and restarts to the calendar.
+    if (report.reliability.wall_seconds > wall.used) wall.used_text += " (" + format_seconds(report.reliability.wall_seconds) + " with failures)";
     wall.budget_text = format_number(scenario.train.deadline_days) + " days deadline";
     const double training_flops = compute.model_flops_per_token * scenario.train.tokens;
     wall.formula = format_flops(training_flops) + " / (" + format_counted(report.layout.gpus, "GPU", "GPUs") + " x " +
