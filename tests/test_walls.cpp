@@ -2,6 +2,7 @@
 #include "core/model/errors.h"
 #include "core/cost/evaluate.h"
 #include "core/lessons/walls.h"
+#include "core/model/format.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
@@ -36,6 +37,18 @@ TEST_CASE("Seed 000 time wall: 6 N D / (GPUs x peak x MFU) against the deadline,
     REQUIRE(time.fraction == Approx(32.0).epsilon(0.01));
     REQUIRE(time.over);
     REQUIRE(time.fraction_text == "32.0x");
+}
+
+TEST_CASE("Seed 000 time wall beside Daly 2006's goodput: the wall stays failure-free, its text adds the calendar with failures",
+          "[walls][reliability]") {
+    const core::Scenario scenario = core_tests::shipped("llama3-405b-16k.json");
+    const core::Report report = core::evaluate(scenario);
+    const core::Wall& time = wall(core::walls_of(scenario, report), core::WallKind::time);
+    REQUIRE(time.used == Approx(report.compute.train_seconds));  // the formula the seed teaches
+    // 16,384 GPUs fail often: checkpoints, rework and restarts stretch the calendar past the training time.
+    REQUIRE(report.reliability.wall_seconds > report.compute.train_seconds);
+    CHECK(time.used_text == core::format_seconds(report.compute.train_seconds) + " of training (" +
+                                core::format_seconds(report.reliability.wall_seconds) + " with failures)");
 }
 
 TEST_CASE("Seed 000 memory wall: the peak per GPU over HBM, 70B with full recompute on an H100: the seed's state + activations "
