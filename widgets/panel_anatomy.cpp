@@ -126,7 +126,7 @@ ImU32 part_color(StepPart part) {
     const Palette& colors = palette();
     switch (part) {
         case StepPart::gemm: return colors.series[1];
-        case StepPart::attention: return colors.series[4];
+        case StepPart::attention: return colors.activations;  // the yellow fill: apart from the GEMMs' orange under deuteranopia
         case StepPart::elementwise: return colors.hbm;
         case StepPart::optimizer: return colors.optimizer_second;
         case StepPart::bubble: return colors.idle;
