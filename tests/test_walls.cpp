@@ -43,7 +43,8 @@ TEST_CASE("Seed 000 time wall beside Daly 2006's goodput: the wall stays failure
           "[walls][reliability]") {
     const core::Scenario scenario = core_tests::shipped("llama3-405b-16k.json");
     const core::Report report = core::evaluate(scenario);
-    const core::Wall& time = wall(core::walls_of(scenario, report), core::WallKind::time);
+    const core::WallsReport walls = core::walls_of(scenario, report);
+    const core::Wall& time = wall(walls, core::WallKind::time);
     REQUIRE(time.used == Approx(report.compute.train_seconds));  // the formula the seed teaches
     // 16,384 GPUs fail often: checkpoints, rework and restarts stretch the calendar past the training time.
     REQUIRE(report.reliability.wall_seconds > report.compute.train_seconds);
