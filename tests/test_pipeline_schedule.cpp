@@ -481,3 +481,58 @@ TEST_CASE("invalid schedule parameters throw InputError naming the field", "[pip
     params = params_for(ScheduleKind::interleaved, 1024, 1024, 4);  // 8.4 M ops: too many to lay out
     REQUIRE(field_of(params) == "parallel.microbatches");
 }
+
+TEST_CASE("schedule_figures gives generate_schedule's figures without the op list; both agree with the ops measured "
+          "afresh (idle per device, most in flight)",
+          "[pipeline]") {
+    for (ScheduleKind kind : {ScheduleKind::naive, ScheduleKind::gpipe, ScheduleKind::one_f_one_b, ScheduleKind::interleaved,
+                              ScheduleKind::zb_h1, ScheduleKind::dualpipe, ScheduleKind::dualpipe_v}) {
+        const bool two_way = kind == ScheduleKind::dualpipe || kind == ScheduleKind::dualpipe_v;
+        for (int p : {2, 4, 6}) {
+            for (int m : {4, 12, 24}) {
+                const int v = kind == ScheduleKind::interleaved ? 2 : 1;
+                ScheduleParams params = params_for(kind, p, m, v);
+                if (two_way) params.backward_seconds = 1.8;  // W within B + W, as DualPipe's validity asks
+                params.p2p_seconds = 0.05;
+                params.first_forward_extra_seconds = 0.2;  // an embedding on the first stage, a loss on the last
+                params.last_backward_extra_seconds = 0.4;
+                INFO(core::schedule_name(kind) << " p " << p << " m " << m);
+                ScheduleTimeline timeline;
+                try {
+                    timeline = core::generate_schedule(params);
+                } catch (const core::InputError&) {
+                    continue;  // a pipeline this kind cannot take (DualPipe: m >= 2p)
+                }
+                const ScheduleTimeline figures = core::schedule_figures(params);
+                REQUIRE(figures.ops.empty());
+                REQUIRE(figures.makespan_seconds == timeline.makespan_seconds);
+                REQUIRE(figures.bubble_fraction == timeline.bubble_fraction);
+                REQUIRE(figures.bubble_overhead == timeline.bubble_overhead);
+                REQUIRE(figures.max_idle_seconds == timeline.max_idle_seconds);
+                REQUIRE(figures.peak_inflight_microbatches == timeline.peak_inflight_microbatches);
+                REQUIRE(figures.peak_inflight_activations == timeline.peak_inflight_activations);
+                // Measured afresh from the ops: a device idles for the makespan less its busy time (an F&B cell's two
+                // halves count once); in flight rises at each forward and falls at each op that frees.
+                double idle_sum = 0, most_idle = 0;
+                for (int d = 0; d < p; ++d) {
+                    double busy = 0, previous_start = -1;
+                    int inflight = 0, peak = 0;
+                    for (const PipelineOp& op : timeline.ops) {
+                        if (op.device != d) continue;
+                        if (op.start_seconds != previous_start) busy += op.duration_seconds;
+                        previous_start = op.start_seconds;
+                        if (op.kind == PipelineOpKind::forward) ++inflight;
+                        if (op.kind == PipelineOpKind::backward || op.kind == PipelineOpKind::weight_grad) --inflight;
+                        peak = std::max(peak, inflight);
+                    }
+                    const double idle = timeline.makespan_seconds - busy;
+                    idle_sum += idle;
+                    most_idle = std::max(most_idle, idle);
+                    if (kind != ScheduleKind::naive) REQUIRE(timeline.peak_inflight_microbatches[d] == peak);
+                }
+                REQUIRE(timeline.max_idle_seconds == Approx(most_idle).margin(tolerance_seconds));
+                REQUIRE(timeline.bubble_fraction == Approx(idle_sum / p / timeline.makespan_seconds).margin(1e-12));
+            }
+        }
+    }
+}

@@ -259,6 +259,32 @@ private:
     std::vector<double> forward_, backward_, weight_grad_;
 };
 
+// A forward adds its activations; the op that ends the backward frees them. Naive's one op carries m micro-batches.
+int inflight_count_per_op(ScheduleKind kind, int microbatches) { return kind == ScheduleKind::naive ? microbatches : 1; }
+
+// The op that ends a micro-batch's backward on a stage: the whole backward, or W where B and W are split (W still
+// reads the saved inputs). A B whose W follows frees nothing.
+bool frees_activations(PipelineOpKind op_kind) {
+    return op_kind == PipelineOpKind::backward || op_kind == PipelineOpKind::weight_grad;
+}
+
+// What one device's ops add up to, op by op in its order: its idle gaps and its most micro-batches in flight.
+// Idle sums the gaps before and between ops rather than subtracting busy time from the makespan, so a gap-free
+// device idles exactly zero; the two halves of an F&B cell share their time, so the second adds no gap.
+struct DeviceFigures {
+    double previous_end = 0;  // every device is free from 0, where device 0's first forward starts
+    double idle_seconds = 0;
+    int inflight = 0;
+    int peak_inflight = 0;
+    void add(PipelineOpKind kind, double start_seconds, double end_seconds, int count_per_op) {
+        idle_seconds += std::max(0.0, start_seconds - previous_end);
+        previous_end = std::max(previous_end, end_seconds);
+        if (kind == PipelineOpKind::forward) inflight += count_per_op;
+        if (frees_activations(kind)) inflight -= count_per_op;
+        peak_inflight = std::max(peak_inflight, inflight);
+    }
+};
+
 // Places every op at max(its device is free, its inputs arrived): list scheduling in each device's order.
 class ListScheduler {
 public:
@@ -270,8 +296,10 @@ public:
           durations_(op_durations(params)),
           ends_(virtual_stages_, params.kind == ScheduleKind::naive ? 1 : params.microbatches) {}
 
-    std::vector<PipelineOp> run() {
-        std::vector<PipelineOp> ops(orders_.slots.size());
+    // Places every op; writes them into `ops` when given (sized to the slots), and each device's figures into `figures`.
+    void run(std::vector<PipelineOp>* ops, std::vector<DeviceFigures>& figures) {
+        const int count_per_op = inflight_count_per_op(params_.kind, params_.microbatches);
+        figures.assign(stages_, DeviceFigures{});
         std::vector<std::size_t> next(orders_.begin.begin(), orders_.begin.end() - 1);
         std::vector<double> device_free(stages_, 0.0);
         // Devices that may be able to place their next op; placing an op can only unblock its neighbours.
@@ -298,10 +326,13 @@ public:
                 const double duration = slot.overlaps_next ? overlapped_duration(slot, orders_.slots[index + 1]) : duration_of(slot);
                 for (std::size_t k = 0; k < count; ++k) {
                     const PlannedOp& one = orders_.slots[index + k];
-                    PipelineOp& op = ops[index + k];
-                    op = PipelineOp{device, chunk_of(one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};
-                    op.stage = one.virtual_stage;
-                    op.overlapped = slot.overlaps_next;
+                    if (ops) {
+                        PipelineOp& op = (*ops)[index + k];
+                        op = PipelineOp{device, chunk_of(one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};
+                        op.stage = one.virtual_stage;
+                        op.overlapped = slot.overlaps_next;
+                    }
+                    figures[device].add(one.kind, start, start + duration, count_per_op);
                     record_end(one, start + duration);
                 }
                 device_free[device] = start + duration;
@@ -318,8 +349,7 @@ public:
             }
         }
         // Every order above is deadlock-free; reaching this means a planner bug, not bad input.
-        if (placed != ops.size()) throw std::logic_error("pipeline schedule: device orders deadlock");
-        return ops;
+        if (placed != orders_.slots.size()) throw std::logic_error("pipeline schedule: device orders deadlock");
     }
 
 private:
@@ -430,57 +460,6 @@ private:
     OpDurations durations_;
     EndTimes ends_;
 };
-
-// Idle time summed over devices: the gaps before, between and after each device's ops. Summing the gaps
-// rather than subtracting busy time from the makespan keeps a gap-free schedule at exactly zero. The two halves of an
-// F&B cell share their time, so the second adds no gap.
-std::vector<double> measure_idle_seconds(const std::vector<PipelineOp>& ops, int devices, double first_start, double last_end) {
-    std::vector<double> idle(devices, 0.0);
-    double previous_end = first_start;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        double& device_idle = idle[ops[i].device];
-        device_idle += std::max(0.0, ops[i].start_seconds - previous_end);
-        previous_end = std::max(previous_end, ops[i].end_seconds());
-        const bool last_on_device = i + 1 == ops.size() || ops[i + 1].device != ops[i].device;
-        if (last_on_device) {
-            device_idle += last_end - previous_end;
-            previous_end = first_start;
-        }
-    }
-    return idle;
-}
-
-// A forward adds its activations; the op that ends the backward frees them. Naive's one op carries m micro-batches.
-int inflight_count_per_op(ScheduleKind kind, int microbatches) { return kind == ScheduleKind::naive ? microbatches : 1; }
-
-// The op that ends a micro-batch's backward on a stage: the whole backward, or W where B and W are split (W still
-// reads the saved inputs). A B whose W follows frees nothing.
-bool frees_activations(PipelineOpKind op_kind) {
-    return op_kind == PipelineOpKind::backward || op_kind == PipelineOpKind::weight_grad;
-}
-
-// Walks each device's ops in time order, counting what is in flight after each.
-void measure_inflight(const ScheduleParams& params, ScheduleTimeline& timeline) {
-    const int count_per_op = inflight_count_per_op(params.kind, params.microbatches);
-    const double activations_per_count =
-        params.kind == ScheduleKind::naive ? 1.0 : schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
-    timeline.peak_inflight_microbatches.assign(params.stages, 0);
-    timeline.peak_inflight_activations.assign(params.stages, 0.0);
-    int inflight = 0;
-    int device = -1;
-    for (const PipelineOp& op : timeline.ops) {
-        if (op.device != device) {
-            device = op.device;
-            inflight = 0;
-        }
-        if (op.kind == PipelineOpKind::forward) inflight += count_per_op;
-        if (frees_activations(op.kind)) inflight -= count_per_op;
-        int& peak = timeline.peak_inflight_microbatches[device];
-        peak = std::max(peak, inflight);
-    }
-    for (int d = 0; d < params.stages; ++d)
-        timeline.peak_inflight_activations[d] = timeline.peak_inflight_microbatches[d] * activations_per_count;
-}
 
 // DualPipe's chunk times: its chunk is one L/p share, DualPipeV's half of one (its PP is 2p stages).
 struct ChunkSeconds {
@@ -624,7 +603,10 @@ void validate_schedule_params(const ScheduleParams& params) {
                                                       std::to_string(max_schedule_ops));
 }
 
-ScheduleTimeline generate_schedule(const ScheduleParams& params) {
+namespace {
+
+// generate_schedule's work, its op list kept or not: every figure is measured as the ops are placed.
+ScheduleTimeline run_schedule(const ScheduleParams& params, bool keep_ops) {
     validate_schedule_params(params);
     const DeviceOrders orders = plan_orders(params);
     ScheduleTimeline timeline;
@@ -632,29 +614,42 @@ ScheduleTimeline generate_schedule(const ScheduleParams& params) {
     timeline.stages = params.stages;
     timeline.microbatches = params.microbatches;
     timeline.virtual_chunks = schedule_placement(params.kind, params.stages, params.virtual_chunks).stages_per_device;
-    timeline.ops = ListScheduler(params, orders).run();
+    if (keep_ops) timeline.ops.resize(orders.slots.size());
+    std::vector<DeviceFigures> devices;
+    ListScheduler(params, orders).run(keep_ops ? &timeline.ops : nullptr, devices);
 
-    double first_start = timeline.ops.front().start_seconds;
+    // Every device is free from 0 and device 0's first op, stage 0's first forward, waits on nothing: the step starts at 0.
     double last_end = 0;
-    for (const PipelineOp& op : timeline.ops) {
-        first_start = std::min(first_start, op.start_seconds);
-        last_end = std::max(last_end, op.end_seconds());
-    }
-    timeline.makespan_seconds = last_end - first_start;
+    for (const DeviceFigures& device : devices) last_end = std::max(last_end, device.previous_end);
+    timeline.makespan_seconds = last_end;
     // The mean over devices: the first and the last carry the edge stages' extra work.
     const double edge_extra = params.first_forward_extra_seconds + params.first_backward_extra_seconds + params.last_forward_extra_seconds +
                               params.last_backward_extra_seconds;
     timeline.busy_seconds_per_device = params.microbatches * (params.forward_seconds + params.backward_seconds + edge_extra / params.stages);
-    const std::vector<double> idle = measure_idle_seconds(timeline.ops, params.stages, first_start, last_end);
+    // Each device idles after its last op until the step ends.
     double idle_sum = 0;
-    for (double device_idle : idle) idle_sum += device_idle;
-    timeline.max_idle_seconds = *std::max_element(idle.begin(), idle.end());
+    const double activations_per_count =
+        params.kind == ScheduleKind::naive ? 1.0 : schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
+    timeline.peak_inflight_microbatches.resize(params.stages);
+    timeline.peak_inflight_activations.resize(params.stages);
+    for (int d = 0; d < params.stages; ++d) {
+        const double idle = devices[d].idle_seconds + (last_end - devices[d].previous_end);
+        idle_sum += idle;
+        timeline.max_idle_seconds = std::max(timeline.max_idle_seconds, idle);
+        timeline.peak_inflight_microbatches[d] = devices[d].peak_inflight;
+        timeline.peak_inflight_activations[d] = devices[d].peak_inflight * activations_per_count;
+    }
     const double idle_seconds_per_device = idle_sum / params.stages;
     timeline.bubble_fraction = idle_seconds_per_device / timeline.makespan_seconds;
     timeline.bubble_overhead = idle_seconds_per_device / timeline.busy_seconds_per_device;
-    measure_inflight(params, timeline);
     return timeline;
 }
+
+}  // namespace
+
+ScheduleTimeline generate_schedule(const ScheduleParams& params) { return run_schedule(params, true); }
+
+ScheduleTimeline schedule_figures(const ScheduleParams& params) { return run_schedule(params, false); }
 
 double closed_form_bubble_overhead(const ScheduleParams& params) {
     const double p = params.stages;

@@ -111,6 +111,9 @@ void validate_schedule_params(const ScheduleParams& params);
 // Validates, orders each device's ops as the schedule prescribes, then places every op at the earliest time its
 // dependencies and its device allow (list scheduling), and measures the figures from the result.
 ScheduleTimeline generate_schedule(const ScheduleParams& params);
+// generate_schedule's figures without its op list (ops left empty): what the step model reads, without storing
+// every op's placement.
+ScheduleTimeline schedule_figures(const ScheduleParams& params);
 
 // ---- Closed forms from the papers, for free communication (p2p ignored) ----
 // Idle time over ideal compute: naive p-1; gpipe and 1f1b (p-1)/m; interleaved (p-1)/(v*m);

@@ -78,7 +78,7 @@ const ScheduleTimeline& cached_schedule(const ScheduleParams& params) {
     thread_local ScheduleTimeline cached_timeline;
     thread_local bool filled = false;
     if (!filled || !(params == cached_params)) {
-        cached_timeline = generate_schedule(params);
+        cached_timeline = schedule_figures(params);
         cached_params = params;
         filled = true;
     }
