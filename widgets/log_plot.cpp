@@ -28,6 +28,7 @@ struct PendingText {
     ImVec2 pivot;
     std::string text;
     ImU32 color = 0;
+    bool gives_way = false;  // PlotTextIfRoom: left out rather than drawn over another text or the legend
 };
 
 struct Tick {
@@ -343,14 +344,19 @@ float overlap_area(const Rect& a, const Rect& b) {
 
 // Places each text inside the plot, off the legend and off the texts placed before it, over a halo: the asked-for
 // spot, then spots a line above or below, then the same mirrored to the other side of the anchor; else the least covered.
+// Texts that give way come after the others, and only where they cover no text and not the legend (markers they may).
 void draw_texts(const LegendLayout& legend) {
-    std::vector<Rect> taken;
-    if (legend.rows > 0) taken.push_back(legend.box);
-    for (const ImVec4& box : plot.marker_boxes) taken.push_back({ImVec2(box.x, box.y), ImVec2(box.z, box.w)});
+    std::vector<Rect> markers, texts;  // texts: the legend and every text placed so far
+    if (legend.rows > 0) texts.push_back(legend.box);
+    for (const ImVec4& box : plot.marker_boxes) markers.push_back({ImVec2(box.x, box.y), ImVec2(box.z, box.w)});
     const float em = plot.em;
     const float pad = 0.15f * em;
     const ImU32 halo = with_alpha(palette().panel_background, 0.8f);
-    for (const PendingText& text : plot.texts) {
+    std::vector<const PendingText*> order;
+    for (const PendingText& text : plot.texts) if (!text.gives_way) order.push_back(&text);
+    for (const PendingText& text : plot.texts) if (text.gives_way) order.push_back(&text);
+    for (const PendingText* pending : order) {
+        const PendingText& text = *pending;
         const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
         const float step = size.y + 2 * pad;
         const float sides[2] = {text.point.x + text.offset.x - text.pivot.x * size.x,
@@ -358,6 +364,7 @@ void draw_texts(const LegendLayout& legend) {
         const float base_y = text.point.y + text.offset.y - text.pivot.y * size.y;
         ImVec2 chosen, chosen_unclamped;
         float least_covered = -1;
+        bool found = false;
         // Nearest first: either side of the anchor on its own line, then a line up or down, then two.
         for (float shift : {0.0f, -1.0f, 1.0f, -2.0f, 2.0f}) {
             for (float side_x : sides) {
@@ -366,17 +373,22 @@ void draw_texts(const LegendLayout& legend) {
                 candidate.x = std::clamp(candidate.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
                 candidate.y = std::clamp(candidate.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
                 const Rect box{ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate.x + size.x + pad, candidate.y + size.y + pad)};
-                float covered = 0;
-                for (const Rect& rect : taken) covered += overlap_area(box, rect);
-                if (least_covered < 0 || covered < least_covered) {
+                float on_texts = 0, on_markers = 0;
+                for (const Rect& rect : texts) on_texts += overlap_area(box, rect);
+                for (const Rect& rect : markers) on_markers += overlap_area(box, rect);
+                if (text.gives_way && on_texts > 0) continue;
+                const float covered = on_texts + on_markers;
+                if (!found || covered < least_covered) {
+                    found = true;
                     least_covered = covered;
                     chosen = candidate;
                     chosen_unclamped = unclamped;
                 }
                 if (covered == 0) break;
             }
-            if (least_covered == 0) break;
+            if (found && least_covered == 0) break;
         }
+        if (!found) continue;  // a text that gives way found no free spot: its point's tooltip still names it
         const ImVec2 chosen_max(chosen.x + size.x, chosen.y + size.y);
         // A label pushed up, down or in from the edge gets a leader line, so it still points at its anchor.
         const bool moved = std::fabs(chosen_unclamped.y - base_y) > 0.5f * em || std::fabs(chosen.x - chosen_unclamped.x) > 0.5f * em ||
@@ -389,7 +401,7 @@ void draw_texts(const LegendLayout& legend) {
         plot.draw_list->AddRectFilled(ImVec2(chosen.x - pad, chosen.y), ImVec2(chosen_max.x + pad, chosen_max.y), halo,
                                       0.15f * em);
         plot.draw_list->AddText(chosen, text.color, text.text.c_str());
-        taken.push_back({ImVec2(chosen.x - pad, chosen.y - pad), ImVec2(chosen_max.x + pad, chosen_max.y + pad)});
+        texts.push_back({ImVec2(chosen.x - pad, chosen.y - pad), ImVec2(chosen_max.x + pad, chosen_max.y + pad)});
     }
 }
 
@@ -641,7 +653,9 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     return hovered;
 }
 
-void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
+namespace {
+
+void queue_text(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em, bool gives_way) {
     IM_ASSERT(plot.active);
     const double px = pixel_x(x), py = pixel_y(y);
     if (!std::isfinite(px) || !std::isfinite(py)) return;
@@ -653,8 +667,18 @@ void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, I
         return;
     }
     plot.texts.push_back({ImVec2(static_cast<float>(px), static_cast<float>(py)), ImVec2(offset_em.x * em, offset_em.y * em),
-                          pivot, text, color});
+                          pivot, text, color, gives_way});
     plot.data_marks.push_back(plot.texts.back().point);
+}
+
+}  // namespace
+
+void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
+    queue_text(x, y, text, color, pivot, offset_em, false);
+}
+
+void PlotTextIfRoom(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
+    queue_text(x, y, text, color, pivot, offset_em, true);
 }
 
 bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, float dash_em) {

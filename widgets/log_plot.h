@@ -73,6 +73,10 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
 // (positive y is down, as on screen).
 void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),
               ImVec2 offset_em = ImVec2(0, 0));
+// A text that gives way: placed after every PlotText, and left out where it would cover another text or the legend.
+// For names a point's tooltip also gives, in a cloud of points.
+void PlotTextIfRoom(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),
+                    ImVec2 offset_em = ImVec2(0, 0));
 // Reference lines across the whole plot (a peak, a ridge); dashed when dash_em > 0.
 bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em = 0.08f, float dash_em = 0);
 bool PlotVLine(const char* label, double x, ImU32 color, float thickness_em = 0.08f, float dash_em = 0);

@@ -356,8 +356,8 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
                 if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) toggle_kernel_selection(ctx, point.kernel);
             }
             const bool named = point.first_of_its_name && (kernel.category == core::KernelCategory::gemm || kernel.category == core::KernelCategory::attention);
-            if (named && point.kernel != selected)
-                PlotText(point.intensity_flops_per_byte, point.achieved_flops_per_s, label.c_str(), colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.3f));
+            if (named && point.kernel != selected)  // in a cloud of kernels, a name that would cover another gives way
+                PlotTextIfRoom(point.intensity_flops_per_byte, point.achieved_flops_per_s, label.c_str(), colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.3f));
         }
         for (const core::KernelPoint& point : core::kernel_points(ctx.report)) {
             if (point.kernel != selected) continue;

@@ -221,15 +221,18 @@ int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, f
         const float anchor_y = std::clamp(centers[k], placed[k].y_high, placed[k].y_low);
         const float lane = labels.lane_left;
         draw->AddLine(ImVec2(x_right + em * 0.15f, anchor_y), ImVec2(lane - em * 0.2f, y), colors.text_dim, em * 0.05f);
-        draw->AddRectFilled(ImVec2(lane, y - swatch * 0.5f), ImVec2(lane + swatch, y + swatch * 0.5f), block.color, em * 0.1f);
         draw->PushClipRect(ImVec2(lane, y - line_height), ImVec2(labels.lane_right, y + line_height), true);
         const float text_x = lane + swatch + em * 0.35f;
         // The value always shows; a label too long for the lane gives way with an ellipsis.
         const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
         const std::string label = elided(block.label, labels.lane_right - text_x - value_width - em * 0.45f);
-        halo_text(draw, ImGui::GetFont(), ImVec2(text_x, y - line_height * 0.5f), colors.text, label.c_str());
         const float value_x = text_x + ImGui::CalcTextSize(label.c_str()).x + em * 0.45f;
-        halo_text(draw, fonts().bold, ImVec2(value_x, y - line_height * 0.5f), colors.text, block.value.c_str());
+        // One opaque halo under the whole row, swatch to value: a ceiling line passing behind it never strikes the text.
+        draw->AddRectFilled(ImVec2(lane - em * 0.15f, y - line_height * 0.5f), ImVec2(value_x + value_width + em * 0.15f, y + line_height * 0.5f),
+                            palette().panel_background, em * 0.15f);
+        draw->AddRectFilled(ImVec2(lane, y - swatch * 0.5f), ImVec2(lane + swatch, y + swatch * 0.5f), block.color, em * 0.1f);
+        draw->AddText(ImVec2(text_x, y - line_height * 0.5f), colors.text, label.c_str());
+        draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(value_x, y - line_height * 0.5f), colors.text, block.value.c_str());
         draw->PopClipRect();
         const bool over_label = mouse.x >= lane && mouse.x < labels.lane_right && std::abs(mouse.y - y) < line_height * 0.55f;
         if (hover_enabled && over_label) hovered = placed[k].index;
