@@ -96,6 +96,11 @@ TEST_CASE("Seed 000 serving wall: one replica decodes HBM bandwidth / (weights +
     REQUIRE(serving.budget == Approx(23.3).epsilon(0.01));
     REQUIRE(serving.used == Approx(10.0 * 256));  // 10 QPS x 256 output tokens
     REQUIRE(serving.fraction == Approx(2560.0 / decode_tokens_per_s));
+    CHECK(serving.used_text == "2560 tokens/s asked (10.0 QPS x 256 tokens)");
+    // One output token per query: the count agrees with its noun.
+    const core::Scenario one_token = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"output_tokens": 1}})");
+    const core::WallsReport one_token_walls = core::walls_of(one_token, core::evaluate(one_token));
+    CHECK(wall(one_token_walls, core::WallKind::serving).used_text == "10.0 tokens/s asked (10.0 QPS x 1 token)");
 
     // A batch of 8 reads the weights once per step for eight sequences: nearly 8x the tokens/s.
     const core::Scenario batched = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"batch": 8}})");

@@ -4,6 +4,7 @@
 #include "core/cost/pipeline_schedule.h"
 #include "core/cost/step.h"
 #include "core/model/errors.h"
+#include "core/model/format.h"
 #include "core/model/layout.h"
 
 #include <nlohmann/json.hpp>
@@ -858,7 +859,7 @@ std::string trace_to_json(const Scenario& scenario, const Report& report, const 
     other["last_stage_layers"] = trace.last_stage_layers;
     if (report.layout.pp > 1 && (scenario.model.layers % report.layout.pp != 0 || trace.first_stage_layers != trace.stage_layers ||
                                  trace.last_stage_layers != trace.stage_layers)) {
-        about += " The middle stages run the heaviest stage's " + std::to_string(trace.stage_layers) + " layers, as the model times them; the first runs " +
+        about += " The middle stages run the heaviest stage's " + format_counted(trace.stage_layers, "layer", "layers") + ", as the model times them; the first runs " +
                  std::to_string(trace.first_stage_layers) + " and the last " + std::to_string(trace.last_stage_layers) + ".";
     }
     other["about"] = about;

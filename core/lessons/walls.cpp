@@ -92,12 +92,12 @@ Wall serving_wall(const Scenario& scenario, const Report& report) {
     wall.used = serving.target_qps * serving.output_tokens;
     wall.budget = bytes_per_step > 0 ? serving.batch * bandwidth / bytes_per_step : INFINITY;
     wall.used_text = format_number(wall.used) + " tokens/s asked (" + format_number(serving.target_qps) + " QPS x " +
-                     std::to_string(serving.output_tokens) + " tokens)";
+                     format_counted(serving.output_tokens, "token", "tokens") + ")";
     wall.budget_text = format_number(wall.budget) + " tokens/s from one replica";
     wall.formula = "one replica decodes batch " + std::to_string(serving.batch) + " x " + format_bandwidth(bandwidth) +
                    " / (weights " + format_bytes(memory.inference_weight_bytes) + " + KV cache " + format_bytes(memory.kv_cache_bytes) +
                    ") = " + format_number(wall.budget) + " tokens/s; the service asks " + format_number(serving.target_qps) +
-                   " QPS x " + std::to_string(serving.output_tokens) + " tokens = " + format_number(wall.used) + " tokens/s";
+                   " QPS x " + format_counted(serving.output_tokens, "token", "tokens") + " = " + format_number(wall.used) + " tokens/s";
     finish(wall);
     wall.formula += " = " + wall.fraction_text;
     return wall;

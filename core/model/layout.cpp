@@ -1,4 +1,5 @@
 #include "core/model/layout.h"
+#include "core/model/format.h"
 
 #include <algorithm>
 
@@ -103,8 +104,9 @@ std::optional<LayoutProblem> check_layout(const Scenario& scenario, const Layout
     // (with the embedding and the loss as layers, its places: the first chunk holds the embedding and a layer fewer).
     if (layout.virtual_stages > 1 && split.busiest_places() % layout.virtual_stages != 0) {
         return problem("parallel.virtual_stages", std::to_string(layout.virtual_stages) + " chunks do not split the " +
-                                                      std::to_string(split.busiest_places()) +
-                                                      (split.edges_count() ? " layer places (the embedding and the loss take one each)" : " layers") +
+                                                      (split.edges_count() ? format_counted(split.busiest_places(), "layer place", "layer places") +
+                                                                                 " (the embedding and the loss take one each)"
+                                                                           : format_counted(split.busiest_places(), "layer", "layers")) +
                                                       " of a pipeline stage evenly");
     }
     // DualPipe and DualPipeV put the model's two ends on the same devices: their stages stay whole.

@@ -97,7 +97,7 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
     if (parallel.pp > model.layers) {
         int pp = 1;
         for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
-        notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + std::to_string(model.layers) + " layers)"));
+        notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + format_counted(model.layers, "layer", "layers") + ")"));
         parallel.pp = pp;
     }
     if (parallel.virtual_stages > 1) {
@@ -136,7 +136,7 @@ Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {})
     if (per_rank % train.micro_batch != 0) {
         int micro = 1;
         for (int d : divisors_of(per_rank)) if (d <= train.micro_batch) micro = d;
-        notes.push_back(change("Micro-batch", train.micro_batch, micro, "it must divide the " + std::to_string(per_rank) + " sequences per DP rank"));
+        notes.push_back(change("Micro-batch", train.micro_batch, micro, "it must divide the " + format_counted(per_rank, "sequence", "sequences") + " per DP rank"));
         train.micro_batch = micro;
     }
     settle_experts(scenario, notes);
@@ -328,8 +328,8 @@ Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
     }
     if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario, parallel.pp, value, -1) != value) {
         return refused(scenario, "parallel.virtual_stages", std::to_string(value) + " chunks do not split the " +
-                                                                std::to_string((scenario.model.layers + parallel.pp - 1) / parallel.pp) +
-                                                                " layers of a pipeline stage evenly");
+                                                                format_counted((scenario.model.layers + parallel.pp - 1) / parallel.pp, "layer", "layers") +
+                                                                " of a pipeline stage evenly");
     }
     if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
         return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
