@@ -4,6 +4,7 @@
 #include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 

@@ -7,6 +7,7 @@
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -70,7 +71,7 @@ void step_current_playback(AppState& state, int direction) {
 
 void error_text(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, widgets::color4(widgets::palette().over_budget));
-    ImGui::TextWrapped("%s", text.c_str());
+    widgets::wrapped_text(text);
     ImGui::PopStyleColor();
 }
 
@@ -382,7 +383,7 @@ void save_dialog(AppState& state, UiSession& session) {
     const float width = std::min(font * 40.0f, ImGui::GetIO().DisplaySize.x - font * 4.0f);
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + width);
     if (!session.save_reason.empty()) widgets::dim_text(session.save_reason);
-    ImGui::TextUnformatted("Save the scenario as (JSON, only what differs from the defaults):");
+    widgets::wrapped_text("Save the scenario as (JSON, only what differs from the defaults):");
     ImGui::PopTextWrapPos();
     const bool asking = !session.confirm_replace.empty();  // as the frame began: the Enter that asked does not answer
     if (asking) ImGui::BeginDisabled();
@@ -399,7 +400,7 @@ void save_dialog(AppState& state, UiSession& session) {
     if (!session.dialog_error.empty()) error_text(session.dialog_error);
     if (asking) {
         ImGui::PushStyleColor(ImGuiCol_Text, widgets::color4(widgets::palette().warning));
-        ImGui::TextWrapped("%s", session.confirm_replace.c_str());
+        widgets::wrapped_text(session.confirm_replace);
         ImGui::PopStyleColor();
         ImGui::PopTextWrapPos();
         const bool replace = ImGui::Button("Replace", ImVec2(font * 6.0f, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ENTER, false);
@@ -499,7 +500,7 @@ void shortcuts_window(UiSession& session) {
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(shortcut.keys);
                 ImGui::TableNextColumn();
-                ImGui::TextWrapped("%s", shortcut.action);
+                widgets::wrapped_text(shortcut.action);
             }
             ImGui::EndTable();
         }

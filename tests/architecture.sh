@@ -20,6 +20,9 @@ forbid_includes core 'widgets/|app/' "core/ includes widgets/ or app/"
 forbid_includes widgets 'app/' "widgets/ includes app/"
 forbid_includes core/model 'core/cost/|core/lessons/' "core/model/ includes core/cost/ or core/lessons/"
 forbid_includes core/cost 'core/lessons/' "core/cost/ includes core/lessons/"
+# Wrapped text breaks at spaces, in one place (widgets/text_wrap.h): ImGui's TextWrapped splits "10.0 QPS" after the '.'.
+hits=$(grep -rn 'ImGui::TextWrapped(' widgets app --include='*.h' --include='*.cpp' || true)
+[ -z "$hits" ] || fail "ImGui::TextWrapped breaks after '.' and ','; use widgets::wrapped_text:"$'\n'"$hits"
 
 # Namespace-scope declarations start in column 0 in this code base: "Type name(args);" on one or more lines.
 for header in core/*/*.h; do

@@ -36,6 +36,7 @@ void record_text(const ImDrawList* list, const ImFont* font, float font_size, co
     drawn.text.assign(text_begin, text_end);
     const ImVec2 size = font->CalcTextSizeA(font_size, FLT_MAX, wrap_width, text_begin, text_end);
     drawn.min = pos;
+    drawn.wrap_width = wrap_width;
     drawn.max = ImVec2(pos.x + size.x, pos.y + size.y);
     drawn.clip = list->_CmdHeader.ClipRect;
     if (fine_clip) {

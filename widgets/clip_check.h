@@ -16,6 +16,7 @@ struct DrawnText {
     ImVec4 clip;            // what it was clipped to: the draw list's clip rectangle, and the fine clip if one was given
     std::string window;     // the ImGui window it was drawn in
     bool scrolls_y = false; // that window scrolls vertically: text past its bottom edge is scrolled, not cut
+    float wrap_width = 0;   // AddText's own wrap width: 0 unless ImGui's word wrap (which splits "10.0" after '.') drew it
 };
 
 void start_text_record();

@@ -4,6 +4,7 @@
 #include "core/model/format.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 #include <imgui_stdlib.h>
@@ -178,12 +179,12 @@ void draw_feedback(const char* control, const EditFeedback& feedback) {
     const Palette& colors = palette();
     for (const std::string& note : feedback.notes) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(colors.text_dim));
-        ImGui::TextWrapped("  also: %s", note.c_str());
+        wrapped_textf("  also: %s", note.c_str());
         ImGui::PopStyleColor();
     }
     if (!feedback.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(colors.warning));
-        ImGui::TextWrapped("  Not applied: %s", feedback.error.c_str());
+        wrapped_textf("  Not applied: %s", feedback.error.c_str());
         ImGui::PopStyleColor();
     }
 }

@@ -3,6 +3,7 @@
 #include "core/model/format.h"
 #include "core/model/layout.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,7 +147,7 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
                                                                  "over the " + std::to_string(layout.tp * layout.cp * layout.dp) +
                                                                  " GPUs of a stage."
                                                            : std::string();
-    ImGui::TextWrapped("%s Box = node (%s inside); between boxes: %s.%s", shown.c_str(), scale_up_link, scale_out_link, experts.c_str());
+    wrapped_textf("%s Box = node (%s inside); between boxes: %s.%s", shown.c_str(), scale_up_link, scale_out_link, experts.c_str());
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
 }

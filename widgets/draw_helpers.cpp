@@ -1,6 +1,7 @@
 #include "widgets/draw_helpers.h"
 
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,7 @@ ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
 
 void dim_text(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().text_dim));
-    ImGui::TextWrapped("%s", text.c_str());
+    wrapped_text(text);
     ImGui::PopStyleColor();
 }
 
@@ -61,26 +62,6 @@ void legend_swatch(ImU32 color, SwatchShape shape) {
     }
     ImGui::Dummy(ImVec2(1.1f * em, line));
     ImGui::SameLine(0, 0.2f * em);
-}
-
-std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width) {
-    std::vector<std::string> lines;
-    std::string line;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const std::size_t space = text.find(' ', at);
-        const std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
-        at = space == std::string::npos ? text.size() : space + 1;
-        const std::string longer = line.empty() ? word : line + " " + word;
-        if (!line.empty() && ImGui::CalcTextSize(longer.c_str()).x > max_width) {
-            lines.push_back(line);
-            line = word;
-        } else {
-            line = longer;
-        }
-    }
-    if (!line.empty() || lines.empty()) lines.push_back(line);
-    return lines;
 }
 
 std::string fit_variant(const std::vector<std::string>& variants, float max_width) {

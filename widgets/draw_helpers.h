@@ -21,7 +21,7 @@ std::string tick_label(double value, double step);
 // ImGui's float colour from a packed one.
 ImVec4 color4(ImU32 color);
 
-// Wrapped text in the theme's dim colour: captions, notes, units.
+// Wrapped text (at spaces, widgets/text_wrap.h) in the theme's dim colour: captions, notes, units.
 void dim_text(const std::string& text);
 
 // A legend's colour key at the cursor, one text line high, followed by SameLine: a filled square (categories on a
@@ -32,9 +32,6 @@ void legend_swatch(ImU32 color, SwatchShape shape = SwatchShape::square);
 // The text as it fits in max_width with the current font: whole if it fits, else cut with an ellipsis (U+2026) at the end,
 // or in the middle for a path (keeps the file name). Never wider than max_width unless even "..." is not.
 std::string fit_text(const std::string& text, float max_width, bool keep_end = false);
-// The text broken into lines no wider than max_width (current font), only at spaces: ImGui's own wrapping also breaks
-// after '.' and ',' and so splits "70.0 B" into "70." and "0 B". A word wider than the line is a line of its own.
-std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width);
 
 // A label that abbreviates: the first of its variants (longest first: "Whole model, 70.6 B params", "Whole model") that fits
 // in max_width with the current font, else the last one cut by fit_text.

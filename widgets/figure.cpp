@@ -3,6 +3,7 @@
 #include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -26,10 +27,10 @@ void explain_tooltip(const std::string& formula, const char* source) {
     if (!g_explain_mode || formula.empty()) return;
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(formula.c_str());
+    wrapped_text(formula);
     if (source && *source) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-        ImGui::Text("Source: %s", source);
+        wrapped_textf("Source: %s", source);
         ImGui::PopStyleColor();
     }
     ImGui::PopTextWrapPos();
@@ -42,7 +43,7 @@ namespace {
 void value_after(const std::string& value) {
     same_line_if_fits(ImGui::CalcTextSize(value.c_str()).x, ImGui::GetStyle().ItemSpacing.x);
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(value.c_str());
+    wrapped_text(value);
     ImGui::PopTextWrapPos();
 }
 
@@ -50,7 +51,7 @@ void value_after(const std::string& value) {
 
 void figure(const char* label, const std::string& value, const std::string& formula, const char* source) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextUnformatted(label);
+    wrapped_text(label);  // wrapped where the panel wraps its figures, never cut
     ImGui::PopStyleColor();
     value_after(value);
     explain_last_item(formula, source);
@@ -59,7 +60,7 @@ void figure(const char* label, const std::string& value, const std::string& form
 void run_figure(bool fits, const char* label, const std::string& value, const std::string& formula, const char* source) {
     if (fits) return figure(label, value, formula, source);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::Text("%s, if it fit", label);
+    wrapped_textf("%s, if it fit", label);
     value_after(value);
     ImGui::PopStyleColor();
     explain_last_item("What it would be if the layout fit in HBM (it does not)" + (formula.empty() ? "." : ": " + formula), source);

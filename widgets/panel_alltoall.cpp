@@ -8,6 +8,7 @@
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -319,8 +320,8 @@ void draw_summary(const core::AllToAllFrame& frame, ImVec2 origin, ImVec2 size, 
     // Wrapped to the bar's width: a scenario's EP group of 64 lands here in a narrow window too.
     const std::string note = "Too many GPUs to draw one by one (up to " + std::to_string(kMaxDrawnRanks) +
                              "): the bar is the steps' progress, dispatch first, then the experts, then combine. The counters above keep counting.";
-    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(bar_min.x, bar_max.y + em * 0.8f), colors.text_dim, note.c_str(), nullptr,
-                  bar_max.x - bar_min.x);
+    add_wrapped_text(draw, ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(bar_min.x, bar_max.y + em * 0.8f), colors.text_dim, note,
+                     bar_max.x - bar_min.x);
 }
 
 // "moved so far: NVLink ... | InfiniBand ...", each with its line style.
@@ -347,8 +348,8 @@ void draw_counters(const core::AllToAllFrame& frame, float em) {
           {"InfiniBand (crossing a node boundary): " + infiniband + " so far", "InfiniBand: " + infiniband + " so far", "IB " + infiniband},
           false);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextWrapped("Packets: token copies (tok) one GPU sends another in this step, InfiniBand ones outlined. Bars: the other GPUs' "
-                       "tokens a GPU holds. *: where token 1 of GPU 1 goes, its k experts.");
+    wrapped_text("Packets: token copies (tok) one GPU sends another in this step, InfiniBand ones outlined. Bars: the other GPUs' "
+                 "tokens a GPU holds. *: where token 1 of GPU 1 goes, its k experts.");
     ImGui::PopStyleColor();
 }
 
@@ -356,9 +357,7 @@ void draw_view(const AllToAllPanelState& state, const core::AllToAllFrame& frame
     const float em = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::PushFont(fonts().large);
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(frame.caption.c_str());
-    ImGui::PopTextWrapPos();
+    wrapped_text(frame.caption);
     ImGui::PopFont();
     draw_counters(frame, em);
     const float header = ImGui::GetCursorScreenPos().y - origin.y;

@@ -11,6 +11,7 @@
 #include "widgets/kernel_selection.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -659,10 +660,10 @@ void draw_focus(const PanelContext& ctx, const AnatomyData& data, const Timeline
     if (selected < 0 && hover.op < 0 && hover.stall < 0) heading += " (click a kernel to mark it on the roofline)";
     section_heading(heading.empty() ? "Kernel" : heading.c_str());
     if (shown) {
-        ImGui::TextWrapped("%s", shown->formula.c_str());
+        wrapped_text(shown->formula);
         if (!shown->source.empty()) explain_last_item(shown->source);
     } else if (!stall_text.empty()) {
-        ImGui::TextWrapped("%s", stall_text.c_str());
+        wrapped_text(stall_text);
     }
 }
 
@@ -680,7 +681,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     draw_transport(ctx.playback, caption.c_str());
     if (!data.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().warning));
-        ImGui::TextWrapped("%s", data.error.c_str());
+        wrapped_text(data.error);
         ImGui::PopStyleColor();
         return;
     }
@@ -713,7 +714,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     std::vector<std::string> timeline_legend;
     for (const LegendEntry& entry : timeline_entries) timeline_legend.push_back(entry.text);
     const float legends = line * float(legend_rows(timeline_legend, width) + legend_rows(step_legend_entries(data), width));
-    const float chain = ImGui::CalcTextSize(ctx.text.mfu_chain.c_str(), nullptr, false, width).y + ImGui::GetStyle().ItemSpacing.y;
+    const float chain = wrapped_text_size(ctx.text.mfu_chain, width).y + ImGui::GetStyle().ItemSpacing.y;
     const float bar_height = em * 7.5f + ImGui::GetStyle().ItemSpacing.y;
     const float focus_height = heading + 3.0f * ImGui::CalcTextSize("Ag").y + ImGui::GetStyle().ItemSpacing.y;  // three wrapped lines
     const float spacing = ImGui::GetStyle().ItemSpacing.y * 5.0f;

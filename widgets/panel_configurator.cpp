@@ -18,6 +18,7 @@
 #include "widgets/plan_job.h"
 #include "widgets/stacked_bar.h"
 #include "widgets/size_job.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -61,11 +62,11 @@ void draw_controls(PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
 
     section_heading("Layout");
-    ImGui::TextWrapped("TP %d x PP %d x CP %d x DP %d = %d GPUs on %d nodes of %d", report.layout.tp, report.layout.pp, report.layout.cp,
-                       report.layout.dp, report.layout.gpus, report.layout.nodes, report.layout.gpus_per_node);
+    wrapped_textf("TP %d x PP %d x CP %d x DP %d = %d GPUs on %d nodes of %d", report.layout.tp, report.layout.pp, report.layout.cp,
+                  report.layout.dp, report.layout.gpus, report.layout.nodes, report.layout.gpus_per_node);
     if (report.moe.has_experts) {
-        ImGui::TextWrapped("EP %d x ETP %d x EDP %d over a stage's TP x CP x DP; %d of %d experts per GPU", report.moe.ep, report.moe.etp,
-                           report.moe.expert_data_parallel, report.moe.local_experts, report.moe.experts);
+        wrapped_textf("EP %d x ETP %d x EDP %d over a stage's TP x CP x DP; %d of %d experts per GPU", report.moe.ep, report.moe.etp,
+                      report.moe.expert_data_parallel, report.moe.local_experts, report.moe.experts);
     }
     ImGui::Spacing();
     ImGui::PushItemWidth(-font * 6.5f);
@@ -120,7 +121,7 @@ void draw_controls(PanelContext& ctx) {
     ImGui::Spacing();
     for (const std::string& warning : ctx.text.warnings) {
         ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().warning));
-        ImGui::TextWrapped("%s", warning.c_str());
+        wrapped_text(warning);
         ImGui::PopStyleColor();
     }
 }
@@ -345,7 +346,7 @@ void draw_budget(const core::Report& report, const core::ReportText& text) {
     const core::BudgetReport& budget = report.budget;
     const ImU32 color = !budget.has_budget ? palette().text : budget.within_budget ? palette().within_budget : palette().over_budget;
     ImGui::PushStyleColor(ImGuiCol_Text, color4(color));
-    ImGui::TextWrapped("%s", text.budget_sentence.c_str());
+    wrapped_text(text.budget_sentence);
     ImGui::PopStyleColor();
     explain_last_item("GPUs x price per GPU-hour x (modelled time to train + setup) = total; budget - total = buffer. "
                       "`shardscope cost` prints the same sentence, and exits with status 3 over the budget.",

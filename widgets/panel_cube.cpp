@@ -8,6 +8,7 @@
 #include "widgets/gl_cube_renderer.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 #include <imgui_internal.h>  // SetItemUsingMouseWheel: the wheel zooms the cube instead of scrolling the panel
@@ -328,19 +329,23 @@ void draw_point_tooltip(const core::RegimePoint& point) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 34.0f);
     ImGui::PushFont(fonts().bold);
-    ImGui::TextUnformatted(point.is_current ? ("This scenario: " + point.model_name).c_str() : point.model_name.c_str());
+    wrapped_text(point.is_current ? "This scenario: " + point.model_name : point.model_name);
     ImGui::PopFont();
-    const ImVec4 binding_color = ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall)));
     if (point.binding_fraction > 1.0)
-        ImGui::TextColored(binding_color, "The %s wall binds: %s the GPU's budget", wall_word(point.binding_wall),
-                           times(point.binding_fraction).c_str());
+        wrapped_textf("The %s wall binds: %s the GPU's budget", wall_word(point.binding_wall), times(point.binding_fraction).c_str());
     else
-        ImGui::TextColored(binding_color, "One GPU is enough; the nearest wall is %s, at %s its budget", wall_word(point.binding_wall),
-                           times(point.binding_fraction).c_str());
-    ImGui::Text("Memory %s: %s", times(point.memory_fraction).c_str(), point.memory_formula.c_str());
-    ImGui::Text("Compute %s: %s", times(point.compute_fraction).c_str(), point.compute_formula.c_str());
-    ImGui::Text("Bandwidth %s: %s", times(point.bandwidth_fraction).c_str(), point.bandwidth_formula.c_str());
-    if (!point.layout_note.empty()) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().warning), "%s", point.layout_note.c_str());
+        wrapped_textf("One GPU is enough; the nearest wall is %s, at %s its budget", wall_word(point.binding_wall),
+                      times(point.binding_fraction).c_str());
+    ImGui::PopStyleColor();
+    wrapped_textf("Memory %s: %s", times(point.memory_fraction).c_str(), point.memory_formula.c_str());
+    wrapped_textf("Compute %s: %s", times(point.compute_fraction).c_str(), point.compute_formula.c_str());
+    wrapped_textf("Bandwidth %s: %s", times(point.bandwidth_fraction).c_str(), point.bandwidth_formula.c_str());
+    if (!point.layout_note.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
+        wrapped_text(point.layout_note);
+        ImGui::PopStyleColor();
+    }
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }
@@ -374,8 +379,8 @@ void draw_canvas(CubePanelState& state, PanelContext& ctx, ImVec2 size) {
     if (!state.renderer.render(scene, projection, width_pixels, height_pixels)) {
         const std::string message = "The 3D view is unavailable here (" + state.renderer.error() + "). The table lists every figure.";
         draw->AddRect(canvas_min, canvas_max, palette().grid, em * 0.3f);
-        draw->AddText(ImGui::GetFont(), em, ImVec2(canvas_min.x + em, canvas_min.y + em), palette().warning, message.c_str(), nullptr,
-                      size.x - 2 * em);
+        add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(canvas_min.x + em, canvas_min.y + em), palette().warning, message,
+                         size.x - 2 * em);
         return;
     }
     draw->AddImage(state.renderer.texture(), canvas_min, canvas_max, ImVec2(0, 1), ImVec2(1, 0));
@@ -474,9 +479,9 @@ void draw_budgets(core::Scenario& scenario) {
             serving.batch = std::clamp(batch, 1, 512);
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextWrapped("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: one replica, %d output tokens per query, "
-                       "%d tokens of context.",
-                       core::format_count(train.tokens).c_str(), scenario.cluster.gpus, serving.output_tokens, serving.context_tokens);
+    wrapped_textf("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: one replica, %d output tokens per query, "
+                  "%d tokens of context.",
+                  core::format_count(train.tokens).c_str(), scenario.cluster.gpus, serving.output_tokens, serving.context_tokens);
     ImGui::PopStyleColor();
 }
 
@@ -552,8 +557,8 @@ void draw_table(CubePanelState& state) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     bool any_note = false;
     for (const core::RegimePoint& point : cube.points) any_note = any_note || !point.layout_note.empty();
-    if (any_note) ImGui::TextWrapped("* the scenario's layout cannot hold this preset: placed with the nearest layout that can (hover the name for which).");
-    for (const std::string& unplaced : cube.unplaced) ImGui::TextWrapped("Not placed: %s", unplaced.c_str());
+    if (any_note) wrapped_text("* the scenario's layout cannot hold this preset: placed with the nearest layout that can (hover the name for which).");
+    for (const std::string& unplaced : cube.unplaced) wrapped_textf("Not placed: %s", unplaced.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -576,9 +581,9 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
     ImGui::Text("Where each model lives: what one rank needs, in units of one %s", state.cube.gpu_name.c_str());
     ImGui::PopFont();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextWrapped("Every axis is logarithmic and 1\xC3\x97 is exactly the GPU's budget: inside the green box one GPU is enough "
-                       "on all three, past it on any axis that wall is hit. Each preset runs under this scenario's cluster, training "
-                       "and serving settings.");
+    wrapped_text("Every axis is logarithmic and 1\xC3\x97 is exactly the GPU's budget: inside the green box one GPU is enough "
+                 "on all three, past it on any axis that wall is hit. Each preset runs under this scenario's cluster, training "
+                 "and serving settings.");
     ImGui::PopStyleColor();
     if (!state.cube_error.empty() || state.cube.points.empty()) {
         ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette().over_budget), "Cannot place the models: %s",

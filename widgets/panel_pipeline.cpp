@@ -7,6 +7,7 @@
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -519,8 +520,8 @@ void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params
         draw_dualpipe_figures(timeline, params, closed);
         if (!applies) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
-            ImGui::TextWrapped("%s", params.p2p_seconds > 0 ? "The table assumes free send/recv: measured differs."
-                                                            : "The table's bubble holds for input grad B = F and W <= F, as in its figure: measured differs.");
+            wrapped_text(params.p2p_seconds > 0 ? "The table assumes free send/recv: measured differs."
+                                                : "The table's bubble holds for input grad B = F and W <= F, as in its figure: measured differs.");
             ImGui::PopStyleColor();
         }
         return;
@@ -558,8 +559,8 @@ void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params
     }
     if (!applies) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
-        ImGui::TextWrapped("%s", params.p2p_seconds > 0 ? "Closed forms assume free send/recv: measured differs."
-                                                        : "ZB-H1's closed form assumes m >= p: measured differs.");
+        wrapped_text(params.p2p_seconds > 0 ? "Closed forms assume free send/recv: measured differs."
+                                            : "ZB-H1's closed form assumes m >= p: measured differs.");
         ImGui::PopStyleColor();
     }
 }

@@ -8,12 +8,12 @@
 #include "widgets/log_plot.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <numbers>
@@ -275,8 +275,8 @@ void draw_ring_summary(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const cor
     ImFont* font = ImGui::GetFont();
     float y = center.y - em * 2.0f;
     for (const std::string& line : lines) {
-        const ImVec2 size = font->CalcTextSizeA(font->FontSize, FLT_MAX, width, line.c_str());
-        draw->AddText(font, font->FontSize, ImVec2(center.x - size.x * 0.5f, y), palette().text, line.c_str(), nullptr, width);
+        const ImVec2 size = wrapped_text_size(line, width, font, font->FontSize);
+        add_wrapped_text(draw, font, font->FontSize, ImVec2(center.x - size.x * 0.5f, y), palette().text, line, width);
         y += size.y + em * 0.4f;
     }
 }
@@ -297,9 +297,7 @@ void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& f
                                  std::to_string(frame.step_count) + "  |  one transfer = S/n = " +
                                  core::format_bytes(schedule.chunk_bytes) + "  |  " + legend;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextUnformatted(subtitle.c_str());
-    ImGui::PopTextWrapPos();
+    wrapped_text(subtitle);
     ImGui::PopStyleColor();
     const float header = ImGui::GetCursorScreenPos().y - origin.y;
     const ImVec2 area(size.x, std::max(em * 8.0f, size.y - header));

@@ -10,6 +10,7 @@
 #include "widgets/log_plot.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -67,7 +68,7 @@ bool tooltips(const PanelContext& ctx) { return !ctx.exporting && explain_mode()
 void show_tooltip(const std::string& text) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
-    ImGui::TextUnformatted(text.c_str());
+    wrapped_text(text);
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
 }
@@ -186,11 +187,11 @@ void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     ImGui::Spacing();
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     section_heading("Kernels");
-    ImGui::TextWrapped("Placed on %s (the scenario's GPU).", ceiling.label.c_str());
+    wrapped_textf("Placed on %s (the scenario's GPU).", ceiling.label.c_str());
     if (ctx.scenario.cluster.gpu.peak_flops_per_s(kPrecisions[options.kernel_precision]) <= 0) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
-        ImGui::TextWrapped("%s has no %s peak: its bf16 roof stands in.", ctx.scenario.cluster.gpu.name.c_str(),
-                           core::precision_name(kPrecisions[options.kernel_precision]));
+        wrapped_textf("%s has no %s peak: its bf16 roof stands in.", ctx.scenario.cluster.gpu.name.c_str(),
+                      core::precision_name(kPrecisions[options.kernel_precision]));
         ImGui::PopStyleColor();
     }
     const float em = ImGui::GetFontSize();
@@ -232,7 +233,7 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
         ImGui::Bullet();
         ImGui::PopStyleColor();
         ImGui::SameLine();
-        ImGui::TextWrapped("%s: %s", mark.name.c_str(), mark.placed.explanation.c_str());
+        wrapped_textf("%s: %s", mark.name.c_str(), mark.placed.explanation.c_str());
         explain_last_item(kernel_tooltip(mark, ceiling));
     }
     const std::string ridge_text = std::isfinite(batch_at_ridge)
@@ -240,7 +241,7 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
               core::format_number(batch_at_ridge) + " (ridge " + core::format_number(ridge) + " FLOP/B)."
         : "Decode over this weight never reaches the ridge.";
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextWrapped("%s", ridge_text.c_str());
+    wrapped_text(ridge_text);
     ImGui::PopStyleColor();
 
     ImGui::Spacing();
@@ -250,12 +251,12 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
         ImGui::Bullet();
         ImGui::PopStyleColor();
         ImGui::SameLine();
-        ImGui::TextWrapped("%s", point.explanation.c_str());
+        wrapped_text(point.explanation);
     }
-    if (traffic.empty()) ImGui::TextWrapped("One GPU: no traffic between GPUs.");
+    if (traffic.empty()) wrapped_text("One GPU: no traffic between GPUs.");
     if (!measured.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));
-        ImGui::TextWrapped("Measured overlay: %s", measured.error.c_str());
+        wrapped_textf("Measured overlay: %s", measured.error.c_str());
         ImGui::PopStyleColor();
     }
 }
@@ -480,7 +481,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     if (options.show_scenario_kernels && selected >= 0) {
         ImGui::Spacing();
         section_heading("Selected kernel (this scenario)");
-        ImGui::TextWrapped("%s", ctx.text.kernels.at(selected).formula.c_str());
+        wrapped_text(ctx.text.kernels.at(selected).formula);
     }
     ImGui::EndChild();
     ImGui::SameLine();

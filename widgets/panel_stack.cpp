@@ -13,6 +13,7 @@
 #include "widgets/panel.h"
 #include "widgets/sidebar.h"
 #include "widgets/stacked_bar.h"
+#include "widgets/text_wrap.h"
 #include "widgets/transport.h"
 
 #include <imgui.h>
@@ -99,17 +100,17 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
                core::format_bytes(memory.state_bytes),
            "ZeRO (Rajbhandari et al. 2019) sec 3.1");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
-    ImGui::TextWrapped("= %s", whole.caption.c_str());
+    wrapped_textf("= %s", whole.caption.c_str());
     ImGui::PopStyleColor();
     explain_last_item(core::format_bytes(memory.state_bytes) + " / " + core::format_bytes(gpu.hbm_bytes) + " = " +
                       core::format_number(whole.gpus_worth) + " GPUs' worth of HBM");
     figure("Per GPU at the peak", core::format_bytes(memory.per_gpu.peak_bytes), text.memory_peak_line, "core/cost/memory.h");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(per_gpu.over ? colors.over_budget : colors.within_budget));
-    ImGui::TextWrapped("= %s", per_gpu.caption.c_str());
-    ImGui::TextWrapped("%s", text.memory_verdict.c_str());
+    wrapped_textf("= %s", per_gpu.caption.c_str());
+    wrapped_text(text.memory_verdict);
     ImGui::PopStyleColor();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextWrapped("Hover a block for its formula. %s", core::kUnitConvention);
+    wrapped_textf("Hover a block for its formula. %s", core::kUnitConvention);
     ImGui::PopStyleColor();
 }
 
@@ -262,7 +263,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     ImGui::PushFont(fonts().bold);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(frame.crossed.empty() ? palette().text : palette().warning));
-    ImGui::TextWrapped("%s", frame.caption.c_str());
+    wrapped_text(frame.caption);
     ImGui::PopStyleColor();
     ImGui::PopFont();
     ImGui::Spacing();

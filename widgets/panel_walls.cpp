@@ -11,6 +11,7 @@
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/stacked_bar.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -115,13 +116,13 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
-    ImGui::TextWrapped("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
-                       "tokens, batch %d, %d-token context.",
-                       model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
-                       scenario.precision.name.c_str(),
-                       core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
-                       core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
-                       scenario.serving.batch, scenario.serving.context_tokens);
+    wrapped_textf("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
+                  "tokens, batch %d, %d-token context.",
+                  model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
+                  scenario.precision.name.c_str(),
+                  core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
+                  core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
+                  scenario.serving.batch, scenario.serving.context_tokens);
     ImGui::PopStyleColor();
 }
 
@@ -198,8 +199,8 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
             draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);
         }
         draw->PushClipRect(ImVec2(origin.x, top), ImVec2(origin.x + label_width - em * 0.5f, top + row_height), true);
-        draw->AddText(ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question.c_str(),
-                      nullptr, label_width - em * 1.0f);
+        add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question,
+                         label_width - em * 1.0f);
         draw->PopClipRect();
 
         Track track{origin.x + label_width, origin.x + width - value_width, top + em * 0.5f, top + em * 1.9f, 0,
@@ -228,7 +229,7 @@ void draw_verdict(const core::WallsReport& walls) {
     const core::Wall& binding = walls.walls[walls.binding];
     ImGui::PushFont(fonts().large);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(walls.any_over ? colors.over_budget : colors.within_budget));
-    ImGui::TextWrapped("%s", walls.summary.c_str());
+    wrapped_text(walls.summary);
     ImGui::PopStyleColor();
     ImGui::PopFont();
     if (walls.verdict_row >= 0) {
@@ -238,8 +239,8 @@ void draw_verdict(const core::WallsReport& walls) {
         figure("First response:", verdict.first_response);
         ImGui::PopFont();
     } else {
-        ImGui::TextWrapped("It fits, trains in time and serves the target on one replica: no need to distribute. "
-                           "%s is the first wall it would hit.", binding.title.c_str());
+        wrapped_textf("It fits, trains in time and serves the target on one replica: no need to distribute. "
+                      "%s is the first wall it would hit.", binding.title.c_str());
     }
     ImGui::Spacing();
 
@@ -257,11 +258,11 @@ void draw_verdict(const core::WallsReport& walls) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(chosen ? colors.text : colors.text_dim));
         if (chosen) ImGui::PushFont(fonts().bold);
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", rows[i].wall.c_str());
+        wrapped_text(rows[i].wall);
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", rows[i].symptom.c_str());
+        wrapped_text(rows[i].symptom);
         ImGui::TableNextColumn();
-        ImGui::TextWrapped("%s", rows[i].first_response.c_str());
+        wrapped_text(rows[i].first_response);
         if (chosen) ImGui::PopFont();
         ImGui::PopStyleColor();
     }
@@ -319,7 +320,7 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
     if (!state.walls_error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().over_budget));
-        ImGui::TextWrapped("Cannot evaluate at this size: %s", state.walls_error.c_str());
+        wrapped_textf("Cannot evaluate at this size: %s", state.walls_error.c_str());
         ImGui::PopStyleColor();
         return;
     }
@@ -337,7 +338,7 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
     ImGui::SameLine();
     ImGui::BeginChild("walls_curves", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     section_heading("Three walls, three scaling lines");
-    if (!state.curves_error.empty()) ImGui::TextWrapped("%s", state.curves_error.c_str());
+    if (!state.curves_error.empty()) wrapped_text(state.curves_error);
     else draw_curves(state, ImVec2(0, ImGui::GetContentRegionAvail().y));
     ImGui::EndChild();
 }

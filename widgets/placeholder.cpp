@@ -3,6 +3,7 @@
 #include "core/model/format.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -10,7 +11,7 @@ namespace widgets {
 
 void draw_placeholder(PanelContext& ctx, const char* coming) {
     const core::Report& report = ctx.report;
-    ImGui::TextWrapped("%s", coming);
+    wrapped_text(coming);
     ImGui::Spacing();
     figure("Per-GPU memory at its peak", core::format_bytes(report.memory.per_gpu.peak_bytes) + " of " + core::format_bytes(report.memory.hbm_bytes));
     figure("Step time", core::format_seconds(report.compute.step_seconds));

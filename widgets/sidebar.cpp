@@ -4,6 +4,7 @@
 #include "widgets/controls.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -64,8 +65,8 @@ void headline(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
     const ImVec4 verdict = ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget);
     ImGui::PushStyleColor(ImGuiCol_Text, verdict);
-    ImGui::TextWrapped("%s per GPU at its peak of %s: %s", core::format_bytes(memory.per_gpu.peak_bytes).c_str(),
-                       core::format_bytes(memory.hbm_bytes).c_str(), memory.fits ? "fits" : "does not fit");
+    wrapped_textf("%s per GPU at its peak of %s: %s", core::format_bytes(memory.per_gpu.peak_bytes).c_str(),
+                  core::format_bytes(memory.hbm_bytes).c_str(), memory.fits ? "fits" : "does not fit");
     ImGui::PopStyleColor();
     explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line);
     const core::ComputeReport& compute = report.compute;
@@ -88,7 +89,7 @@ void headline(const core::Report& report, const core::ReportText& text) {
     for (std::size_t i = 0; i < report.warnings.size(); ++i) {
         if (report.warnings[i].kind == core::WarningKind::does_not_fit) continue;  // the verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));
-        ImGui::TextWrapped("%s", text.warnings[i].c_str());
+        wrapped_text(text.warnings[i]);
         ImGui::PopStyleColor();
     }
 }
@@ -114,14 +115,14 @@ void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Rep
     ImGui::Spacing();
     if (!state.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().over_budget));
-        ImGui::TextWrapped("Not applied: %s", state.error.c_str());
+        wrapped_textf("Not applied: %s", state.error.c_str());
         ImGui::PopStyleColor();
     }
     section_heading("Figures");
     headline(report, text);
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    ImGui::TextWrapped("%s", core::kUnitConvention);
+    wrapped_text(core::kUnitConvention);
     ImGui::PopStyleColor();
 }
 

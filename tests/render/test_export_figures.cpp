@@ -143,8 +143,8 @@ struct ClipSize {
 };
 constexpr ClipSize kClipSizes[] = {{1024, 768, 1.0f, false}, {1280, 720, 1.0f, true}, {1920, 1080, 1.0f, false}, {853, 480, 1.5f, true}};
 
-// Exports `options` at every clip size and fails on each text the clip checker finds cut; `min_texts` guards against a
-// panel that drew nothing (and so cut nothing).
+// Exports `options` at every clip size and fails on each text the clip checker finds cut, or wrapped by ImGui's own word
+// wrap; `min_texts` guards against a panel that drew nothing (and so cut nothing).
 void check_nothing_cut(app::ExportOptions options, const std::string& name, std::size_t min_texts) {
     for (const ClipSize& size : kClipSizes) {
         options.width = size.width;
@@ -161,6 +161,9 @@ void check_nothing_cut(app::ExportOptions options, const std::string& name, std:
             INFO(options.panels[i] << " at " << size.width << "x" << size.height << " x" << size.scale);
             CHECK(texts[i].size() >= min_texts);
             for (const widgets::DrawnText& cut : widgets::cut_texts(texts[i])) FAIL_CHECK("cut: " << describe(cut));
+            // Every wrapped text breaks at spaces (widgets/text_wrap.h): none reaches ImGui's wrap, which splits "10.0" after '.'.
+            for (const widgets::DrawnText& text : texts[i])
+                if (text.wrap_width > 0) FAIL_CHECK("wrapped by ImGui, not at spaces: " << describe(text));
         }
     }
 }

@@ -1,0 +1,193 @@
+#include "widgets/text_wrap.h"
+
+#include <imgui_internal.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cstdarg>
+#include <cstdio>
+
+namespace widgets {
+namespace {
+
+bool is_space(char c) { return c == ' '; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Whether a word is a unit a figure carries ("GB),": punctuation after it aside): what core/model/format.h prints after a
+// number (bytes, FLOP, rates, durations, percentages, counts in T / B / M / k) and the rates the panels name.
+bool is_unit(std::string_view word) {
+    while (!word.empty() && std::string_view("),.;:").find(word.back()) != std::string_view::npos) word.remove_suffix(1);
+    static constexpr std::string_view kWholeUnits[] = {"ns", "us", "\xC2\xB5s", "ms", "s", "min", "h", "days", "day", "years", "year",
+                                                       "%", "T", "M", "k", "K", "QPS", "tokens", "tokens/s"};
+    for (std::string_view unit : kWholeUnits)
+        if (word == unit) return true;
+    if (!word.empty() && std::string_view("kKMGTPE").find(word.front()) != std::string_view::npos) word.remove_prefix(1);  // SI prefix
+    for (std::string_view base : {"B", "B/s", "FLOP", "FLOPs", "FLOP/s"})
+        if (word == base) return true;
+    return false;
+}
+
+// The byte after the UTF-8 character at `at`, not past `limit`.
+std::size_t next_character(std::string_view text, std::size_t at, std::size_t limit) {
+    ++at;
+    while (at < limit && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+    return at;
+}
+
+// Appends the lines of one paragraph, bytes [begin, end) holding no '\n'.
+void break_paragraph(std::string_view text, std::size_t begin, std::size_t end, float max_width,
+                     const std::function<float(std::string_view)>& width_of, std::vector<LineSpan>& lines) {
+    const auto width = [&](std::size_t from, std::size_t to) { return width_of(text.substr(from, to - from)); };
+    const auto first_non_space = [&](std::size_t at) {
+        while (at < end && is_space(text[at])) ++at;
+        return at;
+    };
+    const auto plain_word_end = [&](std::size_t at) {
+        while (at < end && !is_space(text[at])) ++at;
+        return at;
+    };
+    // A figure keeps its unit ("80.0 GB"): a word ending in a digit runs on over the space when the next word is a unit.
+    const auto word_end = [&](std::size_t at) {
+        const std::size_t after = plain_word_end(at);
+        const std::size_t next = first_non_space(after);
+        if (!is_digit(text[after - 1]) || next == end) return after;
+        const std::size_t next_end = plain_word_end(next);
+        return is_unit(text.substr(next, next_end - next)) ? next_end : after;
+    };
+    std::size_t line_begin = begin;
+    while (line_begin < end) {
+        // The most whole words that fit, measured from the line's start (its leading spaces included).
+        std::size_t line_end = line_begin;
+        for (std::size_t word = first_non_space(line_begin); word < end; word = first_non_space(line_end)) {
+            const std::size_t after = word_end(word);
+            if (width(line_begin, after) > max_width) break;
+            line_end = after;
+        }
+        if (line_end == line_begin) {
+            const std::size_t word = first_non_space(line_begin);
+            if (word == end) {  // a paragraph of spaces only: one blank line
+                lines.push_back({begin, begin});
+                return;
+            }
+            if (word > line_begin) {  // an indent with no room for its first word goes before the word is cut
+                line_begin = word;
+                continue;
+            }
+            // A figure and its unit wider than the line: they part at a space between them, as far as fits.
+            const std::size_t after = word_end(word);
+            for (std::size_t part = word; part < after; part = first_non_space(line_end)) {
+                const std::size_t part_end = plain_word_end(part);
+                if (width(line_begin, part_end) > max_width) break;
+                line_end = part_end;
+            }
+        }
+        if (line_end == line_begin) {
+            // A word alone wider than the line: as many whole characters as fit, one at least.
+            const std::size_t after = plain_word_end(line_begin);
+            line_end = next_character(text, line_begin, after);
+            while (line_end < after) {
+                const std::size_t longer = next_character(text, line_end, after);
+                if (width(line_begin, longer) > max_width) break;
+                line_end = longer;
+            }
+        }
+        lines.push_back({line_begin, line_end});
+        line_begin = first_non_space(line_end);  // a break swallows its spaces
+    }
+}
+
+float width_in(const ImFont* font, float font_size, std::string_view text) {
+    return font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
+}
+
+std::vector<LineSpan> lines_in(const ImFont* font, float font_size, std::string_view text, float wrap_width) {
+    return break_lines(text, wrap_width, [&](std::string_view part) { return width_in(font, font_size, part); });
+}
+
+// The block's size from its lines: as wide as the widest, one font_size per line, one line when there is none.
+ImVec2 block_size(const ImFont* font, float font_size, std::string_view text, const std::vector<LineSpan>& lines) {
+    float widest = 0.0f;
+    for (const LineSpan& line : lines) widest = std::max(widest, width_in(font, font_size, text.substr(line.begin, line.end - line.begin)));
+    return ImVec2(widest, font_size * static_cast<float>(std::max<std::size_t>(lines.size(), 1)));
+}
+
+// One AddText per non-empty line, one font_size below the last: ImGui's own line advance in AddText and CalcTextSizeA.
+void draw_lines(ImDrawList* draw, const ImFont* font, float font_size, const ImVec2& pos, ImU32 color, std::string_view text,
+                const std::vector<LineSpan>& lines, const ImVec4* fine_clip) {
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (lines[i].end == lines[i].begin) continue;
+        draw->AddText(font, font_size, ImVec2(pos.x, pos.y + font_size * static_cast<float>(i)), color, text.data() + lines[i].begin,
+                      text.data() + lines[i].end, 0.0f, fine_clip);
+    }
+}
+
+}  // namespace
+
+std::vector<LineSpan> break_lines(std::string_view text, float max_width, const std::function<float(std::string_view)>& width_of) {
+    std::vector<LineSpan> lines;
+    std::size_t paragraph = 0;
+    while (paragraph < text.size()) {
+        const std::size_t newline = text.find('\n', paragraph);
+        const std::size_t paragraph_end = newline == std::string_view::npos ? text.size() : newline;
+        if (paragraph == paragraph_end) lines.push_back({paragraph, paragraph});  // "\n\n": an empty line kept
+        else break_paragraph(text, paragraph, paragraph_end, max_width, width_of, lines);
+        paragraph = paragraph_end + 1;  // past the '\n': a final one opens no line
+    }
+    return lines;
+}
+
+std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width) {
+    std::vector<std::string> lines;
+    for (const LineSpan& line : lines_in(ImGui::GetFont(), ImGui::GetFontSize(), text, max_width))
+        lines.push_back(text.substr(line.begin, line.end - line.begin));
+    if (lines.empty()) lines.emplace_back();
+    return lines;
+}
+
+ImVec2 wrapped_text_size(std::string_view text, float wrap_width, const ImFont* font, float font_size) {
+    return block_size(font, font_size, text, lines_in(font, font_size, text, wrap_width));
+}
+
+ImVec2 wrapped_text_size(std::string_view text, float wrap_width) {
+    return wrapped_text_size(text, wrap_width, ImGui::GetFont(), ImGui::GetFontSize());
+}
+
+ImVec2 add_wrapped_text(ImDrawList* draw, const ImFont* font, float font_size, const ImVec2& pos, ImU32 color, std::string_view text,
+                        float wrap_width, const ImVec4* fine_clip) {
+    const std::vector<LineSpan> lines = lines_in(font, font_size, text, wrap_width);
+    draw_lines(draw, font, font_size, pos, color, text, lines, fine_clip);
+    return block_size(font, font_size, text, lines);
+}
+
+void wrapped_text(std::string_view text) {
+    ImGuiWindow* window = ImGui::GetCurrentWindow();
+    if (window->SkipItems) return;
+    // As ImGui::TextEx does for TextWrapped, so the block takes the room (and the item rectangle) it took before.
+    const ImVec2 text_pos(window->DC.CursorPos.x, window->DC.CursorPos.y + window->DC.CurrLineTextBaseOffset);
+    const float wrap_pos_x = window->DC.TextWrapPos >= 0.0f ? window->DC.TextWrapPos : 0.0f;  // TextWrapped's default: the edge
+    const float wrap_width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos_x);
+    const ImFont* font = ImGui::GetFont();
+    const float font_size = ImGui::GetFontSize();
+    const std::vector<LineSpan> lines = lines_in(font, font_size, text, wrap_width);
+    ImVec2 size = block_size(font, font_size, text, lines);
+    size.x = IM_FLOOR(size.x + 0.95f);  // ImGui::CalcTextSize's rounding
+    const ImRect box(text_pos, ImVec2(text_pos.x + size.x, text_pos.y + size.y));
+    ImGui::ItemSize(size, 0.0f);
+    if (!ImGui::ItemAdd(box, 0)) return;
+    draw_lines(window->DrawList, font, font_size, text_pos, ImGui::GetColorU32(ImGuiCol_Text), text, lines, nullptr);
+}
+
+void wrapped_textf(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    va_list measure;
+    va_copy(measure, args);
+    const int length = std::vsnprintf(nullptr, 0, format, measure);
+    va_end(measure);
+    std::string text(length > 0 ? static_cast<std::size_t>(length) : 0, '\0');
+    if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, args);
+    va_end(args);
+    wrapped_text(text);
+}
+
+}  // namespace widgets
