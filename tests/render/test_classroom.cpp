@@ -1,4 +1,5 @@
 // Scenario files, corrupted input and lessons, as the window handles them (issue 9).
+#include "tests/render/headless_imgui.h"
 #include "app/app_state.h"
 #include "app/export.h"
 #include "app/files.h"
@@ -96,21 +97,13 @@ TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and
     CHECK(app::open_scenario(state, directory + "/missing.json").find("no such file") != std::string::npos);
 
     // The UI shows the error in a dialog: run a frame of the real UI without a GPU.
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1600, 900);
-    widgets::load_fonts(16.0f);  // panels measure text with the shared fonts
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    const test_support::HeadlessImGui imgui{ImVec2(1600, 900)};
     app::UiSession session;
     app::UiRequests requests;
     ImGui::NewFrame();
     app::draw_main_ui(state, session, requests, true);
     CHECK(ImGui::IsPopupOpen("File error"));
     ImGui::Render();
-    ImGui::DestroyContext();
     CHECK(state.applied == before);
 }
 

@@ -2,6 +2,7 @@
 // each keystroke; Escape puts the value back; a refusal names what was typed and shows under the control that made it,
 // until the scenario changes. Frames run headless (no GL) with keys fed through the window's own input queue.
 #include "app/input_queue.h"
+#include "tests/render/headless_imgui.h"
 #include "widgets/clip_check.h"
 #include "widgets/controls.h"
 #include "widgets/fonts.h"
@@ -16,18 +17,12 @@ namespace {
 
 // A headless ImGui with GLFW's key map, as the window sets it up.
 struct Headless {
+    test_support::HeadlessImGui imgui{ImVec2(1280, 720)};  // first: made before the rest, destroyed after
     app::InputQueue input;
 
     Headless() {
-        ImGui::CreateContext();
         ImGuiIO& io = ImGui::GetIO();
-        io.IniFilename = nullptr;
-        io.DisplaySize = ImVec2(1280, 720);
         io.DeltaTime = 1.0f / 60.0f;
-        widgets::load_fonts(16.0f);
-        unsigned char* pixels = nullptr;
-        int width = 0, height = 0;
-        io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
         const std::pair<ImGuiKey_, int> keys[] = {
             {ImGuiKey_Tab, GLFW_KEY_TAB},         {ImGuiKey_LeftArrow, GLFW_KEY_LEFT}, {ImGuiKey_RightArrow, GLFW_KEY_RIGHT},
             {ImGuiKey_Backspace, GLFW_KEY_BACKSPACE}, {ImGuiKey_Enter, GLFW_KEY_ENTER}, {ImGuiKey_Escape, GLFW_KEY_ESCAPE},
@@ -36,7 +31,6 @@ struct Headless {
         for (const auto& [imgui_key, glfw_key] : keys) io.KeyMap[imgui_key] = glfw_key;
         input.mouse_move(1200, 700);  // away from the controls
     }
-    ~Headless() { ImGui::DestroyContext(); }
 
     // One frame drawing `body` in a window at the top left; focus_first puts the keyboard in the first field.
     void frame(const std::function<void()>& body, bool focus_first = false) {

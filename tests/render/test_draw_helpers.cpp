@@ -1,4 +1,5 @@
 // The shared drawing helpers (widgets/draw_helpers.h): 1-2-5 tick steps and their labels, and text that fits its room.
+#include "tests/render/headless_imgui.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/fonts.h"
 #include "widgets/text_wrap.h"
@@ -41,14 +42,7 @@ TEST_CASE("Tick labels carry the decimals their step needs and no more", "[draw_
 }
 
 TEST_CASE("fit_text: whole when it fits, else cut with an ellipsis, never wider than asked; a path keeps its file name", "[draw_helpers]") {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(800, 600);
-    widgets::load_fonts(16.0f);
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    const test_support::HeadlessImGui imgui{};
     ImGui::NewFrame();
     const std::string text = "bf16 weight 141 GB";
     const float whole = ImGui::CalcTextSize(text.c_str()).x;
@@ -80,7 +74,6 @@ TEST_CASE("fit_text: whole when it fits, else cut with an ellipsis, never wider 
     CHECK(without_spaces(joined) == without_spaces(caption));  // nothing lost but the spaces at the breaks
     CHECK(lines[1].rfind("70.0", 0) == 0);  // the number starts a line whole
     ImGui::EndFrame();
-    ImGui::DestroyContext();
 }
 
 TEST_CASE("split_columns: side by side while both columns keep their minimum, else one column", "[draw_helpers]") {

@@ -1,4 +1,5 @@
 // The log plot's text layout (widgets/log_plot.h): a text that gives way is left out rather than drawn over another.
+#include "tests/render/headless_imgui.h"
 #include "widgets/clip_check.h"
 #include "widgets/fonts.h"
 #include "widgets/log_plot.h"
@@ -38,14 +39,7 @@ std::vector<widgets::DrawnText> plot_texts(const std::vector<std::string>& names
 
 TEST_CASE("PlotTextIfRoom: placed after every PlotText, never over another text, left out when no spot near its anchor is free",
           "[log_plot]") {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(800, 600);
-    widgets::load_fonts(16.0f);
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    const test_support::HeadlessImGui imgui{};
 
     std::vector<std::string> names;
     for (int i = 0; i < 14; ++i) names.push_back("kernel name " + std::to_string(i));
@@ -65,5 +59,4 @@ TEST_CASE("PlotTextIfRoom: placed after every PlotText, never over another text,
             INFO(labels[i].text << " / " << labels[j].text);
             CHECK_FALSE(overlap(labels[i], labels[j]));
         }
-    ImGui::DestroyContext();
 }

@@ -1,6 +1,7 @@
 // Wrapped text breaks at spaces only (widgets/text_wrap.h): a figure such as "10.0 QPS" or "1,493 layouts" is never split
 // where Dear ImGui 1.86's own wrap would split it, after the '.' or the ','. Measured here in a fixed-width "font"
 // (one unit a character), so each case reads as columns.
+#include "tests/render/headless_imgui.h"
 #include "widgets/fonts.h"
 #include "widgets/text_wrap.h"
 
@@ -109,14 +110,7 @@ TEST_CASE("Wrapping: empty text has no lines; spaces at a break go, a paragraph'
 }
 
 TEST_CASE("Wrapped text in the app's font: the block is one font size a line, as tall as ImGui's own wrapped text", "[text_wrap]") {
-    ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(800, 600);
-    widgets::load_fonts(16.0f);
-    unsigned char* pixels = nullptr;
-    int width = 0, height = 0;
-    io.Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    const test_support::HeadlessImGui imgui{};
     ImGui::NewFrame();
     const float em = ImGui::GetFontSize();
     // No '.' or ',' to tempt ImGui: both break at the same spaces, so the heights agree.
@@ -131,5 +125,4 @@ TEST_CASE("Wrapped text in the app's font: the block is one font size a line, as
     const std::vector<std::string> lines = widgets::wrap_at_spaces(figure, just_past_point);
     CHECK(lines == std::vector<std::string>{"serving", "10.0 QPS"});
     ImGui::EndFrame();
-    ImGui::DestroyContext();
 }
