@@ -240,7 +240,7 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
                 PresentationState presentation;
                 presentation.lesson = *options.lesson;
                 presentation.show_hints = options.controls;
-                widgets::set_figure_mode(!options.controls);
+                presentation.show_controls = options.controls;
                 for (int scene = 0; scene < static_cast<int>(presentation.lesson.scenes.size()) && error.empty(); ++scene) {
                     error = enter_scene(state, presentation, scene);
                     if (!error.empty()) break;
@@ -249,7 +249,6 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
                                                                       [&] { draw_presentation(state, presentation, true); });
                     error = pngs.submit(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title), std::move(pixels));
                 }
-                widgets::set_figure_mode(false);
             }
             const std::string last_error = pngs.finish();
             if (error.empty()) error = last_error;

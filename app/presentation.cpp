@@ -2,6 +2,7 @@
 
 #include "core/lessons/captions.h"
 #include "widgets/draw_helpers.h"
+#include "widgets/figure.h"
 #include "widgets/fonts.h"
 #include "widgets/palette.h"
 #include "widgets/text_wrap.h"
@@ -9,6 +10,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace app {
 
@@ -57,6 +59,15 @@ const core::Scenario& user_scenario(const AppState& state, const PresentationSta
     return presentation.user ? presentation.user->scenario : state.applied;
 }
 
+float presentation_zoom(int framebuffer_width, int framebuffer_height, float base_scale) {
+    constexpr float kMostZoom = 1.5f;
+    constexpr float kLayoutWidth = 1280.0f, kLayoutHeight = 720.0f;  // the smallest logical window the panels are laid out for
+    constexpr float kStep = 0.125f;
+    if (framebuffer_width <= 0 || framebuffer_height <= 0 || !(base_scale > 0)) return 1.0f;
+    const float room = std::min(framebuffer_width / (kLayoutWidth * base_scale), framebuffer_height / (kLayoutHeight * base_scale));
+    return std::clamp(std::floor(room / kStep) * kStep, 1.0f, kMostZoom);
+}
+
 void draw_presentation(AppState& state, const PresentationState& presentation, bool exporting) {
     const Scene& scene = presentation.lesson.scenes.at(presentation.scene);
     const int panel = panel_index(state, scene.panel);
@@ -82,7 +93,10 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         if (panel >= 0) {
             widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting,
                                             &state.kernel_selection};
+            const bool was_figure = widgets::figure_mode();
+            widgets::set_figure_mode(!presentation.show_controls);  // the scene's figure, its controls only when asked for
             state.panels[panel].draw(context);
+            widgets::set_figure_mode(was_figure);
         }
         ImGui::EndChild();
         ImGui::Separator();
@@ -93,7 +107,9 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         // The counter and the keys first; the lesson's title last, where a narrow window shortens it.
         const std::string counter = "Scene " + std::to_string(presentation.scene + 1) + " of " + std::to_string(presentation.lesson.scenes.size());
         const bool hints = presentation.show_hints;  // export turns them off for a clean figure
-        const std::string line = counter + (hints ? "  -  Left / Right: scenes, Space: play, Esc: leave" : "") + "  -  " + presentation.lesson.title;
+        const std::string line = counter + (hints ? std::string("  -  Left / Right: scenes, Space: play, C: ") + (presentation.show_controls ? "hide" : "show") +
+                                                        " controls, Esc: leave"
+                                                      : std::string()) + "  -  " + presentation.lesson.title;
         ImGui::TextUnformatted(widgets::fit_text(line, ImGui::GetContentRegionAvail().x).c_str());
         ImGui::PopStyleColor();
     }

@@ -47,6 +47,7 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+= / Ctrl+- / Ctrl+0", "zoom the whole UI in / out / back to 100 %"},
     {"F5", "start or leave presentation mode (the default lesson)"},
     {"F11", "full screen"},
+    {"C", "in presentation: show or hide the panel's controls (hidden, the figure has the room)"},
     {"Esc", "leave presentation mode (your scenario comes back)"},
     {"Ctrl+Q", "quit"},
 };
@@ -257,6 +258,7 @@ void keyboard(AppState& state, UiSession& session, UiRequests& requests) {
     }
     if (ImGui::IsKeyPressed(GLFW_KEY_F11, false)) requests.toggle_fullscreen = true;
     if (presentation.active && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) leave_presentation(state, session, requests);
+    if (presentation.active && ImGui::IsKeyPressed(GLFW_KEY_C, false) && !io.KeyCtrl) presentation.show_controls = !presentation.show_controls;
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && !io.KeyCtrl) {
         widgets::Playback& playback = state.playbacks[state.current_panel];
         if (!playback.playing && playback.t_seconds >= playback.duration_seconds) playback.t_seconds = 0;

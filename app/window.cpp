@@ -25,7 +25,6 @@
 namespace app {
 namespace {
 
-constexpr float kPresentationZoom = 1.5f;   // projector size: text readable from the back of a room
 constexpr int kSettleFrames = 3;            // frames drawn after input before sleeping: hover, popups and layout settle
 constexpr double kIdleWakeSeconds = 1.0;    // asleep, the window still redraws this often (nothing should need it)
 constexpr double kTypingWakeSeconds = 0.5;  // while a text field has the keys: its caret blinks
@@ -86,7 +85,8 @@ WindowLoop::WindowLoop(const WindowOptions& options) : options_(options) {
     widgets::set_theme(options.light_theme || settings.light_theme ? widgets::Theme::light : widgets::Theme::dark);
     zoom_ = settings.zoom;
     monitor_scale_ = content_scale(window_);
-    apply_ui_scale(monitor_scale_ * zoom_);
+    applied_scale_ = monitor_scale_ * zoom_;
+    apply_ui_scale(applied_scale_);
 
     state_ = std::make_unique<AppState>(make_app_state(options.scenario));
     state_->scenario_path = options.scenario_path;
@@ -163,12 +163,16 @@ bool WindowLoop::frame(bool allow_wait) {
         return true;
     }
     AppState& state = *state_;
-    auto ui_scale = [&] { return monitor_scale_ * zoom_ * (session_.presentation.active ? kPresentationZoom : 1.0f); };
-    const float scale_now = content_scale(window_);
-    if (scale_now != monitor_scale_) {
-        monitor_scale_ = scale_now;
-        apply_ui_scale(ui_scale());
-    }
+    // The monitor's scale, the user's zoom, and presentation's own, which depends on the window's size: rebuilt on a change.
+    const auto rescale_if_changed = [&] {
+        const float base = monitor_scale_ * zoom_;
+        const float wanted = base * (session_.presentation.active ? presentation_zoom(framebuffer_width, framebuffer_height, base) : 1.0f);
+        if (wanted == applied_scale_) return;
+        applied_scale_ = wanted;
+        apply_ui_scale(wanted);
+    };
+    monitor_scale_ = content_scale(window_);
+    rescale_if_changed();
     const bool had_input = !input_.empty() || !session_.dropped_paths.empty() || session_.quit_request;
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -194,9 +198,8 @@ bool WindowLoop::frame(bool allow_wait) {
     if (requests.zoom_factor != 1.0f || requests.zoom_reset) {
         zoom_ = requests.zoom_reset ? 1.0f : std::clamp(zoom_ * requests.zoom_factor, 0.5f, 4.0f);
     }
-    if (requests.theme_toggle || requests.zoom_factor != 1.0f || requests.zoom_reset || requests.presentation_changed) {
-        apply_ui_scale(ui_scale());  // between frames: the font atlas may be rebuilt here
-    }
+    if (requests.theme_toggle) apply_ui_scale(applied_scale_);  // between frames: the font atlas may be rebuilt here
+    rescale_if_changed();
     if (requests.export_current_panel) {
         const std::string path = fresh_export_name(state.panels[state.current_panel].name);
         const std::string error = export_panel_in_context(state, state.current_panel, framebuffer_width, framebuffer_height, path);

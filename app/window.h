@@ -60,6 +60,7 @@ private:
     InputQueue input_;
     float zoom_ = 1.0f;
     float monitor_scale_ = 1.0f;
+    float applied_scale_ = 1.0f;  // the UI scale the fonts and style were last built at
     int windowed_rect_[4] = {100, 100, 1600, 900};
     int busy_frames_ = 0;         // frames still to draw before waiting: ImGui settles hover, popups and layout in a few
     double last_frame_seconds_ = 0;

@@ -653,7 +653,7 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
         ys.push_back(sizing.rows[index].cost.total_dollars);
     }
     PlotLine("Pareto front", xs.data(), ys.data(), static_cast<int>(xs.size()), colors.compute, 0.1f);
-    // Label a handful of the front, spread along it: every label would cover the plot.
+    // Label a handful of the front, spread along it: every label would cover the plot. They give way to the cheapest.
     const std::size_t labels = std::min<std::size_t>(sizing.front.size(), 3);
     for (std::size_t k = 0; k < sizing.front.size(); ++k) {
         const core::SizingRow& row = sizing.rows[sizing.front[k]];
@@ -662,7 +662,7 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
                               core::format_seconds(row.train_seconds).c_str(), core::format_dollars(row.cost.total_dollars).c_str());
         }
         const bool labelled = labels > 1 && (k * (labels - 1)) % (sizing.front.size() - 1) < labels - 1;
-        if (labelled && &row != &sizing.rows.front()) PlotText(xs[k], ys[k], cluster_name(row).c_str(), colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.2f));
+        if (labelled && &row != &sizing.rows.front()) PlotTextIfRoom(xs[k], ys[k], cluster_name(row).c_str(), colors.text_dim, ImVec2(0, 1), ImVec2(0.4f, -0.2f));
     }
     if (deadline_shown) PlotVLine("deadline", deadline_seconds / unit.seconds, colors.time_wall, 0.08f, 0.4f);
     if (budget_shown) PlotHLine("budget", *scenario.budget.budget_dollars, colors.over_budget, 0.08f, 0.4f);

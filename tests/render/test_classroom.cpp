@@ -4,6 +4,7 @@
 #include "app/export.h"
 #include "app/files.h"
 #include "app/lesson.h"
+#include "app/presentation.h"
 #include "app/scenario_file.h"
 #include "app/scenario_io.h"
 #include "app/settings.h"
@@ -182,4 +183,15 @@ TEST_CASE("Window settings (zoom, theme, hidden panels, recent files) persist in
     // A damaged settings file means defaults, never a refusal to start.
     write(directory + "/settings.json", "{ not json");
     CHECK(app::load_settings(directory).zoom == 1.0f);
+}
+
+TEST_CASE("Presentation zoom: up to 1.5x, never fewer than the 1280 x 720 logical pixels the panels are laid out for", "[classroom]") {
+    CHECK(app::presentation_zoom(1920, 1080, 1.0f) == 1.5f);   // a 1080p projector: the full zoom
+    CHECK(app::presentation_zoom(1280, 720, 1.0f) == 1.0f);    // 720p: already the smallest layout
+    CHECK(app::presentation_zoom(1600, 900, 1.0f) == 1.25f);   // in between, in steps of 1/8
+    CHECK(app::presentation_zoom(1700, 720, 1.0f) == 1.0f);    // the height decides in a wide, short window
+    CHECK(app::presentation_zoom(3840, 2160, 2.0f) == 1.5f);   // a HiDPI 4K screen at 2x: 1920 x 1080 logical
+    CHECK(app::presentation_zoom(2560, 1440, 2.0f) == 1.0f);   // at 2x that is 1280 x 720 logical
+    CHECK(app::presentation_zoom(1024, 768, 1.0f) == 1.0f);    // smaller still: never below 1x
+    CHECK(app::presentation_zoom(0, 0, 1.0f) == 1.0f);         // minimised
 }

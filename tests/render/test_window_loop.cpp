@@ -323,6 +323,24 @@ TEST_CASE("Presentation keeps the user's scenario: F5, scenes, Esc gives it back
     CHECK(loop.title() == "*Untitled - ShardScope");
 }
 
+TEST_CASE("Presentation shows each scene's figure without its controls; C shows them, and C again hides them", "[window]") {
+    app::WindowLoop loop(hidden_window());
+    REQUIRE(loop.error().empty());
+    User user{loop};
+    user.frames();
+    user.tap(GLFW_KEY_F5);
+    REQUIRE(loop.session().presentation.active);
+    user.tap(GLFW_KEY_RIGHT);  // scene 2: the 16-byte stack, whose transport has a Play button
+    REQUIRE(loop.session().presentation.scene == 1);
+    CHECK_FALSE(find_text(frame_texts(loop), "Play"));
+    CHECK(find_text(frame_texts(loop), "Whole model"));  // the figure's heading is there
+    user.tap(GLFW_KEY_C);
+    CHECK(loop.session().presentation.show_controls);
+    CHECK(find_text(frame_texts(loop), "Play"));
+    user.tap(GLFW_KEY_C);
+    CHECK_FALSE(find_text(frame_texts(loop), "Play"));
+}
+
 TEST_CASE("Quitting with unsaved changes asks first; Cancel keeps the window, Discard closes it", "[window]") {
     app::WindowLoop loop(hidden_window());
     REQUIRE(loop.error().empty());
