@@ -56,12 +56,16 @@ void break_paragraph(std::string_view text, std::size_t begin, std::size_t end, 
     };
     std::size_t line_begin = begin;
     while (line_begin < end) {
-        // The most whole words that fit, measured from the line's start (its leading spaces included).
+        // The most whole words that fit, measured from the line's start (its leading spaces included). Each word is
+        // measured once, with the spaces before it, and added: ImGui's width of a text is the sum of its glyphs' advances.
         std::size_t line_end = line_begin;
+        float line_width = 0.0f;
         for (std::size_t word = first_non_space(line_begin); word < end; word = first_non_space(line_end)) {
             const std::size_t after = word_end(word);
-            if (width(line_begin, after) > max_width) break;
+            const float wider = line_width + width(line_end, after);
+            if (wider > max_width) break;
             line_end = after;
+            line_width = wider;
         }
         if (line_end == line_begin) {
             const std::size_t word = first_non_space(line_begin);
