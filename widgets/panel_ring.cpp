@@ -125,7 +125,7 @@ core::LinkSpec chosen_link(const RingPanelOptions& options, const core::Scenario
 
 std::string link_label(const core::LinkSpec& link) {
     const char* per = link.id == "dp-group" ? " bus bandwidth, " : " per direction, ";  // a group's figure is NCCL's busbw
-    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + per + core::format_seconds(link.latency_seconds);
+    return link.name + ", " + core::format_bandwidth(link.bytes_per_s) + per + core::format_seconds(link.latency_seconds) + " latency";
 }
 
 ImVec2 add(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
