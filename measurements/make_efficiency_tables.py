@@ -17,6 +17,11 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
 - fp32 compute (H100): SGEMM on the CUDA cores and SDPA's memory-efficient attention over the 67 TFLOP/s fp32 peak,
   medians of h100_training_fp32.json (kernel_probe.py section "fp32"). Not measured on the A100: there fp32 GEMMs and
   attention take the bf16 tables' shares of the fp32 peak.
+- fp8 GEMMs (H100): no fp8 measurement of our own. An fp8 recipe's linear layers run at the fp8 peak with the bf16
+  gemm table times one scale: the median, over DeepGEMM's 10 shapes with M >= 4096 (the training-sized ones), of
+  their fp8 TFLOPS over the 1,979 TFLOP/s fp8 peak against the bf16 table at the same FLOPs. DeepGEMM README's
+  performance tables as first published (2025-02; later versions report up to 1,550 TFLOPS), H800 SXM (the H100's SM count, clocks and fp8 peak), NVCC 12.8, 6 normal and 4 grouped
+  GEMMs. GPUs that borrow the H100's tables borrow this scale too; the A100's have none, so fp8 recipes there run bf16.
 - Memory-bound kernels: time = floor + bytes / (HBM bandwidth x efficiency), per class (broadcast and widening: eager
   PyTorch's masked_fill_ with a broadcast mask and its bf16 -> fp32 copies, measured alone in h100_eager_attention.json). H100: efficiency from the
   largest eager sizes (1-4 GB), floor from the graph-replayed small sizes; a GEMM's memory roof ("gemm") from the
@@ -99,6 +104,43 @@ def h100_fp32():
         backward.append(2.5 * flops / (t_both - t_forward) / H100_FP32_PEAK)
     return {"gemm": round(statistics.median(gemm), 3), "attention_forward": round(statistics.median(forward), 3),
             "attention_backward": round(statistics.median(backward), 3)}
+
+
+# DeepGEMM README, "Normal GEMMs for dense models" and "Grouped GEMMs for MoE models (contiguous layout)", H800 SXM, NVCC
+# 12.8: (groups, M per group, N, K, fp8 TFLOPS), the rows with M >= 4096.
+DEEPGEMM_H800_FP8 = [
+    (1, 4096, 2112, 7168, 1058), (1, 4096, 24576, 1536, 990), (1, 4096, 32768, 512, 590),
+    (1, 4096, 7168, 16384, 1358), (1, 4096, 4096, 7168, 1304), (1, 4096, 7168, 2048, 1025),
+    (4, 8192, 4096, 7168, 1297), (4, 8192, 7168, 2048, 1099), (8, 4096, 4096, 7168, 1288), (8, 4096, 7168, 2048, 1093),
+]
+H800_FP8_PEAK = 1979e12
+
+
+def curve_at(curve, flops):
+    # assets/hardware.json's reading of a curve (core::EfficiencyCurve::at): log-linear between points, flat beyond.
+    sizes, efficiencies = curve["flops"], curve["efficiency"]
+    if flops <= sizes[0]:
+        return efficiencies[0]
+    if flops >= sizes[-1]:
+        return efficiencies[-1]
+    i = next(i for i, size in enumerate(sizes) if size > flops)
+    w = math.log(flops / sizes[i - 1]) / math.log(sizes[i] / sizes[i - 1])
+    return efficiencies[i - 1] + w * (efficiencies[i] - efficiencies[i - 1])
+
+
+def h100_fp8(gemm_curve):
+    # A grouped GEMM is read at one group member's FLOPs, as the step model reads it (kernels.cpp grouped_gemm).
+    ratios = []
+    for groups, m, n, k, fp8_tflops in DEEPGEMM_H800_FP8:
+        flops = 2 * m * n * k
+        ratios.append(fp8_tflops * 1e12 / H800_FP8_PEAK / curve_at(gemm_curve, flops))
+    scale = round(statistics.median(ratios), 2)
+    return {"gemm_scale": scale,
+            "source": f"fp8 GEMMs run at the fp8 peak with the bf16 gemm table times {scale}: the median, over DeepGEMM's "
+                      f"{len(ratios)} shapes with M >= 4096 (its README, H800 SXM, NVCC 12.8: 6 dense GEMMs and 4 grouped ones), "
+                      f"of their fp8 TFLOPS over 1,979 against this table at the same FLOPs ({min(ratios):.2f} at K = 512 to "
+                      f"{max(ratios):.2f} at K = 16384; make_efficiency_tables.py). DeepGEMM times short runs, this table "
+                      f"sustained clocks: if anything the fp8 GEMMs come out fast"}
 
 
 def h100_gemm_misaligned():
@@ -263,11 +305,13 @@ def borrowed_efficiency(gpu_id, peaks, names):
 
 
 h100_mem = h100_memory_classes()
+h100_gemm_curve = h100_gemm()
 h100_fused = h100_attention("cudnn")
 h100_sdpa = h100_attention("flash")
 a100_fa2 = a100_attention()
 measured = {
-    "h100-sxm": {"gemm": h100_gemm(), "gemm_misaligned": h100_gemm_misaligned(), "fp32": h100_fp32(), "memory": h100_mem,
+    "h100-sxm": {"gemm": h100_gemm_curve, "gemm_misaligned": h100_gemm_misaligned(), "fp32": h100_fp32(),
+                 "fp8": h100_fp8(h100_gemm_curve), "memory": h100_mem,
                  "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
                  "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
     "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),

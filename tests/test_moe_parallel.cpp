@@ -121,8 +121,8 @@ TEST_CASE("Megatron-Core memory buckets: dense weights split by TP and sharded b
                                   memory.experts.optimizer_bytes));
 }
 
-TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens, fits in 80 GB, and costs more GPU-hours than "
-          "its 2.788M in BF16",
+TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens, fits in 80 GB, and costs at most 10 % more "
+          "GPU-hours than its 2.664M of pre-training",
           "[moe][deepseek]") {
     const core::Scenario scenario = shipped("deepseek-v3.json");
     REQUIRE(scenario.cluster.gpus == 2048);
@@ -135,12 +135,13 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     REQUIRE(report.memory.fits);
     REQUIRE(report.memory.per_gpu.peak_bytes < 80e9);
     REQUIRE(report.memory.params_active / 1e9 == Approx(37.55).margin(0.01));
-    // ShardScope runs every GEMM at the BF16 peak where DeepSeek ran FP8, and recomputes whole layers where DeepSeek kept
-    // FP8 activations: slower than published, by less than the FP8 peak's factor of two (the README says how far and why).
-    const double published_gpu_hours = 2.788e6;
+    // The linear layers run as FP8 GEMMs, as DeepSeek ran them (the fp8 scale comes from DeepGEMM's table, not from this
+    // run). ShardScope recomputes whole layers where DeepSeek recomputes RMSNorm and the MLA up-projections only: slower
+    // than published, by less than that extra forward (the README says how far and why).
+    const double pretraining_gpu_hours = 2.664e6;
     INFO("modelled " << report.compute.gpu_hours / 1e6 << "M GPU-hours");
-    REQUIRE(report.compute.gpu_hours > published_gpu_hours);
-    REQUIRE(report.compute.gpu_hours < 1.6 * published_gpu_hours);
+    REQUIRE(report.compute.gpu_hours > pretraining_gpu_hours);
+    REQUIRE(report.compute.gpu_hours < 1.10 * pretraining_gpu_hours);
     // DeepSeek-V3 sec 3.2.1: cross-node expert parallelism makes computation to communication about 1:1 (forward chunk).
     const core::MoeReport& moe = report.moe;
     INFO("all-to-all " << moe.all_to_all_forward_seconds_per_layer << " s against compute " << moe.layer_forward_seconds << " s");

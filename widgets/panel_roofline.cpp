@@ -278,11 +278,16 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
         if (roof_shown(options, catalog, i, ctx.scenario)) PlotLegendLine(catalog.gpus[i].name.c_str(), gpu_color(static_cast<int>(i)));
     }
+    // An fp8 recipe's GEMMs sit above the bf16 roof: the scenario GPU's fp8 roof is drawn with them.
+    const std::vector<core::Kernel>& scenario_kernels = ctx.report.compute.kernels;
+    const bool fp8_kernels = options.show_scenario_kernels &&
+                             std::any_of(scenario_kernels.begin(), scenario_kernels.end(), [](const core::Kernel& kernel) { return kernel.fp8; });
+    bool precision_drawn[3] = {options.precision_shown[0], options.precision_shown[1], options.precision_shown[2] || fp8_kernels};
     int precisions_shown = 0;
-    for (bool shown : options.precision_shown) precisions_shown += shown;
+    for (bool shown : precision_drawn) precisions_shown += shown;
     if (precisions_shown > 1) {
         for (int p = 0; p < 3; ++p) {
-            if (options.precision_shown[p]) PlotLegendLine(core::precision_name(kPrecisions[p]), colors.text_dim, kPrecisionDash[p]);
+            if (precision_drawn[p]) PlotLegendLine(core::precision_name(kPrecisions[p]), colors.text_dim, kPrecisionDash[p]);
         }
     }
     PlotLegendMarker("memory-bound kernel", colors.hbm);
@@ -312,7 +317,8 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         const ImU32 color = gpu_color(static_cast<int>(i));
         for (int p = 0; p < 3; ++p) {
             const core::GpuSpec& gpu = catalog.gpus[i];
-            if (!options.precision_shown[p] || gpu.peak_flops_per_s(kPrecisions[p]) <= 0) continue;
+            const bool scenario_fp8 = p == 2 && fp8_kernels && gpu.id == ctx.scenario.cluster.gpu.id;
+            if (!(options.precision_shown[p] || scenario_fp8) || gpu.peak_flops_per_s(kPrecisions[p]) <= 0) continue;
             const core::Ceiling roof = core::hbm_ceiling(gpu, kPrecisions[p]);
             const bool reference = roof.label == ceiling.label;
             const std::string id = "##" + roof.label;
@@ -344,7 +350,6 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
 
     // The scenario's own kernels: small discs at the FLOP/s they reach, the GEMMs and attention named; the selected one ringed.
     if (options.show_scenario_kernels) {
-        const std::vector<core::Kernel>& scenario_kernels = ctx.report.compute.kernels;
         const int selected = selected_kernel(ctx);
         for (const core::KernelPoint& point : core::kernel_points(ctx.report)) {
             const core::Kernel& kernel = scenario_kernels[point.kernel];

@@ -93,8 +93,10 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
     const bool fp32_compute = fp32_on_cuda_cores(scenario.cluster.gpu, traits);
     std::string shape;
     if (kernel.is_gemm) {
+        const std::string operand_bytes = kernel.fp8 ? "(m k + k n) x " + format_whole(traits.gemm_bytes) + " B + m n x " + format_whole(traits.compute_bytes) + " B"
+                                                     : "(m k + k n + m n) x " + format_whole(traits.compute_bytes) + " B";
         shape = "GEMM " + format_whole(kernel.m) + " x " + format_whole(kernel.n) + " x " + format_whole(kernel.k) +
-                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, (m k + k n + m n) x " + format_whole(traits.compute_bytes) + " B";
+                (kernel.batch > 1 ? " (batch " + format_whole(kernel.batch) + ")" : "") + ": 2 m n k FLOPs, " + operand_bytes;
     } else if (kernel.is_fused_attention) {
         shape = "fused causal attention over " + format_whole(kernel.n) + " keys: half of 4 b a s^2 d FLOPs forward, 2.5x that backward";
     } else {
@@ -103,7 +105,7 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
     const double intensity = kernel.bytes > 0 ? kernel.flops / kernel.bytes : 0;
     return {kernel_label(kernel) + "\n" + shape + "\n" + format_flops(kernel.flops) + ", " + format_bytes(kernel.bytes) + ", " +
                 format_number(intensity) + " FLOP/B, " + bound_name(kernel.bound) + " at " + format_percent(kernel.efficiency) +
-                (kernel.is_gemm || kernel.is_fused_attention ? " of peak" : " of HBM bandwidth") + ": " + format_seconds(kernel.seconds) +
+                (kernel.fp8 ? " of the bf16 peak" : kernel.is_gemm || kernel.is_fused_attention ? " of peak" : " of HBM bandwidth") + ": " + format_seconds(kernel.seconds) +
                 (kernel.count > 1 ? " x " + std::to_string(kernel.count) : "") +
                 (kernel.is_gemm && kernel.alignment_bytes < 16 && !fp32_compute
                      ? "\nrows " + std::to_string(kernel.alignment_bytes) + "-byte aligned, not 16: cuBLAS runs a slower fallback kernel"
@@ -111,8 +113,11 @@ Explanation kernel_explanation(const Scenario& scenario, const Kernel& kernel) {
                 (fp32_compute && (kernel.is_gemm || kernel.is_fused_attention)
                      ? "\nfp32: on the CUDA cores (" + format_flops_rate(scenario.cluster.gpu.fp32_flops_per_s) + " peak); the share is of the tensor cores' bf16 " +
                            format_flops_rate(scenario.cluster.gpu.bf16_flops_per_s)
-                     : ""),
-            scenario.cluster.gpu.efficiency.source};
+                     : "") +
+                (kernel.fp8 ? "\nfp8: on the fp8 tensor cores (" + format_flops_rate(scenario.cluster.gpu.fp8_flops_per_s) +
+                                  " peak), so above the bf16 roof; the share is of the bf16 " + format_flops_rate(scenario.cluster.gpu.bf16_flops_per_s)
+                            : ""),
+            kernel.fp8 ? scenario.cluster.gpu.efficiency.gemm_fp8_source : scenario.cluster.gpu.efficiency.source};
 }
 
 const char* kMeasuredPhases = "measured on one H100: measurements/h100_memory_phases.json, h100_kernel_probe.json training_memory";
@@ -280,6 +285,7 @@ const char* kernel_short_name(KernelId id) {
         case KernelId::attention_scale: return "scale";
         case KernelId::attention_mask: return "mask";
         case KernelId::attention_cast: return "cast";
+        case KernelId::fp8_cast: return "fp8";
         case KernelId::attention_dropout: return "drop";
         case KernelId::attention_context: return "PV";
         case KernelId::head_transpose: return "transp";
@@ -420,7 +426,9 @@ void fill_anatomy_text(const Scenario& scenario, const Report& report, ReportTex
                        "Korthikanti et al. 2022, Appendix A"};
     for (const MfuMark& mark : bar.marks) text.mfu_marks.push_back(std::string(mfu_milestone_name(mark.milestone)) + ": " + format_percent(mark.mfu) + " MFU");
     if (bar.best_gemm_kernel >= 0) {
-        text.mfu_chain = "best GEMM (" + kernel_label(compute.kernels[bar.best_gemm_kernel]) + ") " + format_percent(bar.best_gemm_efficiency) + " of peak";
+        const bool fp8 = compute.kernels[bar.best_gemm_kernel].fp8;  // its share is of the bf16 peak, as MFU's is: it can pass 100 %
+        text.mfu_chain = "best GEMM (" + kernel_label(compute.kernels[bar.best_gemm_kernel]) + (fp8 ? ", fp8" : "") + ") " +
+                         format_percent(bar.best_gemm_efficiency) + (fp8 ? " of the bf16 peak" : " of peak");
     }
     for (const MfuMark& mark : bar.marks) {
         text.mfu_chain += (text.mfu_chain.empty() ? "" : " -> ") + std::string(mfu_milestone_name(mark.milestone)) + " " + format_percent(mark.mfu);

@@ -8,6 +8,7 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
     const double weight_bytes = recipe.bytes_per_param(StateKind::weights);
     traits.main_grad_bytes = recipe.bytes_per_param(StateKind::grads);
     traits.compute_bytes = recipe.compute_bytes;
+    traits.gemm_bytes = recipe.linear_gemm_bytes();
     if (scenario.train.framework == Framework::pytorch_eager) {
         traits.fused_elementwise = false;
         traits.vocab_divisible_by = 1;

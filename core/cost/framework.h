@@ -20,6 +20,11 @@ struct FrameworkTraits {
     // The activations' and GEMM operands' bytes per element (the recipe's compute_bytes): bf16 2; fp32 4, whose GEMMs run
     // on the CUDA cores (PyTorch keeps TF32 off by default) at the GPU's fp32 peak.
     double compute_bytes = 2.0;
+    // The linear layers' GEMM operands (QKV, output projection, MLP, experts) in bytes per element: fp8 recipes 1, run on
+    // the fp8 tensor cores where the GPU has an fp8 GEMM table. The rest stays in the compute dtype: Megatron-LM's output
+    // layer is not a Transformer Engine module, and DeepSeek-V3 (sec 3.3.1) keeps the embedding, the output head, the
+    // gating, the norms and attention in bf16 or fp32.
+    double gemm_bytes = 2.0;
     // The CPU time to launch one kernel: a kernel shorter than this leaves the GPU waiting. Measured on the H100 host:
     // eager PyTorch 2.11 takes 10.3 us per elementwise op and 20.6 us per matmul (measurements/h100_kernel_probe_graphs.json,
     // eager loop against the same ops replayed from a CUDA graph). Megatron launches from the same eager PyTorch.

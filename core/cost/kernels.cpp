@@ -15,6 +15,7 @@ const char* kernel_name(KernelId id) {
         case KernelId::attention_scale: return "attention_scale";
         case KernelId::attention_mask: return "attention_mask";
         case KernelId::attention_cast: return "attention_cast";
+        case KernelId::fp8_cast: return "fp8_cast";
         case KernelId::attention_dropout: return "attention_dropout";
         case KernelId::attention_context: return "attention_context";
         case KernelId::head_transpose: return "head_transpose";
@@ -111,6 +112,8 @@ public:
         dropout_ = scenario.train.dropout;
         fp32_stream_ = traits_.autocast_casts;  // eager autocast keeps the residual stream and norm outputs in fp32
         act_ = traits_.compute_bytes;
+        gemm_bytes_ = traits_.gemm_bytes;
+        fp8_ = fp8_gemms(scenario.cluster.gpu, traits_);
         mla_ = model.is_mla();
         qk_dim_ = model.qk_head_dim();
         v_dim_ = model.value_head_dim();
@@ -141,8 +144,33 @@ public:
         kernel.batch = batch;
         kernel.flops = 2.0 * m * n * k * batch;
         kernel.bytes = act_ * (m * k + k * n + m * n) * batch;
+        kernel.fp8 = fp8_ && is_linear_layer(id);
+        if (kernel.fp8) {
+            // fp8 operands, the output in the compute dtype. The activation-side operand (the input forward, the output
+            // gradient backward: m x k here) is cast first with its transpose for the weight gradient; the weights' fp8
+            // copies are made once per step (Transformer Engine caches them over the micro-batches), not counted.
+            kernel.bytes = (gemm_bytes_ * (m * k + k * n) + act_ * m * n) * batch;
+            if (pass != KernelPass::backward_weight) {
+                memory(KernelId::fp8_cast, pass, MemoryClass::streaming, m * k * batch * (act_ + 2.0 * gemm_bytes_));
+            }
+        }
         kernels_.push_back(kernel);
         return kernels_.back();
+    }
+
+    // The GEMMs an fp8 recipe runs in fp8: the linear layers'. The logits, attention's batched GEMMs and the router stay in
+    // the compute dtype (framework.h).
+    static bool is_linear_layer(KernelId id) {
+        switch (id) {
+            case KernelId::qkv:
+            case KernelId::out_proj:
+            case KernelId::mlp_up:
+            case KernelId::mlp_down:
+            case KernelId::expert_up:
+            case KernelId::expert_down:
+            case KernelId::latent_up: return true;
+            default: return false;
+        }
     }
 
     // A GEMM's backward: the input gradient dX = dY W^T, then the weight gradient dW = X^T dY, added to the main
@@ -524,6 +552,8 @@ private:
     double hidden_ = 0, heads_ = 0, kv_heads_ = 0, head_dim_ = 0, ffn_ = 0;
     bool gated_ = false, dropout_ = false, fp32_stream_ = false;
     double act_ = kActivationBytes;  // bytes per activation and GEMM operand element: the recipe's compute type
+    double gemm_bytes_ = kActivationBytes;  // the linear layers' GEMM operands: 1 where they run in fp8
+    bool fp8_ = false;                      // they do (fp8_gemms)
     bool moe_ = false, mla_ = false;
     double qk_dim_ = 0, v_dim_ = 0;
     double moe_tokens_ = 0, experts_ = 0, top_k_ = 0, local_experts_ = 0, expert_ffn_ = 0, expert_tokens_ = 0, shared_ffn_ = 0;
@@ -551,6 +581,10 @@ int gemm_alignment_bytes(const Kernel& kernel, double element_bytes) {
 
 bool fp32_on_cuda_cores(const GpuSpec& gpu, const FrameworkTraits& traits) { return traits.compute_bytes >= 4.0 && gpu.fp32_flops_per_s > 0; }
 
+bool fp8_gemms(const GpuSpec& gpu, const FrameworkTraits& traits) {
+    return traits.gemm_bytes < 2.0 && traits.gemm_bytes < traits.compute_bytes && gpu.fp8_flops_per_s > 0 && gpu.efficiency.gemm_fp8_scale > 0;
+}
+
 void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
     const GpuEfficiency& efficiency = gpu.efficiency;
     const double peak = gpu.bf16_flops_per_s;
@@ -562,13 +596,17 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
     const double compute_peak = fp32 ? gpu.fp32_flops_per_s : peak;
     if (kernel.is_gemm) {
         double gemm_efficiency = efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops);
-        kernel.alignment_bytes = gemm_alignment_bytes(kernel, traits.compute_bytes);
-        if (fp32) {
+        kernel.alignment_bytes = gemm_alignment_bytes(kernel, kernel.fp8 ? traits.gemm_bytes : traits.compute_bytes);
+        if (kernel.fp8) {
+            // The fp8 tensor cores: their own peak, at the bf16 table's share times the GPU's fp8 scale (hardware.json).
+            gemm_efficiency *= efficiency.gemm_fp8_scale;
+            compute_seconds = kernel.flops / (gpu.fp8_flops_per_s * gemm_efficiency);
+        } else if (fp32) {
             if (efficiency.gemm_fp32 > 0) gemm_efficiency = efficiency.gemm_fp32;
         } else if (kernel.alignment_bytes < 16 && !efficiency.gemm_misaligned.sizes.empty()) {
             gemm_efficiency = std::min(gemm_efficiency, efficiency.gemm_misaligned.at(kernel.alignment_bytes));
         }
-        compute_seconds = kernel.flops / (compute_peak * gemm_efficiency);
+        if (!kernel.fp8) compute_seconds = kernel.flops / (compute_peak * gemm_efficiency);
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;

@@ -44,6 +44,8 @@ enum class KernelId {
     attention_scale,    // eager unfused: the scores divided by sqrt(d)
     attention_mask,     // eager unfused: masked_fill as a clone and an in-place fill with the broadcast causal mask
     attention_cast,     // eager unfused under autocast: the scores to fp32 for the softmax, the probabilities back to bf16
+    fp8_cast,           // fp8 recipes: an fp8 GEMM's activation-side operand cast to fp8 with its transpose (Transformer
+                        // Engine's cast_transpose), forward for the input, backward for the output gradient
 };
 const char* kernel_name(KernelId);  // "qkv", "attention", ... (the eval keys)
 
@@ -68,6 +70,7 @@ struct Kernel {
     MemoryClass memory_class = MemoryClass::streaming;  // for memory-bound kernels
     bool is_gemm = false;           // timed by the GEMM table (batched GEMMs too)
     bool is_fused_attention = false;
+    bool fp8 = false;               // a linear layer's GEMM on the fp8 tensor cores (an fp8 recipe, a GPU with an fp8 table)
     int count = 1;                  // instances per scope: two norms and two residual adds per layer
     double m = 0, n = 0, k = 0;     // GEMM shape after sharding, per instance (batched GEMMs: per batch entry)
     double batch = 1;               // batched GEMMs: how many (b x heads / TP)
@@ -114,6 +117,9 @@ Kernel optimizer_kernel(const Scenario&, double local_params);
 int gemm_alignment_bytes(const Kernel&, double element_bytes = 2.0);
 // Whether the compute runs in fp32 on the CUDA cores (PyTorch keeps TF32 off), at the GPU's fp32 peak.
 bool fp32_on_cuda_cores(const GpuSpec&, const FrameworkTraits&);
+// Whether the recipe's linear-layer GEMMs run on the fp8 tensor cores: an fp8 recipe on a GPU with an fp8 peak and table
+// (else they run as the compute dtype's).
+bool fp8_gemms(const GpuSpec&, const FrameworkTraits&);
 // Times one kernel on the GPU under the framework: fills seconds, efficiency, bound and a GEMM's alignment.
 void time_kernel(Kernel&, const GpuSpec&, const FrameworkTraits&);
 

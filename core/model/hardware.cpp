@@ -151,6 +151,12 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
         efficiency.attention_fp32_backward = fp32.number("attention_backward", 1e-3, 1).value_or(0.0);
         fp32.reject_unknown_keys();
     }
+    if (reader.has("fp8")) {
+        JsonObjectReader fp8(reader.raw("fp8"), reader.field("fp8"));
+        efficiency.gemm_fp8_scale = fp8.number("gemm_scale", 0.05, 1.5).value_or(0.0);
+        efficiency.gemm_fp8_source = fp8.string("source").value_or("");
+        fp8.reject_unknown_keys();
+    }
     // Classes added later: a catalog without them times those kernels as streaming ones.
     efficiency.broadcast = memory.has("broadcast") ? read_memory_class(memory, "broadcast") : efficiency.streaming;
     efficiency.widening = memory.has("widening") ? read_memory_class(memory, "widening") : efficiency.streaming;

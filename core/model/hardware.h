@@ -67,6 +67,10 @@ struct GpuEfficiency {
     // fp32 compute on the CUDA cores, over the fp32 peak: GEMMs (SGEMM) and PyTorch's memory-efficient attention (no flash
     // kernel takes fp32). 0: not measured, the bf16 tables' fractions are used at the fp32 peak.
     double gemm_fp32 = 0, attention_fp32_forward = 0, attention_fp32_backward = 0;
+    // fp8 GEMMs (an fp8 recipe's linear layers), over the fp8 peak: the gemm table times this. 0: no fp8 table, they run
+    // as bf16 ones.
+    double gemm_fp8_scale = 0;
+    std::string gemm_fp8_source;
     MemoryClassEfficiency gemm_memory;              // a GEMM whose operands and output are what limits it
     EfficiencyCurve fused_attention_forward;        // causal flash attention as frameworks fuse it (cuDNN / Transformer Engine),
     EfficiencyCurve fused_attention_backward;       // against the sequence length, over the FLOPs it executes

@@ -44,6 +44,8 @@ double PrecisionRecipe::weight_comm_bytes_per_param() const {
 
 double PrecisionRecipe::saved_gemm_input_bytes() const { return gemm_input_bytes > 0 ? gemm_input_bytes : compute_bytes; }
 
+double PrecisionRecipe::linear_gemm_bytes() const { return gemm_bytes > 0 ? gemm_bytes : compute_bytes; }
+
 namespace {
 
 StateKind parse_kind(const std::string& text, const std::string& field) {
@@ -72,6 +74,7 @@ std::vector<PrecisionRecipe> parse_recipes(std::string_view json_text) {
         recipe.sharded_optimizer = item.boolean("sharded_optimizer").value_or(false);
         recipe.compute_bytes = item.number("compute_bytes", 1, 8).value_or(recipe.compute_bytes);
         recipe.gemm_input_bytes = item.number("gemm_input_bytes", 0.5, 8).value_or(recipe.gemm_input_bytes);
+        recipe.gemm_bytes = item.number("gemm_bytes", 1, 8).value_or(recipe.gemm_bytes);
         recipe.weight_copy_bytes = item.number("weight_copy_bytes", 0, 8).value_or(recipe.weight_copy_bytes);
         recipe.gather_bytes = item.number("gather_bytes", 0.5, 8).value_or(recipe.gather_bytes);
         recipe.comm_bucket_bytes = item.number("comm_bucket_bytes", 0, 1e12).value_or(recipe.comm_bucket_bytes);

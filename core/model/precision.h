@@ -26,6 +26,7 @@ struct PrecisionRecipe {
     // What the recipe computes in, beside what it stores (assets/recipes.json _about):
     double compute_bytes = 2;                // bytes per activation element: bf16 2, fp32 4
     double gemm_input_bytes = 0;             // bytes per element of the GEMM inputs saved for the backward (fp8: 1); 0: compute_bytes
+    double gemm_bytes = 0;                   // bytes per element the linear layers' GEMMs compute in (fp8: 1); 0: compute_bytes
     double weight_copy_bytes = 0;            // a narrower copy of every weight the GEMMs read (autocast bf16 2, fp8 + transpose 2)
     double gather_bytes = 0;                 // what ZeRO-3 all-gathers per parameter when the recipe casts first (FSDP2 bf16: 2); 0: weights
     double comm_bucket_bytes = 0;            // gradient buckets the framework allocates beside the state (DeepSpeed's reduce bucket)
@@ -35,6 +36,7 @@ struct PrecisionRecipe {
     double grad_comm_bytes_per_param() const;   // the widest gradient buffer, the one that is reduced
     double weight_comm_bytes_per_param() const; // the compute copy of the weights, the one ZeRO-3 gathers
     double saved_gemm_input_bytes() const;      // gemm_input_bytes, or compute_bytes when not set
+    double linear_gemm_bytes() const;           // gemm_bytes, or compute_bytes when not set
 
     bool operator==(const PrecisionRecipe&) const = default;
 };
