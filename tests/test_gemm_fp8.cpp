@@ -90,6 +90,7 @@ TEST_CASE("fp8 recipe: the linear layers' GEMMs run on the fp8 tensor cores at t
     const core::Scenario scenario = scenario_of("llama3-8b", "fp8-transformer-engine", R"({"tp": 1, "pp": 1, "dp": 8, "zero": 3})", 8, 128, false);
     const core::Report report = core::evaluate(scenario);
     const core::GpuSpec& h100 = scenario.cluster.gpu;
+    REQUIRE(report.compute.fp8_gemms);
     for (core::KernelId id : {core::KernelId::qkv, core::KernelId::out_proj, core::KernelId::mlp_up, core::KernelId::mlp_down}) {
         for (core::KernelPass pass : {core::KernelPass::forward, core::KernelPass::backward_input, core::KernelPass::backward_weight}) {
             const core::Kernel& kernel = find_kernel(report, id, pass);
@@ -122,6 +123,7 @@ TEST_CASE("fp8 recipe on an A100 (no fp8 tensor cores): the GEMMs run as bf16, a
     const core::Report fp8 = core::evaluate(scenario_of("llama3-8b", "fp8-transformer-engine", parallel, 8, 8, false, "a100-sxm"));
     const core::Report bf16 = core::evaluate(scenario_of("llama3-8b", "megatron-fp32-grads", parallel, 8, 8, false, "a100-sxm"));
     REQUIRE_FALSE(find_kernel(fp8, core::KernelId::mlp_up, core::KernelPass::forward).fp8);
+    REQUIRE_FALSE(fp8.compute.fp8_gemms);
     REQUIRE(fp8.compute.breakdown_seconds.gemm_seconds == Approx(bf16.compute.breakdown_seconds.gemm_seconds));
     REQUIRE(std::none_of(fp8.compute.kernels.begin(), fp8.compute.kernels.end(),
                          [](const core::Kernel& kernel) { return kernel.id == core::KernelId::fp8_cast; }));

@@ -280,8 +280,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     }
     // An fp8 recipe's GEMMs sit above the bf16 roof: the scenario GPU's fp8 roof is drawn with them.
     const std::vector<core::Kernel>& scenario_kernels = ctx.report.compute.kernels;
-    const bool fp8_kernels = options.show_scenario_kernels &&
-                             std::any_of(scenario_kernels.begin(), scenario_kernels.end(), [](const core::Kernel& kernel) { return kernel.fp8; });
+    const bool fp8_kernels = options.show_scenario_kernels && ctx.report.compute.fp8_gemms;
     bool precision_drawn[3] = {options.precision_shown[0], options.precision_shown[1], options.precision_shown[2] || fp8_kernels};
     int precisions_shown = 0;
     for (bool shown : precision_drawn) precisions_shown += shown;

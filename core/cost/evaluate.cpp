@@ -144,6 +144,7 @@ Report evaluate(const Scenario& scenario) {
     compute.hardware_flops_per_step = compute.model_flops_per_step +
         recompute_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
+    compute.fp8_gemms = fp8_gemms(gpu, framework_traits(scenario));
 
     const LayerCost cost = layer_cost(scenario, split_of(layout), true);
     const StepInputs inputs = step_inputs(scenario, layout, cost);

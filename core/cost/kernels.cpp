@@ -582,7 +582,7 @@ int gemm_alignment_bytes(const Kernel& kernel, double element_bytes) {
 bool fp32_on_cuda_cores(const GpuSpec& gpu, const FrameworkTraits& traits) { return traits.compute_bytes >= 4.0 && gpu.fp32_flops_per_s > 0; }
 
 bool fp8_gemms(const GpuSpec& gpu, const FrameworkTraits& traits) {
-    return traits.gemm_bytes < 2.0 && traits.gemm_bytes < traits.compute_bytes && gpu.fp8_flops_per_s > 0 && gpu.efficiency.gemm_fp8_scale > 0;
+    return traits.gemm_bytes < 2.0 && gpu.fp8_flops_per_s > 0 && gpu.efficiency.gemm_fp8_scale > 0;
 }
 
 void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& traits) {
@@ -598,15 +598,13 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
         double gemm_efficiency = efficiency.gemm.at(kernel.efficiency_size > 0 ? kernel.efficiency_size : kernel.flops);
         kernel.alignment_bytes = gemm_alignment_bytes(kernel, kernel.fp8 ? traits.gemm_bytes : traits.compute_bytes);
         if (kernel.fp8) {
-            // The fp8 tensor cores: their own peak, at the bf16 table's share times the GPU's fp8 scale (hardware.json).
-            gemm_efficiency *= efficiency.gemm_fp8_scale;
-            compute_seconds = kernel.flops / (gpu.fp8_flops_per_s * gemm_efficiency);
+            gemm_efficiency *= efficiency.gemm_fp8_scale;  // the bf16 table's share times the GPU's fp8 scale (hardware.json)
         } else if (fp32) {
             if (efficiency.gemm_fp32 > 0) gemm_efficiency = efficiency.gemm_fp32;
         } else if (kernel.alignment_bytes < 16 && !efficiency.gemm_misaligned.sizes.empty()) {
             gemm_efficiency = std::min(gemm_efficiency, efficiency.gemm_misaligned.at(kernel.alignment_bytes));
         }
-        if (!kernel.fp8) compute_seconds = kernel.flops / (compute_peak * gemm_efficiency);
+        compute_seconds = kernel.flops / ((kernel.fp8 ? gpu.fp8_flops_per_s : compute_peak) * gemm_efficiency);
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;

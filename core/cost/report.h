@@ -176,6 +176,7 @@ struct ComputeReport {
     double hardware_flops_per_step = 0;     // + recompute (eq. 8 selective, Narayanan eq. 3 full)
     double six_n_flops_per_step = 0;        // Kaplan's 6 N D, for comparison
     double peak_flops_per_s = 0;            // one GPU, bf16
+    bool fp8_gemms = false;                 // the linear layers' GEMMs run on the fp8 tensor cores (above the bf16 roof)
     double compute_seconds = 0;             // the busiest GPU's kernels over the step (the breakdown's first four parts)
     double bubble_seconds = 0;
     double exposed_comm_seconds = 0;

@@ -81,7 +81,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                        {"hardware_flops_per_step", compute.hardware_flops_per_step}, {"six_n_flops_per_step", compute.six_n_flops_per_step},
                        {"compute_seconds", compute.compute_seconds}, {"bubble_seconds", compute.bubble_seconds},
                        {"exposed_comm_seconds", compute.exposed_comm_seconds}, {"step_seconds", compute.step_seconds},
-                       {"step_basis", text.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu},
+                       {"step_basis", text.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu}, {"fp8_gemms", compute.fp8_gemms},
                        {"train_seconds", compute.train_seconds}, {"train_days", compute.train_seconds / 86400.0},
                        {"gpu_hours", compute.gpu_hours}, {"cost_dollars", compute.cost_dollars}};
     nlohmann::ordered_json breakdown;
@@ -104,6 +104,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                                         {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
                                         {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}};
         if (kernel.is_gemm) entry["alignment_bytes"] = kernel.alignment_bytes;  // below 16: a slower fallback kernel
+        if (kernel.is_gemm) entry["fp8"] = kernel.fp8;  // on the fp8 tensor cores: its efficiency is still over the bf16 peak
         kernels.push_back(std::move(entry));
     }
     json["compute"]["kernels"] = kernels;
