@@ -164,6 +164,7 @@ TEST_CASE("Recipes: bytes per parameter against their sources", "[memory][recipe
         {"deepspeed-zero-bf16", 16, 0, 2},            // DeepSpeed ZeRO: 2 + 2 + 12
         {"deepseek-v3", 14, 0, 1},                    // DeepSeek-V3 sec 3.3.3: bf16 moments (2 + 2), fp32 master and grads, fp8 inputs
         {"fp8-transformer-engine", 18, 2, 1},         // Megatron + TE: 18 B, fp8 weight + transpose, fp8 GEMM inputs
+        {"fp8-bf16-grads", 16, 2, 1},                 // the same with bf16 gradient buffers (grad_reduce_in_fp32 = False)
         {"fp8-bf16-activations", 16, 2, 2},           // torchao float8 + FSDP2: bf16 inputs kept
         {"bf16-pure-adamw", 8, 0, 2},                 // torch.optim.AdamW state in the parameter's bf16: 8.0 B measured
         {"fp32-adam", 16, 0, 4},                      // seed 004, fp32 activations
@@ -186,6 +187,9 @@ TEST_CASE("Recipes: bytes per parameter against their sources", "[memory][recipe
         REQUIRE(core::find_recipe("pytorch-fsdp2-mixed")->weight_comm_bytes_per_param() == 2);
         REQUIRE(core::find_recipe("pytorch-fsdp2-mixed")->grad_comm_bytes_per_param() == 4);
         REQUIRE(core::find_recipe("deepspeed-zero-bf16")->comm_bucket_bytes == 5e8 * 2);
+        // Megatron-Core reduces gradients in the buffer's dtype: fp32 main grads send 4 B, bf16 buffers 2 B.
+        REQUIRE(core::find_recipe("fp8-transformer-engine")->grad_comm_bytes_per_param() == 4);
+        REQUIRE(core::find_recipe("fp8-bf16-grads")->grad_comm_bytes_per_param() == 2);
     }
 }
 
