@@ -81,28 +81,20 @@ LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step
 
 // Ranking: step time at nanosecond resolution (so rounding noise does not split ties); among equal times the simpler
 // layout (fewer GPUs per model replica), then the one with more memory to spare, then a fixed order.
-struct RankedEntry {
-    std::int64_t step_nanoseconds = 0;  // the step rounded once, not at every comparison
-    PlanEntry entry;
-};
-
-RankedEntry ranked(const PlanEntry& entry) { return {std::llround(entry.estimate.step_seconds * 1e9), entry}; }
-
-auto rank_key(const RankedEntry& ranked_entry) {
-    const Layout& l = ranked_entry.entry.layout;
-    return std::make_tuple(ranked_entry.step_nanoseconds, 1LL * l.tp * l.pp * l.cp, ranked_entry.entry.estimate.memory_per_gpu_bytes,
+auto rank_key(const PlanEntry& entry) {
+    const Layout& l = entry.layout;
+    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), 1LL * l.tp * l.pp * l.cp, entry.estimate.memory_per_gpu_bytes,
                            l.tp, l.pp, l.cp, l.zero, l.micro_batch, static_cast<int>(l.recompute), static_cast<int>(l.schedule),
                            l.virtual_stages, l.ep, l.etp);
 }
 
-bool ranks_before(const RankedEntry& a, const RankedEntry& b) { return rank_key(a) < rank_key(b); }
+bool ranks_before(const PlanEntry& a, const PlanEntry& b) { return rank_key(a) < rank_key(b); }
 
 // Two entries that differ only in ZeRO stage and tie on step time: the planner shows one of them.
-bool zero_tie(const RankedEntry& a, const RankedEntry& b) {
-    if (a.step_nanoseconds != b.step_nanoseconds) return false;
-    Layout same_zero = a.entry.layout;
-    same_zero.zero = b.entry.layout.zero;
-    return same_zero == b.entry.layout;
+bool zero_tie(const PlanEntry& a, const PlanEntry& b) {
+    Layout same_zero = a.layout;
+    same_zero.zero = b.layout.zero;
+    return same_zero == b.layout && std::get<0>(rank_key(a)) == std::get<0>(rank_key(b));
 }
 
 // The fastest N seen so far: a max-heap on rank, so the worst kept entry is at the front. Collapsing ties, a tie group
@@ -113,11 +105,10 @@ public:
         heap_.reserve(capacity_);
     }
     // The slowest step a new entry may have and still be kept.
-    double admission_seconds() const { return heap_.size() < capacity_ ? INFINITY : heap_.front().entry.estimate.step_seconds; }
-    void offer(const PlanEntry& plan_entry) {
-        const RankedEntry entry = ranked(plan_entry);
+    double admission_seconds() const { return heap_.size() < capacity_ ? INFINITY : heap_.front().estimate.step_seconds; }
+    void offer(const PlanEntry& entry) {
         if (collapse_) {
-            const auto tied = std::find_if(heap_.begin(), heap_.end(), [&](const RankedEntry& kept) { return zero_tie(kept, entry); });
+            const auto tied = std::find_if(heap_.begin(), heap_.end(), [&](const PlanEntry& kept) { return zero_tie(kept, entry); });
             if (tied != heap_.end()) {
                 if (ranks_before(entry, *tied)) {
                     *tied = entry;
@@ -135,12 +126,12 @@ public:
             std::push_heap(heap_.begin(), heap_.end(), ranks_before);
         }
     }
-    std::vector<RankedEntry> take() && { return std::move(heap_); }
+    std::vector<PlanEntry> take() && { return std::move(heap_); }
 
 private:
     std::size_t capacity_;
     bool collapse_;
-    std::vector<RankedEntry> heap_;
+    std::vector<PlanEntry> heap_;
 };
 
 // What the search needs of the scenario itself (its own layout aside): a valid model, cluster and batch.
@@ -346,26 +337,22 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     }
 
     // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.
-    std::vector<RankedEntry> kept = std::move(top).take();
+    std::vector<PlanEntry> kept = std::move(top).take();
     // In rank order, an uncollapsed tie group's members (same pipeline, another ZeRO stage) come together: the schedule
     // generated for the first serves the rest (cached_schedule).
     std::sort(kept.begin(), kept.end(), ranks_before);
-    for (RankedEntry& ranked_entry : kept) {
-        PlanEntry& entry = ranked_entry.entry;
+    for (PlanEntry& entry : kept) {
         const StepEstimate step = estimate_step(scenario, entry.layout, costs.get(split_of(entry.layout)), PipelineTiming::timeline);
         entry.estimate = estimate_of(step, model_flops, gpus, peak);
-        ranked_entry = ranked(entry);
     }
     std::sort(kept.begin(), kept.end(), ranks_before);
-    std::vector<RankedEntry> shown;
-    for (const RankedEntry& ranked_entry : kept) {
-        if (static_cast<int>(shown.size()) >= options.top) break;
-        if (!ranked_entry.entry.estimate.fits) continue;
+    for (const PlanEntry& entry : kept) {
+        if (static_cast<int>(plan.best.size()) >= options.top) break;
+        if (!entry.estimate.fits) continue;
         const bool tied = options.collapse_zero_ties &&
-                          std::any_of(shown.begin(), shown.end(), [&](const RankedEntry& earlier) { return zero_tie(earlier, ranked_entry); });
-        if (!tied) shown.push_back(ranked_entry);
+                          std::any_of(plan.best.begin(), plan.best.end(), [&](const PlanEntry& earlier) { return zero_tie(earlier, entry); });
+        if (!tied) plan.best.push_back(entry);
     }
-    for (RankedEntry& ranked_entry : shown) plan.best.push_back(std::move(ranked_entry.entry));
     return plan;
 }
 
