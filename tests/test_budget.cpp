@@ -173,14 +173,14 @@ TEST_CASE("The budget sentence warns when the run as written cannot happen: a la
     REQUIRE(fitting.compute.train_seconds < rtx.train.deadline_days * 86400.0);
     CHECK(core::budget_warnings(rtx, fitting).empty());
 
-    // Seed 000's arithmetic: 405B x 16 B of state cannot sit on 8 GPUs of 80 GB; the cost is priced, and it says so.
+    // Seed 000's arithmetic: 405B x 16 B of state cannot sit on 8 H100s (85.0 GB each); the cost is priced, and it says so.
     core::Scenario too_big = core::parse_scenario(R"({"model": {"preset": "llama3-405b"}, "train": {"global_batch": 64, "tokens": 1e9},
         "parallel": {"tp": 8, "pp": 1, "dp": 1}, "cluster": {"gpu": "h100-sxm", "gpus": 8}})");
     const core::Report over = core::evaluate(too_big);
     REQUIRE_FALSE(over.memory.fits);
     const std::vector<std::string> warnings = core::budget_warnings(too_big, over);
     REQUIRE(warnings.size() == 1);
-    CHECK(contains(warnings[0], "does not fit: " + core::format_bytes(over.memory.per_gpu.peak_bytes) + " per GPU against 80.0 GB"));
+    CHECK(contains(warnings[0], "does not fit: " + core::format_bytes(over.memory.per_gpu.peak_bytes) + " per GPU against 85.0 GB"));
 
     // The same run with a deadline shorter than its time to train: a second line, naming the field.
     too_big.train.deadline_days = over.compute.train_seconds / 86400.0 / 2;

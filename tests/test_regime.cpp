@@ -3,6 +3,7 @@
 #include "core/cost/evaluate.h"
 #include "core/lessons/regime.h"
 #include "core/model/scenario_json.h"
+#include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,19 +22,19 @@ const core::RegimePoint& point_of(const core::RegimeCube& cube, const std::strin
 
 }  // namespace
 
-TEST_CASE("Seed 000 accounting: 70B x 16 B = 1.12 TB is 14x an H100, and 1.0 is exactly the GPU's budget", "[regime]") {
+TEST_CASE("Seed 000 accounting: 70B x 16 B = 1.12 TB is 13.2x an H100 (14 GPUs to hold it), and 1.0 is exactly the GPU's budget", "[regime]") {
     // A bare 70B count on one GPU holds the whole 16-byte state plus its activations.
     const core::Scenario one_gpu = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1}})");
     const core::Report report = core::evaluate(one_gpu);
     const core::RegimePoint point = core::regime_point(one_gpu, report);
     REQUIRE(report.memory.state_bytes == Approx(1.12e12));
-    REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.peak_bytes / 80e9));  // the peak, as memory.fits
-    REQUIRE(point.memory_fraction >= 14.0);  // the state alone is 14 H100s; the rest only adds
+    REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.peak_bytes / core_tests::h100_hbm_bytes));  // the peak, as memory.fits
+    REQUIRE(point.memory_fraction >= 1.12e12 / core_tests::h100_hbm_bytes);  // the state alone is 13.2 H100s; the rest only adds
 
     SECTION("a GPU with more HBM and bandwidth shrinks the memory and bandwidth axes by exactly its ratio") {
         core::Scenario on_b200 = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1, "gpu": "b200"}})");
         const core::RegimePoint b200 = core::regime_point(on_b200, core::evaluate(on_b200));
-        REQUIRE(b200.memory_fraction == Approx(point.memory_fraction * 80.0 / 192.0));
+        REQUIRE(b200.memory_fraction == Approx(point.memory_fraction * core_tests::h100_hbm_bytes / on_b200.cluster.gpu.hbm_bytes));
         REQUIRE(b200.bandwidth_fraction == Approx(point.bandwidth_fraction * 3.35 / 8.0));
     }
 }

@@ -13,6 +13,10 @@
 
 namespace core_tests {
 
+// What CUDA gives a process on an H100 SXM 80GB, the catalog's hbm_bytes: torch total_memory, measured on our H100
+// (measurements/h100_kernel_probe.json "hbm_bytes"). The datasheet's "80 GB" are 80 GiB (85.9e9 B), less the driver's share.
+inline constexpr double h100_hbm_bytes = 85017493504.0;
+
 // One training run measured on one H100: the probes' GPT (LayerNorm, biases, GeLU MLP 4h, learned positions) or
 // Llama-style block (RMSNorm, no biases, SwiGLU of ceil(8h/3 / 256) x 256), multi-head attention, untied head, no dropout.
 struct ProbeRun {

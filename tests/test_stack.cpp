@@ -4,6 +4,7 @@
 #include "core/model/hardware.h"
 #include "core/lessons/stack_animation.h"
 #include "core/model/scenario_json.h"
+#include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,7 +26,7 @@ core::StackFrame final_frame(const core::Scenario& scenario, const core::Report&
 
 }  // namespace
 
-TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 14x an H100", "[stack]") {
+TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 13.2x an H100's 85.0 GB", "[stack]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}})");
     const core::Report report = core::evaluate(scenario);
     const core::StackFrame end = final_frame(scenario, report, ceilings_for(scenario));
@@ -33,9 +34,9 @@ TEST_CASE("Seed 000: 70B x 16 B = 1.12 TB of training state, 14x an H100", "[sta
     REQUIRE(end.state_bytes == Approx(1.12e12));
     const core::Overshoot over = core::overshoot(end.state_bytes, catalog_gpu("h100-sxm"));
     REQUIRE(over.over);
-    REQUIRE(over.gpus_worth == Approx(14.0));
-    REQUIRE(over.over_bytes == Approx(1.04e12));
-    REQUIRE(over.caption == "14.0x an H100 SXM");
+    REQUIRE(over.gpus_worth == Approx(1.12e12 / core_tests::h100_hbm_bytes));
+    REQUIRE(over.over_bytes == Approx(1.12e12 - core_tests::h100_hbm_bytes));
+    REQUIRE(over.caption == "13.2x an H100 SXM");
 }
 
 TEST_CASE("Seed 000: the stack's categories in recipe order, 2 + 2 + 4 + 4 + 4 B per parameter, then activations and what the step "
@@ -96,24 +97,30 @@ TEST_CASE("Shazeer & Stern 2018: Adafactor removes Adam's m and v bytes; droppin
     REQUIRE(without_master.state_bytes == Approx(12.0 * 70e9));  // seed 003's 2 + 2 + 4 + 4
 }
 
-TEST_CASE("HBM ceilings from the catalog: A100, H100 and H800 share 80 GB, H200 141 GB, B200 and MI300X 192 GB", "[stack]") {
+TEST_CASE("HBM ceilings from the catalog, as CUDA gives them: A100, H100 and H800 share 85.0 GB, H200 150 GB, B200 192 GB, "
+          "MI300X 206 GB", "[stack]") {
     const std::vector<core::GpuCeiling> ceilings = core::gpu_ceilings(core::builtin_hardware(), catalog_gpu("h100-sxm"));
-    REQUIRE(ceilings.size() == 3);
-    REQUIRE(ceilings[0].hbm_bytes == 80e9);
+    REQUIRE(ceilings.size() == 4);
+    // 84,987,740,160 B (A100, deviceQuery) and 85,017,493,504 B (H100, measured): 0.04 % apart, one line at the H100's.
+    REQUIRE(ceilings[0].hbm_bytes == core_tests::h100_hbm_bytes);
     REQUIRE(ceilings[0].gpu_names == "A100 SXM 80GB / H100 SXM / H800 SXM");
     REQUIRE(ceilings[0].short_names == "A100 / H100 / H800");
     REQUIRE(ceilings[0].selected);
-    REQUIRE(ceilings[1].hbm_bytes == 141e9);
+    REQUIRE(ceilings[1].hbm_bytes == 143156.0 * 1048576);  // H200: torch total_memory 143,156 MiB
     REQUIRE_FALSE(ceilings[1].selected);
-    REQUIRE(ceilings[2].hbm_bytes == 192e9);
-    REQUIRE(ceilings[2].gpu_names == "B200 / MI300X");
+    REQUIRE(ceilings[2].gpu_names == "B200");
+    REQUIRE(ceilings[3].gpu_names == "MI300X");  // 191.98 GiB: AMD's 192 GB are GiB, NVIDIA's B200 gives 178.35 GiB
+    // Selected, the A100 draws the shared line at its own bytes, so the line is where its verdict is.
+    const std::vector<core::GpuCeiling> from_a100 = core::gpu_ceilings(core::builtin_hardware(), catalog_gpu("a100-sxm"));
+    REQUIRE(from_a100[0].gpu_names == "A100 SXM 80GB / H100 SXM / H800 SXM");
+    REQUIRE(from_a100[0].hbm_bytes == catalog_gpu("a100-sxm").hbm_bytes);
 
     core::GpuSpec custom = catalog_gpu("h100-sxm");
     custom.id = "custom";
     custom.name = "Custom 24GB";
     custom.hbm_bytes = 24e9;
     const std::vector<core::GpuCeiling> with_custom = core::gpu_ceilings(core::builtin_hardware(), custom);
-    REQUIRE(with_custom.size() == 5);  // 24 GB, then the NVLink GPUs above it: A100 40GB, 80, 141, 192 GB
+    REQUIRE(with_custom.size() == 6);  // 24 GB, then the NVLink GPUs above it: A100 40GB, 85, 150, 192, 206 GB
     REQUIRE(with_custom[0].gpu_names == "Custom 24GB");
     REQUIRE(with_custom[0].selected);
 }
@@ -131,8 +138,8 @@ TEST_CASE("Seed 000 animation: the stack at t = 0 is the bf16 weight alone, the 
     const core::Report report = core::evaluate(scenario);
     const std::vector<core::GpuCeiling> ceilings = ceilings_for(scenario);
     const core::StackTimeline timeline = core::stack_timeline(report.memory, ceilings);
-    // Built where 16 B x N fills 3/4 of the lowest ceiling (80 GB): N = 3.75e9.
-    REQUIRE(timeline.start_params == Approx(0.75 * 80e9 / 16.0));
+    // Built where 16 B x N fills 3/4 of the lowest ceiling (the H100's 85.0 GB): N = 3.99e9.
+    REQUIRE(timeline.start_params == Approx(0.75 * core_tests::h100_hbm_bytes / 16.0));
     REQUIRE(timeline.final_params == report.memory.params);
     double beside_state = 0;
     for (const core::MemoryBlock& block : report.memory.blocks) if (!core::is_training_state(block.kind)) beside_state += block.whole_bytes;
@@ -153,7 +160,7 @@ TEST_CASE("Seed 000 animation: the stack at t = 0 is the bf16 weight alone, the 
         REQUIRE(end.layers[i].formula == core::explain(scenario, report).block_whole[i].formula);
     }
     REQUIRE(end.total_bytes > start.total_bytes);
-    REQUIRE(end.crossed.size() == 3);  // past 80, 141 and 192 GB
+    REQUIRE(end.crossed.size() == 4);  // past 85.0, 150, 192 and 206 GB
 }
 
 TEST_CASE("Seed 000 animation: monotonic in t, one category per step, then past each ceiling in turn", "[stack][animation]") {
@@ -186,7 +193,7 @@ TEST_CASE("Seed 000 animation: monotonic in t, one category per step, then past 
         most_crossed = std::max(most_crossed, frame.crossed.size());
         previous = frame;
     }
-    REQUIRE(most_crossed == 3);
+    REQUIRE(most_crossed == 4);  // 85.0, 150, 192 and 206 GB
     // Beyond the end the stack stays as it is.
     REQUIRE(core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 1e6).total_bytes == previous.total_bytes);
 }

@@ -53,7 +53,7 @@ TEST_CASE("Seed 000 time wall beside Daly 2006's goodput: the wall stays failure
 }
 
 TEST_CASE("Seed 000 memory wall: the peak per GPU over HBM, 70B with full recompute on an H100: the seed's state + activations "
-          "(14.1x) and what the step holds beside them", "[walls]") {
+          "(13.3x) and what the step holds beside them", "[walls]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"params": 70e9}, "train": {"recompute": "full"}})");
     // synthesize_shape(70e9): l = round(cbrt(70e9 / (12 x 128^2))) = 71, h = 128 x round(sqrt(70e9 / (12 l)) / 128) = 9088.
     REQUIRE(scenario.model.layers == 71);
@@ -64,12 +64,12 @@ TEST_CASE("Seed 000 memory wall: the peak per GPU over HBM, 70B with full recomp
     const double state = 16.0 * 70e9;
     const double activations = 2.0 * 8192 * 1 * 9088 * 71;
     REQUIRE(report.memory.per_gpu.total_bytes == Approx(state + activations));
-    REQUIRE((state + activations) / 80e9 == Approx(14.13).epsilon(0.001));
+    REQUIRE((state + activations) / core_tests::h100_hbm_bytes == Approx(13.30).epsilon(0.001));
     const core::Wall& memory = wall(walls, core::WallKind::memory);
     REQUIRE(memory.used == report.memory.per_gpu.peak_bytes);
     REQUIRE(memory.used > state + activations);
-    REQUIRE(memory.budget == 80e9);
-    REQUIRE(memory.fraction == Approx(memory.used / 80e9));
+    REQUIRE(memory.budget == core_tests::h100_hbm_bytes);
+    REQUIRE(memory.fraction == Approx(memory.used / core_tests::h100_hbm_bytes));
     REQUIRE(memory.over == !report.memory.fits);
 
     // ZeRO-3 over the 64 data-parallel GPUs shards the state: 1.12 TB / 64 = 17.5 GB, and the wall drops under 100 %.

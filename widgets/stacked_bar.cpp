@@ -142,15 +142,20 @@ void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<Ho
     std::vector<float> centers;
     for (const HorizontalLine& line : lines) centers.push_back(axis.y_of(line.bytes) - line_height * 0.6f);  // text above its line
     const std::vector<float> placed = spread_labels(centers, line_height * 1.05f, axis.y_top - line_height, axis.y_bottom);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const HorizontalLine& line = lines[i];
+    const auto color_of = [&](const HorizontalLine& line) { return line.emphasised ? colors.ceiling : with_alpha(colors.ceiling, 0.7f); };
+    for (const HorizontalLine& line : lines) {
         const float y = axis.y_of(line.bytes);
-        const ImU32 color = line.emphasised ? colors.ceiling : with_alpha(colors.ceiling, 0.7f);
         const float thickness = em * (line.emphasised ? 0.14f : 0.07f);
         const float dash = em * (line.emphasised ? 1.0f : 0.45f);
         for (float x = x_left; x < x_right; x += dash * 1.6f) {
-            draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + dash, x_right), y), color, thickness);
+            draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + dash, x_right), y), color_of(line), thickness);
         }
+    }
+    // The labels after every line: a close line above (B200 under MI300X) runs behind a label's halo, not across it.
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const HorizontalLine& line = lines[i];
+        const float y = axis.y_of(line.bytes);
+        const ImU32 color = color_of(line);
         ImFont* font = line.emphasised ? fonts().bold : ImGui::GetFont();
         const ImVec2 size = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, line.label.c_str());
         const float text_x = x_right - size.x;

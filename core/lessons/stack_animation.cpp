@@ -14,7 +14,7 @@ std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSp
     std::vector<GpuSpec> gpus;
     for (const GpuSpec& gpu : catalog.gpus) {
         const bool pcie = gpu.scale_up_link.rfind("pcie", 0) == 0;
-        if (gpu.id == selected.id || (!pcie && gpu.hbm_bytes >= selected.hbm_bytes)) gpus.push_back(gpu);
+        if (gpu.id == selected.id || (!pcie && gpu.hbm_bytes >= selected.hbm_bytes * (1.0 - ceiling_merge_share))) gpus.push_back(gpu);
     }
     const bool in_catalog = std::any_of(gpus.begin(), gpus.end(), [&](const GpuSpec& gpu) {
         return gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
@@ -22,6 +22,7 @@ std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSp
     if (!in_catalog) gpus.push_back(selected);  // a custom GPU still gets its line
     std::stable_sort(gpus.begin(), gpus.end(), [](const GpuSpec& a, const GpuSpec& b) { return a.hbm_bytes < b.hbm_bytes; });
     std::vector<GpuCeiling> ceilings;
+    double group_lowest_bytes = 0;  // the lowest capacity on the line being built
     for (const GpuSpec& gpu : gpus) {
         const bool is_selected = gpu.id == selected.id && gpu.hbm_bytes == selected.hbm_bytes;
         // The name up to its first word with a digit: "H100", "A100", "RTX 4090" (not "RTX"), "MI300X".
@@ -36,12 +37,14 @@ std::vector<GpuCeiling> gpu_ceilings(const HardwareCatalog& catalog, const GpuSp
             ++end;
         }
         const std::string short_name = gpu.name.substr(0, end);
-        if (!ceilings.empty() && ceilings.back().hbm_bytes == gpu.hbm_bytes) {
+        if (!ceilings.empty() && gpu.hbm_bytes <= group_lowest_bytes * (1.0 + ceiling_merge_share)) {
             ceilings.back().gpu_names += " / " + gpu.name;
             ceilings.back().short_names += " / " + short_name;
+            if (is_selected) ceilings.back().hbm_bytes = gpu.hbm_bytes;  // the shared line is drawn at the selected GPU's bytes
             ceilings.back().selected = ceilings.back().selected || is_selected;
             continue;
         }
+        group_lowest_bytes = gpu.hbm_bytes;
         ceilings.push_back({gpu.hbm_bytes, gpu.name, short_name, is_selected});
     }
     return ceilings;

@@ -11,9 +11,13 @@
 
 namespace core {
 
-// One horizontal HBM line; GPUs of equal capacity share it (A100 and H100 at 80 GB).
+// GPUs whose capacities lie within 1 % of the lowest of them share one line: apart, their lines and labels would
+// overlap on the stack (A100 80GB, H100 and H800: 84.99 to 85.02 GB as CUDA gives them).
+inline constexpr double ceiling_merge_share = 0.01;
+
+// One horizontal HBM line; GPUs of (nearly) equal capacity share it.
 struct GpuCeiling {
-    double hbm_bytes = 0;
+    double hbm_bytes = 0;         // the selected GPU's where it is on the line, else the lowest of the line's GPUs
     std::string gpu_names;        // "A100 SXM 80GB / H100 SXM"
     std::string short_names;      // "A100 / H100": each name's first word, for a label a room can read
     bool selected = false;        // the scenario's GPU is on this line

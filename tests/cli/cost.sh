@@ -68,13 +68,13 @@ printf '{"model": {"preset": "llama3-405b"}, "train": {"global_batch": 64, "toke
 "$binary" cost "$work/nofit.json" >"$work/out" 2>"$work/err"
 status=$?
 [ "$status" -eq 0 ] || fail "cost of a layout that does not fit: status $status"
-sed -n 2p "$work/out" | grep -q '^Warning: the layout does not fit: .* per GPU against 80.0 GB of HBM, so this run would not start.$' ||
+sed -n 2p "$work/out" | grep -q '^Warning: the layout does not fit: .* per GPU against 85.0 GB of HBM, so this run would not start.$' ||
     fail "cost of a layout that does not fit: no warning under the sentence: $(sed -n 2p "$work/out")"
 [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q '^shardscope: cost: warning: the layout does not fit' "$work/err" || fail "cost, no fit: stderr: $(cat "$work/err")"
 "$binary" cost --json "$work/nofit.json" 2>/dev/null | grep -q '"fits": false' || fail "cost --json of a layout that does not fit: no \"fits\": false"
 "$binary" plan --table "$work/nofit.json" >"$work/out" 2>"$work/err"
 status=$?
-[ "$status" -eq 3 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'no layout fits in 80.0 GB' "$work/err" || fail "plan with nothing fitting: status $status: $(cat "$work/err")"
+[ "$status" -eq 3 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'no layout fits in 85.0 GB' "$work/err" || fail "plan with nothing fitting: status $status: $(cat "$work/err")"
 grep -q '^No layout fits (' "$work/out" || fail "plan with nothing fitting: the table does not say so: $(cat "$work/out")"
 
 exit $((failures > 0))
