@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <climits>
 #include <cstdlib>
+#include <cstddef>
 #include <string>
+#include <type_traits>
 
 namespace widgets {
 // In figure mode (a clean exported figure) every control below draws nothing and returns false.
@@ -29,14 +31,16 @@ std::string fitted_preview(const char* preview) {
 }
 
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
-template <typename Item, typename Name, typename Same, typename EditOf>
+// explain(item), when given, attaches a hover note to each entry (what the catalog holds for it, and from where).
+template <typename Item, typename Name, typename Same, typename EditOf, typename Explain = std::nullptr_t>
 bool edit_combo(const char* label, const char* preview, const std::vector<Item>& items, Name name, Same same, EditOf edit_of,
-                core::Scenario& scenario, EditFeedback& feedback) {
+                core::Scenario& scenario, EditFeedback& feedback, Explain explain = nullptr) {
     bool changed = false;
     if (ImGui::BeginCombo(label, fitted_preview(preview).c_str())) {
         for (const Item& item : items) {
             const bool selected = same(item);
             if (ImGui::Selectable(name(item), selected)) changed = apply_edit(edit_of(item), scenario, feedback, label);
+            if constexpr (!std::is_same_v<Explain, std::nullptr_t>) explain(item);
             if (selected) ImGui::SetItemDefaultFocus();
         }
         ImGui::EndCombo();
@@ -232,7 +236,9 @@ bool gpu_combo(const char* label, core::Scenario& scenario, EditFeedback& feedba
     return edit_combo(
         label, scenario.cluster.gpu.name.c_str(), core::builtin_hardware().gpus, [](const core::GpuSpec& gpu) { return gpu.name.c_str(); },
         [&](const core::GpuSpec& gpu) { return gpu.id == scenario.cluster.gpu.id; },
-        [&](const core::GpuSpec& gpu) { return core::with_gpu(scenario, gpu); }, scenario, feedback);
+        [&](const core::GpuSpec& gpu) { return core::with_gpu(scenario, gpu); }, scenario, feedback,
+        // The HBM a GPU shows is what CUDA gives a process (85.0 GB on an "80 GB" H100): the note says why, with its source.
+        [](const core::GpuSpec& gpu) { explain_last_item(gpu.name + ": " + core::format_bytes(gpu.hbm_bytes) + " of HBM", gpu.source.c_str()); });
 }
 
 bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
