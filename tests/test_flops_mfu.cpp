@@ -103,6 +103,32 @@ TEST_CASE("Narayanan 2021 eq. 3: full recompute adds one forward, 96 B L s h^2 (
     }
 }
 
+TEST_CASE("FlashAttention-2 (Dao 2023) sec 4.1: causal kernels run half of 4 s^2 d a forward and 2.5 times that backward; HFU "
+          "counts what runs, so it stays under 100 % at 512K tokens", "[flops][mfu]") {
+    const auto gpt3 = [](const std::string& recompute, int seq_len) {
+        return core::parse_scenario(R"({"model": {"preset": "gpt3-175b"}, "train": {"seq_len": )" + std::to_string(seq_len) +
+                                    R"(, "global_batch": 64, "flash_attention": true, "recompute": ")" + recompute + R"("},
+            "parallel": {"tp": 8, "pp": 8}, "cluster": {"gpu": "a100-sxm", "gpus": 64}})");
+    };
+    // Eq. 7 counts the attention products 3 times per layer at 4 B s^2 h each (forward, backward); the kernels run half of
+    // the forward and half of the 2.5-forward backward: 1.75 of the 3, so 1.25 x 4 B L s^2 h fewer FLOPs run.
+    const double B = 64, L = 96, s = 2048, h = 12288;
+    const double attention = 4 * B * L * s * s * h;
+    const core::Report plain = core::evaluate(gpt3("none", 2048));
+    REQUIRE(plain.compute.model_flops_per_step == Approx(eq7_model_flops(B, L, s, h)));
+    REQUIRE(plain.compute.hardware_flops_per_step == Approx(eq7_model_flops(B, L, s, h) - 1.25 * attention));
+    // Full recompute: eq. 3's extra forward, its attention run as a causal flash forward too (half).
+    const core::Report full = core::evaluate(gpt3("full", 2048));
+    REQUIRE(full.compute.hardware_flops_per_step == Approx(eq3_full_recompute_flops(B, L, s, h) - 1.75 * attention));
+    // At 512K tokens attention is nearly all the work: HFU counted as eq. 7 + 3 would pass 100 %; what runs does not.
+    core::Scenario long_context = core::parse_scenario(R"({"model": {"preset": "llama3-8b"},
+        "train": {"seq_len": 524288, "global_batch": 8, "recompute": "full"},
+        "parallel": {"tp": 1, "pp": 1, "cp": 64, "dp": 1, "zero": 3}, "cluster": {"gpu": "h100-sxm", "gpus": 64}})");
+    const core::Report report = core::evaluate(long_context);
+    REQUIRE(report.compute.hfu < 1.0);
+    REQUIRE(report.compute.hfu < report.compute.mfu);  // MFU counts every score, causal or not
+}
+
 TEST_CASE("Narayanan 2021 Table 1: '% of peak' is eq. 3 FLOPs at the published TFLOP/s per GPU (HFU)", "[flops][mfu]") {
     for (const Table1Row& row : megatron_table1) {
         INFO(row.preset << " at " << row.tflops_per_gpu << " TFLOP/s per GPU");

@@ -141,8 +141,8 @@ Report evaluate(const Scenario& scenario) {
     compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
     compute.model_flops_per_token = model_flops_per_token(scenario.model, seq_len);
     compute.model_flops_per_step = compute.model_flops_per_token * compute.tokens_per_step;
-    compute.hardware_flops_per_step = compute.model_flops_per_step +
-        recompute_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
+    compute.hardware_flops_per_step =
+        hardware_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
     compute.fp8_gemms = fp8_gemms(gpu, framework_traits(scenario));
 

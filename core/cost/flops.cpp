@@ -27,23 +27,24 @@ double model_flops_per_token(const ModelSpec& model, int seq_len) {
     return 3.0 * forward;  // backward costs twice the forward
 }
 
-double recompute_flops_per_token(const ModelSpec& model, int seq_len, Recompute recompute, bool flash_attention) {
-    if (model.is_bare_count()) return recompute == Recompute::full ? 2.0 * model.params_override : 0.0;
+double hardware_flops_per_token(const ModelSpec& model, int seq_len, Recompute recompute, bool flash_attention) {
+    const double model_flops = model_flops_per_token(model, seq_len);
+    if (model.is_bare_count()) return model_flops + (recompute == Recompute::full ? 2.0 * model.params_override : 0.0);
     const ParamBreakdown params = count_params(model, seq_len);
-    const double attention = model.layers * attention_flops_per_layer(model, seq_len);
-    if (recompute == Recompute::full) {
-        // Narayanan et al. 2021 eq. 3: one more forward of every layer, logits not recomputed.
-        const double matmul = model.is_moe() ? params.layers_matmul_active : model.layers * params.per_layer_matmul;
-        return 2.0 * matmul + attention;
+    const double attention = model.layers * attention_flops_per_layer(model, seq_len);  // forward, every score
+    const double matmul = model.is_moe() ? params.layers_matmul_active : model.layers * params.per_layer_matmul;
+    // Narayanan et al. 2021 eq. 3: full recompute runs one more forward of every layer, logits not recomputed.
+    const double recomputed_matmul = recompute == Recompute::full ? 2.0 * matmul : 0.0;
+    if (flash_attention) {
+        // The model count's 3 forwards of attention (forward, backward) become what the kernels run: half of the forward, of
+        // the 2.5-forward backward and of a recomputed forward (full or selective recompute reruns the flash forward).
+        const double forwards_run = 1.0 + 2.5 + (recompute == Recompute::none ? 0.0 : 1.0);
+        return model_flops + recomputed_matmul - 3.0 * attention + 0.5 * forwards_run * attention;
     }
-    if (recompute == Recompute::selective) {
-        // Korthikanti et al. 2022 eq. 8 minus eq. 7: 72 B L s h^2 (s/(3h) - s/(6h)) = 12 L s^2 h per sequence: the attention
-        // core's forward (4 s h per token per layer) and its softmax-backward share again, 3 x the scores' forward.
-        return 3.0 * attention;
-    }
-    // FlashAttention's backward recomputes the scores QK^T (2 s h per token per layer) instead of storing them.
-    if (flash_attention) return model.layers * 2.0 * seq_len * attention_qk_width(model);
-    return 0.0;
+    // Korthikanti et al. 2022 eq. 8 minus eq. 7: selective recompute reruns the attention core's forward and its
+    // softmax-backward share again, 3 x the scores' forward (12 L s^2 h per sequence); full recompute one forward of it.
+    if (recompute == Recompute::selective) return model_flops + 3.0 * attention;
+    return model_flops + recomputed_matmul + (recompute == Recompute::full ? attention : 0.0);
 }
 
 }  // namespace core

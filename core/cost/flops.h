@@ -6,7 +6,9 @@ namespace core {
 
 // Model FLOPs per token for forward + backward (Korthikanti eq. 7 for GPT; 6N for a bare count).
 double model_flops_per_token(const ModelSpec&, int seq_len);
-// The extra FLOPs per token that recompute (or flash attention's backward) adds: eq. 8 minus eq. 7, Narayanan eq. 3.
-double recompute_flops_per_token(const ModelSpec&, int seq_len, Recompute, bool flash_attention);
+// The FLOPs per token the GPUs execute (what HFU counts): the model FLOPs plus recompute (Korthikanti eq. 8, Narayanan
+// eq. 3). Unfused attention computes every score and then masks; causal flash kernels skip the masked half of each
+// attention product, forward, backward (2.5 forwards: dQ, dK, dV and the recomputed scores) and recomputed.
+double hardware_flops_per_token(const ModelSpec&, int seq_len, Recompute, bool flash_attention);
 
 }  // namespace core

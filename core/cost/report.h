@@ -172,8 +172,8 @@ struct TimelineOp {
 struct ComputeReport {
     double tokens_per_step = 0;
     double model_flops_per_token = 0;       // forward + backward, no recompute
-    double model_flops_per_step = 0;        // Korthikanti eq. 7 for GPT
-    double hardware_flops_per_step = 0;     // + recompute (eq. 8 selective, Narayanan eq. 3 full)
+    double model_flops_per_step = 0;        // Korthikanti eq. 7 for GPT: every attention score, causal or not (what MFU counts)
+    double hardware_flops_per_step = 0;     // what runs: + recompute (eq. 8, eq. 3); causal flash kernels only half the scores
     double six_n_flops_per_step = 0;        // Kaplan's 6 N D, for comparison
     double peak_flops_per_s = 0;            // one GPU, bf16
     bool fp8_gemms = false;                 // the linear layers' GEMMs run on the fp8 tensor cores (above the bf16 roof)
@@ -184,7 +184,7 @@ struct ComputeReport {
     double modelled_step_seconds = 0;       // the model's own step, whatever the basis
     StepBasis step_basis = StepBasis::modelled;
     double mfu = 0;
-    double hfu = 0;
+    double hfu = 0;                         // hardware FLOPs over peak: under MFU with causal flash at long sequences
     double achieved_flops_per_s_per_gpu = 0;
     double steps = 0;                       // tokens / tokens per step
     double train_seconds = 0;
