@@ -77,7 +77,7 @@ TEST_CASE("Held out: 12 peaks measured on one H100 with the same method (h100_ke
     }
     SECTION("the 13th, Llama-style 32 x 4096, ran out of memory: 6.7e9 parameters x 16 B alone exceed the H100's 85.0e9 bytes") {
         core::Scenario scenario = probe_scenario({32, 4096, 32, 32000, 2048, 1, true, true, true, false, 0, 0, 0}, core::Recompute::full);
-        scenario.cluster.gpu.hbm_bytes = 85017493504.0;  // torch total_memory of this H100 (h100_kernel_probe.json hbm_bytes)
+        REQUIRE(scenario.cluster.gpu.hbm_bytes == core_tests::h100_hbm_bytes);  // the catalog's H100: this H100's total_memory
         REQUIRE_FALSE(core::evaluate(scenario).memory.fits);
     }
 }

@@ -118,7 +118,7 @@ TEST_CASE("The default scenario: Llama 3 70B, 16 B per parameter, H100 SXM, 8 pe
     REQUIRE(scenario.precision.id == "bf16-mixed-adam");
     REQUIRE(scenario.precision.bytes_per_param() == 16);
     REQUIRE(scenario.cluster.gpu.id == "h100-sxm");
-    REQUIRE(scenario.cluster.gpu.hbm_bytes == 85017493504.0);  // what CUDA gives a process: 80 GiB less the driver's share
+    REQUIRE(scenario.cluster.gpu.hbm_bytes == core_tests::h100_hbm_bytes);  // what CUDA gives a process: 80 GiB less the driver's share
     REQUIRE(scenario.cluster.gpu.bf16_flops_per_s == 989e12);
     REQUIRE(scenario.cluster.gpus_per_node == 8);
     REQUIRE(scenario.cluster.scale_up.id == "nvlink4");

@@ -36,7 +36,7 @@ TEST_CASE("Seeds 000, 001, 002: 70B x 16 B = 1.12 TB of training state, 13.2x an
     REQUIRE(report.memory.bytes_per_param == 16);
     REQUIRE(report.memory.state_bytes == Approx(1.12e12));
     // The seeds divide by 80 GB and say 14x; the card's 80 GiB give a process 85.0e9 B, so 13.2x, and 14 GPUs still.
-    REQUIRE(report.memory.state_gpus_worth == Approx(1.12e12 / 85017493504.0));
+    REQUIRE(report.memory.state_gpus_worth == Approx(1.12e12 / core_tests::h100_hbm_bytes));
     REQUIRE(std::ceil(report.memory.state_gpus_worth) == 14);
     SECTION("seed 001's split: bf16 weights 140 GB, bf16 grads 140 GB, fp32 master + m + v 840 GB") {
         double weights = 0, grads = 0, adam = 0;
