@@ -2,7 +2,10 @@
 // estimates equal evaluate()'s, and the published layouts (Llama 3 405B, GPT-3 175B) fit as the papers ran them.
 #include "core/model/errors.h"
 #include "core/cost/evaluate.h"
+#include "core/cost/framework.h"
+#include "core/cost/kernels.h"
 #include "core/cost/planner.h"
+#include "core/cost/step.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
@@ -529,6 +532,48 @@ TEST_CASE("ZeRO sec 7 / Megatron-LM 2021 Table 2: ZeRO-3 is never faster than Ze
             INFO(gpus << " GPUs: " << per_gpu / 1e12 << " TFLOP/s per GPU");
             REQUIRE(per_gpu < previous);
             previous = per_gpu;
+        }
+    }
+}
+
+TEST_CASE("The planner's layer costs: one split's passes, timed once, give each recompute setting's cost exactly", "[planner][kernels]") {
+    // The search times a split's forward and backward once and reruns the forward's kernels for recompute; evaluate
+    // builds the layer per setting. Both must agree to the last bit, or a plan would differ from eval's figures.
+    core::Scenario unfused = core::default_scenario();
+    unfused.train.flash_attention = false;
+    for (const core::Scenario& scenario : {core::default_scenario(), unfused, preset_scenario("deepseek-v3.json"), preset_scenario("gpt3-175b-megatron.json")}) {
+        core::LayerSplit split = core::split_of(core::layout_of(scenario));
+        const core::LayerPasses dense = core::layer_passes(scenario, split, false, true);
+        const core::LayerPasses moe = core::layer_passes(scenario, split, true, true);
+        const std::vector<core::Kernel> edges = core::edge_kernels(scenario, split);
+        for (core::Recompute recompute : {core::Recompute::none, core::Recompute::selective, core::Recompute::full}) {
+            split.recompute = recompute;
+            INFO(scenario.model.name << ", recompute " << static_cast<int>(recompute));
+            const core::LayerCost direct = core::layer_cost(scenario, split, true);
+            const core::LayerCost shared = core::layer_cost_of(scenario, dense, scenario.model.is_moe() ? &moe : nullptr, edges, recompute, true);
+            for (const auto& [a, b] : {std::pair{direct.layer, shared.layer}, std::pair{direct.moe_layer, shared.moe_layer},
+                                       std::pair{direct.first_stage, shared.first_stage}, std::pair{direct.last_stage, shared.last_stage}}) {
+                CHECK(a.forward == b.forward);
+                CHECK(a.recompute == b.recompute);
+                CHECK(a.backward_input == b.backward_input);
+                CHECK(a.backward_weight == b.backward_weight);
+                CHECK(a.gemm == b.gemm);
+                CHECK(a.attention == b.attention);
+                CHECK(a.elementwise == b.elementwise);
+                CHECK(a.attention_forward == b.attention_forward);
+                CHECK(a.attention_backward == b.attention_backward);
+                CHECK(a.flops == b.flops);
+            }
+            REQUIRE(direct.kernels.size() == shared.kernels.size());
+            if (recompute == core::Recompute::full) CHECK(direct.layer.recompute == direct.layer.forward);  // the forward, run again
+        }
+        // A recomputed kernel costs what its forward costs: re-timed as recompute, every forward kernel keeps its time.
+        const core::FrameworkTraits traits = core::framework_traits(scenario);
+        for (core::Kernel kernel : dense.forward) {
+            const double forward_seconds = kernel.seconds;
+            kernel.pass = core::KernelPass::recompute;
+            core::time_kernel(kernel, scenario.cluster.gpu, traits);
+            CHECK(kernel.seconds == forward_seconds);
         }
     }
 }

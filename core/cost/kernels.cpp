@@ -95,7 +95,7 @@ class Builder {
 public:
     Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope, bool moe_layer = false)
         : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope), moe_(moe_layer && scenario.model.is_moe()) {
-        kernels_.reserve(64);  // a layer's forward, backward and recompute: one allocation per search split
+        kernels_.reserve(64);  // a layer's pass without regrowing
         const ModelSpec& model = scenario.model;
         tp_ = split.tp;
         local_seq_ = static_cast<double>(scenario.train.seq_len) / split.cp;
@@ -340,7 +340,13 @@ public:
         memory(KernelId::final_norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes);
     }
 
-    std::vector<Kernel> take() { return std::move(kernels_); }
+    // The kernels built so far; the builder starts a new list (a layer's passes are taken one at a time).
+    std::vector<Kernel> take() {
+        std::vector<Kernel> taken;
+        taken.swap(kernels_);
+        kernels_.reserve(taken.capacity());
+        return taken;
+    }
 
 private:
     void weight_cast(KernelPass pass, double elements) {
@@ -628,26 +634,39 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
                                                                       : kernel.bytes / (kernel.seconds * bandwidth);
 }
 
-std::vector<Kernel> layer_kernels(const Scenario& scenario, const LayerSplit& split) {
-    Builder builder(scenario, split, KernelScope::layer);
+LayerPasses layer_passes(const Scenario& scenario, const LayerSplit& split, bool moe_layer, bool attention_core) {
+    LayerPasses passes;
+    Builder builder(scenario, split, KernelScope::layer, moe_layer);
     builder.layer_forward(KernelPass::forward, false);
-    if (split.recompute == Recompute::full) builder.layer_forward(KernelPass::recompute, false);
-    if (split.recompute == Recompute::selective) builder.layer_forward(KernelPass::recompute, true);
+    passes.forward = builder.take();
+    if (attention_core) {
+        builder.layer_forward(KernelPass::forward, true);
+        passes.attention_core = builder.take();
+    }
     builder.layer_backward();
-    std::vector<Kernel> kernels = builder.take();
-    time_all(kernels, scenario);
+    passes.backward = builder.take();
+    time_all(passes.forward, scenario);
+    time_all(passes.attention_core, scenario);
+    time_all(passes.backward, scenario);
+    return passes;
+}
+
+std::vector<Kernel> layer_kernels_of(const LayerPasses& passes, Recompute recompute) {
+    std::vector<Kernel> kernels;
+    kernels.reserve(passes.forward.size() * 2 + passes.backward.size());
+    for_each_layer_kernel(passes, recompute, [&](const Kernel& kernel, KernelPass pass) {
+        kernels.push_back(kernel);
+        kernels.back().pass = pass;
+    });
     return kernels;
 }
 
+std::vector<Kernel> layer_kernels(const Scenario& scenario, const LayerSplit& split) {
+    return layer_kernels_of(layer_passes(scenario, split, false, split.recompute == Recompute::selective), split.recompute);
+}
+
 std::vector<Kernel> moe_layer_kernels(const Scenario& scenario, const LayerSplit& split) {
-    Builder builder(scenario, split, KernelScope::layer, true);
-    builder.layer_forward(KernelPass::forward, false);
-    if (split.recompute == Recompute::full) builder.layer_forward(KernelPass::recompute, false);
-    if (split.recompute == Recompute::selective) builder.layer_forward(KernelPass::recompute, true);
-    builder.layer_backward();
-    std::vector<Kernel> kernels = builder.take();
-    time_all(kernels, scenario);
-    return kernels;
+    return layer_kernels_of(layer_passes(scenario, split, true, split.recompute == Recompute::selective), split.recompute);
 }
 
 std::vector<Kernel> edge_kernels(const Scenario& scenario, const LayerSplit& split) {
@@ -682,29 +701,43 @@ Kernel optimizer_kernel(const Scenario& scenario, double local_params) {
     return kernel;
 }
 
+namespace {
+
+// One kernel's time added to its pass (as run: a recomputed kernel counts as recompute) and its category.
+void add_to_passes(PassSeconds& sums, const Kernel& kernel, KernelPass pass) {
+    const double seconds = kernel.total_seconds();
+    switch (pass) {
+        case KernelPass::forward: sums.forward += seconds; break;
+        case KernelPass::backward_input: sums.backward_input += seconds; break;
+        case KernelPass::backward_weight: sums.backward_weight += seconds; break;
+        case KernelPass::recompute: sums.recompute += seconds; break;
+    }
+    switch (kernel.category) {
+        case KernelCategory::gemm: sums.gemm += seconds; break;
+        case KernelCategory::attention: sums.attention += seconds; break;
+        case KernelCategory::elementwise: sums.elementwise += seconds; break;
+        case KernelCategory::optimizer: break;
+    }
+    if (kernel.category == KernelCategory::attention) {
+        if (pass == KernelPass::forward) sums.attention_forward += seconds;
+        if (pass == KernelPass::backward_input) sums.attention_backward += seconds;
+    }
+    sums.flops += kernel.flops * kernel.count;
+}
+
+}  // namespace
+
 PassSeconds sum_passes(const std::vector<Kernel>& kernels, KernelScope scope) {
     PassSeconds sums;
     for (const Kernel& kernel : kernels) {
-        if (kernel.scope != scope) continue;
-        const double seconds = kernel.total_seconds();
-        switch (kernel.pass) {
-            case KernelPass::forward: sums.forward += seconds; break;
-            case KernelPass::backward_input: sums.backward_input += seconds; break;
-            case KernelPass::backward_weight: sums.backward_weight += seconds; break;
-            case KernelPass::recompute: sums.recompute += seconds; break;
-        }
-        switch (kernel.category) {
-            case KernelCategory::gemm: sums.gemm += seconds; break;
-            case KernelCategory::attention: sums.attention += seconds; break;
-            case KernelCategory::elementwise: sums.elementwise += seconds; break;
-            case KernelCategory::optimizer: break;
-        }
-        if (kernel.category == KernelCategory::attention) {
-            if (kernel.pass == KernelPass::forward) sums.attention_forward += seconds;
-            if (kernel.pass == KernelPass::backward_input) sums.attention_backward += seconds;
-        }
-        sums.flops += kernel.flops * kernel.count;
+        if (kernel.scope == scope) add_to_passes(sums, kernel, kernel.pass);
     }
+    return sums;
+}
+
+PassSeconds sum_layer_passes(const LayerPasses& passes, Recompute recompute) {
+    PassSeconds sums;
+    for_each_layer_kernel(passes, recompute, [&](const Kernel& kernel, KernelPass pass) { add_to_passes(sums, kernel, pass); });
     return sums;
 }
 

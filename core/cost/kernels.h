@@ -100,6 +100,24 @@ struct LayerSplit {
     bool operator==(const LayerSplit&) const = default;
 };
 
+// One layer's kernels for one micro-batch, built and timed once whatever the recompute: a recomputed kernel is its forward
+// kernel run again, at the same time. attention_core: also the forward's attention core alone (what selective reruns).
+struct LayerPasses {
+    std::vector<Kernel> forward, attention_core, backward;
+};
+LayerPasses layer_passes(const Scenario&, const LayerSplit&, bool moe_layer, bool attention_core);
+// Visits the layer's kernels in execution order under a recompute setting, each with the pass it runs as: the forward,
+// the forward kernels rerun (all under full recompute, the attention core under selective) as recompute, the backward.
+// time_kernel prices a recomputed kernel as its forward (the same shape, the forward's attention curve).
+template <class Visit>
+void for_each_layer_kernel(const LayerPasses& passes, Recompute recompute, Visit&& visit) {
+    for (const Kernel& kernel : passes.forward) visit(kernel, kernel.pass);
+    const std::vector<Kernel>* rerun = recompute == Recompute::full ? &passes.forward : recompute == Recompute::selective ? &passes.attention_core : nullptr;
+    if (rerun) for (const Kernel& kernel : *rerun) visit(kernel, KernelPass::recompute);
+    for (const Kernel& kernel : passes.backward) visit(kernel, kernel.pass);
+}
+// The layer's kernels in that order, each labelled with its pass.
+std::vector<Kernel> layer_kernels_of(const LayerPasses&, Recompute);
 // Every kernel of one layer, one micro-batch, on one GPU, in execution order: forward, recompute, then backward
 // (input and weight gradients interleaved, last forward kernel first). Timed.
 std::vector<Kernel> layer_kernels(const Scenario&, const LayerSplit&);
@@ -133,5 +151,7 @@ struct PassSeconds {
     double backward() const { return recompute + backward_input + backward_weight; }
 };
 PassSeconds sum_passes(const std::vector<Kernel>&, KernelScope scope);
+// sum_passes(layer_kernels_of(passes, recompute), KernelScope::layer), without building the list.
+PassSeconds sum_layer_passes(const LayerPasses&, Recompute);
 
 }  // namespace core

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -29,30 +30,60 @@ std::vector<int> divisors_of(int n) {
     return result;
 }
 
-// A layer's kernels depend on its split alone: each split is timed once per search. The key packs all but EP and ETP,
-// which pick one of a few maps (a dense model has one).
+// A layer's kernels depend on its split alone: each split is timed once per search, and its recompute settings share the
+// timed passes (a recomputed kernel is its forward kernel again). The key packs all but EP and ETP, which pick one of a
+// few maps (a dense model has one).
 class LayerCostCache {
 public:
-    explicit LayerCostCache(const Scenario& scenario) : scenario_(scenario) {}
+    explicit LayerCostCache(const Scenario& scenario)
+        : scenario_(scenario), attention_core_(!scenario.train.flash_attention) {}  // selective recompute is searched without flash
     const LayerCost& get(const LayerSplit& split) {
-        const std::uint64_t key = (static_cast<std::uint64_t>(split.tp) << 44) | (static_cast<std::uint64_t>(split.cp) << 24) |
-                                  (static_cast<std::uint64_t>(split.micro_batch) << 3) | (split.sequence_parallel ? 4u : 0u) |
-                                  static_cast<std::uint64_t>(split.recompute);
-        std::unordered_map<std::uint64_t, LayerCost>& costs = costs_of(split.ep, split.etp);
+        const std::uint64_t key = key_of(split) | static_cast<std::uint64_t>(split.recompute);
+        std::unordered_map<std::uint64_t, LayerCost>& costs = maps_of(split.ep, split.etp).costs;
         auto found = costs.find(key);
-        if (found == costs.end()) found = costs.emplace(key, layer_cost(scenario_, split, false)).first;
+        if (found == costs.end()) {
+            const SplitPasses& passes = passes_of(split);
+            found = costs.emplace(key, layer_cost_of(scenario_, passes.dense, passes.moe ? &*passes.moe : nullptr, passes.edges, split.recompute, false)).first;
+        }
         return found->second;
     }
 
 private:
-    std::unordered_map<std::uint64_t, LayerCost>& costs_of(int ep, int etp) {
-        for (auto& [experts, costs] : by_experts_) if (experts == std::make_pair(ep, etp)) return costs;
-        by_experts_.emplace_back(std::make_pair(ep, etp), std::unordered_map<std::uint64_t, LayerCost>{});
+    struct SplitPasses {
+        LayerPasses dense;
+        std::optional<LayerPasses> moe;
+        std::vector<Kernel> edges;
+    };
+    struct Maps {
+        std::unordered_map<std::uint64_t, LayerCost> costs;
+        std::unordered_map<std::uint64_t, SplitPasses> passes;  // keyed without the recompute
+    };
+
+    static std::uint64_t key_of(const LayerSplit& split) {
+        return (static_cast<std::uint64_t>(split.tp) << 44) | (static_cast<std::uint64_t>(split.cp) << 24) |
+               (static_cast<std::uint64_t>(split.micro_batch) << 3) | (split.sequence_parallel ? 4u : 0u);
+    }
+
+    const SplitPasses& passes_of(const LayerSplit& split) {
+        std::unordered_map<std::uint64_t, SplitPasses>& passes = maps_of(split.ep, split.etp).passes;
+        auto found = passes.find(key_of(split));
+        if (found != passes.end()) return found->second;
+        SplitPasses built;
+        built.dense = layer_passes(scenario_, split, false, attention_core_);
+        if (scenario_.model.is_moe()) built.moe = layer_passes(scenario_, split, true, attention_core_);
+        built.edges = edge_kernels(scenario_, split);
+        return passes.emplace(key_of(split), std::move(built)).first->second;
+    }
+
+    Maps& maps_of(int ep, int etp) {
+        for (auto& [experts, maps] : by_experts_) if (experts == std::make_pair(ep, etp)) return maps;
+        by_experts_.emplace_back(std::make_pair(ep, etp), Maps{});
         return by_experts_.back().second;
     }
 
     const Scenario& scenario_;
-    std::deque<std::pair<std::pair<int, int>, std::unordered_map<std::uint64_t, LayerCost>>> by_experts_;  // deque: stable references
+    bool attention_core_;
+    std::deque<std::pair<std::pair<int, int>, Maps>> by_experts_;  // deque: stable references
 };
 
 // The expert-parallel degrees a stage of tp x cp x dp GPUs can take: 1 for a dense model; for one with experts, each

@@ -9,23 +9,27 @@ LayerSplit split_of(const Layout& layout) {
     return LayerSplit{layout.tp, layout.cp, layout.micro_batch, layout.sequence_parallel && layout.tp > 1, layout.recompute, layout.ep, layout.etp};
 }
 
-LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool keep_kernels) {
+LayerCost layer_cost_of(const Scenario& scenario, const LayerPasses& dense, const LayerPasses* moe_layer, const std::vector<Kernel>& edges,
+                        Recompute recompute, bool keep_kernels) {
     LayerCost cost;
-    std::vector<Kernel> layer = layer_kernels(scenario, split);
-    std::vector<Kernel> edges = edge_kernels(scenario, split);
-    cost.layer = sum_passes(layer, KernelScope::layer);
+    const bool moe = scenario.model.is_moe() && moe_layer;
+    cost.layer = sum_layer_passes(dense, recompute);
     cost.first_stage = sum_passes(edges, KernelScope::first_stage);
     cost.last_stage = sum_passes(edges, KernelScope::last_stage);
-    if (scenario.model.is_moe()) {
-        std::vector<Kernel> moe = moe_layer_kernels(scenario, split);
-        cost.moe_layer = sum_passes(moe, KernelScope::layer);
-        layer = std::move(moe);  // the report's layer is one with experts, the kind that dominates
-    }
+    if (moe) cost.moe_layer = sum_layer_passes(*moe_layer, recompute);
     if (keep_kernels) {
-        cost.kernels = std::move(layer);
+        cost.kernels = layer_kernels_of(moe ? *moe_layer : dense, recompute);  // the report's layer: one with experts, the kind that dominates
         cost.kernels.insert(cost.kernels.end(), edges.begin(), edges.end());
     }
     return cost;
+}
+
+LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool keep_kernels) {
+    const bool selective = split.recompute == Recompute::selective;
+    const LayerPasses dense = layer_passes(scenario, split, false, selective);
+    if (!scenario.model.is_moe()) return layer_cost_of(scenario, dense, nullptr, edge_kernels(scenario, split), split.recompute, keep_kernels);
+    const LayerPasses moe = layer_passes(scenario, split, true, selective);
+    return layer_cost_of(scenario, dense, &moe, edge_kernels(scenario, split), split.recompute, keep_kernels);
 }
 
 PassSeconds mean_layer(const LayerCost& cost, double moe_share) {

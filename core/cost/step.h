@@ -22,6 +22,10 @@ struct LayerCost {
 };
 LayerSplit split_of(const Layout&);
 LayerCost layer_cost(const Scenario&, const LayerSplit&, bool keep_kernels);
+// The same from a split's passes and edges already built and timed (moe_layer: null for a dense model): what a search
+// reuses across recompute settings.
+LayerCost layer_cost_of(const Scenario&, const LayerPasses& dense, const LayerPasses* moe_layer, const std::vector<Kernel>& edges,
+                        Recompute, bool keep_kernels);
 // The mean layer of a stage whose share moe_share of layers has experts: what x stage layers gives the stage's compute.
 PassSeconds mean_layer(const LayerCost&, double moe_share);
 // The share of the heaviest pipeline stage's layers that have routed experts (0 for a dense model).
