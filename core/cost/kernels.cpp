@@ -579,7 +579,7 @@ int gemm_alignment_bytes(const Kernel& kernel, double element_bytes) {
     const double dims[2] = {weight_grad ? kernel.m : kernel.k, kernel.n};
     int elements = std::max(1, static_cast<int>(16.0 / element_bytes));
     for (double dim : dims) {
-        const long long size = std::llround(dim);
+        const long long size = static_cast<long long>(dim + 0.5);  // dims are positive: llround's answer, without the libm call
         while (elements > 1 && size % elements != 0) elements /= 2;
     }
     return static_cast<int>(elements * element_bytes);

@@ -290,16 +290,26 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
     return d;
 }
 
-// stage_memory with one layer's bytes already worked out (moe: a layer with experts, = dense for a dense model);
-// per_microbatch (if given) receives what each further micro-batch in flight adds to the peak: the layers' stored
-// activations and the last stage's edge, fragmentation included. Every moment holds them alike, so the peak grows
-// linearly from one micro-batch in flight. Written into `memory`, default-constructed (a search fills its bases in place).
-void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe,
-                       int stage, double inflight, double* per_microbatch) {
+// What a stage's GPU holds whatever the ZeRO stage: its layers and parameters, its stored activations, the loss's
+// inputs and working sets, and its communicators.
+struct StageShape {
+    DeviceLayers d;
+    double params = 0;                 // the dense parameters its layers (and edges) hold, before TP
+    double dense_params_per_gpu = 0;   // those on the GPU
+    int all_moe = 0;                   // the model's layers with routed experts (pp = 1)
+    double dense_layer_per_gpu = 0, moe_layer_per_gpu = 0, largest_layer_per_gpu = 0;
+    double edge_per_microbatch = 0, edge = 0, logits = 0, working_set = 0;
+    double nccl_bytes = 0;
+};
+
+// The ZeRO-independent part of stage_memory_into: the shape, and the memory fields it decides.
+StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe,
+                            int stage, double inflight, double* per_microbatch) {
     const FrameworkTraits& framework = k.framework;
     const double per_tp = 1.0 / layout.tp;
     memory.stage = stage;
-    DeviceLayers d;
+    StageShape shape;
+    DeviceLayers& d = shape.d;
     if (!k.moe && layout.schedule != ScheduleKind::dualpipe && layout.schedule != ScheduleKind::dualpipe_v) {  // the planner's common case
         d.own = k.split(layout.pp).layers_on(stage);
         d.device = d.own;
@@ -309,7 +319,7 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
         d = device_layers_of(k, layout, stage);
     }
     memory.layers = d.own;
-    memory.device_layers = static_cast<int>(std::lround(d.device));
+    memory.device_layers = static_cast<int>(d.device + 0.5);  // a count >= 0, rounded (a DualPipe mean may be a half)
     memory.holds_embedding = d.first;
     memory.holds_head = d.last;
     memory.moe_layers = d.own_moe;
@@ -322,23 +332,67 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
     const double extras = (first ? k.first_extra_params : 0.0) + (last ? k.last_extra_params : 0.0);
     double params = whole_model ? k.total_params : d.device * k.layer_params + extras;
     double moe_dense_part = 0, per_expert_shard = 1;
-    int all_moe = 0;
     if (k.moe) {
         moe_dense_part = k.moe_layer_params - k.expert_layer_params;
         per_expert_shard = 1.0 / (layout.ep * layout.etp);
-        all_moe = moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers);
-        const double expert_params = (whole_model ? all_moe : d.device_moe) * k.expert_layer_params;
+        shape.all_moe = moe_layers_in(k.moe, k.first_dense_layers, k.moe_layer_step, 0, k.layers);
+        const double expert_params = (whole_model ? shape.all_moe : d.device_moe) * k.expert_layer_params;
         params = whole_model ? k.total_params - expert_params : (d.device - d.device_moe) * k.layer_params + d.device_moe * moe_dense_part + extras;
         memory.expert_params_per_gpu = expert_params * per_expert_shard;
     }
+    shape.params = params;
     memory.params_per_gpu = params * per_tp + memory.expert_params_per_gpu;  // the state below splits it again
+    shape.dense_params_per_gpu = params * per_tp;
+
+    // A stage's own layers per micro-batch in flight, at the mean of the layers its GPU holds (exact but under DualPipe).
+    double stored_per_layer = layer.stored;
+    if (d.device_moe > 0) stored_per_layer += d.device_moe / d.device * (moe.stored - layer.stored);
+    memory.activations_bytes = stored_per_layer * memory.layers * inflight;
+
+    shape.dense_layer_per_gpu = k.layer_params * per_tp;
+    shape.moe_layer_per_gpu = k.moe ? moe_dense_part * per_tp + k.expert_layer_params * per_expert_shard : 0.0;
+    shape.largest_layer_per_gpu = d.device_moe > 0 ? std::max(shape.moe_layer_per_gpu, d.device_moe < d.device ? shape.dense_layer_per_gpu : 0.0)
+                                                   : shape.dense_layer_per_gpu;
+
+    // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
+    // its own are freed), and the loss's working set.
+    shape.edge_per_microbatch =
+        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
+    shape.edge = shape.edge_per_microbatch * inflight;
+    shape.logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
+    const bool full = layout.recompute == Recompute::full;
+    const auto working_set_of = [&](const LayerBytes& one) {
+        double bytes = one.backward;
+        if (full) bytes += one.full;
+        else if (layout.recompute == Recompute::selective) bytes += one.probs;
+        return bytes;
+    };
+    shape.working_set = d.device_moe > 0 ? std::max(working_set_of(moe), d.device_moe < d.device ? working_set_of(layer) : 0.0)
+                                         : working_set_of(layer);
+
+    // NCCL's communicators, outside the allocator. With experts, the EP and ETP groups and the expert data-parallel group
+    // (when it is not the DP group) are more.
+    const bool expert_groups = k.moe && layout.ep * layout.etp > 1;
+    const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1) +
+                       (expert_groups ? (layout.ep > 1) + (layout.etp > 1) + (layout.expert_data_parallel() > 1) : 0);
+    shape.nccl_bytes = groups * k.spec.nccl_bytes_per_group;
+    if (per_microbatch) *per_microbatch = (stored_per_layer * memory.layers + shape.edge_per_microbatch) * (1.0 + k.spec.fragmentation);
+    return shape;
+}
+
+// The ZeRO-dependent part: the state at layout.zero, the weight copies and gathers, the moment of the peak, the buffers
+// and the peak itself. `memory` holds the shape's fields (stage_shape_into).
+void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
+    const FrameworkTraits& framework = k.framework;
+    const double per_tp = 1.0 / layout.tp;
+    const DeviceLayers& d = shape.d;
+    const bool last = d.last;
 
     // The state, each kind sharded over DP x CP from its ZeRO stage; the routed experts' over EDP.
     const double shards = shard_ranks(layout);
     const double per_shard = 1.0 / shards;
-    const double dense_params_per_gpu = params * per_tp;
     const auto state_of = [&](StateKind kind) {
-        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * dense_params_per_gpu;
+        const double bytes = k.state_bytes_per_param[static_cast<int>(kind)] * shape.dense_params_per_gpu;
         return is_sharded(kind, k.sharded_optimizer, layout) ? bytes * per_shard : bytes;
     };
     memory.weights_bytes = state_of(StateKind::weights);
@@ -353,57 +407,34 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
     }
     memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
 
-    // A stage's own layers per micro-batch in flight, at the mean of the layers its GPU holds (exact but under DualPipe).
-    double stored_per_layer = layer.stored;
-    if (d.device_moe > 0) stored_per_layer += d.device_moe / d.device * (moe.stored - layer.stored);
-    memory.activations_bytes = stored_per_layer * memory.layers * inflight;
-
     // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
     const bool zero3 = layout.zero == 3 && shards > 1;
     const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
-    const double dense_layer_per_gpu = k.layer_params * per_tp;
-    const double moe_layer_per_gpu = k.moe ? moe_dense_part * per_tp + k.expert_layer_params * per_expert_shard : 0.0;
-    const double largest_layer_per_gpu = d.device_moe > 0 ? std::max(moe_layer_per_gpu, d.device_moe < d.device ? dense_layer_per_gpu : 0.0)
-                                                          : dense_layer_per_gpu;
     double copies_all = 0, copies_head = 0, copies_layer = 0;
     if (k.weight_copy_bytes > 0 && !copies_at_gather) {
         copies_head = last && k.head_copied ? k.weight_copy_bytes * k.head_params * per_tp : 0.0;
-        copies_layer = k.weight_copy_bytes * largest_layer_per_gpu;
+        copies_layer = k.weight_copy_bytes * shape.largest_layer_per_gpu;
         const int own_layers = layout.pp == 1 ? k.layers : memory.layers;
-        const int own_moe = layout.pp == 1 ? all_moe : memory.moe_layers;
-        copies_all = k.weight_copy_bytes * ((own_layers - own_moe) * dense_layer_per_gpu + own_moe * moe_layer_per_gpu) + copies_head;
+        const int own_moe = layout.pp == 1 ? shape.all_moe : memory.moe_layers;
+        copies_all = k.weight_copy_bytes * ((own_layers - own_moe) * shape.dense_layer_per_gpu + own_moe * shape.moe_layer_per_gpu) + copies_head;
     }
     // ZeRO-3: the layer computing and the one prefetched, gathered, and one layer's unsharded gradients before they are
     // reduce-scattered (Rajbhandari et al. 2019 sec 5.3; FSDP2 prefetches one layer ahead).
-    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * largest_layer_per_gpu : 0.0;
-
-    // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
-    // its own are freed), and the loss's working set.
-    const double edge_per_microbatch =
-        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
-    const double edge = edge_per_microbatch * inflight;
-    const double logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
+    memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * shape.largest_layer_per_gpu : 0.0;
 
     // The three moments, what each holds beside the state and the stored activations; the largest is the peak.
     const bool full = layout.recompute == Recompute::full;
     const bool released = framework.weight_copies_released_by_recompute;
-    const auto working_set_of = [&](const LayerBytes& one) {
-        double bytes = one.backward;
-        if (full) bytes += one.full;
-        else if (layout.recompute == Recompute::selective) bytes += one.probs;
-        return bytes;
-    };
-    const double working_set = d.device_moe > 0 ? std::max(working_set_of(moe), d.device_moe < d.device ? working_set_of(layer) : 0.0)
-                                                : working_set_of(layer);
+    const double inflight = memory.inflight_microbatches;
     memory.phase = MemoryPhase::layer_backward;
     memory.weight_copies_bytes = released ? (full ? copies_layer : copies_all - copies_head) : copies_all;
-    memory.logits_bytes = edge_per_microbatch * std::max(inflight - 1.0, 0.0);
-    memory.backward_working_set_bytes = working_set;
+    memory.logits_bytes = shape.edge_per_microbatch * std::max(inflight - 1.0, 0.0);
+    memory.backward_working_set_bytes = shape.working_set;
     if (last) {
-        const double layer_moment = memory.weight_copies_bytes + memory.logits_bytes + working_set;
-        const double forward_end = copies_all + edge + framework.logits_forward_bytes * logits;
+        const double layer_moment = memory.weight_copies_bytes + memory.logits_bytes + shape.working_set;
+        const double forward_end = copies_all + shape.edge + framework.logits_forward_bytes * shape.logits;
         const double loss_copies = released && full ? copies_head : copies_all;
-        const double loss_backward = loss_copies + edge + framework.logits_backward_bytes * logits;
+        const double loss_backward = loss_copies + shape.edge + framework.logits_backward_bytes * shape.logits;
         if (forward_end >= loss_backward && forward_end >= layer_moment) {  // ties go to the earlier moment
             memory.phase = MemoryPhase::forward_end;
             memory.weight_copies_bytes = copies_all;
@@ -418,22 +449,25 @@ void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layo
     }
 
     // Library and communication buffers: cuBLAS workspaces and gradient buckets in the allocator, NCCL outside it.
-    // With experts, the EP and ETP groups and the expert data-parallel group (when it is not the DP group) are more.
-    const bool expert_groups = k.moe && layout.ep * layout.etp > 1;
-    const int groups = (layout.tp > 1) + (layout.cp > 1) + (layout.pp > 1) + (layout.dp > 1) +
-                       (expert_groups ? (layout.ep > 1) + (layout.etp > 1) + (layout.expert_data_parallel() > 1) : 0);
     const bool data_parallel = shards > 1;
     const double ddp_buckets = framework.ddp_bucket_copy && data_parallel && layout.zero == 0 && !k.sharded_optimizer
                                    ? k.grad_comm_bytes * memory.params_per_gpu : 0.0;
     const double buckets = ddp_buckets + (data_parallel ? k.comm_bucket_bytes : 0.0);
-    const double nccl = groups * k.spec.nccl_bytes_per_group;
     memory.workspace_bytes = k.spec.workspace_bytes;
-    memory.comm_buffers_bytes = nccl + buckets;
+    memory.comm_buffers_bytes = shape.nccl_bytes + buckets;
     const double allocated = memory.state_bytes + memory.activations_bytes + memory.weight_copies_bytes + memory.gathered_weights_bytes +
                              memory.logits_bytes + memory.backward_working_set_bytes + memory.workspace_bytes + buckets;
     memory.fragmentation_bytes = k.spec.fragmentation * allocated;
-    memory.peak_bytes = allocated + memory.fragmentation_bytes + nccl;
-    if (per_microbatch) *per_microbatch = (stored_per_layer * memory.layers + edge_per_microbatch) * (1.0 + k.spec.fragmentation);
+    memory.peak_bytes = allocated + memory.fragmentation_bytes + shape.nccl_bytes;
+}
+
+// stage_memory with one layer's bytes already worked out (moe: a layer with experts, = dense for a dense model);
+// per_microbatch (if given) receives what each further micro-batch in flight adds to the peak: the layers' stored
+// activations and the last stage's edge, fragmentation included. Every moment holds them alike, so the peak grows
+// linearly from one micro-batch in flight. Written into `memory`, default-constructed.
+void stage_memory_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe,
+                       int stage, double inflight, double* per_microbatch) {
+    stage_state_into(memory, k, layout, stage_shape_into(memory, k, layout, layer, moe, stage, inflight, per_microbatch));
 }
 
 StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe, int stage,
@@ -476,33 +510,58 @@ ActivationReport moe_activation_per_layer(const Scenario& scenario, const Layout
 
 namespace {
 
-// memory_basis with the layer's bytes already worked out.
-void fill_memory_basis(MemoryBasis& basis, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer, const LayerBytes& moe) {
-    basis.hbm_bytes = k.hbm_bytes;
-    stage_memory_into(basis.first, k, layout, layer, moe, 0, 1.0, &basis.first_per_microbatch);
-    basis.first_activations_per_microbatch = basis.first.activations_bytes;
-    if (layout.pp == 1) basis.last = basis.first;
-    else stage_memory_into(basis.last, k, layout, layer, moe, layout.pp - 1, 1.0, &basis.last_per_microbatch);
-    if (layout.pp == 1) basis.last_per_microbatch = basis.first_per_microbatch;
-    basis.last_activations_per_microbatch = basis.last.activations_bytes;
+// memory_basis for `count` layouts that differ from `layout` in their ZeRO stage alone (zeros[i]), the layer's bytes
+// already worked out: what the ZeRO stage does not change is worked out once per stage.
+void fill_memory_bases(MemoryBasis* bases, const int* zeros, int count, const MemoryConstants& k, const Layout& layout, const LayerBytes& layer,
+                       const LayerBytes& moe) {
+    StageMemory first, last, middle;
+    double first_per_microbatch = 0, last_per_microbatch = 0, middle_per_microbatch = 0;
+    const StageShape first_shape = stage_shape_into(first, k, layout, layer, moe, 0, 1.0, &first_per_microbatch);
+    StageShape last_shape, middle_shape;
+    if (layout.pp > 1) last_shape = stage_shape_into(last, k, layout, layer, moe, layout.pp - 1, 1.0, &last_per_microbatch);
     // With experts (DeepSeek-V3's first layers are dense) a middle stage's GPU may hold more MoE layers than the first's.
+    int middle_stage = -1;
     if (k.moe && layout.pp > 2) {
         double most = device_layers_of(k, layout, 0).device_moe;
         for (int stage = 1; stage + 1 < layout.pp; ++stage) {
             const double moe_layers = device_layers_of(k, layout, stage).device_moe;
             if (moe_layers > most) {
                 most = moe_layers;
-                basis.middle_stage = stage;
+                middle_stage = stage;
             }
         }
     }
     // With the embedding and the loss as layers, stage 1 holds a layer more than stage 0 and almost as many in flight.
-    if (basis.middle_stage < 0 && layout.pp > 2 && k.split(layout.pp).layers_on(1) > k.split(layout.pp).layers_on(0)) basis.middle_stage = 1;
-    if (basis.middle_stage > 0) {
-        const StageMemory middle = stage_memory_of(k, layout, layer, moe, basis.middle_stage, 1.0, &basis.middle_per_microbatch);
-        basis.middle_peak_bytes = middle.peak_bytes;
-        basis.middle_state_bytes = middle.state_bytes;
-        basis.middle_activations_per_microbatch = middle.activations_bytes;
+    if (middle_stage < 0 && layout.pp > 2 && k.split(layout.pp).layers_on(1) > k.split(layout.pp).layers_on(0)) middle_stage = 1;
+    if (middle_stage > 0) middle_shape = stage_shape_into(middle, k, layout, layer, moe, middle_stage, 1.0, &middle_per_microbatch);
+
+    Layout at_zero = layout;
+    for (int i = 0; i < count; ++i) {
+        at_zero.zero = zeros[i];
+        MemoryBasis& basis = bases[i];
+        basis.hbm_bytes = k.hbm_bytes;
+        basis.first = first;
+        stage_state_into(basis.first, k, at_zero, first_shape);
+        basis.first_per_microbatch = first_per_microbatch;
+        basis.first_activations_per_microbatch = basis.first.activations_bytes;
+        if (layout.pp == 1) {
+            basis.last = basis.first;
+            basis.last_per_microbatch = basis.first_per_microbatch;
+        } else {
+            basis.last = last;
+            stage_state_into(basis.last, k, at_zero, last_shape);
+            basis.last_per_microbatch = last_per_microbatch;
+        }
+        basis.last_activations_per_microbatch = basis.last.activations_bytes;
+        basis.middle_stage = middle_stage;
+        if (middle_stage > 0) {
+            StageMemory at_middle = middle;
+            stage_state_into(at_middle, k, at_zero, middle_shape);
+            basis.middle_peak_bytes = at_middle.peak_bytes;
+            basis.middle_state_bytes = at_middle.state_bytes;
+            basis.middle_per_microbatch = middle_per_microbatch;
+            basis.middle_activations_per_microbatch = at_middle.activations_bytes;
+        }
     }
 }
 
@@ -513,7 +572,7 @@ MemoryBasis memory_basis(const MemoryConstants& k, const Layout& layout) {
     const LayerBytes layer = layer_bytes(k, layout);
     std::optional<LayerBytes> moe_layer;
     if (k.moe) moe_layer = layer_bytes(k, layout, true);
-    fill_memory_basis(basis, k, layout, layer, k.moe ? *moe_layer : layer);
+    fill_memory_bases(&basis, &layout.zero, 1, k, layout, layer, k.moe ? *moe_layer : layer);
     return basis;
 }
 
@@ -521,11 +580,8 @@ void memory_bases_by_zero(const MemoryConstants& k, const Layout& layout, Memory
     const LayerBytes layer = layer_bytes(k, layout);  // ZeRO moves state, never activations
     std::optional<LayerBytes> moe_layer;
     if (k.moe) moe_layer = layer_bytes(k, layout, true);
-    Layout at_zero = layout;
-    for (int zero = 0; zero <= 3; ++zero) {
-        at_zero.zero = zero;
-        fill_memory_basis(bases[zero], k, at_zero, layer, k.moe ? *moe_layer : layer);
-    }
+    constexpr int zeros[4] = {0, 1, 2, 3};
+    fill_memory_bases(bases, zeros, 4, k, layout, layer, k.moe ? *moe_layer : layer);
 }
 
 // Every stage has at least one micro-batch in flight; from there on its peak grows linearly.
