@@ -543,14 +543,12 @@ TEST_CASE("The planner's layer costs: one split's passes, timed once, give each 
     unfused.train.flash_attention = false;
     for (const core::Scenario& scenario : {core::default_scenario(), unfused, preset_scenario("deepseek-v3.json"), preset_scenario("gpt3-175b-megatron.json")}) {
         core::LayerSplit split = core::split_of(core::layout_of(scenario));
-        const core::LayerPasses dense = core::layer_passes(scenario, split, false, true);
-        const core::LayerPasses moe = core::layer_passes(scenario, split, true, true);
-        const std::vector<core::Kernel> edges = core::edge_kernels(scenario, split);
+        const core::SplitPasses passes = core::split_passes(scenario, split, true);
         for (core::Recompute recompute : {core::Recompute::none, core::Recompute::selective, core::Recompute::full}) {
             split.recompute = recompute;
             INFO(scenario.model.name << ", recompute " << static_cast<int>(recompute));
             const core::LayerCost direct = core::layer_cost(scenario, split, true);
-            const core::LayerCost shared = core::layer_cost_of(scenario, dense, scenario.model.is_moe() ? &moe : nullptr, edges, recompute, true);
+            const core::LayerCost shared = core::layer_cost_of(passes, recompute, true);
             for (const auto& [a, b] : {std::pair{direct.layer, shared.layer}, std::pair{direct.moe_layer, shared.moe_layer},
                                        std::pair{direct.first_stage, shared.first_stage}, std::pair{direct.last_stage, shared.last_stage}}) {
                 CHECK(a.forward == b.forward);
@@ -569,7 +567,7 @@ TEST_CASE("The planner's layer costs: one split's passes, timed once, give each 
         }
         // A recomputed kernel costs what its forward costs: re-timed as recompute, every forward kernel keeps its time.
         const core::FrameworkTraits traits = core::framework_traits(scenario);
-        for (core::Kernel kernel : dense.forward) {
+        for (core::Kernel kernel : passes.dense.forward) {
             const double forward_seconds = kernel.seconds;
             kernel.pass = core::KernelPass::recompute;
             core::time_kernel(kernel, scenario.cluster.gpu, traits);

@@ -95,7 +95,7 @@ class Builder {
 public:
     Builder(const Scenario& scenario, const LayerSplit& split, KernelScope scope, bool moe_layer = false)
         : scenario_(scenario), traits_(framework_traits(scenario)), scope_(scope), moe_(moe_layer && scenario.model.is_moe()) {
-        kernels_.reserve(64);  // a layer's pass without regrowing
+        kernels_.reserve(64);  // a layer's forward without regrowing
         const ModelSpec& model = scenario.model;
         tp_ = split.tp;
         local_seq_ = static_cast<double>(scenario.train.seq_len) / split.cp;
@@ -344,7 +344,6 @@ public:
     std::vector<Kernel> take() {
         std::vector<Kernel> taken;
         taken.swap(kernels_);
-        kernels_.reserve(taken.capacity());
         return taken;
     }
 

@@ -293,9 +293,8 @@ DeviceLayers device_layers_of(const MemoryConstants& k, const Layout& layout, in
 // What a stage's GPU holds whatever the ZeRO stage: its layers and parameters, its stored activations, the loss's
 // inputs and working sets, and its communicators.
 struct StageShape {
-    DeviceLayers d;
-    double params = 0;                 // the dense parameters its layers (and edges) hold, before TP
-    double dense_params_per_gpu = 0;   // those on the GPU
+    bool last = false;                 // it holds the final norm, the head and the loss
+    double dense_params_per_gpu = 0;   // the dense parameters its layers (and edges) hold, on the GPU
     int all_moe = 0;                   // the model's layers with routed experts (pp = 1)
     double dense_layer_per_gpu = 0, moe_layer_per_gpu = 0, largest_layer_per_gpu = 0;
     double edge_per_microbatch = 0, edge = 0, logits = 0, working_set = 0;
@@ -309,7 +308,7 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
     const double per_tp = 1.0 / layout.tp;
     memory.stage = stage;
     StageShape shape;
-    DeviceLayers& d = shape.d;
+    DeviceLayers d;
     if (!k.moe && layout.schedule != ScheduleKind::dualpipe && layout.schedule != ScheduleKind::dualpipe_v) {  // the planner's common case
         d.own = k.split(layout.pp).layers_on(stage);
         d.device = d.own;
@@ -325,6 +324,7 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
     memory.moe_layers = d.own_moe;
     memory.inflight_microbatches = inflight;
     const bool first = d.first, last = d.last;
+    shape.last = last;
     const bool dualpipe = layout.schedule == ScheduleKind::dualpipe;
     const bool whole_model = layout.pp == 1 && !dualpipe;
     // Megatron-Core's buckets: the routed experts split over EP x ETP, the rest (attention, dense MLPs, shared experts,
@@ -340,7 +340,6 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
         params = whole_model ? k.total_params - expert_params : (d.device - d.device_moe) * k.layer_params + d.device_moe * moe_dense_part + extras;
         memory.expert_params_per_gpu = expert_params * per_expert_shard;
     }
-    shape.params = params;
     memory.params_per_gpu = params * per_tp + memory.expert_params_per_gpu;  // the state below splits it again
     shape.dense_params_per_gpu = params * per_tp;
 
@@ -385,8 +384,7 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
 void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
     const FrameworkTraits& framework = k.framework;
     const double per_tp = 1.0 / layout.tp;
-    const DeviceLayers& d = shape.d;
-    const bool last = d.last;
+    const bool last = shape.last;
 
     // The state, each kind sharded over DP x CP from its ZeRO stage; the routed experts' over EDP.
     const double shards = shard_ranks(layout);

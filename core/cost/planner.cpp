@@ -12,7 +12,6 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -42,18 +41,12 @@ public:
         std::unordered_map<std::uint64_t, LayerCost>& costs = maps_of(split.ep, split.etp).costs;
         auto found = costs.find(key);
         if (found == costs.end()) {
-            const SplitPasses& passes = passes_of(split);
-            found = costs.emplace(key, layer_cost_of(scenario_, passes.dense, passes.moe ? &*passes.moe : nullptr, passes.edges, split.recompute, false)).first;
+            found = costs.emplace(key, layer_cost_of(passes_of(split), split.recompute, false)).first;
         }
         return found->second;
     }
 
 private:
-    struct SplitPasses {
-        LayerPasses dense;
-        std::optional<LayerPasses> moe;
-        std::vector<Kernel> edges;
-    };
     struct Maps {
         std::unordered_map<std::uint64_t, LayerCost> costs;
         std::unordered_map<std::uint64_t, SplitPasses> passes;  // keyed without the recompute
@@ -68,11 +61,7 @@ private:
         std::unordered_map<std::uint64_t, SplitPasses>& passes = maps_of(split.ep, split.etp).passes;
         auto found = passes.find(key_of(split));
         if (found != passes.end()) return found->second;
-        SplitPasses built;
-        built.dense = layer_passes(scenario_, split, false, attention_core_);
-        if (scenario_.model.is_moe()) built.moe = layer_passes(scenario_, split, true, attention_core_);
-        built.edges = edge_kernels(scenario_, split);
-        return passes.emplace(key_of(split), std::move(built)).first->second;
+        return passes.emplace(key_of(split), split_passes(scenario_, split, attention_core_)).first->second;
     }
 
     Maps& maps_of(int ep, int etp) {

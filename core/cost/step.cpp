@@ -9,27 +9,29 @@ LayerSplit split_of(const Layout& layout) {
     return LayerSplit{layout.tp, layout.cp, layout.micro_batch, layout.sequence_parallel && layout.tp > 1, layout.recompute, layout.ep, layout.etp};
 }
 
-LayerCost layer_cost_of(const Scenario& scenario, const LayerPasses& dense, const LayerPasses* moe_layer, const std::vector<Kernel>& edges,
-                        Recompute recompute, bool keep_kernels) {
+SplitPasses split_passes(const Scenario& scenario, const LayerSplit& split, bool attention_core) {
+    SplitPasses passes;
+    passes.dense = layer_passes(scenario, split, false, attention_core);
+    if (scenario.model.is_moe()) passes.moe = layer_passes(scenario, split, true, attention_core);
+    passes.edges = edge_kernels(scenario, split);
+    return passes;
+}
+
+LayerCost layer_cost_of(const SplitPasses& passes, Recompute recompute, bool keep_kernels) {
     LayerCost cost;
-    const bool moe = scenario.model.is_moe() && moe_layer;
-    cost.layer = sum_layer_passes(dense, recompute);
-    cost.first_stage = sum_passes(edges, KernelScope::first_stage);
-    cost.last_stage = sum_passes(edges, KernelScope::last_stage);
-    if (moe) cost.moe_layer = sum_layer_passes(*moe_layer, recompute);
+    cost.layer = sum_layer_passes(passes.dense, recompute);
+    cost.first_stage = sum_passes(passes.edges, KernelScope::first_stage);
+    cost.last_stage = sum_passes(passes.edges, KernelScope::last_stage);
+    if (passes.moe) cost.moe_layer = sum_layer_passes(*passes.moe, recompute);
     if (keep_kernels) {
-        cost.kernels = layer_kernels_of(moe ? *moe_layer : dense, recompute);  // the report's layer: one with experts, the kind that dominates
-        cost.kernels.insert(cost.kernels.end(), edges.begin(), edges.end());
+        cost.kernels = layer_kernels_of(passes.moe ? *passes.moe : passes.dense, recompute);  // the report's layer: one with experts, the kind that dominates
+        cost.kernels.insert(cost.kernels.end(), passes.edges.begin(), passes.edges.end());
     }
     return cost;
 }
 
 LayerCost layer_cost(const Scenario& scenario, const LayerSplit& split, bool keep_kernels) {
-    const bool selective = split.recompute == Recompute::selective;
-    const LayerPasses dense = layer_passes(scenario, split, false, selective);
-    if (!scenario.model.is_moe()) return layer_cost_of(scenario, dense, nullptr, edge_kernels(scenario, split), split.recompute, keep_kernels);
-    const LayerPasses moe = layer_passes(scenario, split, true, selective);
-    return layer_cost_of(scenario, dense, &moe, edge_kernels(scenario, split), split.recompute, keep_kernels);
+    return layer_cost_of(split_passes(scenario, split, split.recompute == Recompute::selective), split.recompute, keep_kernels);
 }
 
 PassSeconds mean_layer(const LayerCost& cost, double moe_share) {

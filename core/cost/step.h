@@ -8,6 +8,7 @@
 #include "core/cost/pipeline_schedule.h"
 #include "core/cost/report.h"
 
+#include <optional>
 #include <vector>
 
 namespace core {
@@ -22,10 +23,16 @@ struct LayerCost {
 };
 LayerSplit split_of(const Layout&);
 LayerCost layer_cost(const Scenario&, const LayerSplit&, bool keep_kernels);
-// The same from a split's passes and edges already built and timed (moe_layer: null for a dense model): what a search
-// reuses across recompute settings.
-LayerCost layer_cost_of(const Scenario&, const LayerPasses& dense, const LayerPasses* moe_layer, const std::vector<Kernel>& edges,
-                        Recompute, bool keep_kernels);
+// A split's kernels built and timed, whatever its recompute: what a search shares across recompute settings.
+struct SplitPasses {
+    LayerPasses dense;
+    std::optional<LayerPasses> moe;  // a layer with routed experts (a model with experts only)
+    std::vector<Kernel> edges;       // the embedding, the final norm, the logits and the loss
+};
+// attention_core: also build the attention core alone, what selective recompute reruns.
+SplitPasses split_passes(const Scenario&, const LayerSplit&, bool attention_core);
+// layer_cost from a split's passes, under a recompute setting.
+LayerCost layer_cost_of(const SplitPasses&, Recompute, bool keep_kernels);
 // The mean layer of a stage whose share moe_share of layers has experts: what x stage layers gives the stage's compute.
 PassSeconds mean_layer(const LayerCost&, double moe_share);
 // The share of the heaviest pipeline stage's layers that have routed experts (0 for a dense model).
