@@ -67,3 +67,20 @@ TEST_CASE("format_counted: one node, 8 nodes, 0 nodes: the noun agrees with its 
     CHECK(core::format_counted(0, "node", "nodes") == "0 nodes");
     CHECK(core::format_counted(1, "micro-batch", "micro-batches") == "1 micro-batch");
 }
+
+TEST_CASE("is_formatted_unit knows every unit the formatters print, so a wrapped figure keeps its unit", "[format]") {
+    // Every magnitude from 1e-10 to 1e25, through every formatter that prints a unit after its figure.
+    for (double value = 1.234e-10; value < 1e25; value *= 3.7) {
+        for (const std::string& text : {core::format_bytes(value), core::format_flops(value), core::format_flops_rate(value),
+                                         core::format_bandwidth(value), core::format_seconds(value), core::format_count(value),
+                                         core::format_percent(value)}) {
+            const std::size_t space = text.rfind(' ');
+            if (space == std::string::npos) continue;  // format_count below 1000: a bare number
+            INFO(text);
+            CHECK(core::is_formatted_unit(std::string_view(text).substr(space + 1)));
+        }
+    }
+    CHECK_FALSE(core::is_formatted_unit("layers"));
+    CHECK_FALSE(core::is_formatted_unit("GPUs"));
+    CHECK_FALSE(core::is_formatted_unit("x"));
+}

@@ -52,10 +52,11 @@ struct AlgorithmStyle {
     MarkerShape marker;
 };
 
+// The ring's grey is neither phase colour of the progress arc (phase_color): blue and green there mean only the phases.
 std::vector<AlgorithmStyle> algorithm_styles() {
     const Palette& colors = palette();
     return {{core::AllReduceAlgorithm::naive, colors.series[5], MarkerShape::square},
-            {core::AllReduceAlgorithm::ring, colors.series[0], MarkerShape::circle},
+            {core::AllReduceAlgorithm::ring, colors.series[7], MarkerShape::circle},
             {core::AllReduceAlgorithm::recursive_doubling, colors.series[3], MarkerShape::diamond}};
 }
 

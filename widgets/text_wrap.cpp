@@ -1,5 +1,7 @@
 #include "widgets/text_wrap.h"
 
+#include "core/model/format.h"
+
 #include <imgui_internal.h>
 
 #include <algorithm>
@@ -14,16 +16,13 @@ bool is_space(char c) { return c == ' '; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Whether a word is a unit a figure carries ("GB),": punctuation after it aside): what core/model/format.h prints after a
-// number (bytes, FLOP, rates, durations, percentages, counts in T / B / M / k) and the rates the panels name.
+// number, and the words the panels write after their own counts and rates.
 bool is_unit(std::string_view word) {
     while (!word.empty() && std::string_view("),.;:").find(word.back()) != std::string_view::npos) word.remove_suffix(1);
-    static constexpr std::string_view kWholeUnits[] = {"ns", "us", "\xC2\xB5s", "ms", "s", "min", "h", "days", "day", "years", "year",
-                                                       "%", "T", "M", "k", "K", "QPS", "tokens", "tokens/s"};
-    for (std::string_view unit : kWholeUnits)
+    if (core::is_formatted_unit(word)) return true;
+    static constexpr std::string_view kPanelUnits[] = {"\xC2\xB5s", "day", "year", "K", "QPS", "tokens", "tokens/s", "FLOPs"};
+    for (std::string_view unit : kPanelUnits)
         if (word == unit) return true;
-    if (!word.empty() && std::string_view("kKMGTPE").find(word.front()) != std::string_view::npos) word.remove_prefix(1);  // SI prefix
-    for (std::string_view base : {"B", "B/s", "FLOP", "FLOPs", "FLOP/s"})
-        if (word == base) return true;
     return false;
 }
 

@@ -146,6 +146,23 @@ std::string format_grouped(double value) {
     return grouped;
 }
 
+bool is_formatted_unit(std::string_view word) {
+    // format_seconds' units, format_percent's, and format_count's prefixes standing alone.
+    static constexpr std::string_view kWholeUnits[] = {"ns", "us", "ms", "s", "min", "h", "days", "years", "%", "T", "B", "M", "k"};
+    for (std::string_view unit : kWholeUnits)
+        if (word == unit) return true;
+    // with_prefix's units, bare or after one of kDecimal's prefixes; format_flops' "FLOP".
+    for (const Prefix& prefix : kDecimal) {
+        if (prefix.symbol[0] != '\0' && word.substr(0, 1) == prefix.symbol) {
+            word.remove_prefix(1);
+            break;
+        }
+    }
+    for (std::string_view base : {"B", "B/s", "FLOP", "FLOP/s"})
+        if (word == base) return true;
+    return false;
+}
+
 std::string format_dollars(double dollars) {
     if (!std::isfinite(dollars)) return "n/a";
     if (dollars < 0) return "-" + format_dollars(-dollars);

@@ -1,6 +1,7 @@
 #pragma once
 // Every figure is formatted here and only here. Convention: decimal SI units (1 GB = 1e9 B), as the seeds and papers use.
 #include <string>
+#include <string_view>
 
 namespace core {
 
@@ -16,9 +17,13 @@ std::string format_number(double value, int significant = 3);  // "295", "1.37",
 std::string format_plain(double value);                          // "4", "16", "0.5", "6.09": no trailing zeros
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"
 std::string format_typed(double value);                          // "-4", "2.5", "1e+300": a value as typed, for messages
-std::string format_grouped(double value);
-std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "8 nodes", "0 nodes"                        // "16,384": a whole count with thousands separators
+std::string format_grouped(double value);                         // "16,384": a whole count with thousands separators
+std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "8 nodes", "0 nodes"
 std::string format_dollars(double dollars);  // "$2.10", "$0.0040", "$12,345", "$1.23 M": cents while they matter
+
+// Whether a word is a unit the formatters above print after a figure ("GB", "ms", "%", "TFLOP/s", the "B" of "70.6 B"):
+// text wrapping keeps a figure on its unit's line (widgets/text_wrap.cpp).
+bool is_formatted_unit(std::string_view word);
 
 // The one line the UI prints so nobody wonders whether GB means 1e9 or 2^30.
 inline constexpr const char* kUnitConvention = "Units: decimal SI (1 GB = 10^9 bytes, 1 TFLOP/s = 10^12 FLOP/s)";

@@ -120,6 +120,11 @@ TEST_CASE("Machado 2009 deuteranopia: the memory categories, the pipeline's ops 
         require_apart_under_deuteranopia({{"memory_wall", p.memory_wall}, {"time_wall", p.time_wall}, {"serving_wall", p.serving_wall}});
         // The network roofline's three roofs: HBM, the scale-up link, the scale-out link.
         require_apart_under_deuteranopia({{"hbm", p.hbm}, {"nvlink", p.nvlink}, {"infiniband", p.infiniband}});
+        // The ring panel: its three algorithms (naive, ring, recursive doubling: panel_ring.cpp's algorithm_styles) and the
+        // progress arc's two phases (reduce-scatter in the grads' colour, all-gather in the weights').
+        require_apart_under_deuteranopia({{"naive series[5]", p.series[5]}, {"ring series[7]", p.series[7]},
+                                          {"recursive doubling series[3]", p.series[3]}, {"reduce-scatter", p.grads},
+                                          {"all-gather", p.weights}});
     }
     widgets::set_theme(widgets::Theme::dark);
 }
