@@ -536,3 +536,31 @@ TEST_CASE("schedule_figures gives generate_schedule's figures without the op lis
         }
     }
 }
+
+TEST_CASE("Narayanan 2021 sec 2.2.2: a schedule's graph reused for new op times gives the timeline a fresh one does", "[pipeline]") {
+    // The interleaved schedule with uneven edge stages and p2p: every input kind (forward, gradient, crossing devices).
+    ScheduleParams params = params_for(ScheduleKind::interleaved, 4, 8, 2);
+    params.p2p_seconds = 0.05;
+    params.first_forward_extra_seconds = 0.3;
+    params.last_backward_extra_seconds = 0.7;
+    const ScheduleTimeline before = core::generate_schedule(params);  // builds the graph for (interleaved, 4, 8, 2)
+    params.forward_seconds = 1.9;
+    params.backward_seconds = 2.4;
+    params.p2p_seconds = 0.2;
+    const ScheduleTimeline reused = core::generate_schedule(params);  // the same graph, new times
+    // Other shapes push the graph out of the thread's recent ones (at most 8), so the next is built afresh.
+    for (int microbatches = 9; microbatches <= 20; ++microbatches) core::schedule_figures(params_for(ScheduleKind::one_f_one_b, 4, microbatches));
+    const ScheduleTimeline fresh = core::generate_schedule(params);
+    REQUIRE(reused.makespan_seconds != before.makespan_seconds);
+    REQUIRE(reused.ops.size() == fresh.ops.size());
+    for (std::size_t i = 0; i < fresh.ops.size(); ++i) {
+        REQUIRE(reused.ops[i].start_seconds == fresh.ops[i].start_seconds);
+        REQUIRE(reused.ops[i].duration_seconds == fresh.ops[i].duration_seconds);
+    }
+    REQUIRE(reused.makespan_seconds == fresh.makespan_seconds);
+    REQUIRE(reused.bubble_fraction == fresh.bubble_fraction);
+    // The makespan is the last op's end, measured from the ops.
+    double last_end = 0;
+    for (const PipelineOp& op : fresh.ops) last_end = std::max(last_end, op.end_seconds());
+    REQUIRE(fresh.makespan_seconds == last_end);
+}

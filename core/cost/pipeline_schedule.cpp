@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -239,26 +241,6 @@ OpDurations op_durations(const ScheduleParams& params) {
             forward_backward * scale};
 }
 
-// End times of placed ops, indexed by virtual stage and micro-batch; negative until placed.
-class EndTimes {
-public:
-    EndTimes(int virtual_stages, int microbatches)
-        : microbatches_(microbatches),
-          forward_(static_cast<std::size_t>(virtual_stages) * microbatches, -1.0),
-          backward_(forward_.size(), -1.0),
-          weight_grad_(forward_.size(), -1.0) {}
-    double& forward(int stage, int microbatch) { return forward_[index(stage, microbatch)]; }
-    double& backward(int stage, int microbatch) { return backward_[index(stage, microbatch)]; }
-    double& weight_grad(int stage, int microbatch) { return weight_grad_[index(stage, microbatch)]; }
-
-private:
-    std::size_t index(int stage, int microbatch) const {
-        return static_cast<std::size_t>(stage) * microbatches_ + microbatch;
-    }
-    int microbatches_;
-    std::vector<double> forward_, backward_, weight_grad_;
-};
-
 // A forward adds its activations; the op that ends the backward frees them. Naive's one op carries m micro-batches.
 int inflight_count_per_op(ScheduleKind kind, int microbatches) { return kind == ScheduleKind::naive ? microbatches : 1; }
 
@@ -268,115 +250,194 @@ bool frees_activations(PipelineOpKind op_kind) {
     return op_kind == PipelineOpKind::backward || op_kind == PipelineOpKind::weight_grad;
 }
 
-// What one device's ops add up to, op by op in its order: its idle gaps and its most micro-batches in flight.
-// Idle sums the gaps before and between ops rather than subtracting busy time from the makespan, so a gap-free
-// device idles exactly zero; the two halves of an F&B cell share their time, so the second adds no gap.
-struct DeviceFigures {
-    double previous_end = 0;  // every device is free from 0, where device 0's first forward starts
-    double idle_seconds = 0;
-    int inflight = 0;
-    int peak_inflight = 0;
-    void add(PipelineOpKind kind, double start_seconds, double end_seconds, int count_per_op) {
-        idle_seconds += std::max(0.0, start_seconds - previous_end);
-        previous_end = std::max(previous_end, end_seconds);
-        if (kind == PipelineOpKind::forward) inflight += count_per_op;
-        if (frees_activations(kind)) inflight -= count_per_op;
-        peak_inflight = std::max(peak_inflight, inflight);
+// Where a stage runs: in order down the devices and round again (interleaved); DualPipe's second half of the
+// micro-batches runs up the devices; DualPipeV's second half of the stages comes back up.
+int device_of(const ScheduleParams& params, int virtual_stage, int microbatch) {
+    switch (params.kind) {
+        case ScheduleKind::dualpipe:
+            return microbatch < params.microbatches / 2 ? virtual_stage : params.stages - 1 - virtual_stage;
+        case ScheduleKind::dualpipe_v:
+            return virtual_stage < params.stages ? virtual_stage : 2 * params.stages - 1 - virtual_stage;
+        default: return virtual_stage % params.stages;
+    }
+}
+
+// Which of its chunks a device runs: DualPipe 0 for the micro-batches entering at device 0; DualPipeV 0 on the
+// way down; interleaved the round.
+int chunk_of(const ScheduleParams& params, int virtual_stage, int microbatch) {
+    switch (params.kind) {
+        case ScheduleKind::dualpipe: return microbatch < params.microbatches / 2 ? 0 : 1;
+        case ScheduleKind::dualpipe_v: return virtual_stage < params.stages ? 0 : 1;
+        default: return virtual_stage / params.stages;
+    }
+}
+
+// A schedule's ops and what each waits on, without their durations. Each device's order fixes its ops' sequence, so
+// an op starts at max(its device is free, its inputs arrived) whatever the durations: one order that places every
+// op after its inputs serves them all. Built once per kind, p, m and v (schedule_graph); a timeline is one pass over it.
+struct ScheduleGraph {
+    ScheduleKind kind = ScheduleKind::one_f_one_b;
+    int stages = 0, microbatches = 0, virtual_chunks = 0;
+    DeviceOrders orders;
+    struct Cell {
+        std::uint32_t slot = 0;         // its op in orders.slots; an F&B cell's backward is the slot after
+        std::uint32_t device = 0;
+        // The slots whose ends it waits on (an F&B cell: both halves' inputs); unused ones name the slot past the last,
+        // which ends at 0.
+        std::uint32_t inputs[3] = {};
+        std::uint8_t input_count = 0;
+        std::uint8_t crossing[3] = {};  // 1: input i comes from another device, p2p_seconds later
+        std::uint8_t count = 1;         // 2 for an F&B cell
+        std::uint16_t duration_class = 0;
+    };
+    std::vector<Cell> cells;                    // every input placed before the cells that wait on it
+    std::vector<std::uint32_t> duration_slots;  // per duration class, a slot that has it (its kind, edges, F&B pairing)
+    std::vector<int> peak_inflight;             // per device: the order alone decides it
+    bool matches(const ScheduleParams& params) const {
+        return kind == params.kind && stages == params.stages && microbatches == params.microbatches && virtual_chunks == params.virtual_chunks;
     }
 };
 
-// Places every op at max(its device is free, its inputs arrived): list scheduling in each device's order.
-class ListScheduler {
+ScheduleGraph build_schedule_graph(const ScheduleParams& params) {
+    ScheduleGraph graph;
+    graph.kind = params.kind;
+    graph.stages = params.stages;
+    graph.microbatches = params.microbatches;
+    graph.virtual_chunks = params.virtual_chunks;
+    graph.orders = plan_orders(params);
+    const DeviceOrders& orders = graph.orders;
+    const std::vector<PlannedOp>& slots = orders.slots;
+    const int stages = params.stages;
+    const int virtual_stages = schedule_placement(params.kind, params.stages, params.virtual_chunks).model_stages;
+    const int microbatches = params.kind == ScheduleKind::naive ? 1 : params.microbatches;
+
+    // Each stage and micro-batch's forward slot and backward (or B) slot: what the others wait on.
+    const auto index = [&](int stage, int microbatch) { return static_cast<std::size_t>(stage) * microbatches + microbatch; };
+    std::vector<std::uint32_t> forward_slot(static_cast<std::size_t>(virtual_stages) * microbatches, 0);
+    std::vector<std::uint32_t> backward_slot(forward_slot.size(), 0);
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        const PlannedOp& slot = slots[i];
+        if (slot.kind == PipelineOpKind::forward) forward_slot[index(slot.virtual_stage, slot.microbatch)] = static_cast<std::uint32_t>(i);
+        else if (slot.kind != PipelineOpKind::weight_grad) backward_slot[index(slot.virtual_stage, slot.microbatch)] = static_cast<std::uint32_t>(i);
+    }
+    // A forward waits on the stage before's forward; a backward on its own forward and, but on the last stage, on the
+    // stage after's backward; a W on its own B.
+    const auto add_inputs = [&](const PlannedOp& slot, ScheduleGraph::Cell& cell) {
+        const auto add = [&](std::uint32_t input, int from_stage) {
+            const bool crosses = device_of(params, from_stage, slot.microbatch) != device_of(params, slot.virtual_stage, slot.microbatch);
+            cell.crossing[cell.input_count] = crosses ? 1 : 0;
+            cell.inputs[cell.input_count++] = input;
+        };
+        const int stage = slot.virtual_stage, j = slot.microbatch;
+        switch (slot.kind) {
+            case PipelineOpKind::forward:
+                if (stage > 0) add(forward_slot[index(stage - 1, j)], stage - 1);
+                break;
+            case PipelineOpKind::backward:
+            case PipelineOpKind::backward_input:
+                add(forward_slot[index(stage, j)], stage);
+                if (stage < virtual_stages - 1) add(backward_slot[index(stage + 1, j)], stage + 1);
+                break;
+            case PipelineOpKind::weight_grad: add(backward_slot[index(stage, j)], stage); break;
+        }
+    };
+    // A duration depends on the op's kind and on whether its stage is the first or the last (the edges' extra work).
+    const auto duration_key = [&](const PlannedOp& slot) {
+        return static_cast<int>(slot.kind) * 4 + (slot.virtual_stage == 0 ? 2 : 0) + (slot.virtual_stage == virtual_stages - 1 ? 1 : 0);
+    };
+    std::vector<int> class_of_key(16 + 16 * 16, -1);
+
+    // List scheduling with readiness alone: a device places its next ops while their inputs are placed; placing an op
+    // can only unblock the devices next to it.
+    std::vector<char> placed(slots.size(), 0);
+    std::vector<std::size_t> next(orders.begin.begin(), orders.begin.end() - 1);
+    std::vector<int> to_visit;
+    std::vector<char> queued(stages, 1);
+    for (int device = stages - 1; device >= 0; --device) to_visit.push_back(device);
+    graph.cells.reserve(slots.size());
+    std::size_t placed_count = 0;
+    while (!to_visit.empty()) {
+        const int device = to_visit.back();
+        to_visit.pop_back();
+        queued[device] = 0;
+        bool placed_here = false;
+        while (next[device] < orders.begin[device + 1]) {
+            const std::size_t at = next[device];
+            ScheduleGraph::Cell cell;
+            cell.slot = static_cast<std::uint32_t>(at);
+            cell.device = static_cast<std::uint32_t>(device);
+            cell.count = slots[at].overlaps_next ? 2 : 1;
+            for (std::size_t k = 0; k < cell.count; ++k) add_inputs(slots[at + k], cell);
+            bool ready = true;
+            for (int i = 0; i < cell.input_count; ++i) ready = ready && placed[cell.inputs[i]];
+            if (!ready) break;
+            for (int i = cell.input_count; i < 3; ++i) cell.inputs[i] = static_cast<std::uint32_t>(slots.size());
+            const int key = cell.count == 2 ? 16 + duration_key(slots[at]) * 16 + duration_key(slots[at + 1]) : duration_key(slots[at]);
+            if (class_of_key[key] < 0) {
+                class_of_key[key] = static_cast<int>(graph.duration_slots.size());
+                graph.duration_slots.push_back(static_cast<std::uint32_t>(at));
+            }
+            cell.duration_class = static_cast<std::uint16_t>(class_of_key[key]);
+            graph.cells.push_back(cell);
+            for (std::size_t k = 0; k < cell.count; ++k) placed[at + k] = 1;
+            next[device] += cell.count;
+            placed_count += cell.count;
+            placed_here = true;
+        }
+        if (!placed_here) continue;
+        for (int neighbour : {(device + 1) % stages, (device + stages - 1) % stages}) {
+            if (!queued[neighbour]) {
+                queued[neighbour] = 1;
+                to_visit.push_back(neighbour);
+            }
+        }
+    }
+    // Every order above is deadlock-free; reaching this means a planner bug, not bad input.
+    if (placed_count != slots.size()) throw std::logic_error("pipeline schedule: device orders deadlock");
+
+    // Per device, the most micro-batches whose forward has started and whose backward has not ended, in its order.
+    const int count_per_op = inflight_count_per_op(params.kind, params.microbatches);
+    graph.peak_inflight.assign(stages, 0);
+    for (int device = 0; device < stages; ++device) {
+        int inflight = 0;
+        for (std::size_t i = orders.begin[device]; i < orders.begin[device + 1]; ++i) {
+            if (slots[i].kind == PipelineOpKind::forward) inflight += count_per_op;
+            if (frees_activations(slots[i].kind)) inflight -= count_per_op;
+            graph.peak_inflight[device] = std::max(graph.peak_inflight[device], inflight);
+        }
+    }
+    return graph;
+}
+
+// Graphs of at most this many ops are kept for reuse, the last few on each thread: the planner's kept layouts share a
+// few shapes, and a drag that leaves the pipeline alone reuses its graph.
+inline constexpr std::size_t cached_graph_ops = 1u << 16;
+inline constexpr std::size_t cached_graphs = 8;
+
+std::shared_ptr<const ScheduleGraph> schedule_graph(const ScheduleParams& params) {
+    thread_local std::vector<std::shared_ptr<const ScheduleGraph>> recent;  // the most recently used last
+    for (std::size_t i = 0; i < recent.size(); ++i) {
+        if (!recent[i]->matches(params)) continue;
+        std::shared_ptr<const ScheduleGraph> found = recent[i];
+        recent.erase(recent.begin() + static_cast<std::ptrdiff_t>(i));
+        recent.push_back(found);
+        return found;
+    }
+    auto graph = std::make_shared<const ScheduleGraph>(build_schedule_graph(params));
+    if (graph->orders.slots.size() <= cached_graph_ops) {
+        if (recent.size() == cached_graphs) recent.erase(recent.begin());
+        recent.push_back(graph);
+    }
+    return graph;
+}
+
+// How long an op takes under the params: its kind's time on one chunk, plus its stage's edge extra.
+class OpSeconds {
 public:
-    ListScheduler(const ScheduleParams& params, const DeviceOrders& orders)
+    explicit OpSeconds(const ScheduleParams& params)
         : params_(params),
-          orders_(orders),
-          stages_(params.stages),
           virtual_stages_(schedule_placement(params.kind, params.stages, params.virtual_chunks).model_stages),
-          durations_(op_durations(params)),
-          ends_(virtual_stages_, params.kind == ScheduleKind::naive ? 1 : params.microbatches) {}
-
-    // Places every op; writes them into `ops` when given (sized to the slots), and each device's figures into `figures`.
-    void run(std::vector<PipelineOp>* ops, std::vector<DeviceFigures>& figures) {
-        const int count_per_op = inflight_count_per_op(params_.kind, params_.microbatches);
-        figures.assign(stages_, DeviceFigures{});
-        std::vector<std::size_t> next(orders_.begin.begin(), orders_.begin.end() - 1);
-        std::vector<double> device_free(stages_, 0.0);
-        // Devices that may be able to place their next op; placing an op can only unblock its neighbours.
-        std::vector<int> to_visit;
-        std::vector<char> queued(stages_, 1);
-        for (int device = stages_ - 1; device >= 0; --device) to_visit.push_back(device);
-        std::size_t placed = 0;
-        while (!to_visit.empty()) {
-            const int device = to_visit.back();
-            to_visit.pop_back();
-            queued[device] = 0;
-            bool placed_here = false;
-            while (next[device] < orders_.begin[device + 1]) {
-                const std::size_t index = next[device];
-                const PlannedOp& slot = orders_.slots[index];
-                // An F&B cell starts when both its inputs are there and ends as one; otherwise one op at a time.
-                const std::size_t count = slot.overlaps_next ? 2 : 1;
-                double ready = ready_seconds(slot);
-                if (slot.overlaps_next) ready = std::min(ready, ready_seconds(orders_.slots[index + 1])) < 0
-                                                    ? -1.0
-                                                    : std::max(ready, ready_seconds(orders_.slots[index + 1]));
-                if (ready < 0) break;
-                const double start = std::max(device_free[device], ready);
-                const double duration = slot.overlaps_next ? overlapped_duration(slot, orders_.slots[index + 1]) : duration_of(slot);
-                for (std::size_t k = 0; k < count; ++k) {
-                    const PlannedOp& one = orders_.slots[index + k];
-                    if (ops) {
-                        PipelineOp& op = (*ops)[index + k];
-                        op = PipelineOp{device, chunk_of(one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};
-                        op.stage = one.virtual_stage;
-                        op.overlapped = slot.overlaps_next;
-                    }
-                    figures[device].add(one.kind, start, start + duration, count_per_op);
-                    record_end(one, start + duration);
-                }
-                device_free[device] = start + duration;
-                next[device] += count;
-                placed += count;
-                placed_here = true;
-            }
-            if (!placed_here) continue;
-            for (int neighbour : {(device + 1) % stages_, (device + stages_ - 1) % stages_}) {
-                if (!queued[neighbour]) {
-                    queued[neighbour] = 1;
-                    to_visit.push_back(neighbour);
-                }
-            }
-        }
-        // Every order above is deadlock-free; reaching this means a planner bug, not bad input.
-        if (placed != orders_.slots.size()) throw std::logic_error("pipeline schedule: device orders deadlock");
-    }
-
-private:
-    // Where a stage runs: in order down the devices and round again (interleaved); DualPipe's second half of the
-    // micro-batches runs up the devices; DualPipeV's second half of the stages comes back up.
-    int device_of(int virtual_stage, int microbatch) const {
-        switch (params_.kind) {
-            case ScheduleKind::dualpipe:
-                return microbatch < params_.microbatches / 2 ? virtual_stage : stages_ - 1 - virtual_stage;
-            case ScheduleKind::dualpipe_v:
-                return virtual_stage < stages_ ? virtual_stage : 2 * stages_ - 1 - virtual_stage;
-            default: return virtual_stage % stages_;
-        }
-    }
-    // Which of its chunks a device runs: DualPipe 0 for the micro-batches entering at device 0; DualPipeV 0 on the
-    // way down; interleaved the round.
-    int chunk_of(int virtual_stage, int microbatch) const {
-        switch (params_.kind) {
-            case ScheduleKind::dualpipe: return microbatch < params_.microbatches / 2 ? 0 : 1;
-            case ScheduleKind::dualpipe_v: return virtual_stage < stages_ ? 0 : 1;
-            default: return virtual_stage / stages_;
-        }
-    }
-
-    double transfer_seconds(int from_stage, int to_stage, int microbatch) const {
-        return device_of(from_stage, microbatch) == device_of(to_stage, microbatch) ? 0.0 : params_.p2p_seconds;
-    }
+          durations_(op_durations(params)) {}
 
     // F&B: the overlapped pair's time, plus each chunk's edge-stage extra (the embedding, the logits and loss).
     double overlapped_duration(const PlannedOp& forward, const PlannedOp& backward) const {
@@ -394,6 +455,7 @@ private:
         return duration + edge_extra_of(slot);
     }
 
+private:
     double edge_extra_of(const PlannedOp& slot) const {
         const double scale = params_.kind == ScheduleKind::naive ? params_.microbatches : 1.0;  // naive pushes the whole batch
         double extra = 0;
@@ -416,51 +478,10 @@ private:
         return 0;
     }
 
-    // When the slot's inputs are all on its device, or -1 if one of them has not been placed yet.
-    double ready_seconds(const PlannedOp& slot) {
-        const int stage = slot.virtual_stage;
-        const int j = slot.microbatch;
-        switch (slot.kind) {
-            case PipelineOpKind::forward: {
-                if (stage == 0) return 0.0;
-                const double input_end = ends_.forward(stage - 1, j);
-                return input_end < 0 ? -1.0 : input_end + transfer_seconds(stage - 1, stage, j);
-            }
-            case PipelineOpKind::backward:
-            case PipelineOpKind::backward_input: {
-                const double own_forward_end = ends_.forward(stage, j);
-                if (own_forward_end < 0) return -1.0;
-                if (stage == virtual_stages_ - 1) return own_forward_end;
-                const double gradient_end = ends_.backward(stage + 1, j);
-                if (gradient_end < 0) return -1.0;
-                return std::max(own_forward_end, gradient_end + transfer_seconds(stage + 1, stage, j));
-            }
-            case PipelineOpKind::weight_grad: return ends_.backward(stage, j);
-        }
-        return -1.0;
-    }
-
-    void record_end(const PlannedOp& slot, double end_seconds) {
-        switch (slot.kind) {
-            case PipelineOpKind::forward: ends_.forward(slot.virtual_stage, slot.microbatch) = end_seconds; break;
-            case PipelineOpKind::backward:
-            case PipelineOpKind::backward_input:
-                ends_.backward(slot.virtual_stage, slot.microbatch) = end_seconds;
-                break;
-            case PipelineOpKind::weight_grad:
-                ends_.weight_grad(slot.virtual_stage, slot.microbatch) = end_seconds;
-                break;
-        }
-    }
-
     const ScheduleParams& params_;
-    const DeviceOrders& orders_;
-    int stages_;
     int virtual_stages_;
     OpDurations durations_;
-    EndTimes ends_;
 };
-
 // DualPipe's chunk times: its chunk is one L/p share, DualPipeV's half of one (its PP is 2p stages).
 struct ChunkSeconds {
     double forward, backward, weight_grad, forward_backward;  // backward: the whole chunk, B + W
@@ -605,22 +626,56 @@ void validate_schedule_params(const ScheduleParams& params) {
 
 namespace {
 
-// generate_schedule's work, its op list kept or not: every figure is measured as the ops are placed.
+// generate_schedule's work, its op list kept or not: one pass over the schedule's graph places every op at
+// max(its device is free, its inputs arrived) and measures each device's idle gaps. Idle sums the gaps before and
+// between ops rather than subtracting busy time from the makespan, so a gap-free device idles exactly zero; the two
+// halves of an F&B cell share their time, so the second adds no gap.
 ScheduleTimeline run_schedule(const ScheduleParams& params, bool keep_ops) {
     validate_schedule_params(params);
-    const DeviceOrders orders = plan_orders(params);
+    const std::shared_ptr<const ScheduleGraph> graph = schedule_graph(params);
+    const std::vector<PlannedOp>& slots = graph->orders.slots;
     ScheduleTimeline timeline;
     timeline.kind = params.kind;
     timeline.stages = params.stages;
     timeline.microbatches = params.microbatches;
     timeline.virtual_chunks = schedule_placement(params.kind, params.stages, params.virtual_chunks).stages_per_device;
-    if (keep_ops) timeline.ops.resize(orders.slots.size());
-    std::vector<DeviceFigures> devices;
-    ListScheduler(params, orders).run(keep_ops ? &timeline.ops : nullptr, devices);
+    if (keep_ops) timeline.ops.resize(slots.size());
 
+    const OpSeconds op_seconds(params);
+    std::vector<double> durations(graph->duration_slots.size());
+    for (std::size_t c = 0; c < durations.size(); ++c) {
+        const std::uint32_t at = graph->duration_slots[c];
+        durations[c] = slots[at].overlaps_next ? op_seconds.overlapped_duration(slots[at], slots[at + 1]) : op_seconds.duration_of(slots[at]);
+    }
+    std::vector<double> ends(slots.size() + 1, 0.0);  // the last: what an unused input reads
+    const double transfer_seconds[2] = {0.0, params.p2p_seconds};
     // Every device is free from 0 and device 0's first op, stage 0's first forward, waits on nothing: the step starts at 0.
+    std::vector<double> device_free(params.stages, 0.0), previous_end(params.stages, 0.0), idle_gaps(params.stages, 0.0);
+    for (const ScheduleGraph::Cell& cell : graph->cells) {
+        // Ends and transfers are >= 0, so an unused input (0 + 0) never moves the maximum.
+        const double ready = std::max(std::max(ends[cell.inputs[0]] + transfer_seconds[cell.crossing[0]], ends[cell.inputs[1]] + transfer_seconds[cell.crossing[1]]),
+                                      ends[cell.inputs[2]] + transfer_seconds[cell.crossing[2]]);
+        const std::uint32_t device = cell.device;
+        const double start = std::max(device_free[device], ready);
+        const double duration = durations[cell.duration_class];
+        const double end = start + duration;
+        for (std::uint32_t k = 0; k < cell.count; ++k) {
+            ends[cell.slot + k] = end;
+            idle_gaps[device] += std::max(0.0, start - previous_end[device]);
+            previous_end[device] = std::max(previous_end[device], end);
+            if (keep_ops) {
+                const PlannedOp& one = slots[cell.slot + k];
+                PipelineOp& op = timeline.ops[cell.slot + k];
+                op = PipelineOp{static_cast<int>(device), chunk_of(params, one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};
+                op.stage = one.virtual_stage;
+                op.overlapped = cell.count == 2;
+            }
+        }
+        device_free[device] = end;
+    }
+
     double last_end = 0;
-    for (const DeviceFigures& device : devices) last_end = std::max(last_end, device.previous_end);
+    for (double end : previous_end) last_end = std::max(last_end, end);
     timeline.makespan_seconds = last_end;
     // The mean over devices: the first and the last carry the edge stages' extra work.
     const double edge_extra = params.first_forward_extra_seconds + params.first_backward_extra_seconds + params.last_forward_extra_seconds +
@@ -630,14 +685,13 @@ ScheduleTimeline run_schedule(const ScheduleParams& params, bool keep_ops) {
     double idle_sum = 0;
     const double activations_per_count =
         params.kind == ScheduleKind::naive ? 1.0 : schedule_placement(params.kind, params.stages, params.virtual_chunks).activation_share();
-    timeline.peak_inflight_microbatches.resize(params.stages);
+    timeline.peak_inflight_microbatches = graph->peak_inflight;
     timeline.peak_inflight_activations.resize(params.stages);
     for (int d = 0; d < params.stages; ++d) {
-        const double idle = devices[d].idle_seconds + (last_end - devices[d].previous_end);
+        const double idle = idle_gaps[d] + (last_end - previous_end[d]);
         idle_sum += idle;
         timeline.max_idle_seconds = std::max(timeline.max_idle_seconds, idle);
-        timeline.peak_inflight_microbatches[d] = devices[d].peak_inflight;
-        timeline.peak_inflight_activations[d] = devices[d].peak_inflight * activations_per_count;
+        timeline.peak_inflight_activations[d] = graph->peak_inflight[d] * activations_per_count;
     }
     const double idle_seconds_per_device = idle_sum / params.stages;
     timeline.bubble_fraction = idle_seconds_per_device / timeline.makespan_seconds;
