@@ -183,15 +183,15 @@ struct Candidate {
 };
 
 // The idle time closed_form_makespan gives the best of the schedules the search tries (1F1B, ZB-H1, interleaving with
-// the most chunks that fit) for a stage of these layers, priced by their kernels alone.
-double least_idle_seconds(const PassSeconds& layer, int stage_layers, int pp, int microbatches, int most_chunks) {
+// the most chunks that fit) for a stage of this many layers (a fraction: see below), each timed as given.
+double least_idle_seconds(const LayerStepSeconds& layer, double weight_grad_seconds, double stage_layers, int pp, int microbatches, int most_chunks) {
     if (pp == 1) return 0.0;
     ScheduleParams params;
     params.stages = pp;
     params.microbatches = microbatches;
-    params.forward_seconds = stage_layers * layer.forward;
-    params.backward_seconds = stage_layers * layer.backward();
-    params.weight_grad_seconds = stage_layers * layer.backward_weight;
+    params.forward_seconds = stage_layers * layer.forward_seconds;
+    params.backward_seconds = stage_layers * layer.backward_seconds;
+    params.weight_grad_seconds = stage_layers * weight_grad_seconds;
     params.kind = ScheduleKind::one_f_one_b;
     double least = closed_form_idle_seconds(params);
     params.kind = ScheduleKind::zb_h1;
@@ -202,6 +202,20 @@ double least_idle_seconds(const PassSeconds& layer, int stage_layers, int pp, in
         least = std::min(least, closed_form_idle_seconds(params));
     }
     return least;
+}
+
+// No schedule's step is shorter than this (closed_form_makespan, with edges and schedule_params' durations): the
+// busiest stage's layers every micro-batch, each with the TP, CP and EP time it could not hide, and the least idle time
+// any schedule tried leaves. ZeRO-3's gathers, the sends, the optimizer and DP's exposed traffic only add. An edge stage
+// may lack up to `first_missing` and `last_missing` layers (its embedding or loss costs >= 0): the idle time scales with
+// the mean stage, and with two stages the busiest may be an edge.
+double step_lower_bound(const LayerStepSeconds& layer, double weight_grad_seconds, int stage_layers, int first_missing, int last_missing, int pp,
+                        int microbatches, int most_chunks) {
+    const double layer_seconds = layer.forward_seconds + layer.backward_seconds;
+    const double lighter_busiest = pp == 2 ? std::min(first_missing, last_missing) : 0;
+    const double mean_layers = stage_layers - static_cast<double>(first_missing + last_missing) / pp;
+    return microbatches * (stage_layers - lighter_busiest) * layer_seconds +
+           least_idle_seconds(layer, weight_grad_seconds, mean_layers, pp, microbatches, most_chunks);
 }
 
 // The in-flight micro-batches a schedule keeps on the first and the last device, in whole-stage activations: with the
@@ -271,8 +285,8 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                         for (Recompute recompute : recomputes) {
                             layout.recompute = recompute;
                             const LayerCost* cost = nullptr;
-                            PassSeconds stage_layer;  // the stage's mean layer: its kernels alone
-                            double layer_seconds = 0;
+                            PassSeconds stage_layer;       // the stage's mean layer: its kernels
+                            LayerStepSeconds timed_layer;  // and with the communication they cannot hide
                             MemoryBasis bases[4];
                             memory_bases_by_zero(memory_constants_of_scenario, layout, bases);
                             for (int zero = 0; zero <= 3; ++zero) {
@@ -300,15 +314,13 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                 if (cost == nullptr) {
                                     cost = &costs.get(split_of(layout));
                                     stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
-                                    layer_seconds = stage_layer.forward + stage_layer.backward();
+                                    timed_layer = layer_step_seconds(scenario, layout, *cost, stage_layer, moe_share[pp]);
                                 }
                                 candidate.cost = cost;
-                                // The stage's own kernels, every micro-batch, and the least idle time any schedule tried
-                                // leaves with the kernels alone: communication, edges and tail only add to both.
                                 const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
-                                candidate.lower_bound = microbatches * stage_layers * layer_seconds +
-                                                        least_idle_seconds(stage_layer, stage_layers, pp, microbatches,
-                                                                           interleaving_fits ? chunk_counts.back() : 1);
+                                candidate.lower_bound = step_lower_bound(timed_layer, stage_layer.backward_weight, stage_layers,
+                                                                         stage_layers - split.layers_on(0), stage_layers - split.layers_on(pp - 1), pp,
+                                                                         microbatches, interleaving_fits ? chunk_counts.back() : 1);
                                 candidates.push_back(candidate);
                             }
                         }

@@ -159,6 +159,27 @@ void add_ep_comm(LayerComm& comm, const Scenario& scenario, const Layout& layout
 
 }  // namespace
 
+LayerStepSeconds layer_step_seconds(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const PassSeconds& layer, double moe_share) {
+    LayerStepSeconds one;
+    one.tp = tp_layer_comm(scenario, layout);
+    scale_tp_to_stage(one.tp, scenario.model, moe_share);
+    one.cp = cp_layer_comm(scenario, layout);
+    if (scenario.model.is_moe()) one.ep = ep_layer_comm(scenario, layout);
+    one.comm = layer_comm(scenario, layout, layer, one.tp, one.cp);
+    add_ep_comm(one.comm, scenario, layout, cost.moe_layer, one.ep);
+    const LayerComm& comm = one.comm;
+    // One micro-batch through one layer, each pass with the communication its compute could not hide (the stage's MoE
+    // layers' all-to-alls spread over its mean layer).
+    one.forward_seconds = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
+    one.backward_seconds = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
+                           layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
+    if (moe_share > 0) {
+        one.forward_seconds += moe_share * comm.ep_forward.cost();
+        one.backward_seconds += moe_share * (comm.ep_recompute.cost() + comm.ep_backward.cost());
+    }
+    return one;
+}
+
 StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const LayerCost& cost) {
     return step_inputs(scenario, layout, cost, memory_constants(scenario));
 }
@@ -177,32 +198,22 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     in.moe_share = stage_moe_share(scenario, layout.pp);
     in.layer = mean_layer(cost, in.moe_share);
     const PassSeconds& layer = in.layer;
-    in.tp = tp_layer_comm(scenario, layout);
-    scale_tp_to_stage(in.tp, scenario.model, in.moe_share);
-    in.cp = cp_layer_comm(scenario, layout);
+    const LayerStepSeconds one_layer = layer_step_seconds(scenario, layout, cost, layer, in.moe_share);
+    in.tp = one_layer.tp;
+    in.cp = one_layer.cp;
+    in.ep = one_layer.ep;
+    in.comm = one_layer.comm;
+    in.layer_forward_seconds = one_layer.forward_seconds;
+    in.layer_backward_seconds = one_layer.backward_seconds;
     in.pp = pp_comm(scenario, layout);
-    if (scenario.model.is_moe()) in.ep = ep_layer_comm(scenario, layout);
     in.stage = heaviest_stage_params(memory_constants_of_scenario, layout.pp, layout.tp, layout.ep * layout.etp);
     in.dp = dp_comm(scenario, layout, in.stage.dense_per_gpu(), in.stage_layers, in.microbatches);
     if (in.stage.expert_per_gpu > 0) {  // the routed experts' gradients, over the expert data parallel group
         in.dp = combined(in.dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, cluster.gpus_per_node), in.stage.expert_per_gpu,
                                              in.stage_layers, in.microbatches));
     }
-    in.comm = layer_comm(scenario, layout, layer, in.tp, in.cp);
-    add_ep_comm(in.comm, scenario, layout, cost.moe_layer, in.ep);
     in.dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
     in.dp_slowdown = slowdown_of(in.dp_group, cluster);
-    const LayerComm& comm = in.comm;
-
-    // One micro-batch through one layer, each pass with the communication its compute could not hide (the stage's MoE
-    // layers' all-to-alls spread over its mean layer).
-    in.layer_forward_seconds = layer.forward + comm.tp_forward.cost() + comm.cp_forward.cost();
-    in.layer_backward_seconds = layer.recompute + comm.tp_recompute.cost() + comm.cp_recompute.cost() + layer.backward_input +
-                                layer.backward_weight + comm.tp_backward.cost() + comm.cp_backward.cost();
-    if (in.moe_share > 0) {
-        in.layer_forward_seconds += in.moe_share * comm.ep_forward.cost();
-        in.layer_backward_seconds += in.moe_share * (comm.ep_recompute.cost() + comm.ep_backward.cost());
-    }
 
     // ZeRO-3 gathers each layer's weights forward and backward and reduce-scatters its gradients, every micro-batch;
     // prefetching one layer ahead hides a gather behind the layer before it, except the first.

@@ -79,6 +79,18 @@ struct StepInputs {
     double moe_share = 0;               // the share of that stage's layers with routed experts
     EpComm ep;                          // one MoE layer, one micro-batch
 };
+// One layer of the heaviest stage, one micro-batch: its mean kernels (dense and MoE layers) with the TP, CP and EP
+// communication they could not hide. What step_inputs times each layer at, and what bounds a search's step from below.
+struct LayerStepSeconds {
+    TpComm tp;
+    CpComm cp;
+    EpComm ep;
+    LayerComm comm;
+    double forward_seconds = 0;
+    double backward_seconds = 0;  // recompute included
+};
+LayerStepSeconds layer_step_seconds(const Scenario&, const Layout&, const LayerCost&, const PassSeconds& mean_layer, double moe_share);
+
 StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&);
 // The same with the scenario's memory constants already known: a search computes them once, not per layout.
 StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&, const MemoryConstants&);
