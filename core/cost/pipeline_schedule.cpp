@@ -482,6 +482,7 @@ private:
     int virtual_stages_;
     OpDurations durations_;
 };
+
 // DualPipe's chunk times: its chunk is one L/p share, DualPipeV's half of one (its PP is 2p stages).
 struct ChunkSeconds {
     double forward, backward, weight_grad, forward_backward;  // backward: the whole chunk, B + W
