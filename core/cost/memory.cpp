@@ -559,6 +559,8 @@ void fill_memory_bases(MemoryBasis* bases, const int* zeros, int count, const Me
             basis.middle_state_bytes = at_middle.state_bytes;
             basis.middle_per_microbatch = middle_per_microbatch;
             basis.middle_activations_per_microbatch = at_middle.activations_bytes;
+        } else {
+            basis.middle_peak_bytes = basis.middle_state_bytes = basis.middle_per_microbatch = basis.middle_activations_per_microbatch = 0;
         }
     }
 }

@@ -119,6 +119,7 @@ struct MemoryBasis {
 };
 MemoryBasis memory_basis(const MemoryConstants&, const Layout&);
 // The same for ZeRO 0 to 3 of one layout (its zero ignored), the layer's bytes worked out once: what a search tries in a row.
+// Every field of the 4 is written, so a search may reuse one array.
 void memory_bases_by_zero(const MemoryConstants&, const Layout&, MemoryBasis (&bases)[4]);
 inline MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout) { return memory_basis(memory_constants(scenario), layout); }
 

@@ -322,10 +322,9 @@ ScheduleGraph build_schedule_graph(const ScheduleParams& params) {
     }
     // A forward waits on the stage before's forward; a backward on its own forward and, but on the last stage, on the
     // stage after's backward; a W on its own B.
-    const auto add_inputs = [&](const PlannedOp& slot, ScheduleGraph::Cell& cell) {
+    const auto add_inputs = [&](const PlannedOp& slot, int device, ScheduleGraph::Cell& cell) {
         const auto add = [&](std::uint32_t input, int from_stage) {
-            const bool crosses = device_of(params, from_stage, slot.microbatch) != device_of(params, slot.virtual_stage, slot.microbatch);
-            cell.crossing[cell.input_count] = crosses ? 1 : 0;
+            cell.crossing[cell.input_count] = device_of(params, from_stage, slot.microbatch) != device ? 1 : 0;
             cell.inputs[cell.input_count++] = input;
         };
         const int stage = slot.virtual_stage, j = slot.microbatch;
@@ -347,9 +346,31 @@ ScheduleGraph build_schedule_graph(const ScheduleParams& params) {
     };
     std::vector<int> class_of_key(16 + 16 * 16, -1);
 
-    // List scheduling with readiness alone: a device places its next ops while their inputs are placed; placing an op
-    // can only unblock the devices next to it.
-    std::vector<char> placed(slots.size(), 0);
+    // Each cell, with its inputs, made once at its first slot (the readiness loop below may look at a cell many times).
+    const std::uint32_t past_last = static_cast<std::uint32_t>(slots.size());
+    std::vector<ScheduleGraph::Cell> cell_at(slots.size());
+    for (int device = 0; device < stages; ++device) {
+        for (std::size_t at = orders.begin[device]; at < orders.begin[device + 1];) {
+            ScheduleGraph::Cell& cell = cell_at[at];
+            cell.slot = static_cast<std::uint32_t>(at);
+            cell.device = static_cast<std::uint32_t>(device);
+            cell.count = slots[at].overlaps_next ? 2 : 1;
+            for (std::size_t k = 0; k < cell.count; ++k) add_inputs(slots[at + k], device, cell);
+            for (int i = cell.input_count; i < 3; ++i) cell.inputs[i] = past_last;
+            const int key = cell.count == 2 ? 16 + duration_key(slots[at]) * 16 + duration_key(slots[at + 1]) : duration_key(slots[at]);
+            if (class_of_key[key] < 0) {
+                class_of_key[key] = static_cast<int>(graph.duration_slots.size());
+                graph.duration_slots.push_back(static_cast<std::uint32_t>(at));
+            }
+            cell.duration_class = static_cast<std::uint16_t>(class_of_key[key]);
+            at += cell.count;
+        }
+    }
+
+    // List scheduling with readiness alone: a device places its next cells while their inputs are placed; placing a
+    // cell can only unblock the devices next to it. An unused input names the slot past the last, placed from the start.
+    std::vector<char> placed(slots.size() + 1, 0);
+    placed[past_last] = 1;
     std::vector<std::size_t> next(orders.begin.begin(), orders.begin.end() - 1);
     std::vector<int> to_visit;
     std::vector<char> queued(stages, 1);
@@ -362,24 +383,11 @@ ScheduleGraph build_schedule_graph(const ScheduleParams& params) {
         queued[device] = 0;
         bool placed_here = false;
         while (next[device] < orders.begin[device + 1]) {
-            const std::size_t at = next[device];
-            ScheduleGraph::Cell cell;
-            cell.slot = static_cast<std::uint32_t>(at);
-            cell.device = static_cast<std::uint32_t>(device);
-            cell.count = slots[at].overlaps_next ? 2 : 1;
-            for (std::size_t k = 0; k < cell.count; ++k) add_inputs(slots[at + k], cell);
-            bool ready = true;
-            for (int i = 0; i < cell.input_count; ++i) ready = ready && placed[cell.inputs[i]];
-            if (!ready) break;
-            for (int i = cell.input_count; i < 3; ++i) cell.inputs[i] = static_cast<std::uint32_t>(slots.size());
-            const int key = cell.count == 2 ? 16 + duration_key(slots[at]) * 16 + duration_key(slots[at + 1]) : duration_key(slots[at]);
-            if (class_of_key[key] < 0) {
-                class_of_key[key] = static_cast<int>(graph.duration_slots.size());
-                graph.duration_slots.push_back(static_cast<std::uint32_t>(at));
-            }
-            cell.duration_class = static_cast<std::uint16_t>(class_of_key[key]);
+            const ScheduleGraph::Cell& cell = cell_at[next[device]];
+            if (!(placed[cell.inputs[0]] & placed[cell.inputs[1]] & placed[cell.inputs[2]])) break;
             graph.cells.push_back(cell);
-            for (std::size_t k = 0; k < cell.count; ++k) placed[at + k] = 1;
+            placed[cell.slot] = 1;
+            placed[cell.slot + cell.count - 1] = 1;
             next[device] += cell.count;
             placed_count += cell.count;
             placed_here = true;
@@ -660,11 +668,13 @@ ScheduleTimeline run_schedule(const ScheduleParams& params, bool keep_ops) {
         const double start = std::max(device_free[device], ready);
         const double duration = durations[cell.duration_class];
         const double end = start + duration;
-        for (std::uint32_t k = 0; k < cell.count; ++k) {
-            ends[cell.slot + k] = end;
-            idle_gaps[device] += std::max(0.0, start - previous_end[device]);
-            previous_end[device] = std::max(previous_end[device], end);
-            if (keep_ops) {
+        // An F&B cell's second half starts where its first does, before the first ends: it adds no gap.
+        ends[cell.slot] = end;
+        ends[cell.slot + cell.count - 1] = end;
+        idle_gaps[device] += std::max(0.0, start - previous_end[device]);
+        previous_end[device] = std::max(previous_end[device], end);
+        if (keep_ops) {
+            for (std::uint32_t k = 0; k < cell.count; ++k) {
                 const PlannedOp& one = slots[cell.slot + k];
                 PipelineOp& op = timeline.ops[cell.slot + k];
                 op = PipelineOp{static_cast<int>(device), chunk_of(params, one.virtual_stage, one.microbatch), one.microbatch, one.kind, start, duration};

@@ -65,14 +65,18 @@ private:
     }
 
     Maps& maps_of(int ep, int etp) {
-        for (auto& [experts, maps] : by_experts_) if (experts == std::make_pair(ep, etp)) return maps;
-        by_experts_.emplace_back(std::make_pair(ep, etp), Maps{});
-        return by_experts_.back().second;
+        const std::pair<int, int> experts{ep, etp};
+        if (last_ != nullptr && last_->first == experts) return last_->second;  // the search asks for one EP many times in a row
+        last_ = nullptr;
+        for (auto& entry : by_experts_) if (entry.first == experts) last_ = &entry;
+        if (last_ == nullptr) last_ = &by_experts_.emplace_back(experts, Maps{});
+        return last_->second;
     }
 
     const Scenario& scenario_;
     bool attention_core_;
     std::deque<std::pair<std::pair<int, int>, Maps>> by_experts_;  // deque: stable references
+    std::pair<std::pair<int, int>, Maps>* last_ = nullptr;          // the entry found last
 };
 
 // The expert-parallel degrees a stage of tp x cp x dp GPUs can take: 1 for a dense model; for one with experts, each
@@ -218,18 +222,27 @@ double step_lower_bound(const LayerStepSeconds& layer, double weight_grad_second
            least_idle_seconds(layer, weight_grad_seconds, mean_layers, pp, microbatches, most_chunks);
 }
 
-// The in-flight micro-batches a schedule keeps on the first and the last device, in whole-stage activations: with the
-// state, what decides whether it fits.
-MemoryEstimate memory_at(const MemoryBasis& memory, ScheduleKind kind, int pp, int microbatches, int virtual_stages) {
+// The in-flight micro-batches a schedule keeps on the first, the last and (when the basis has one) the middle device,
+// in whole-stage activations: with the state, what decides whether it fits. The same for every ZeRO stage.
+struct Inflight {
+    double first = 0, last = 0, middle = -1;
+};
+
+Inflight inflight_of(ScheduleKind kind, int pp, int microbatches, int virtual_stages, int middle_stage) {
     ScheduleParams params;
     params.kind = kind;
     params.stages = pp;
     params.microbatches = microbatches;
     params.virtual_chunks = virtual_stages;
     const double chunks = virtual_stages;
-    return memory.at(closed_form_peak_inflight_on(params, 0) / chunks, closed_form_peak_inflight_on(params, pp - 1) / chunks,
-                     memory.middle_stage > 0 ? closed_form_peak_inflight_on(params, memory.middle_stage) / chunks : -1.0);
+    Inflight inflight;
+    inflight.first = closed_form_peak_inflight_on(params, 0) / chunks;
+    inflight.last = closed_form_peak_inflight_on(params, pp - 1) / chunks;
+    if (middle_stage > 0) inflight.middle = closed_form_peak_inflight_on(params, middle_stage) / chunks;
+    return inflight;
 }
+
+bool fits_with(const MemoryBasis& memory, const Inflight& inflight) { return memory.at(inflight.first, inflight.last, inflight.middle).fits; }
 
 }  // namespace
 
@@ -253,6 +266,8 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     Plan plan;
     std::vector<Candidate> candidates;
     std::vector<std::vector<int>> chunk_counts_by_pp(model.layers + 1);
+    std::vector<Inflight> interleaved_inflight;  // per chunk count of the layout at hand, as far as its fit checks went
+    MemoryBasis bases[4];                        // the layout at hand's, per ZeRO stage (each field rewritten per layout)
     Layout layout;
     for (int tp : divisors_of(model.heads)) {
         if (tp > options.max_tp || gpus % tp != 0) continue;
@@ -287,16 +302,27 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                             const LayerCost* cost = nullptr;
                             PassSeconds stage_layer;       // the stage's mean layer: its kernels
                             LayerStepSeconds timed_layer;  // and with the communication they cannot hide
-                            MemoryBasis bases[4];
                             memory_bases_by_zero(memory_constants_of_scenario, layout, bases);
+                            // The schedules' in-flight counts, worked out once for the 4 ZeRO stages (interleaving's as needed).
+                            const int middle_stage = bases[0].middle_stage;
+                            const Inflight one_f_one_b = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1, middle_stage);
+                            const Inflight zb_h1 = pp > 1 ? inflight_of(ScheduleKind::zb_h1, pp, microbatches, 1, middle_stage) : Inflight{};
+                            interleaved_inflight.clear();
+                            const auto interleaved_at = [&](std::size_t i) -> const Inflight& {
+                                while (interleaved_inflight.size() <= i) {
+                                    interleaved_inflight.push_back(
+                                        inflight_of(ScheduleKind::interleaved, pp, microbatches, chunk_counts[interleaved_inflight.size()], middle_stage));
+                                }
+                                return interleaved_inflight[i];
+                            };
                             for (int zero = 0; zero <= 3; ++zero) {
                                 layout.zero = zero;
                                 plan.layouts_considered += schedules;
                                 const MemoryBasis& memory = bases[zero];
                                 // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the
                                 // last; interleaving more on both): when it does not fit, no schedule does.
-                                if (!memory_at(memory, ScheduleKind::one_f_one_b, pp, microbatches, 1).fits) continue;
-                                const bool zb_fits = pp > 1 && memory_at(memory, ScheduleKind::zb_h1, pp, microbatches, 1).fits;
+                                if (!fits_with(memory, one_f_one_b)) continue;
+                                const bool zb_fits = pp > 1 && fits_with(memory, zb_h1);
                                 Candidate candidate;
                                 candidate.layout = layout;
                                 // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
@@ -306,7 +332,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                 if (interleaves) {
                                     candidate.first_fitting_chunks = 0;
                                     while (candidate.first_fitting_chunks < chunk_counts.size() &&
-                                           !memory_at(memory, ScheduleKind::interleaved, pp, microbatches, chunk_counts[candidate.first_fitting_chunks]).fits) {
+                                           !fits_with(memory, interleaved_at(candidate.first_fitting_chunks))) {
                                         ++candidate.first_fitting_chunks;
                                     }
                                 }
