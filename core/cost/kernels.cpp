@@ -340,10 +340,11 @@ public:
         memory(KernelId::final_norm, KernelPass::backward_input, MemoryClass::norm, norm_tokens_ * hidden_ * 3.0 * stream_bytes);
     }
 
-    // The kernels built so far; the builder starts a new list (a layer's passes are taken one at a time).
+    // The kernels built so far, in a list of their own size; the builder starts a new list in the same buffer (a
+    // layer's passes are taken one at a time, and a search keeps hundreds of them).
     std::vector<Kernel> take() {
-        std::vector<Kernel> taken;
-        taken.swap(kernels_);
+        std::vector<Kernel> taken(kernels_.begin(), kernels_.end());
+        kernels_.clear();
         return taken;
     }
 

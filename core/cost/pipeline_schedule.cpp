@@ -38,14 +38,31 @@ struct PlannedOp {
     bool overlaps_next = false;  // this forward and the backward in the next slot run as one F&B cell (DualPipe)
 };
 
+// Where the device orders are written: the slots are sized up front (schedule_op_count), so a push is a store, and a
+// push past the end is a planner bug, not bad input.
+class OrderOut {
+public:
+    OrderOut(PlannedOp* next, PlannedOp* end) : next_(next), end_(end) {}
+    void push_back(const PlannedOp& op) {
+        if (next_ == end_) throw std::logic_error("pipeline schedule: more ops than schedule_op_count");
+        *next_++ = op;
+    }
+    PlannedOp& back() { return next_[-1]; }
+    const PlannedOp* next() const { return next_; }
+
+private:
+    PlannedOp* next_;
+    PlannedOp* end_;
+};
+
 // GPipe (Huang et al. 2019): every forward, then every backward, in micro-batch order.
-void plan_gpipe(int device, int microbatches, std::vector<PlannedOp>& order) {
+void plan_gpipe(int device, int microbatches, OrderOut& order) {
     for (int j = 0; j < microbatches; ++j) order.push_back({PipelineOpKind::forward, device, j});
     for (int j = 0; j < microbatches; ++j) order.push_back({PipelineOpKind::backward, device, j});
 }
 
 // PipeDream-Flush 1F1B (Narayanan et al. 2021 sec 2.2.1): p-d-1 warm-up forwards, 1F1B pairs, cool-down backwards.
-void plan_one_f_one_b(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+void plan_one_f_one_b(int device, int stages, int microbatches, OrderOut& order) {
     const int warmup = std::min(stages - device - 1, microbatches);
     for (int j = 0; j < warmup; ++j) order.push_back({PipelineOpKind::forward, device, j});
     for (int k = 0; k < microbatches - warmup; ++k) {
@@ -57,7 +74,7 @@ void plan_one_f_one_b(int device, int stages, int microbatches, std::vector<Plan
 
 // Megatron's interleaved 1F1B (Narayanan et al. 2021 sec 2.2.2): the k-th chunk-op takes micro-batches in groups of
 // p through chunk 0, then chunk 1, ...; backward walks the chunks in reverse; warm-up 2(p-d-1) + (v-1)p.
-void plan_interleaved(int device, int stages, int microbatches, int chunks, std::vector<PlannedOp>& order) {
+void plan_interleaved(int device, int stages, int microbatches, int chunks, OrderOut& order) {
     const int ops_per_group = stages * chunks;
     const auto chunk_op = [&](int k, bool forward) {
         const int in_group = k % ops_per_group;
@@ -78,7 +95,7 @@ void plan_interleaved(int device, int stages, int microbatches, int chunks, std:
 
 // ZB-H1 (Qi et al. 2024 sec 2.1): 1F1B's order of F and B, but device d holds back d weight-gradient passes, so
 // every device keeps p micro-batches in flight and the held-back W fill the tail the B chain leaves idle.
-void plan_zb_h1(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+void plan_zb_h1(int device, int stages, int microbatches, OrderOut& order) {
     const int warmup = std::min(stages - device - 1, microbatches);
     int oldest_pending_w = 0;
     const auto backward_input = [&](int j) {
@@ -107,7 +124,7 @@ public:
         int stage;             // the model stage this chunk computes
         int first_microbatch;  // its micro-batches are first_microbatch .. first_microbatch + per-phase count - 1
     };
-    DualPipeOrder(std::vector<PlannedOp>& order, Phase phase0, Phase phase1) : order_(order), phases_{phase0, phase1} {}
+    DualPipeOrder(OrderOut& order, Phase phase0, Phase phase1) : order_(order), phases_{phase0, phase1} {}
 
     void plan(int distance, int half_devices, int microbatches_per_phase) {
         const int near = distance;                     // h in the README's code
@@ -166,7 +183,7 @@ private:
     }
     int next(int& counter, int phase) const { return phases_[phase].first_microbatch + counter++; }
 
-    std::vector<PlannedOp>& order_;
+    OrderOut& order_;
     Phase phases_[2];
     int forwards_[2] = {0, 0};
     int backwards_[2] = {0, 0};
@@ -175,7 +192,7 @@ private:
 
 // DualPipe: micro-batches 0..m/2-1 enter at device 0 and run stage s on device s; m/2..m-1 enter at device p-1
 // and run stage s on device p-1-s. Phase 0 is the direction entering at the device's nearer end.
-void plan_dualpipe(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+void plan_dualpipe(int device, int stages, int microbatches, OrderOut& order) {
     const int half = stages / 2;
     const int per_direction = microbatches / 2;
     const DualPipeOrder::Phase down{device, 0};                       // entering at device 0
@@ -187,7 +204,7 @@ void plan_dualpipe(int device, int stages, int microbatches, std::vector<Planned
 
 // DualPipeV: 2p stages in a V, stage s on device s going down and stage 2p-1-s on device s coming back; every
 // micro-batch enters and leaves at device 0. Phase 0 is the way down, phase 1 the way back.
-void plan_dualpipe_v(int device, int stages, int microbatches, std::vector<PlannedOp>& order) {
+void plan_dualpipe_v(int device, int stages, int microbatches, OrderOut& order) {
     DualPipeOrder(order, {device, 0}, {2 * stages - 1 - device, 0}).plan(device, stages, microbatches);
 }
 
@@ -199,28 +216,30 @@ struct DeviceOrders {
 
 DeviceOrders plan_orders(const ScheduleParams& params) {
     DeviceOrders orders;
-    orders.slots.reserve(schedule_op_count(params));
+    orders.slots.resize(schedule_op_count(params));
     orders.begin.reserve(params.stages + 1);
+    OrderOut out(orders.slots.data(), orders.slots.data() + orders.slots.size());
     for (int device = 0; device < params.stages; ++device) {
-        orders.begin.push_back(orders.slots.size());
+        orders.begin.push_back(static_cast<std::size_t>(out.next() - orders.slots.data()));
         switch (params.kind) {
-            case ScheduleKind::naive: plan_gpipe(device, 1, orders.slots); break;
-            case ScheduleKind::gpipe: plan_gpipe(device, params.microbatches, orders.slots); break;
+            case ScheduleKind::naive: plan_gpipe(device, 1, out); break;
+            case ScheduleKind::gpipe: plan_gpipe(device, params.microbatches, out); break;
             case ScheduleKind::one_f_one_b:
-                plan_one_f_one_b(device, params.stages, params.microbatches, orders.slots);
+                plan_one_f_one_b(device, params.stages, params.microbatches, out);
                 break;
             case ScheduleKind::interleaved:
                 // With one chunk per device the interleaved schedule is plain 1F1B (Megatron only interleaves v > 1).
                 if (params.virtual_chunks == 1)
-                    plan_one_f_one_b(device, params.stages, params.microbatches, orders.slots);
+                    plan_one_f_one_b(device, params.stages, params.microbatches, out);
                 else
-                    plan_interleaved(device, params.stages, params.microbatches, params.virtual_chunks, orders.slots);
+                    plan_interleaved(device, params.stages, params.microbatches, params.virtual_chunks, out);
                 break;
-            case ScheduleKind::zb_h1: plan_zb_h1(device, params.stages, params.microbatches, orders.slots); break;
-            case ScheduleKind::dualpipe: plan_dualpipe(device, params.stages, params.microbatches, orders.slots); break;
-            case ScheduleKind::dualpipe_v: plan_dualpipe_v(device, params.stages, params.microbatches, orders.slots); break;
+            case ScheduleKind::zb_h1: plan_zb_h1(device, params.stages, params.microbatches, out); break;
+            case ScheduleKind::dualpipe: plan_dualpipe(device, params.stages, params.microbatches, out); break;
+            case ScheduleKind::dualpipe_v: plan_dualpipe_v(device, params.stages, params.microbatches, out); break;
         }
     }
+    if (out.next() != orders.slots.data() + orders.slots.size()) throw std::logic_error("pipeline schedule: fewer ops than schedule_op_count");
     orders.begin.push_back(orders.slots.size());
     return orders;
 }

@@ -284,6 +284,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                 layout.dp = dp;
                 const PipelineSplit split = pipeline_split(scenario, pp);
                 const int stage_layers = split.most_layers();
+                const int first_missing = stage_layers - split.layers_on(0), last_missing = stage_layers - split.layers_on(pp - 1);
                 const int max_virtual = options.max_virtual_stages > 0 ? std::min(split.places() / pp, options.max_virtual_stages) : split.places() / pp;
                 // Interleaving needs the busiest stage's places split into v equal chunks (check_layout's rule).
                 std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
@@ -344,9 +345,8 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                 }
                                 candidate.cost = cost;
                                 const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
-                                candidate.lower_bound = step_lower_bound(timed_layer, stage_layer.backward_weight, stage_layers,
-                                                                         stage_layers - split.layers_on(0), stage_layers - split.layers_on(pp - 1), pp,
-                                                                         microbatches, interleaving_fits ? chunk_counts.back() : 1);
+                                candidate.lower_bound = step_lower_bound(timed_layer, stage_layer.backward_weight, stage_layers, first_missing,
+                                                                         last_missing, pp, microbatches, interleaving_fits ? chunk_counts.back() : 1);
                                 candidates.push_back(candidate);
                             }
                         }
