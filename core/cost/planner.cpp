@@ -67,9 +67,8 @@ private:
     Maps& maps_of(int ep, int etp) {
         const std::pair<int, int> experts{ep, etp};
         if (last_ != nullptr && last_->first == experts) return last_->second;  // the search asks for one EP many times in a row
-        last_ = nullptr;
-        for (auto& entry : by_experts_) if (entry.first == experts) last_ = &entry;
-        if (last_ == nullptr) last_ = &by_experts_.emplace_back(experts, Maps{});
+        const auto found = std::find_if(by_experts_.begin(), by_experts_.end(), [&](const auto& entry) { return entry.first == experts; });
+        last_ = found != by_experts_.end() ? &*found : &by_experts_.emplace_back(experts, Maps{});
         return last_->second;
     }
 
