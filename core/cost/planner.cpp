@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -36,19 +37,33 @@ class LayerCostCache {
 public:
     explicit LayerCostCache(const Scenario& scenario)
         : scenario_(scenario), attention_core_(!scenario.train.flash_attention) {}  // selective recompute is searched without flash
-    const LayerCost& get(const LayerSplit& split) {
+    struct Entry {
+        LayerCost cost;
+        std::optional<LayerStepSeconds> dense_step;  // dense_step's, once asked for
+    };
+
+    const LayerCost& get(const LayerSplit& split) { return entry_of(split).cost; }
+
+    Entry& entry_of(const LayerSplit& split) {
         const std::uint64_t key = key_of(split) | static_cast<std::uint64_t>(split.recompute);
-        std::unordered_map<std::uint64_t, LayerCost>& costs = maps_of(split.ep, split.etp).costs;
+        std::unordered_map<std::uint64_t, Entry>& costs = maps_of(split.ep, split.etp).costs;
         auto found = costs.find(key);
         if (found == costs.end()) {
-            found = costs.emplace(key, layer_cost_of(passes_of(split), split.recompute, false)).first;
+            found = costs.emplace(key, Entry{layer_cost_of(passes_of(split), split.recompute, false), std::nullopt}).first;
         }
         return found->second;
     }
 
+    // A dense layer's time with the TP and CP communication it cannot hide depends on its split alone (TP's and CP's
+    // groups sit by tp and cp, and the GPU count is the search's): worked out once per split and recompute, not per layout.
+    const LayerStepSeconds& dense_step(Entry& entry, const Layout& layout) {
+        if (!entry.dense_step) entry.dense_step = layer_step_seconds(scenario_, layout, entry.cost, entry.cost.layer, 0.0);
+        return *entry.dense_step;
+    }
+
 private:
     struct Maps {
-        std::unordered_map<std::uint64_t, LayerCost> costs;
+        std::unordered_map<std::uint64_t, Entry> costs;
         std::unordered_map<std::uint64_t, SplitPasses> passes;  // keyed without the recompute
     };
 
@@ -338,9 +353,11 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
                                 }
                                 plan.layouts_fitting += 1 + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
                                 if (cost == nullptr) {
-                                    cost = &costs.get(split_of(layout));
+                                    LayerCostCache::Entry& entry = costs.entry_of(split_of(layout));
+                                    cost = &entry.cost;
                                     stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
-                                    timed_layer = layer_step_seconds(scenario, layout, *cost, stage_layer, moe_share[pp]);
+                                    timed_layer = model.is_moe() ? layer_step_seconds(scenario, layout, *cost, stage_layer, moe_share[pp])
+                                                                 : costs.dense_step(entry, layout);
                                 }
                                 candidate.cost = cost;
                                 const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
