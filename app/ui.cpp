@@ -551,6 +551,19 @@ void sidebar_strip(UiSession& session) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the scenario sidebar (Ctrl+B)");
 }
 
+// Whether every visible panel's full title fits in `width` as a tab with its close button (ImGui's TabItemCalcSize:
+// the label, the frame padding each side, the close button, and the spacing between tabs).
+bool tab_titles_fit(const AppState& state, float width) {
+    const ImGuiStyle& style = ImGui::GetStyle();
+    float needed = 0;
+    for (std::size_t i = 0; i < state.panels.size(); ++i) {
+        if (!state.visible[i]) continue;
+        needed += ImGui::CalcTextSize(state.panels[i].title).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x + ImGui::GetFontSize() +
+                  style.ItemInnerSpacing.x;
+    }
+    return needed <= width;
+}
+
 }  // namespace
 
 bool sidebar_folded(const UiSession& session, float window_width_em) {
@@ -580,6 +593,7 @@ std::string start_presentation(AppState& state, UiSession& session) {
     session.welcome = false;
     return begin_presentation(state, presentation);
 }
+
 
 void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, bool exporting) {
     if (!exporting) keyboard(state, session, requests);
@@ -625,13 +639,20 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
     ImGui::SetNextWindowSize(ImVec2(size.x - sidebar_width, size.y));
     if (ImGui::Begin("Panels", nullptr, kFixedWindow | ImGuiWindowFlags_NoTitleBar)) {
         welcome_line(session);
-        // Tabs shrink (their titles end in an ellipsis) rather than scroll out of sight.
+        // Full titles when they fit on one row, else the short ones ("Stack", the full title on hover); tabs that still
+        // do not fit shrink rather than scroll out of sight. The ID is the panel's name, so the label may change.
+        const bool full_titles = tab_titles_fit(state, ImGui::GetContentRegionAvail().x);
         if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyResizeDown)) {
             for (std::size_t i = 0; i < state.panels.size(); ++i) {
                 if (!state.visible[i]) continue;
                 bool open = true;
                 const ImGuiTabItemFlags flags = state.select_panel_request == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
-                if (ImGui::BeginTabItem(state.panels[i].title, &open, flags)) {
+                const widgets::PanelDef& panel = state.panels[i];
+                const bool short_title = !full_titles && panel.tab_title != nullptr;
+                const std::string label = std::string(short_title ? panel.tab_title : panel.title) + "###" + panel.name;
+                const bool selected = ImGui::BeginTabItem(label.c_str(), &open, flags);
+                if (short_title && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", panel.title);
+                if (selected) {
                     state.current_panel = static_cast<int>(i);
                     ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
                     draw_panel_body(state, static_cast<int>(i), exporting, &requests);

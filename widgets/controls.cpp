@@ -20,15 +20,15 @@
 #include <type_traits>
 
 namespace widgets {
-// In figure mode (a clean exported figure) every control below draws nothing and returns false.
-namespace {
 
-
-// A combo's preview as it fits its box (left of the arrow button): shortened with an ellipsis, never cut mid-letter.
 std::string fitted_preview(const char* preview) {
     const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2.0f * ImGui::GetStyle().FramePadding.x;
     return fit_text(preview, std::max(0.0f, room));
 }
+
+// In figure mode (a clean exported figure) every control below draws nothing and returns false.
+namespace {
+
 
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 // explain(item), when given, attaches a hover note to each entry (what the catalog holds for it, and from where).

@@ -11,6 +11,10 @@
 
 namespace widgets {
 
+// A combo's preview as it fits the next combo's box (left of its arrow button): shortened with an ellipsis, never cut
+// mid-letter. Set the item width first.
+std::string fitted_preview(const char* preview);
+
 // What the last control's edit changed besides its own field, or why it was refused. Shown under that control only (the
 // same label elsewhere is another control), and only while the scenario is still the one the edit left.
 struct EditFeedback {

@@ -67,6 +67,7 @@ struct PanelDef {
     const char* name;                // "stack": the View menu and `export --panel` use it
     const char* title;               // "The 16-byte stack"
     std::function<void(PanelContext&)> draw;
+    const char* tab_title = nullptr;  // "Stack": the tab's label when the full titles do not fit the window (null: title)
 };
 
 // "Save trace": asks the app to write the scenario's modelled step as a Chrome trace (pipeline and anatomy panels).

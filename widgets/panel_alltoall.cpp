@@ -583,7 +583,7 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
 
 PanelDef make_alltoall_panel() {
     auto state = std::make_shared<AllToAllPanelState>();
-    return {"alltoall", "All-to-all (experts)", [state](PanelContext& ctx) { draw_alltoall_panel(*state, ctx); }};
+    return {"alltoall", "All-to-all (experts)", [state](PanelContext& ctx) { draw_alltoall_panel(*state, ctx); }, "All-to-all"};
 }
 
 }  // namespace widgets

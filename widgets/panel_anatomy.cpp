@@ -751,7 +751,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
 
 PanelDef make_anatomy_panel() {
     auto state = std::make_shared<AnatomyPanelState>();
-    return {"anatomy", "Anatomy of a step", [state](PanelContext& ctx) { draw_anatomy_panel(*state, ctx); }};
+    return {"anatomy", "Anatomy of a step", [state](PanelContext& ctx) { draw_anatomy_panel(*state, ctx); }, "Anatomy"};
 }
 
 }  // namespace widgets

@@ -862,7 +862,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
 
 PanelDef make_configurator_panel() {
     auto state = std::make_shared<ConfiguratorState>();
-    return {"configurator", "3D configurator", [state](PanelContext& ctx) { draw_configurator(*state, ctx); }};
+    return {"configurator", "3D configurator", [state](PanelContext& ctx) { draw_configurator(*state, ctx); }, "Configurator"};
 }
 
 }  // namespace widgets

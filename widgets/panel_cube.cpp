@@ -597,13 +597,20 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
     const ImVec2 canvas(std::max(8.0f * em, available.x - side_width - ImGui::GetStyle().ItemSpacing.x * 2.0f),
                         std::max(8.0f * em, available.y - hint_height));
     ImGui::BeginGroup();
+    const float group_left = ImGui::GetCursorPosX();
     draw_canvas(state, ctx, canvas);
     if (!ctx.exporting) {
         if (ImGui::SmallButton("Reset view")) state.view = CubeView{};
         ImGui::SameLine();
         ImGui::Checkbox("Name the dots", &state.label_dots);
         ImGui::SameLine();
-        ImGui::TextDisabled("Drag to rotate, wheel to zoom, double-click to reset; hover a dot for its formulas.");
+        // The hint stays under the canvas (a wider group would push the side column out of the window): shortened to
+        // fit, whole on hover.
+        const char* hint = "Drag to rotate, wheel to zoom, double-click to reset; hover a dot for its formulas.";
+        const float room = canvas.x - (ImGui::GetCursorPosX() - group_left);
+        const std::string shown = fit_variant({hint, "Drag to rotate, wheel to zoom", "Drag to rotate"}, room);
+        ImGui::TextDisabled("%s", shown.c_str());
+        if (shown != hint && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint);
     }
     ImGui::EndGroup();
     ImGui::SameLine();
@@ -618,7 +625,7 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
 
 PanelDef make_cube_panel() {
     auto state = std::make_shared<CubePanelState>();
-    return {"cube", "The regime cube", [state](PanelContext& ctx) { draw_cube_panel(*state, ctx); }};
+    return {"cube", "The regime cube", [state](PanelContext& ctx) { draw_cube_panel(*state, ctx); }, "Regimes"};
 }
 
 }  // namespace widgets

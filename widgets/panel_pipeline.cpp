@@ -657,7 +657,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
 
 PanelDef make_pipeline_panel() {
     auto state = std::make_shared<PipelinePanelState>();
-    return {"pipeline", "Pipeline schedules", [state](PanelContext& ctx) { draw_pipeline_panel(*state, ctx); }};
+    return {"pipeline", "Pipeline schedules", [state](PanelContext& ctx) { draw_pipeline_panel(*state, ctx); }, "Pipeline"};
 }
 
 }  // namespace widgets

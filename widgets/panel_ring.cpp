@@ -2,6 +2,7 @@
 #include "core/cost/collectives.h"
 #include "core/model/format.h"
 #include "core/lessons/ring_allreduce.h"
+#include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -333,7 +334,7 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
                                    group ? link_label(*group) : std::string()};
     const int current = static_cast<int>(options.link_choice);
     ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 3.0f, em * 30.0f));
-    if (ImGui::BeginCombo("link", choices[current].c_str())) {
+    if (ImGui::BeginCombo("link", fitted_preview(choices[current].c_str()).c_str())) {
         for (int choice = group ? 3 : 0, shown = 0; shown < (group ? 4 : 3); choice = (choice + 1) % 4, ++shown) {  // the group first
             if (ImGui::Selectable(choices[choice].c_str(), choice == current)) {
                 options.link_choice = static_cast<LinkChoice>(choice);
@@ -582,7 +583,7 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
 
 PanelDef make_ring_panel() {
     auto state = std::make_shared<RingPanelState>();
-    return {"ring", "Ring all-reduce", [state](PanelContext& ctx) { draw_ring_panel(*state, ctx); }};
+    return {"ring", "Ring all-reduce", [state](PanelContext& ctx) { draw_ring_panel(*state, ctx); }, "Ring"};
 }
 
 }  // namespace widgets

@@ -517,7 +517,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
 
 PanelDef make_roofline_panel() {
     auto state = std::make_shared<RooflinePanelState>();
-    return {"roofline", "Roofline", [state](PanelContext& ctx) { draw_roofline_panel(*state, ctx); }};
+    return {"roofline", "Roofline", [state](PanelContext& ctx) { draw_roofline_panel(*state, ctx); }, "Roofline"};
 }
 
 }  // namespace widgets

@@ -198,20 +198,37 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     const float plot_right = origin.x + avail.x - em * 0.5f;
     const float ceiling_lane = ceiling_labels_width(lines) + em * 1.0f;
     const float room = plot_right - ceiling_lane - axis_x;
-    const float column_width = std::clamp(room * 0.12f, em * 3.0f, em * 8.0f);
+    // Columns give way to their labels: as wide as a tenth of the room, but narrow enough (down to 3 em) that the widest
+    // row of a column that cannot run into the ceilings' lane ("fragmentation 77.6 GB") fits beside it.
+    float widest_row = 0;
+    for (std::size_t c = 0; c + 1 < columns.size(); ++c) {
+        for (const StackedBlock& block : columns[c].blocks) {
+            if (!block.visible) continue;
+            const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
+            widest_row = std::max(widest_row, em * 1.5f + ImGui::CalcTextSize(block.label.c_str()).x + value_width);  // swatch and gaps: 1.5 em
+        }
+    }
+    const float column_for_rows = (room - columns.size() * (widest_row + em * 0.6f)) / columns.size() - em * 1.5f;
+    const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * 3.0f, em * 8.0f);
     const float lane_width = (room - 2.0f * (column_width + em * 1.5f)) / 2.0f;
 
     const float y_top = origin.y + line * 6.3f;
     const float y_bottom = origin.y + avail.y - em * 0.8f;
     const StackAxis axis = make_stack_axis(axis_content_bytes, ceilings.empty() ? 0.0 : ceilings.back().hbm_bytes, y_bottom, y_top);
     draw_stack_axis(draw, axis, axis_x, plot_right, "bytes (1 GB = 10^9 B)");
-    draw_ceilings(draw, axis, lines, axis_x, plot_right);
+    const std::vector<std::pair<float, float>> ceiling_rows = draw_ceilings(draw, axis, lines, axis_x, plot_right);
 
     int hovered_column = -1, hovered_block = -1;
     for (std::size_t c = 0; c < columns.size(); ++c) {
         const ColumnView& column = columns[c];
         const float x_left = axis_x + em * 1.5f + c * (column_width + em * 1.5f + lane_width);
-        ColumnLabels labels{x_left + column_width + em * 1.6f, x_left + column_width + em * 1.5f + lane_width - em * 0.5f};
+        ColumnLabels labels;
+        labels.lane_left = x_left + column_width + em * 1.6f;
+        labels.lane_right = x_left + column_width + em * 1.5f + lane_width - em * 0.5f;
+        if (c + 1 == columns.size()) {  // the last column's rows may use the ceilings' lane where no ceiling label is
+            labels.wide_right = plot_right;
+            labels.busy_rows = ceiling_rows;
+        }
         const int hovered = draw_stacked_column(draw, axis, x_left, column_width, column.blocks, labels, red_from_bytes, hover_enabled);
         if (hovered >= 0) {
             hovered_column = static_cast<int>(c);
@@ -324,7 +341,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
 PanelDef make_stack_panel() {
     auto state = std::make_shared<StackPanelState>();
-    return {"stack", "The 16-byte stack", [state](PanelContext& ctx) { draw_stack_panel(*state, ctx); }};
+    return {"stack", "The 16-byte stack", [state](PanelContext& ctx) { draw_stack_panel(*state, ctx); }, "Stack"};
 }
 
 }  // namespace widgets

@@ -347,7 +347,7 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
 
 PanelDef make_walls_panel() {
     auto state = std::make_shared<WallsPanelState>();
-    return {"walls", "The three walls", [state](PanelContext& ctx) { draw_walls_panel(*state, ctx); }};
+    return {"walls", "The three walls", [state](PanelContext& ctx) { draw_walls_panel(*state, ctx); }, "Walls"};
 }
 
 }  // namespace widgets

@@ -135,7 +135,8 @@ float ceiling_labels_width(const std::vector<HorizontalLine>& lines) {
     return widest;
 }
 
-void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines, float x_left, float x_right) {
+std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines,
+                                                   float x_left, float x_right) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     const float line_height = ImGui::GetTextLineHeight();
@@ -152,6 +153,7 @@ void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<Ho
         }
     }
     // The labels after every line: a close line above (B200 under MI300X) runs behind a label's halo, not across it.
+    std::vector<std::pair<float, float>> rows;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const HorizontalLine& line = lines[i];
         const float y = axis.y_of(line.bytes);
@@ -164,7 +166,10 @@ void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<Ho
             draw->AddLine(ImVec2(text_x - em * 0.3f, text_y + line_height * 0.5f), ImVec2(text_x - em * 1.0f, y), color, em * 0.05f);
         }
         halo_text(draw, font, ImVec2(text_x, text_y), line.emphasised ? colors.text : colors.text_dim, line.label.c_str());
+        // The row its label takes, and the line's own y when a leader line ties the label back to it.
+        rows.push_back({std::min(text_y, y - em * 0.2f), std::max(text_y + line_height, y + em * 0.2f)});
     }
+    return rows;
 }
 
 int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, float width, const std::vector<StackedBlock>& blocks,
@@ -225,12 +230,17 @@ int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, f
         const float y = label_y[k];
         const float anchor_y = std::clamp(centers[k], placed[k].y_high, placed[k].y_low);
         const float lane = labels.lane_left;
+        // The last column's row may run on past its lane where no ceiling label sits on it.
+        const float row_top = y - line_height * 0.6f, row_bottom = y + line_height * 0.6f;
+        const bool row_clear = std::none_of(labels.busy_rows.begin(), labels.busy_rows.end(),
+                                            [&](const std::pair<float, float>& busy) { return busy.first < row_bottom && row_top < busy.second; });
+        const float lane_right = labels.wide_right > labels.lane_right && row_clear ? labels.wide_right : labels.lane_right;
         draw->AddLine(ImVec2(x_right + em * 0.15f, anchor_y), ImVec2(lane - em * 0.2f, y), colors.text_dim, em * 0.05f);
-        draw->PushClipRect(ImVec2(lane, y - line_height), ImVec2(labels.lane_right, y + line_height), true);
+        draw->PushClipRect(ImVec2(lane, y - line_height), ImVec2(lane_right, y + line_height), true);
         const float text_x = lane + swatch + em * 0.35f;
         // The value always shows; a label too long for the lane gives way with an ellipsis.
         const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
-        const std::string label = elided(block.label, labels.lane_right - text_x - value_width - em * 0.45f);
+        const std::string label = elided(block.label, lane_right - text_x - value_width - em * 0.45f);
         const float value_x = text_x + ImGui::CalcTextSize(label.c_str()).x + em * 0.45f;
         // One opaque halo under the whole row, swatch to value: a ceiling line passing behind it never strikes the text.
         draw->AddRectFilled(ImVec2(lane - em * 0.15f, y - line_height * 0.5f), ImVec2(value_x + value_width + em * 0.15f, y + line_height * 0.5f),
@@ -239,7 +249,7 @@ int draw_stacked_column(ImDrawList* draw, const StackAxis& axis, float x_left, f
         draw->AddText(ImVec2(text_x, y - line_height * 0.5f), colors.text, label.c_str());
         draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(value_x, y - line_height * 0.5f), colors.text, block.value.c_str());
         draw->PopClipRect();
-        const bool over_label = mouse.x >= lane && mouse.x < labels.lane_right && std::abs(mouse.y - y) < line_height * 0.55f;
+        const bool over_label = mouse.x >= lane && mouse.x < lane_right && std::abs(mouse.y - y) < line_height * 0.55f;
         if (hover_enabled && over_label) hovered = placed[k].index;
     }
     return hovered;

@@ -7,6 +7,7 @@
 #include <imgui.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace widgets {
@@ -41,6 +42,8 @@ struct StackedBlock {
 struct ColumnLabels {
     float lane_left = 0;      // labels start here (right of the column)
     float lane_right = 0;     // and are clipped here
+    float wide_right = 0;     // > lane_right: a row clear of every busy row may run on to here (the last column)
+    std::vector<std::pair<float, float>> busy_rows;  // screen y ranges taken beyond lane_right (the ceilings' labels)
 };
 
 struct HorizontalLine {
@@ -51,8 +54,10 @@ struct HorizontalLine {
 
 // The room the ceilings' labels need at the right end of their lines.
 float ceiling_labels_width(const std::vector<HorizontalLine>& lines);
-// Dashed ceilings from x_left to x_right, labels right-aligned at x_right (moved apart when they would touch).
-void draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines, float x_left, float x_right);
+// Dashed ceilings from x_left to x_right, labels right-aligned at x_right (moved apart when they would touch). Returns the
+// screen y range of each label's row, for labels that would run on into the ceilings' lane.
+std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines,
+                                                   float x_left, float x_right);
 
 // Draws the blocks bottom-up and their labels; from red_from_bytes up (if > 0 and below the top) the column is marked
 // over budget. Returns the index of the hovered block or label, -1 if none.

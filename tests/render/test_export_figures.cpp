@@ -186,3 +186,34 @@ TEST_CASE("No text is cut with a model with experts: DeepSeek-V3's all-to-all (6
     options.controls = true;  // the EP, ETP, imbalance and node-limit controls too
     check_nothing_cut(options, "clip-moe", 0);
 }
+
+TEST_CASE("At 1280x720 beside the sidebar the tabs name their panels whole and the stack's labels are whole, not cut with an ellipsis",
+          "[render][layout][classroom]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.panels = {"window"};
+    options.width = 1280;
+    options.height = 720;
+    options.out_dir = fresh_directory("window-1280");
+    std::vector<std::vector<widgets::DrawnText>> texts;
+    options.texts_out = &texts;
+    REQUIRE(app::run_export(options).empty());
+    REQUIRE(texts.size() == 1);
+    // The full titles do not fit nine tabs in 1280 px beside the sidebar: the short ones do ("The 16-byt..." before).
+    for (const char* tab : {"Stack", "Walls", "Regimes", "Roofline", "Anatomy", "Ring", "Pipeline", "Configurator", "All-to-all"}) {
+        INFO(tab);
+        CHECK(drew(texts[0], tab));
+    }
+    CHECK_FALSE(drew(texts[0], "The 16-byt"));
+    // Both columns' longest rows ("fragmentat..." and "NCCL, buck..." before the columns gave way to their labels).
+    for (const char* label : {"fragmentation", "NCCL, buckets", "logits + loss"}) {
+        INFO(label);
+        CHECK(drew(texts[0], label));
+    }
+    for (const widgets::DrawnText& text : texts[0]) {
+        // The sidebar's and the panel's controls may shorten a combo's preview ("bf16 mixed + fp32 master + ..."): by design.
+        if (text.window.find("Panels") == std::string::npos || text.window.find("controls") != std::string::npos) continue;
+        const bool elided_label = text.text.find("\xE2\x80\xA6") != std::string::npos;
+        if (elided_label) FAIL_CHECK("shortened: " << describe(text));
+    }
+}
