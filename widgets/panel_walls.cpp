@@ -295,8 +295,9 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
     // the same family, at its exact parameter count.
     PlotVLine("##slider", state.walls.params, palette().text_dim, 0.07f, 0.3f);
     const MarkerShape marker = state.at_scenario_size ? MarkerShape::ring : MarkerShape::circle;
-    PlotLegendMarker(state.at_scenario_size ? "the scenario's model (lines: its family scaled)" : "the slider's size", palette().text_dim,
-                     marker);
+    // The long form where the legend has room for it; a narrow plot (1280 px beside the sidebar) would cut it mid-phrase.
+    const std::string scenario_marker = fit_variant({"the scenario's model (lines: its family scaled)", "the scenario's model"}, (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x) * 0.45f);
+    PlotLegendMarker(state.at_scenario_size ? scenario_marker.c_str() : "the slider's size", palette().text_dim, marker);
     const int count = static_cast<int>(curves.params.size());
     for (int w = 0; w < core::wall_count; ++w) {
         const core::Wall& wall = state.walls.walls[w];
