@@ -594,7 +594,6 @@ std::string start_presentation(AppState& state, UiSession& session) {
     return begin_presentation(state, presentation);
 }
 
-
 void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, bool exporting) {
     if (!exporting) keyboard(state, session, requests);
     for (const std::string& path : session.dropped_paths) {

@@ -29,7 +29,6 @@ std::string fitted_preview(const char* preview) {
 // In figure mode (a clean exported figure) every control below draws nothing and returns false.
 namespace {
 
-
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 // explain(item), when given, attaches a hover note to each entry (what the catalog holds for it, and from where).
 template <typename Item, typename Name, typename Same, typename EditOf, typename Explain = std::nullptr_t>

@@ -198,7 +198,7 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     const float plot_right = origin.x + avail.x - em * 0.5f;
     const float ceiling_lane = ceiling_labels_width(lines) + em * 1.0f;
     const float room = plot_right - ceiling_lane - axis_x;
-    // Columns give way to their labels: as wide as a tenth of the room, but narrow enough (down to 3 em) that the widest
+    // Columns give way to their labels: up to an eighth of the room, but narrow enough (down to 3 em) that the widest
     // row of a column that cannot run into the ceilings' lane ("fragmentation 77.6 GB") fits beside it.
     float widest_row = 0;
     for (std::size_t c = 0; c + 1 < columns.size(); ++c) {
