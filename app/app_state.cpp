@@ -2,7 +2,7 @@
 
 #include "app/files.h"
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/scenario_json.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
 // Everything the window shows: the scenario being edited, the last valid one and its Report, the panels and their clocks.
-#include "core/cost/explain.h"
-#include "core/cost/report.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"

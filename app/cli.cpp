@@ -12,7 +12,7 @@
 #include "app/size_command.h"
 #include "app/window.h"
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "widgets/panel.h"
 
 #include <CLI/CLI.hpp>

@@ -1,8 +1,8 @@
 #include "app/cost_command.h"
 
-#include "core/cost/budget_text.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/explain.h"
+#include "core/cost/report/budget_text.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/explain.h"
 #include "core/model/format.h"
 #include "core/model/scenario_edits.h"
 

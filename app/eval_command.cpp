@@ -1,9 +1,9 @@
 #include "app/eval_command.h"
 
 #include "core/model/layout.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/explain.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report_json.h"
 #include "core/lessons/walls.h"
 #include "core/model/format.h"
 

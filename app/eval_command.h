@@ -2,7 +2,7 @@
 // `shardscope eval SCENARIO.json [--json | --table]`: every figure of the Report, the three walls and the serving
 // figures, as an aligned table on a terminal or as JSON (today's keys, then "walls" and "serving").
 #include "app/table.h"
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 
 #include <string>

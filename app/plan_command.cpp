@@ -1,7 +1,7 @@
 #include "app/plan_command.h"
 
-#include "core/cost/plan_rows.h"
-#include "core/cost/planner.h"
+#include "core/cost/search/plan_rows.h"
+#include "core/cost/search/planner.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // `shardscope plan SCENARIO.json [--top N] [--json | --csv | --table]`: the planner's ranking, near-duplicates folded
-// (core/cost/plan_rows.h), as an aligned table on a terminal, JSON otherwise, or CSV with one row per layout and the
+// (core/cost/search/plan_rows.h), as an aligned table on a terminal, JSON otherwise, or CSV with one row per layout and the
 // same columns as the JSON ranking's entries.
 #include "app/table.h"
 #include "core/model/layout.h"

@@ -2,7 +2,7 @@
 
 #include "app/cost_command.h"
 #include "app/plan_command.h"
-#include "core/cost/sizing.h"
+#include "core/cost/search/sizing.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 

@@ -1,8 +1,8 @@
 #include "app/trace_command.h"
 
 #include "app/files.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/trace.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/trace.h"
 #include "core/model/format.h"
 
 #include <cstdio>

@@ -1,7 +1,7 @@
 #pragma once
-// `shardscope trace SCENARIO.json [--out FILE]`: the modelled step as Chrome trace-event JSON (core/cost/trace.h) for
+// `shardscope trace SCENARIO.json [--out FILE]`: the modelled step as Chrome trace-event JSON (core/cost/report/trace.h) for
 // Perfetto or chrome://tracing; the pipeline panel's "Save trace..." writes the same file.
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 
 #include <string>

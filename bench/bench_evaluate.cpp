@@ -1,6 +1,6 @@
 // BM_Evaluate: one full core::evaluate of Llama 3 405B on 16,384 H100s. Target: under 20 us.
 #include "bench/bench_scenarios.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,7 +1,7 @@
 // BM_SizeCluster: plan --size for issue 20's question, a 7B model on 140B tokens within 14 days, over the whole catalog
 // at 1 to 4,096 GPUs, on one thread (the command and the configurator share the searches out over the cores).
 // Target: under 2 s of CPU, so the command answers in seconds and the configurator's plot within a few.
-#include "core/cost/sizing.h"
+#include "core/cost/search/sizing.h"
 #include "core/model/scenario_json.h"
 
 #include <benchmark/benchmark.h>

@@ -4,8 +4,8 @@
 // directory: keep that one outside the repository; a failing input goes into tests/fuzz/ by hand, with its regression test).
 // An input may carry a Hugging Face config after a line "---": that is what "model.hf_config" loads.
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/report_json.h"
 #include "core/model/scenario_json.h"
 
 #include <nlohmann/json.hpp>

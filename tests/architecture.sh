@@ -20,12 +20,23 @@ forbid_includes core 'widgets/|app/' "core/ includes widgets/ or app/"
 forbid_includes widgets 'app/' "widgets/ includes app/"
 forbid_includes core/model 'core/cost/|core/lessons/' "core/model/ includes core/cost/ or core/lessons/"
 forbid_includes core/cost 'core/lessons/' "core/cost/ includes core/lessons/"
+# The rooms of core/cost, in the order the step flows: each includes only the rooms before it (and core/model).
+#   kernels: what one kernel, collective or schedule costs; memory: what a GPU holds; step: a layout's step put together;
+#   serving: prefill, decode and replicas; report: evaluate and what it writes; search: the planner and sizing.
+cost_rooms=(kernels memory step serving report search)
+for ((i = 0; i < ${#cost_rooms[@]}; i++)); do
+    later=$(IFS='|'; echo "${cost_rooms[*]:i+1}")
+    [ -d "core/cost/${cost_rooms[i]}" ] && [ -n "$later" ] &&
+        forbid_includes "core/cost/${cost_rooms[i]}" "\"core/cost/($later)/" "core/cost/${cost_rooms[i]}/ includes a later room"
+done
+stray=$(find core/cost -maxdepth 1 -type f)
+[ -z "$stray" ] || fail "core/cost keeps its files in rooms (${cost_rooms[*]}):"$'\n'"$stray"
 # Wrapped text breaks at spaces, in one place (widgets/text_wrap.h): ImGui's TextWrapped splits "10.0 QPS" after the '.'.
 hits=$(grep -rn 'ImGui::TextWrapped(' widgets app --include='*.h' --include='*.cpp' || true)
 [ -z "$hits" ] || fail "ImGui::TextWrapped breaks after '.' and ','; use widgets::wrapped_text:"$'\n'"$hits"
 
 # Namespace-scope declarations start in column 0 in this code base: "Type name(args);" on one or more lines.
-for header in core/*/*.h; do
+for header in $(find core -name '*.h' | sort); do
     source="${header%.h}.cpp"
     object="$object_dir/${header%.h}.cpp.o"
     declared=$(sed 's://.*$::' "$header" | tr '\n' ' ' | sed 's/;/;\n/g; s/{/{\n/g; s/}/}\n/g' |

@@ -2,7 +2,7 @@
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
-#include "core/cost/memory.h"
+#include "core/cost/memory/memory.h"
 
 #include <algorithm>
 #include "core/model/layout.h"

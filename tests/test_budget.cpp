@@ -1,9 +1,9 @@
 // Seed 004's budget sentence and guard: GPUs x price per GPU-hour x (modelled run + setup) hours = total, budget - total
 // = buffer; the catalog's rental prices (gpus_and_prices.md) and how a scenario picks one.
-#include "core/cost/budget.h"
-#include "core/cost/budget_text.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/explain.h"
+#include "core/cost/report/budget.h"
+#include "core/cost/report/budget_text.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/explain.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
 #include "core/model/scenario_edits.h"

@@ -1,6 +1,6 @@
 // Lesson captions take their numbers from the report (core/lessons/captions.h), so a caption and the panel beside it
 // cannot disagree: scene 1's "x the 90-day deadline" is the time wall's bar, scene 6's bubble is GPipe's (p-1)/(m+p-1).
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/lessons/captions.h"
 #include "core/lessons/walls.h"
 #include "core/model/errors.h"

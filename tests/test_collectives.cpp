@@ -1,7 +1,7 @@
 // Collectives and per-axis traffic: nccl-tests' busbw, the alpha-beta ring, Narayanan 2021 sec 3.2, ZeRO sec 7
 // (published.md sec 1, 3, 5).
-#include "core/cost/collectives.h"
-#include "core/cost/comm.h"
+#include "core/cost/kernels/collectives.h"
+#include "core/cost/kernels/comm.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/cost/pipeline_schedule.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "core/model/errors.h"
 #include "core/model/scenario_edits.h"
 #include "test_scenarios.h"

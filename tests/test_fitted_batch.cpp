@@ -1,9 +1,9 @@
 // A scenario file that names no global batch gets the smallest multiple of dp x micro-batch not below the default
 // (DeepSpeed derives train_batch_size = micro-batch x accumulation steps x data-parallel size); an explicit batch that
 // does not divide is refused; `plan` reads a file without its own layout.
-#include "core/cost/evaluate.h"
-#include "core/cost/explain.h"
-#include "core/cost/planner.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/search/planner.h"
 #include "core/model/errors.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"

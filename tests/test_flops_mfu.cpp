@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include "core/cost/flops.h"
+#include "core/cost/kernels/flops.h"
 #include "core/model/scenario_json.h"
 
 using core_tests::megatron_a100;

@@ -3,9 +3,9 @@
 // Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity.
 // Inputs that once failed live in tests/fuzz/*.json and are replayed by the last test.
 #include "core/model/errors.h"
-#include "core/cost/explain.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/report_json.h"
 #include "core/model/model_json.h"
 #include "core/model/scenario_json.h"
 

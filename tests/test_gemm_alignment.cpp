@@ -1,9 +1,9 @@
 // GEMMs whose weight rows are not 16-byte aligned (measurements/h100_alignment_probe.json, kernel_probe.py section
 // "align"): cuBLAS runs its narrow-load fallback kernels, and a 124M GPT trains 45 % slower at GPT-2's 50257-token
 // vocabulary than at nanoGPT's padded 50304. The H100 table caps such GEMMs; Megatron pads the vocabulary itself.
-#include "core/cost/explain.h"
-#include "core/cost/framework.h"
-#include "core/cost/kernels.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/kernels.h"
 #include "core/model/errors.h"
 #include "core/model/hardware.h"
 #include "tests/test_scenarios.h"

@@ -3,9 +3,9 @@
 // attention and the router stay in bf16; each fp8 GEMM's activation-side operand is cast first. Checked, after the scale
 // was set and without changing it, against NVIDIA's published fp8 training throughput on DGX H100 (NeMo / Megatron-Bridge
 // performance summary): runs that are not in shared/.
-#include "core/cost/evaluate.h"
-#include "core/cost/framework.h"
-#include "core/cost/kernels.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/kernels.h"
 #include "core/model/hardware.h"
 #include "core/model/scenario_json.h"
 

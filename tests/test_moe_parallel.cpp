@@ -1,12 +1,12 @@
 // Expert parallelism, the cost side: the layout's rules, Megatron-Core's memory buckets, the all-to-all's volumes and its
 // alpha-beta cost on two tiers against DeepEP's measurements, node-limited routing, load imbalance, the overlap switch,
 // the eval keys, the planner's EP axis, and DeepSeek-V3's published run (arXiv 2412.19437).
-#include "core/cost/comm.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/memory.h"
-#include "core/cost/planner.h"
-#include "core/cost/report_json.h"
-#include "core/cost/step.h"
+#include "core/cost/kernels/comm.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/memory/memory.h"
+#include "core/cost/search/planner.h"
+#include "core/cost/report/report_json.h"
+#include "core/cost/step/step.h"
 #include "core/model/errors.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"

@@ -1,6 +1,6 @@
 // Mixtures of experts, the model side: total and active parameter counts against the published ones (moe.md), the
 // Hugging Face configs of the four families, and FLOPs from active parameters (Megatron-LM num_floating_point_operations).
-#include "core/cost/flops.h"
+#include "core/cost/kernels/flops.h"
 #include "core/model/errors.h"
 #include "core/model/layout.h"
 #include "core/model/model.h"

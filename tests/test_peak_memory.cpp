@@ -1,10 +1,10 @@
 // Peak memory as the frameworks allocate it (issue 16): measured H100 peaks, Korthikanti's Megatron state, the recipes'
 // bytes against their sources, what fits compares, and every pipeline stage's peak.
-#include "core/cost/explain.h"
-#include "core/cost/memory.h"
-#include "core/cost/pipeline_schedule.h"
-#include "core/cost/planner.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/memory/memory.h"
+#include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/search/planner.h"
+#include "core/cost/report/report_json.h"
 #include "core/model/errors.h"
 #include "tests/test_scenarios.h"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/model/errors.h"
-#include "core/cost/pipeline_schedule.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 
 namespace {
 

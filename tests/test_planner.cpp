@@ -1,11 +1,11 @@
 // The planner (issue 8): every layout it returns is valid and fits, nothing that does not fit is returned, its
 // estimates equal evaluate()'s, and the published layouts (Llama 3 405B, GPT-3 175B) fit as the papers ran them.
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/framework.h"
-#include "core/cost/kernels.h"
-#include "core/cost/planner.h"
-#include "core/cost/step.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/kernels.h"
+#include "core/cost/search/planner.h"
+#include "core/cost/step/step.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"

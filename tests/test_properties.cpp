@@ -1,8 +1,8 @@
 // Properties the model must keep for any valid input (issue 3): sharding never adds memory per GPU, ZeRO stages
 // order, and no NaN or infinity anywhere in the Report.
-#include "core/cost/explain.h"
-#include "core/cost/report_json.h"
-#include "core/cost/flops.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report_json.h"
+#include "core/cost/kernels/flops.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 

@@ -1,6 +1,6 @@
 // The regime cube (seed 000, "3D - the regime cube"): each axis is what one rank needs over what the GPU gives.
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/lessons/regime.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"

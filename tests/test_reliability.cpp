@@ -1,7 +1,7 @@
-// Failures and checkpoints: Young 1974, Daly 2006 (published.md sec 8), and the goodput model of core/cost/reliability.h.
+// Failures and checkpoints: Young 1974, Daly 2006 (published.md sec 8), and the goodput model of core/cost/report/reliability.h.
 #include "core/model/errors.h"
-#include "core/cost/reliability.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/reliability.h"
+#include "core/cost/report/report_json.h"
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>

@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "core/cost/collectives.h"
+#include "core/cost/kernels/collectives.h"
 #include "core/model/errors.h"
 #include "core/lessons/ring_allreduce.h"
 

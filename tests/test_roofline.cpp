@@ -10,7 +10,7 @@
 
 #include "core/model/errors.h"
 #include "core/lessons/measured_points.h"
-#include "core/cost/roofline.h"
+#include "core/cost/kernels/roofline.h"
 #include "core/lessons/textbook_kernels.h"
 
 namespace {

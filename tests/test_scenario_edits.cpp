@@ -2,7 +2,7 @@
 // configurator, the lesson player and the file import goes through these edits and offers only choices_of's values.
 // For the default scenario and the shipped presets, every offered value of every control must give a scenario that
 // validate_scenario accepts, and the edit must set what the control asked for.
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/errors.h"
 #include "core/model/hardware.h"
 #include "core/model/model.h"

@@ -1,6 +1,6 @@
 // Scenario files (issue 3): invalid input refused with one line naming the field, defaults, and the JSON round trip.
 #include "core/model/errors.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/report_json.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 

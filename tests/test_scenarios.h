@@ -1,7 +1,7 @@
 #pragma once
 // Scenarios the core tests share: built through parse_scenario, the same path a scenario file takes.
-#include "core/cost/evaluate.h"
-#include "core/cost/kernels.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/kernels/kernels.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // The seeds' own worked numbers (/work/shared/seeds): right ones reproduced, wrong ones shown with the right figure.
-#include "core/cost/collectives.h"
+#include "core/cost/kernels/collectives.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
-#include "core/cost/pipeline_schedule.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // The 16-byte stack (seed 000, "the 16-byte stack vs the HBM ceiling") through core::stack_frame and core::overshoot.
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/format.h"
 #include "core/model/hardware.h"
 #include "core/lessons/stack_animation.h"

@@ -2,8 +2,8 @@
 // complete events "ph": "X" with "ts" and "dur" in microseconds; "M" metadata naming processes and threads) and
 // against the step model it draws: each stage's compute is the report's, each stream's communication the report's,
 // and no stream does two things at once.
-#include "core/cost/evaluate.h"
-#include "core/cost/trace.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/trace.h"
 #include "core/model/scenario_json.h"
 
 #include "tests/test_scenarios.h"

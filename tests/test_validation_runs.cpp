@@ -2,7 +2,7 @@
 // 2022 Table 5 (iteration time, 8 runs) and Narayanan et al. 2021 Table 1 (TFLOP/s per GPU counting recompute,
 // 10 rows). Every run is set up as the paper (and its scripts) ran it; nothing here is tuned to a row: the A100's
 // efficiency tables come from NVIDIA's published curves (assets/hardware.json), the links from nccl-tests.
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // Seed 000's three walls (memory, time, serving) and its table "Where each wall sends you", through core::walls_of.
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/lessons/walls.h"
 #include "core/model/format.h"
 #include "core/model/scenario_edits.h"

@@ -1,6 +1,6 @@
 #pragma once
 // The device mesh: nodes as boxes, each GPU a cell coloured by one of its parallel coordinates (core::rank_coordinates).
-#include "core/cost/planner.h"
+#include "core/cost/search/planner.h"
 #include "core/model/layout.h"
 
 #include <imgui.h>

@@ -1,6 +1,6 @@
 #include "widgets/kernel_selection.h"
 
-#include "core/cost/anatomy.h"
+#include "core/cost/report/anatomy.h"
 
 namespace widgets {
 

@@ -1,6 +1,6 @@
 #pragma once
 // One colour per meaning, the same in every panel; dark (screen) and light (print) themes.
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 
 #include <imgui.h>
 

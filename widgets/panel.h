@@ -7,8 +7,8 @@
 //   - may edit ctx.scenario (the app re-evaluates; an invalid edit is rolled back and shown as an error),
 //   - draws its animation at ctx.playback.t_seconds and never reads a clock,
 //   - sizes everything in multiples of ImGui::GetFontSize().
-#include "core/cost/explain.h"
-#include "core/cost/report.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "widgets/controls.h"
 
@@ -47,7 +47,7 @@ struct KernelSelection {
 
 // What a panel asks of the app, which acts after the frame (the app owns files; a panel never writes one).
 struct PanelRequests {
-    bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/trace.h)
+    bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/report/trace.h)
 };
 
 struct PanelContext {

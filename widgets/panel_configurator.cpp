@@ -1,10 +1,10 @@
 // The 3D-parallelism configurator: layout sliders constrained to valid values, what the layout costs (memory, communication,
 // step time, money, failures), the device mesh, and the planner's fastest layouts (click one to apply it).
 #include "core/model/format.h"
-#include "core/cost/explain.h"
-#include "core/cost/budget_text.h"
-#include "core/cost/planner.h"
-#include "core/cost/sizing.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/budget_text.h"
+#include "core/cost/search/planner.h"
+#include "core/cost/search/sizing.h"
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
@@ -243,7 +243,7 @@ void draw_memory(const core::Report& report, const core::ReportText& text) {
                 core::memory_phase_text(memory.peak_phase).c_str(), memory.fits ? "fits" : "does not fit", margin.c_str());
     ImGui::PopStyleColor();
     explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line + "\n" + text.activation_configuration + ": " + text.activations.formula,
-                      "core/cost/memory.h");
+                      "core/cost/memory/memory.h");
 }
 
 // Every pipeline stage's peak as a bar against HBM, the heaviest outlined, marked and named: hover a bar for its blocks.

@@ -1,7 +1,7 @@
 // Pipeline schedules: two schedules' timelines stacked on one time axis, bubble and in-flight figures beside each.
 // The sliders are a local sandbox seeded from the scenario; core generates every op and every figure.
 #include "core/model/format.h"
-#include "core/cost/pipeline_schedule.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"

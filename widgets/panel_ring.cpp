@@ -1,5 +1,5 @@
 // The ring all-reduce: ranks on a circle passing chunks step by step, beside what naive, ring and recursive doubling cost.
-#include "core/cost/collectives.h"
+#include "core/cost/kernels/collectives.h"
 #include "core/model/format.h"
 #include "core/lessons/ring_allreduce.h"
 #include "widgets/controls.h"

@@ -1,9 +1,9 @@
 // Issue 5, the roofline: kernels under the HBM roofs of the chosen GPUs, and the scenario's traffic under the network roofs.
-#include "core/cost/anatomy.h"
+#include "core/cost/report/anatomy.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
 #include "core/lessons/measured_points.h"
-#include "core/cost/roofline.h"
+#include "core/cost/kernels/roofline.h"
 #include "core/lessons/textbook_kernels.h"
 #include "widgets/figure.h"
 #include "widgets/kernel_selection.h"

@@ -104,7 +104,7 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
     ImGui::PopStyleColor();
     explain_last_item(core::format_bytes(memory.state_bytes) + " / " + core::format_bytes(gpu.hbm_bytes) + " = " +
                       core::format_number(whole.gpus_worth) + " GPUs' worth of HBM");
-    figure("Per GPU at the peak", core::format_bytes(memory.per_gpu.peak_bytes), text.memory_peak_line, "core/cost/memory.h");
+    figure("Per GPU at the peak", core::format_bytes(memory.per_gpu.peak_bytes), text.memory_peak_line, "core/cost/memory/memory.h");
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(per_gpu.over ? colors.over_budget : colors.within_budget));
     wrapped_textf("= %s", per_gpu.caption.c_str());
     wrapped_text(text.memory_verdict);

@@ -1,7 +1,7 @@
 #pragma once
 // The planner off the UI thread: a frame asks for the ranking of a scenario and draws whatever ranking has arrived, so
 // dragging a slider never waits for a search (405B on 16,384 GPUs: about 12 ms, more than a frame at 60 Hz).
-#include "core/cost/planner.h"
+#include "core/cost/search/planner.h"
 #include "core/model/scenario.h"
 #include "widgets/background_job.h"
 

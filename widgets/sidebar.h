@@ -1,7 +1,7 @@
 #pragma once
 // The scenario controls every panel shares (model, GPU, GPU count, parallel layout, training) and the headline figures.
-#include "core/cost/explain.h"
-#include "core/cost/report.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "widgets/controls.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Cluster sizing off the UI thread (one planner search per GPU type and count: far more than a frame), as the planner's.
-#include "core/cost/sizing.h"
+#include "core/cost/search/sizing.h"
 #include "core/model/scenario.h"
 #include "widgets/background_job.h"
 

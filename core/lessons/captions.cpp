@@ -1,6 +1,6 @@
 #include "core/lessons/captions.h"
 
-#include "core/cost/pipeline_schedule.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/walls.h"
 #include "core/model/errors.h"

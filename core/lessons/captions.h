@@ -1,7 +1,7 @@
 #pragma once
 // Lesson captions whose numbers come from the report, so a caption can never disagree with the panel beside it. A
 // caption names figures in braces, "{walls.time} the {deadline_days}-day deadline", filled from the scene's scenario.
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 #include "core/lessons/regime.h"
 
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
 

@@ -2,7 +2,7 @@
 // The regime cube (seed 000, "3D - the regime cube"): a model placed in (memory, compute, bandwidth) space, each axis what
 // it needs of that resource over what the selected GPU gives, so 1.0 is exactly the GPU's budget and the largest axis binds.
 // The axes are the three walls' fractions: memory per GPU / HBM, training time / deadline, decode bytes/s asked / HBM bandwidth.
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "core/lessons/walls.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/cost/collectives.h"
+#include "core/cost/kernels/collectives.h"
 #include "core/model/errors.h"
 
 namespace core {

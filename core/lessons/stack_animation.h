@@ -3,8 +3,8 @@
 // one by one in recipe order at a size that still fits, then the parameter count grows past each GPU's ceiling up to the
 // scenario's size. Also the ceilings themselves and "how many GPUs' worth" a stack is.
 #include "core/model/hardware.h"
-#include "core/cost/explain.h"
-#include "core/cost/report.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/report.h"
 
 #include <string>
 #include <vector>
@@ -90,7 +90,7 @@ struct StackFrame {
 
 StackTimeline stack_timeline(const MemoryReport& memory, const std::vector<GpuCeiling>& ceilings, const StackTiming& timing = {});
 // Non-decreasing in t; t <= 0 shows the first category grown in, t >= duration the Report's whole column.
-// text gives each block's label and whole-model formula (core/cost/explain.h).
+// text gives each block's label and whole-model formula (core/cost/report/explain.h).
 StackFrame stack_frame(const MemoryReport& memory, const ReportText& text, const std::vector<GpuCeiling>& ceilings, double t_seconds,
                        const StackTiming& timing = {});
 

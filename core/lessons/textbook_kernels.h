@@ -1,8 +1,8 @@
 #pragma once
 // The textbook kernels the seeds teach the roofline with (a decode GEMV, a prefill GEMM, a ReLU) and the extended
 // roofline of seed 002: a GPU's FLOPs over the bytes it sends on one parallel axis, under the link's ceiling.
-#include "core/cost/report.h"
-#include "core/cost/roofline.h"
+#include "core/cost/report/report.h"
+#include "core/cost/kernels/roofline.h"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,10 @@
 #include "core/lessons/walls.h"
 
 #include "core/model/errors.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/format.h"
 #include "core/lessons/stack_animation.h"
-#include "core/cost/flops.h"
+#include "core/cost/kernels/flops.h"
 #include "core/model/scenario_edits.h"
 
 #include <algorithm>

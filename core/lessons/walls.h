@@ -2,7 +2,7 @@
 // Seed 000's three walls: does the state fit one GPU's HBM (memory), does training finish before the deadline (time),
 // can one replica decode what the service asks for (serving). Each is a fraction of its budget; the largest binds and
 // sends you to its row of the seed's "Where each wall sends you" table.
-#include "core/cost/report.h"
+#include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 
 #include <array>

@@ -115,7 +115,7 @@ struct OperationsSpec {
 };
 
 // What a step holds beside the model's tensors: library and communication buffers and the caching allocator's
-// fragmentation. Editable defaults, each with its source; core/cost/memory.cpp adds them to the peak.
+// fragmentation. Editable defaults, each with its source; core/cost/memory/memory.cpp adds them to the peak.
 struct MemorySpec {
     // cuBLAS workspaces: 32 MiB each on Hopper (cuBLAS docs, cublasSetWorkspace), one per handle and stream in PyTorch;
     // a fresh process's first step on our H100 allocated 70 MB beside the state (h100_kernel_probe.json: 16.32 B/param

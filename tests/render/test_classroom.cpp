@@ -9,8 +9,8 @@
 #include "app/scenario_io.h"
 #include "app/settings.h"
 #include "app/ui.h"
-#include "core/cost/evaluate.h"
-#include "core/cost/report_json.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/report_json.h"
 #include "widgets/fonts.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // What the pipeline panel's "Save trace" and File > Save step trace do once the frame has asked: app::save_trace writes
 // the scenario's trace atomically, says where, and leaves an existing file whole when it cannot write.
 #include "app/trace_command.h"
-#include "core/cost/evaluate.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/scenario.h"
 
 #include <catch2/catch.hpp>
