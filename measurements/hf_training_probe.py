@@ -19,6 +19,9 @@ Sections (each case in its own try, results written after every case to $OUT/hf_
    a KV cache of fixed context, SDPA with the query heads of a KV group as its rows), captured in a CUDA graph: one
    decode step for a batch at a context; eager decode at batch 1 for the launch floor; prefill of one prompt (eager).
 5. "profile": kernels launched in one training step (torch.profiler), by name: count and GPU time.
+6. PLAN=host: "host": CPU seconds per eager op, per autograd backward node and per module call; "tiny": every training
+   and LoRA case at batch 1 x 16 tokens, where the GPU idles and the step is the host's, each profiled for its launches;
+   "heldout": more shapes, profiled; "compiled": Llama 3.2 1B with torch.compile on each decoder layer.
 All memory figures are bytes above what was allocated before the case. Times in seconds.
 """
 import gc, json, math, os, statistics, sys, time, traceback
@@ -216,6 +219,9 @@ def decoder_layers(model):
 
 
 def train_case(name, recipe, ckpt, batch, seq, lora=None, section="training", profile=False):
+    if seconds_left() < 30:
+        results["errors"].append(f"skipped for time: {section} {name}")
+        return
     cleanup()
     base = M.memory_allocated()
     model, cfg = build(name, "bf16" if lora else recipe)
@@ -318,7 +324,9 @@ def train_case(name, recipe, ckpt, batch, seq, lora=None, section="training", pr
                peak_allocated=max([warm_peak_allocated] + [m["peak_allocated"] for m in marks]),
                peak_reserved=max([warm_peak_reserved] + [m["peak_reserved"] for m in marks]),
                step_seconds=statistics.median(times), step_times=times, marks=marks,
-               alloc_retries=M.memory_stats().get("num_alloc_retries", 0))
+               alloc_retries=M.memory_stats().get("num_alloc_retries", 0),
+               allocator={k: v for k, v in M.memory_stats().items()
+                          if k.endswith(".all.peak") or k.endswith(".all.current") or k.startswith("num_")})
     if profile:
         from torch.profiler import ProfilerActivity, profile as torch_profile
         with torch_profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
@@ -475,6 +483,78 @@ def prefill_cases(name, prompts):
             cleanup()
 
 
+def host_costs():
+    """CPU seconds the framework spends per launched op: eager ops from Python, autograd's backward nodes, module calls."""
+    import torch.nn as nn
+    x0 = torch.randn(64, device=D, requires_grad=True)
+    for chain in (500, 2000):
+        for _ in range(3):
+            y = x0
+            for _ in range(chain):
+                y = y * 1.0001
+            M.synchronize()
+            t0 = time.perf_counter()
+            y.sum().backward()
+            M.synchronize()
+            backward = time.perf_counter() - t0
+        y = x0
+        M.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(chain):
+            y = y * 1.0001
+        M.synchronize()
+        forward = time.perf_counter() - t0
+        record("host", dict(kind="autograd_chain", nodes=chain, forward_seconds_per_op=forward / chain,
+                            backward_seconds_per_node=backward / chain))
+    layers = nn.ModuleList([nn.Linear(16, 16) for _ in range(200)]).to(D)
+    xs = torch.randn(4, 16, device=D)
+    for flavour in ("module", "functional"):
+        for _ in range(3):
+            M.synchronize()
+            t0 = time.perf_counter()
+            y = xs
+            for layer in layers:
+                y = layer(y) if flavour == "module" else F.linear(y, layer.weight, layer.bias)
+            M.synchronize()
+            per = (time.perf_counter() - t0) / len(layers)
+        record("host", dict(kind=f"linear_{flavour}_call", seconds_per_call=per))
+
+
+def compiled_case(name, batch, seq):
+    """torch.compile on each decoder layer (as torchtitan applies it), bf16 weights, fused AdamW."""
+    cleanup()
+    base = M.memory_allocated()
+    model, cfg = build(name, "bf16")
+    for i, layer in enumerate(decoder_layers(model)):
+        layer.compile()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, cfg.vocab_size, (batch, seq), device=D)
+
+    def step():
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+    t0 = time.perf_counter()
+    step()
+    M.synchronize()
+    compile_seconds = time.perf_counter() - t0
+    M.reset_peak_memory_stats()
+    times = []
+    for _ in range(5):
+        M.synchronize()
+        t0 = time.perf_counter()
+        step()
+        M.synchronize()
+        times.append(time.perf_counter() - t0)
+    record("compiled", dict(model=name, recipe="bf16", batch=batch, seq=seq, compile_seconds=compile_seconds,
+                            step_seconds=statistics.median(times), peak_allocated=M.max_memory_allocated() - base,
+                            peak_reserved=M.max_memory_reserved()))
+    print(f"compiled {name} b={batch} s={seq} step {statistics.median(times)*1e3:.1f} ms", flush=True)
+    del model, opt
+    cleanup()
+
+
 def guarded(label, fn, *args, **kwargs):
     if seconds_left() < 40:
         results["errors"].append(f"skipped for time: {label}")
@@ -506,6 +586,26 @@ def main():
         ("llama3.1-8b", "default", True, 4, 2048, False), ("llama3.1-8b", "all-linear", False, 2, 2048, False),
         ("llama3.1-8b", "all-linear", True, 8, 2048, False),
     ]
+    if os.environ.get("PLAN") == "host":
+        # The host's share: every case at 16 tokens (the GPU idles), each profiled for its launches; held-out shapes.
+        guarded("host costs", host_costs)
+        for name, recipe, ckpt, batch, seq, profile in training:
+            guarded(f"tiny {name} {recipe} {ckpt}", train_case, name, recipe, ckpt, 1, 16, section="tiny", profile=True)
+        for name, targets, ckpt, batch, seq, profile in lora[:4]:
+            guarded(f"tiny lora {name} {targets}", train_case, name, "autocast", ckpt, 1, 16, lora=targets,
+                    section="tiny", profile=True)
+        for name, recipe, ckpt, batch, seq in (("gpt2-124m", "bf16", True, 16, 1024), ("llama3.2-1b", "bf16", False, 2, 4096),
+                                               ("llama3.2-1b", "autocast", True, 8, 1024), ("qwen2.5-0.5b", "autocast", True, 4, 4096),
+                                               ("llama3.2-3b", "autocast", True, 2, 2048), ("gpt2-355m", "bf16", False, 4, 1024)):
+            guarded(f"heldout {name} {recipe} {ckpt}", train_case, name, recipe, ckpt, batch, seq, section="heldout",
+                    profile=True)
+        guarded("compiled 1b", compiled_case, "llama3.2-1b", 4, 2048)
+        results["seconds"] = time.time() - START
+        save()
+        print("errors:", len(results["errors"]))
+        for e in results["errors"]:
+            print(" ", e[:300])
+        return
     for name, recipe, ckpt, batch, seq, profile in training[:6]:
         guarded(f"train {name} {recipe} {ckpt}", train_case, name, recipe, ckpt, batch, seq, profile=profile)
     for name, targets, ckpt, batch, seq, profile in lora[:3]:
