@@ -421,7 +421,7 @@ bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditF
 }
 
 bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    static const std::vector<core::Framework> frameworks = {core::Framework::megatron, core::Framework::pytorch_eager};
+    static const std::vector<core::Framework> frameworks(std::begin(core::kFrameworks), std::end(core::kFrameworks));
     return edit_combo(
         label, core::framework_name(scenario.train.framework), frameworks, [](core::Framework framework) { return core::framework_name(framework); },
         [&](core::Framework framework) { return framework == scenario.train.framework; },

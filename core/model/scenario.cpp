@@ -18,9 +18,28 @@ const char* recompute_name(Recompute recompute) {
 const char* framework_name(Framework framework) {
     switch (framework) {
         case Framework::megatron: return "megatron";
+        case Framework::megatron_core: return "megatron-core";
+        case Framework::deepspeed: return "deepspeed";
         case Framework::pytorch_eager: return "pytorch-eager";
+        case Framework::hf_transformers: return "hf-transformers";
+        case Framework::torchtitan: return "torchtitan";
+        case Framework::llm_foundry: return "llm-foundry";
     }
     return "?";
+}
+
+bool framework_from_name(std::string_view name, Framework& framework) {
+    for (Framework candidate : kFrameworks) {
+        if (name == framework_name(candidate)) {
+            framework = candidate;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool is_megatron_family(Framework framework) {
+    return framework == Framework::megatron || framework == Framework::megatron_core || framework == Framework::deepspeed;
 }
 
 LinkSpec scale_up_link_of(const GpuSpec& gpu) {
@@ -80,6 +99,18 @@ void validate_scenario(const Scenario& scenario) {
                                             " contradicts cluster.gpus = " + std::to_string(scenario.cluster.gpus));
     }
     if (const auto problem = check_layout(scenario, layout_of(scenario))) throw InputError(problem->field, problem->reason);
+    // Operator recipes (assets/frameworks) describe a dense layer with standard attention, from the model's shape.
+    const Framework framework = scenario.train.framework;
+    if (!is_megatron_family(framework) && framework != Framework::pytorch_eager) {
+        const ModelSpec& model = scenario.model;
+        if (model.is_bare_count()) {
+            throw InputError("train.framework", std::string(framework_name(framework)) + " runs a model's layers op by op: give the model's shape, not a parameter count");
+        }
+        if (model.is_moe() || model.is_mla()) {
+            throw InputError("train.framework", std::string(framework_name(framework)) +
+                                                    "'s recipe has no mixture-of-experts or latent-attention layer: use megatron-core");
+        }
+    }
     const MemorySpec& memory = scenario.memory;
     const auto require_range = [](const char* field, double value, double max_value, const char* max_text) {
         if (!(value >= 0 && value <= max_value)) throw InputError(field, std::string("must be between 0 and ") + max_text);

@@ -120,10 +120,14 @@ void read_train(TrainSpec& train, const nlohmann::json& object) {
     train.embedding_and_loss_as_layers = reader.boolean("embedding_and_loss_as_layers").value_or(train.embedding_and_loss_as_layers);
     train.deadline_days = reader.number("deadline_days", 1e-3, 1e6).value_or(train.deadline_days);
     if (auto framework = reader.string("framework")) {
-        if (*framework == framework_name(Framework::megatron)) train.framework = Framework::megatron;
-        else if (*framework == framework_name(Framework::pytorch_eager)) train.framework = Framework::pytorch_eager;
-        else throw InputError("train.framework", "must be megatron or pytorch-eager, got \"" + *framework + "\"");
+        if (!framework_from_name(*framework, train.framework)) {
+            std::string names;
+            for (Framework known : kFrameworks) names += std::string(names.empty() ? "" : ", ") + framework_name(known);
+            throw InputError("train.framework", "must be one of " + names + ", got \"" + *framework + "\"");
+        }
     }
+    train.compile = reader.boolean("compile").value_or(train.compile);
+    train.zero_grad_set_to_none = reader.boolean("zero_grad_set_to_none").value_or(train.zero_grad_set_to_none);
     reader.reject_unknown_keys();
 }
 
@@ -350,7 +354,8 @@ nlohmann::json full_json(const Scenario& s) {
                      {"tokens", s.train.tokens}, {"recompute", recompute_name(s.train.recompute)},
                      {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention}, {"dropout", s.train.dropout}, {"gradient_accumulation_fusion", s.train.gradient_accumulation_fusion},
                      {"embedding_and_loss_as_layers", s.train.embedding_and_loss_as_layers},
-                     {"deadline_days", s.train.deadline_days}, {"framework", framework_name(s.train.framework)}};
+                     {"deadline_days", s.train.deadline_days}, {"framework", framework_name(s.train.framework)},
+                     {"compile", s.train.compile}, {"zero_grad_set_to_none", s.train.zero_grad_set_to_none}};
     json["precision"] = precision_json(s.precision);
     json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
                         {"zero", s.parallel.zero}, {"schedule", schedule_name(s.parallel.schedule)},

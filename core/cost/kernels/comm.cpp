@@ -145,7 +145,7 @@ PpComm pp_comm(const Scenario& scenario, const Layout& layout) {
     const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
     // Megatron sends 1/t of the boundary tensor from each TP rank and all-gathers it over NVLink on arrival (Narayanan
     // et al. 2021 sec 4.1, scatter/gather); under sequence parallelism the tensor is split over TP anyway.
-    const bool split_over_tp = layout.tp > 1 && (layout.sequence_parallel || scenario.train.framework == Framework::megatron);
+    const bool split_over_tp = layout.tp > 1 && (layout.sequence_parallel || is_megatron_family(scenario.train.framework));
     const double split = split_over_tp ? layout.tp : 1.0;
     comm.message_bytes = tokens * scenario.model.hidden * kActivationBytes / split;
     // Consecutive stages are tp x cp ranks apart: the boundary crosses nodes unless the whole pipeline fits in one.

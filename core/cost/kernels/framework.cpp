@@ -9,6 +9,21 @@ FrameworkTraits framework_traits(const Scenario& scenario) {
     traits.main_grad_bytes = recipe.bytes_per_param(StateKind::grads);
     traits.compute_bytes = recipe.compute_bytes;
     traits.gemm_bytes = recipe.linear_gemm_bytes();
+    if (!is_megatron_family(scenario.train.framework) && scenario.train.framework != Framework::pytorch_eager) {
+        // A framework whose layer is a list of operators (assets/frameworks): its kernels and tensors come from the recipe
+        // (core/cost/kernels/recipe_ops.cpp); these traits only say how it pads the vocabulary and what its GEMMs read.
+        traits.fused_elementwise = false;
+        traits.vocab_divisible_by = 1;
+        traits.cudnn_attention = false;
+        traits.residual_bytes = recipe.compute_bytes;
+        traits.separate_grad_accumulation = false;
+        traits.ddp_bucket_copy = true;
+        // Its host's launches are charged to the step as a whole (core/cost/step/step.cpp host_bound_seconds), not kernel
+        // by kernel: a queued kernel does not wait for the host.
+        traits.host_seconds_per_elementwise = 0;
+        traits.host_seconds_per_gemm = 0;
+        return traits;
+    }
     if (scenario.train.framework == Framework::pytorch_eager) {
         traits.fused_elementwise = false;
         traits.vocab_divisible_by = 1;

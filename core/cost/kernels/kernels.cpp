@@ -1,5 +1,7 @@
 #include "core/cost/kernels/kernels.h"
 
+#include "core/cost/kernels/recipe_ops.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -38,6 +40,7 @@ const char* kernel_name(KernelId id) {
         case KernelId::expert_down: return "expert_down";
         case KernelId::unpermute: return "unpermute";
         case KernelId::latent_up: return "latent_up";
+        case KernelId::op: return "op";
     }
     return "?";
 }
@@ -225,6 +228,7 @@ public:
         kernel.category = KernelCategory::attention;
         kernel.scope = scope_;
         kernel.is_fused_attention = true;
+        kernel.cudnn_attention = traits_.cudnn_attention;
         kernel.flops = flops;
         // Q, K, V read and O written (backward: read with dO, and dQ, dK, dV written): the s x s scores never reach HBM.
         const double qkvo = qk_dim_ == v_dim_ ? tokens_ * (2.0 * heads_ + 2.0 * kv_heads_) * head_dim_ * act_
@@ -614,7 +618,7 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
         memory_seconds = efficiency.gemm_memory.floor_seconds + kernel.bytes / (bandwidth * efficiency.gemm_memory.efficiency);
     } else if (kernel.is_fused_attention) {
         const bool forward = kernel.pass == KernelPass::forward || kernel.pass == KernelPass::recompute;
-        const EfficiencyCurve& curve = traits.cudnn_attention
+        const EfficiencyCurve& curve = kernel.cudnn_attention
                                            ? (forward ? efficiency.fused_attention_forward : efficiency.fused_attention_backward)
                                            : (forward ? efficiency.sdpa_attention_forward : efficiency.sdpa_attention_backward);
         double attention_efficiency = curve.at(kernel.efficiency_size);
@@ -636,6 +640,14 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
 
 LayerPasses layer_passes(const Scenario& scenario, const LayerSplit& split, bool moe_layer, bool attention_core) {
     LayerPasses passes;
+    if (runs_operator_recipe(scenario)) {
+        // The recipe's operators; selective recompute reruns those its policy marks (recompute_selective).
+        BlockProgram program = block_program(scenario, split, BlockRole::layer);
+        passes.forward = std::move(program.forward);
+        if (attention_core) passes.attention_core = std::move(program.selective);
+        passes.backward = std::move(program.backward);
+        return passes;
+    }
     Builder builder(scenario, split, KernelScope::layer, moe_layer);
     builder.layer_forward(KernelPass::forward, false);
     passes.forward = builder.take();
@@ -670,6 +682,15 @@ std::vector<Kernel> moe_layer_kernels(const Scenario& scenario, const LayerSplit
 }
 
 std::vector<Kernel> edge_kernels(const Scenario& scenario, const LayerSplit& split) {
+    if (runs_operator_recipe(scenario)) {
+        BlockProgram embedding = block_program(scenario, split, BlockRole::embedding);
+        BlockProgram head = block_program(scenario, split, BlockRole::head);
+        std::vector<Kernel> kernels = std::move(embedding.forward);
+        kernels.insert(kernels.end(), embedding.backward.begin(), embedding.backward.end());
+        kernels.insert(kernels.end(), head.forward.begin(), head.forward.end());
+        kernels.insert(kernels.end(), head.backward.begin(), head.backward.end());
+        return kernels;
+    }
     Builder first(scenario, split, KernelScope::first_stage);
     first.edge_forward_first();
     first.edge_backward_first();
@@ -697,6 +718,9 @@ Kernel optimizer_kernel(const Scenario& scenario, double local_params) {
     kernel.memory_class = MemoryClass::optimizer;
     kernel.bytes = local_params * (2.0 * updated + recipe.bytes_per_param(StateKind::grads) + (master > 0 ? weights : 0.0));
     kernel.flops = 12.0 * local_params;
+    // PyTorch's fused and foreach optimizers launch one kernel per 320 blocks of 65,536 elements
+    // (aten/src/ATen/native/cuda/MultiTensorApply.cuh: kChunkSize, depth_to_max_blocks).
+    kernel.launches = std::max(1.0, std::ceil(local_params / (65536.0 * 320.0)));
     time_kernel(kernel, scenario.cluster.gpu, framework_traits(scenario));
     return kernel;
 }
@@ -723,6 +747,12 @@ void add_to_passes(PassSeconds& sums, const Kernel& kernel, KernelPass pass) {
         if (pass == KernelPass::backward_input) sums.attention_backward += seconds;
     }
     sums.flops += kernel.flops * kernel.count;
+    const double launches = kernel.launches * kernel.count;
+    switch (pass) {
+        case KernelPass::forward: sums.forward_launches += launches; break;
+        case KernelPass::recompute: sums.recompute_launches += launches; break;
+        default: sums.backward_launches += launches; break;
+    }
 }
 
 }  // namespace

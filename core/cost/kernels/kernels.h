@@ -46,6 +46,7 @@ enum class KernelId {
     attention_cast,     // eager unfused under autocast: the scores to fp32 for the softmax, the probabilities back to bf16
     fp8_cast,           // fp8 recipes: an fp8 GEMM's activation-side operand cast to fp8 with its transpose (Transformer
                         // Engine's cast_transpose), forward for the input, backward for the output gradient
+    op,                 // an operator of a framework recipe (core/cost/kernels/recipe_ops.h): its label names it
 };
 const char* kernel_name(KernelId);  // "qkv", "attention", ... (the eval keys)
 
@@ -71,7 +72,12 @@ struct Kernel {
     bool is_gemm = false;           // timed by the GEMM table (batched GEMMs too)
     bool is_fused_attention = false;
     bool fp8 = false;               // a linear layer's GEMM on the fp8 tensor cores (an fp8 recipe, a GPU with an fp8 table)
+    bool cudnn_attention = false;   // fused attention on cuDNN's kernels (Transformer Engine, PyTorch SDPA's cuDNN backend),
+                                    // else SDPA's flash backend: the GPU's two attention curves
+    const char* label = nullptr;    // a recipe operator's name ("self_attn.q_proj"), the recipe's own storage; null for the
+                                    // builder's kernels, which kernel_name(id) names
     int count = 1;                  // instances per scope: two norms and two residual adds per layer
+    double launches = 1;            // CUDA launches per instance: a multi-tensor optimizer step runs in many
     double m = 0, n = 0, k = 0;     // GEMM shape after sharding, per instance (batched GEMMs: per batch entry)
     double batch = 1;               // batched GEMMs: how many (b x heads / TP)
     double efficiency_size = 0;     // fused attention: the sequence length its efficiency is read at (a ring step's chunk);
@@ -148,6 +154,7 @@ struct PassSeconds {
     double attention_forward = 0;   // the forward attention core alone: what CP's ring exchange hides behind
     double attention_backward = 0;
     double flops = 0;               // all passes, recompute included
+    double forward_launches = 0, backward_launches = 0, recompute_launches = 0;  // CUDA launches, what the host pays for
     double backward() const { return recompute + backward_input + backward_weight; }
 };
 PassSeconds sum_passes(const std::vector<Kernel>&, KernelScope scope);

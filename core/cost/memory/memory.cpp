@@ -198,6 +198,12 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     k.head_copied = k.gemm_input_bytes >= k.compute_bytes;  // fp8 recipes cast the layers' GEMMs, not the bf16 head
     k.spec = scenario.memory;
     k.hbm_bytes = scenario.cluster.gpu.hbm_bytes;
+    k.global_batch = train.global_batch;
+    if (runs_operator_recipe(scenario)) {
+        k.operator_recipe = true;
+        k.scenario = std::make_shared<const Scenario>(scenario);
+        k.grads_from_start = recipe_of(scenario).persistent_grads || !train.zero_grad_set_to_none;
+    }
 
     // Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
     // regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
@@ -346,6 +352,7 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
     // A stage's own layers per micro-batch in flight, at the mean of the layers its GPU holds (exact but under DualPipe).
     double stored_per_layer = layer.stored;
     if (d.device_moe > 0) stored_per_layer += d.device_moe / d.device * (moe.stored - layer.stored);
+    if (k.operator_recipe) stored_per_layer = operator_blocks(k, layout).layer.forward_delta_bytes;  // the walked layer
     memory.activations_bytes = stored_per_layer * memory.layers * inflight;
 
     shape.dense_layer_per_gpu = k.layer_params * per_tp;
@@ -356,7 +363,8 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
     // The last stage's final norm and head inputs, kept for every micro-batch in flight (a layer's backward comes after
     // its own are freed), and the loss's working set.
     shape.edge_per_microbatch =
-        last ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
+        last && !k.operator_recipe ? (framework.residual_bytes + k.gemm_input_bytes) * layer.sbh * (layer.sequence_parallel ? per_tp : 1.0) : 0.0;
+    if (k.operator_recipe && first) shape.edge_per_microbatch = operator_blocks(k, layout).embedding.forward_delta_bytes;
     shape.edge = shape.edge_per_microbatch * inflight;
     shape.logits = layout.micro_batch * k.seq_len * k.vocab * per_tp / layout.cp;
     const bool full = layout.recompute == Recompute::full;
@@ -378,6 +386,8 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
     if (per_microbatch) *per_microbatch = (stored_per_layer * memory.layers + shape.edge_per_microbatch) * (1.0 + k.spec.fragmentation);
     return shape;
 }
+
+void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape);
 
 // The ZeRO-dependent part: the state at layout.zero, the weight copies and gathers, the moment of the peak, the buffers
 // and the peak itself. `memory` holds the shape's fields (stage_shape_into).
@@ -405,8 +415,14 @@ void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layou
     }
     memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
 
-    // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
     const bool zero3 = layout.zero == 3 && shards > 1;
+    if (k.operator_recipe) {
+        // ZeRO-3 / FSDP: the layer computing and the one prefetched, gathered (FSDP2's and FSDP1's default prefetch of
+        // one layer), and one layer's unsharded gradients before their reduce-scatter.
+        memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * shape.largest_layer_per_gpu : 0.0;
+        operator_stage_into(memory, k, layout, shape);
+    } else {
+    // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.
     const bool copies_at_gather = zero3 && k.gather_bytes < k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
     double copies_all = 0, copies_head = 0, copies_layer = 0;
     if (k.weight_copy_bytes > 0 && !copies_at_gather) {
@@ -446,6 +462,8 @@ void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layou
         }
     }
 
+    }
+
     // Library and communication buffers: cuBLAS workspaces and gradient buckets in the allocator, NCCL outside it.
     const bool data_parallel = shards > 1;
     const double ddp_buckets = framework.ddp_bucket_copy && data_parallel && layout.zero == 0 && !k.sharded_optimizer
@@ -473,6 +491,98 @@ StageMemory stage_memory_of(const MemoryConstants& k, const Layout& layout, cons
     StageMemory memory;
     stage_memory_into(memory, k, layout, layer, moe, stage, inflight, per_microbatch);
     return memory;
+}
+
+}  // namespace
+
+
+const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants& k, const Layout& layout) {
+    LayerSplit split;
+    split.tp = layout.tp;
+    split.cp = layout.cp;
+    split.micro_batch = layout.micro_batch;
+    split.sequence_parallel = layout.sequence_parallel;
+    split.recompute = layout.recompute;
+    split.ep = layout.ep;
+    split.etp = layout.etp;
+    // The gradients are made in the backward when zero_grad freed them and the step has one micro-batch per rank.
+    const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
+    const bool grads_allocated = !k.grads_from_start && microbatches == 1;
+    std::lock_guard<std::mutex> lock(*k.operator_blocks_mutex);
+    for (const auto& blocks : *k.operator_blocks) {
+        if (blocks.split == split && blocks.grads_allocated == grads_allocated) return blocks;
+    }
+    MemoryConstants::OperatorBlocks blocks;
+    blocks.split = split;
+    blocks.grads_allocated = grads_allocated;
+    const Scenario& scenario = *k.scenario;
+    blocks.embedding = block_memory(block_program(scenario, split, BlockRole::embedding), Recompute::none, grads_allocated);
+    blocks.layer = block_memory(block_program(scenario, split, BlockRole::layer), layout.recompute, grads_allocated);
+    // The head is not checkpointed; the model returns its logits, held to the end of the forward (the caller drops them
+    // before the backward: Trainer.compute_loss, torchtitan's `del pred`).
+    blocks.head = block_memory(block_program(scenario, split, BlockRole::head), Recompute::none, grads_allocated, false, "logits");
+    k.operator_blocks->push_back(std::move(blocks));
+    return k.operator_blocks->back();
+}
+
+namespace {
+
+// An operator recipe's stage at its peak: the moments of its step as the walked blocks give them (layer_memory.h): the
+// end of the forward (the loss computed, autocast's cache still held), the head's backward, a layer's backward (the top
+// one, or the bottom one where the gradients made outgrow the activations freed), the optimizer step with every
+// gradient. Fills the StageMemory fields the shape's part leaves (stage_shape_into has set layers, params, in flight).
+void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
+    const MemoryConstants::OperatorBlocks& blocks = operator_blocks(k, layout);
+    const BlockMemory& layer = blocks.layer;
+    const bool first = memory.holds_embedding, last = shape.last;
+    const double layers = memory.layers;
+    const double inflight = memory.inflight_microbatches;
+    const double per_microbatch = layers * layer.forward_delta_bytes + (first ? blocks.embedding.forward_delta_bytes : 0.0);
+    const double activations = per_microbatch * inflight;
+    const double cache = layers * layer.autocast_cache_bytes;
+    const double grads_all = memory.grads_bytes;
+    // Gradients made in the backward: none before it; each block adds its own as it runs.
+    const bool made_in_backward = blocks.grads_allocated;
+    const double grads_at_start = made_in_backward ? 0.0 : grads_all;
+    struct Moment {
+        MemoryPhase phase;
+        double activations, copies, logits, working_set, grads;
+        double total() const { return activations + copies + logits + working_set + grads; }
+    };
+    Moment best{MemoryPhase::forward_end, activations, cache, 0, 0, grads_at_start};
+    const auto consider = [&](const Moment& moment) {
+        if (moment.total() > best.total()) best = moment;
+    };
+    // The last layer's forward, on the way.
+    consider({MemoryPhase::forward_end, activations - layer.forward_delta_bytes, cache, 0, layer.forward_peak_bytes, grads_at_start});
+    double after_head = activations;
+    double grads_after_head = grads_at_start;
+    if (last) {
+        const BlockMemory& head = blocks.head;
+        consider({MemoryPhase::forward_end, activations, cache, head.forward_peak_bytes, 0, grads_at_start});
+        consider({MemoryPhase::loss_backward, activations, 0, head.forward_delta_bytes, head.backward_peak_bytes - (made_in_backward ? 0.0 : 0.0),
+                  grads_at_start});
+        after_head = activations + head.forward_delta_bytes + head.backward_delta_bytes;
+        grads_after_head += made_in_backward ? head.param_grad_bytes : 0.0;
+    }
+    // Down the layers: each frees what its forward kept and makes its gradients; the peak is at the top or the bottom.
+    const double per_layer_change = layer.backward_delta_bytes + (made_in_backward ? layer.param_grad_bytes : 0.0);
+    const double top_start = after_head;
+    const double bottom_start = top_start + std::max(0.0, layers - 1.0) * per_layer_change;
+    const double freed_per_layer = layer.backward_delta_bytes;
+    consider({MemoryPhase::layer_backward, top_start, 0, 0, layer.backward_peak_bytes, grads_after_head});
+    if (layers > 1) {
+        consider({MemoryPhase::layer_backward, top_start + (layers - 1.0) * freed_per_layer, 0, 0, layer.backward_peak_bytes,
+                  grads_after_head + (made_in_backward ? (layers - 1.0) * layer.param_grad_bytes : 0.0)});
+    }
+    (void)bottom_start;
+    memory.phase = best.phase;
+    memory.grads_bytes = std::min(grads_all, best.grads);
+    memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
+    memory.activations_bytes = std::max(0.0, best.activations);
+    memory.weight_copies_bytes = best.copies;
+    memory.logits_bytes = best.logits;
+    memory.backward_working_set_bytes = best.working_set + (best.grads - memory.grads_bytes);
 }
 
 }  // namespace
@@ -715,6 +825,12 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
     per_gpu.peak_bytes = peak.peak_bytes;
 
     memory.activations = activation_report(layer, layout);
+    if (constants.operator_recipe) {  // the walked layer's (layer_memory.h), not Korthikanti's coefficients
+        memory.activations.bytes_per_layer = operator_blocks(constants, layout).layer.forward_delta_bytes;
+        memory.activations.sbh_coefficient = memory.activations.bytes_per_layer / layer.sbh;
+        memory.activations.attention_score_bytes = 0;
+        memory.activations.bytes_per_score = 0;
+    }
     memory.activations.layers_on_first_stage = pipeline_split(scenario, layout.pp).layers_on(0);
     memory.activations.inflight_microbatches = inflight_on(0);
     memory.activations.first_stage_bytes = memory.per_stage.front().activations_bytes;

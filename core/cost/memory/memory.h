@@ -6,9 +6,12 @@
 // copies, ZeRO-3's gathered layers, library and communication buffers and the allocator's fragmentation come on top.
 // Scalar functions of the scenario and a layout, so evaluate() and the planner decide "fits" by the same arithmetic.
 #include "core/cost/kernels/framework.h"
+#include "core/cost/memory/layer_memory.h"
 #include "core/cost/memory/memory_report.h"
 #include "core/model/layout.h"
 
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace core {
@@ -79,7 +82,23 @@ struct MemoryConstants {
     double moe_sharded_coefficient = 0, moe_mlp_half_sharded = 0, moe_mlp_gradient_coefficient = 0;
     double router_bytes_per_token = 0, copies_per_token = 0;
     double copy_input_bytes = 0, copy_ffn_bytes = 0, copy_output_bytes = 0, copy_gradient_bytes = 0;
+    // An operator recipe (assets/frameworks): the blocks' memory comes from walking their tensors (layer_memory.h),
+    // for each split a layout has, built once and kept here.
+    bool operator_recipe = false;
+    std::shared_ptr<const Scenario> scenario;  // what the blocks are built from
+    bool grads_from_start = true;   // the gradients exist before the backward: a buffer (Megatron, the probe), zero_grad
+                                    // without set_to_none, or an earlier micro-batch's (gradient accumulation)
+    int global_batch = 1;
+    struct OperatorBlocks {
+        LayerSplit split;
+        bool grads_allocated = false;
+        BlockMemory embedding, layer, head;
+    };
+    mutable std::shared_ptr<std::vector<OperatorBlocks>> operator_blocks = std::make_shared<std::vector<OperatorBlocks>>();
+    mutable std::shared_ptr<std::mutex> operator_blocks_mutex = std::make_shared<std::mutex>();
 };
+// The blocks of an operator recipe for a layout (built on first use and kept in the constants).
+const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants&, const Layout&);
 MemoryConstants memory_constants(const Scenario&);
 // heaviest_stage_params from the constants a search already holds.
 StageParams heaviest_stage_params(const MemoryConstants&, int pp, int tp, int expert_shards = 1);

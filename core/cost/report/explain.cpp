@@ -156,7 +156,7 @@ Explanation peak_block_explanation(const Scenario& scenario, const Report& repor
     const PrecisionRecipe& recipe = scenario.precision;
     const LayoutReport& layout = report.layout;
     const std::string bytes = format_bytes(block.per_gpu_bytes);
-    const bool megatron = scenario.train.framework == Framework::megatron;
+    const bool megatron = is_megatron_family(scenario.train.framework);
     switch (block.kind) {
         case MemoryKind::weight_copies:
             if (block.per_gpu_bytes <= 0) return {label + ": none at the peak (the GEMMs read the stored weights, or ZeRO-3 makes the copies per layer)", recipe.source};

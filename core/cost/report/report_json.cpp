@@ -96,6 +96,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     }
     breakdown["exposed_comm"] = exposed;
     breakdown["bubble"] = parts.bubble_seconds;
+    breakdown["host"] = parts.host_seconds;
     json["compute"]["breakdown_seconds"] = breakdown;
     nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
     for (const Kernel& kernel : compute.kernels) {

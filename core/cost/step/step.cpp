@@ -1,5 +1,7 @@
 #include "core/cost/step/step.h"
 
+#include "core/cost/kernels/recipe_ops.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -197,6 +199,11 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
 
     in.moe_share = stage_moe_share(scenario, layout.pp);
     in.layer = mean_layer(cost, in.moe_share);
+    if (runs_operator_recipe(scenario)) {
+        const FrameworkRecipe& recipe = recipe_of(scenario);
+        in.host_seconds_per_launch = recipe.host_seconds_per_launch;
+        in.host_seconds_per_recompute_launch = recipe.host_seconds_per_recompute_launch;
+    }
     const PassSeconds& layer = in.layer;
     const LayerStepSeconds one_layer = layer_step_seconds(scenario, layout, cost, layer, in.moe_share);
     in.tp = one_layer.tp;
@@ -291,6 +298,38 @@ ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, c
     return schedule;
 }
 
+namespace {
+
+// How long the GPU waits for the host. The host launches the step's kernels in order and the GPU runs each once it is
+// launched and the one before it is done, so the step ends no sooner than, for every point of it, the host's time to
+// launch everything before that point plus the GPU's time for everything after it. Within a pass of identical layers
+// that sum moves linearly, so only the passes' boundaries need checking: each micro-batch's forward and backward, then
+// the tail (gradient reduction and the optimizer). One stage only: a pipeline's bubbles are the GPU's to wait in.
+double host_bound_seconds(const StepInputs& in, const LayerCost& cost, const ScheduleParams& schedule, double gpu_step_seconds) {
+    if (in.host_seconds_per_launch <= 0 || schedule.stages != 1) return 0.0;
+    const double m = in.microbatches, layers = in.stage_layers;
+    const PassSeconds& layer = in.layer;
+    const auto edges = [&](double PassSeconds::*field) { return cost.first_stage.*field + cost.last_stage.*field; };
+    const double host_forward = in.host_seconds_per_launch * (layers * layer.forward_launches + edges(&PassSeconds::forward_launches));
+    const double host_backward = in.host_seconds_per_launch * (layers * layer.backward_launches + edges(&PassSeconds::backward_launches)) +
+                                 in.host_seconds_per_recompute_launch * (layers * layer.recompute_launches + edges(&PassSeconds::recompute_launches));
+    const double host_tail = in.host_seconds_per_launch * in.optimizer.launches;
+    const double gpu_forward = schedule.forward_seconds + schedule.first_forward_extra_seconds + schedule.last_forward_extra_seconds;
+    const double gpu_backward = schedule.backward_seconds + schedule.first_backward_extra_seconds + schedule.last_backward_extra_seconds;
+    // Boundary k splits the 2m + 1 phases into the host's prefix and the GPU's suffix.
+    double host_prefix = 0, gpu_suffix = gpu_step_seconds, bound = gpu_step_seconds;
+    for (int phase = 0; phase < 2 * static_cast<int>(m); ++phase) {
+        const bool forward = phase % 2 == 0;
+        host_prefix += forward ? host_forward : host_backward;
+        gpu_suffix -= forward ? gpu_forward : gpu_backward;
+        bound = std::max(bound, host_prefix + gpu_suffix);
+    }
+    bound = std::max(bound, host_prefix + host_tail);
+    return bound - gpu_step_seconds;
+}
+
+}  // namespace
+
 StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in, PipelineTiming timing) {
     StepEstimate estimate;
     const OverlapSpec& switches = scenario.overlap;
@@ -349,6 +388,8 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     estimate.dp_tail_exposed_seconds = dp_tail.cost();
     estimate.param_gather_exposed_seconds = param_gather.cost();
     estimate.step_seconds = estimate.makespan_seconds + estimate.dp_tail_exposed_seconds + estimate.param_gather_exposed_seconds + estimate.optimizer_seconds;
+    const double host_wait = host_bound_seconds(in, cost, schedule, estimate.step_seconds);
+    estimate.step_seconds += host_wait;
 
     // The breakdown, on the stage with the most work per micro-batch: the first or the last (they carry the edges), or a
     // middle one where both edges hold fewer layers and their edge work does not make up for it.
@@ -395,12 +436,13 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         pp_exposed = 2.0 * boundaries * pp.send_seconds + (switches.pp_p2p ? 0.0 : 2.0 * m * chunks * pp.send_seconds);
     }
     const double accounted = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds +
-                             exposed[0] + exposed[1] + exposed[3] + exposed[4] + pp_exposed;
+                             exposed[0] + exposed[1] + exposed[3] + exposed[4] + pp_exposed + host_wait;
     // What the busiest stage spends neither computing nor communicating is the pipeline standing idle. The sends' share
     // is estimated from the fill and drain; if the timeline hid more of them, the difference is theirs to give back.
     const double idle = estimate.step_seconds - accounted;
     parts.bubble_seconds = layout.pp > 1 ? std::max(0.0, idle) : 0.0;  // one stage never waits on another
     exposed[static_cast<int>(CommAxis::pp)] = std::max(0.0, pp_exposed + std::min(0.0, idle));
+    parts.host_seconds = host_wait;
     const double remainder = estimate.step_seconds - parts.total();
     parts.elementwise_seconds += remainder;  // rounding, and an edge stage's work the schedule overlapped with a bubble
 

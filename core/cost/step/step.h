@@ -76,6 +76,8 @@ struct StepInputs {
     MemoryBasis memory;
     Kernel optimizer;
     PassSeconds layer;                  // the heaviest stage's mean layer (its dense and MoE layers); = cost.layer when dense
+    // An operator recipe's host: CPU seconds per launch and per recomputed launch (0: its kernels carry their own floor).
+    double host_seconds_per_launch = 0, host_seconds_per_recompute_launch = 0;
     double moe_share = 0;               // the share of that stage's layers with routed experts
     EpComm ep;                          // one MoE layer, one micro-batch
 };

@@ -14,12 +14,16 @@ struct StepBreakdown {
     double optimizer_seconds = 0;
     double exposed_comm_seconds[kCommAxes] = {0, 0, 0, 0, 0};  // by CommAxis: what compute could not hide, and the SMs overlap took
     double bubble_seconds = 0;           // the pipeline standing idle
+    double host_seconds = 0;             // the GPU waiting for the host to launch its kernels (an eager framework's
+                                         // Python and dispatch, core/cost/step/step.cpp host_bound_seconds)
     double exposed_comm_total() const {
         double sum = 0;
         for (double seconds : exposed_comm_seconds) sum += seconds;
         return sum;
     }
-    double total() const { return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds; }
+    double total() const {
+        return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds + host_seconds;
+    }
 };
 
 // Which stream an operation of the layer timeline runs on.

@@ -1,0 +1,813 @@
+#include "core/cost/kernels/recipe_ops.h"
+
+#include "core/model/errors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace core {
+
+const FrameworkRecipe& recipe_of(const Scenario& scenario) {
+    const char* id = "megatron-lm";
+    switch (scenario.train.framework) {
+        case Framework::megatron: id = "megatron-lm"; break;
+        case Framework::megatron_core: id = "megatron-core"; break;
+        case Framework::deepspeed: id = "deepspeed"; break;
+        case Framework::pytorch_eager: id = "pytorch-eager"; break;
+        case Framework::torchtitan: id = "torchtitan"; break;
+        case Framework::llm_foundry: id = "llm-foundry"; break;
+        case Framework::hf_transformers:
+            // GPT-2's family: learned positions, biases and LayerNorm; the rest run modeling_llama's ops.
+            id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama";
+            break;
+    }
+    const FrameworkRecipe* recipe = find_framework_recipe(id);
+    if (!recipe) throw InputError("train.framework", std::string("no recipe file for ") + id);
+    return *recipe;
+}
+
+bool runs_operator_recipe(const Scenario& scenario) {
+    const FrameworkRecipe& recipe = recipe_of(scenario);
+    return !recipe.layer.ops.empty() && !is_block_op(recipe.layer.ops.front().kind);
+}
+
+double dtype_bytes(Dtype dtype) {
+    switch (dtype) {
+        case Dtype::fp32: return 4;
+        case Dtype::bf16: return 2;
+        case Dtype::fp8: return 1;
+        case Dtype::mask: return 1;
+        case Dtype::index: return 8;
+    }
+    return 2;
+}
+
+RecipeDtypes recipe_dtypes(const Scenario& scenario) {
+    const PrecisionRecipe& precision = scenario.precision;
+    RecipeDtypes dtypes;
+    const double weight_bytes = precision.bytes_per_param(StateKind::weights);
+    dtypes.compute = precision.compute_bytes >= 4 ? Dtype::fp32 : Dtype::bf16;
+    // FSDP's mixed precision casts the weights before it gathers them (gather_bytes), so the model runs on bf16 weights;
+    // fp32 weights read directly run under torch.autocast, which casts at each op of its lists.
+    const bool cast_before_gather = precision.gather_bytes > 0 && precision.gather_bytes < weight_bytes;
+    dtypes.param = cast_before_gather ? Dtype::bf16 : weight_bytes >= 4 ? Dtype::fp32 : Dtype::bf16;
+    dtypes.autocast = dtypes.param == Dtype::fp32 && dtypes.compute == Dtype::bf16;
+    dtypes.grad = precision.grad_comm_bytes_per_param() >= 4 ? Dtype::fp32 : Dtype::bf16;
+    return dtypes;
+}
+
+namespace {
+
+// The sizes of framework_recipe.h's shapes, after the layout splits them.
+struct Dims {
+    double t = 0, n = 0, h = 0, q = 0, k = 0, d = 0, a = 0, g = 0, f = 0, v = 0, s = 0, S = 0, b = 1;
+    double of(char symbol) const {
+        switch (symbol) {
+            case 't': return t;
+            case 'n': return n;
+            case 'h': return h;
+            case 'q': return q;
+            case 'k': return k;
+            case 'd': return d;
+            case 'a': return a;
+            case 'g': return g;
+            case 'f': return f;
+            case 'v': return v;
+            case 's': return s;
+            case 'S': return S;
+            case 'b': return b;
+        }
+        return 1;
+    }
+    double size(const ShapeExpr& shape) const {
+        double elements = shape.factor;
+        for (char symbol : shape.symbols) elements *= of(symbol);
+        return elements;
+    }
+};
+
+Dims dims_of(const Scenario& scenario, const LayerSplit& split, const FrameworkTraits& traits) {
+    const ModelSpec& model = scenario.model;
+    Dims dims;
+    dims.b = split.micro_batch;
+    dims.S = scenario.train.seq_len;
+    dims.s = dims.S / split.cp;
+    dims.t = dims.b * dims.s;
+    dims.n = split.sequence_parallel && split.tp > 1 ? dims.t / split.tp : dims.t;
+    dims.h = model.hidden;
+    dims.d = model.head_dim();
+    dims.a = static_cast<double>(model.heads) / split.tp;
+    dims.g = std::max(1.0, static_cast<double>(model.kv_heads) / split.tp);
+    dims.q = dims.a * dims.d;
+    dims.k = dims.g * dims.d;
+    dims.f = static_cast<double>(model.ffn_hidden) / split.tp;
+    dims.v = vocab_per_rank(model.vocab, split.tp, traits);
+    return dims;
+}
+
+bool condition_holds(const std::string& when, const Scenario& scenario, const LayerSplit& split, const RecipeDtypes& dtypes) {
+    if (when.empty()) return true;
+    const bool negate = when[0] == '!';
+    const std::string_view name = negate ? std::string_view(when).substr(1) : std::string_view(when);
+    const ModelSpec& model = scenario.model;
+    bool value = false;
+    if (name == "gated") value = model.gated_mlp;
+    else if (name == "bias") value = model.bias;
+    else if (name == "dropout") value = scenario.train.dropout;
+    else if (name == "autocast") value = dtypes.autocast;
+    else if (name == "learned_positions") value = model.learned_positions;
+    else if (name == "tied_embeddings") value = model.tied_embeddings;
+    else if (name == "gqa") value = model.kv_heads < model.heads;
+    else if (name == "sequence_parallel") value = split.sequence_parallel && split.tp > 1;
+    else if (name == "rope") value = !model.learned_positions;
+    return negate ? !value : value;
+}
+
+// Autocast's categories (aten/src/ATen/autocast_mode.cpp): ops cast to the lower precision, ops run in fp32, the rest as
+// type promotion has them.
+enum class AutocastClass { lower, fp32, promote };
+AutocastClass autocast_class(OpKind kind) {
+    switch (kind) {
+        case OpKind::linear:
+        case OpKind::sdpa: return AutocastClass::lower;
+        case OpKind::pow_scalar:
+        case OpKind::rsqrt:
+        case OpKind::layer_norm:
+        case OpKind::log_softmax:
+        case OpKind::nll_loss: return AutocastClass::fp32;
+        default: return AutocastClass::promote;
+    }
+}
+
+// The weight a linear reads, its output and input widths (per TP rank).
+struct WeightShape {
+    double out = 0, in = 0;
+};
+WeightShape weight_shape(WeightRole role, const Dims& dims) {
+    switch (role) {
+        case WeightRole::q: return {dims.q, dims.h};
+        case WeightRole::k:
+        case WeightRole::v: return {dims.k, dims.h};
+        case WeightRole::qkv: return {dims.q + 2.0 * dims.k, dims.h};
+        case WeightRole::o: return {dims.h, dims.q};
+        case WeightRole::gate:
+        case WeightRole::up:
+        case WeightRole::fc1: return {dims.f, dims.h};
+        case WeightRole::gate_up: return {2.0 * dims.f, dims.h};
+        case WeightRole::down:
+        case WeightRole::fc2: return {dims.h, dims.f};
+        case WeightRole::head: return {dims.v, dims.h};
+        case WeightRole::norm: return {dims.h, 1.0};
+        case WeightRole::none: return {};
+    }
+    return {};
+}
+
+KernelId kernel_id_of(const RecipeOp& op) {
+    switch (op.kind) {
+        case OpKind::linear:
+            switch (op.weight) {
+                case WeightRole::q:
+                case WeightRole::k:
+                case WeightRole::v:
+                case WeightRole::qkv: return KernelId::qkv;
+                case WeightRole::o: return KernelId::out_proj;
+                case WeightRole::gate:
+                case WeightRole::up:
+                case WeightRole::gate_up:
+                case WeightRole::fc1: return KernelId::mlp_up;
+                case WeightRole::down:
+                case WeightRole::fc2: return KernelId::mlp_down;
+                case WeightRole::head: return KernelId::logits;
+                default: return KernelId::op;
+            }
+        case OpKind::sdpa: return KernelId::attention;
+        case OpKind::embedding: return KernelId::embedding;
+        case OpKind::log_softmax:
+        case OpKind::nll_loss:
+        case OpKind::fused_cross_entropy: return KernelId::cross_entropy;
+        default: return KernelId::op;
+    }
+}
+
+// Builds one block's tensors, ops and kernels in execution order.
+class ProgramBuilder {
+public:
+    ProgramBuilder(const Scenario& scenario, const LayerSplit& split, BlockRole role)
+        : scenario_(scenario), split_(split), role_(role), traits_(framework_traits(scenario)), dtypes_(recipe_dtypes(scenario)),
+          dims_(dims_of(scenario, split, traits_)),
+          scope_(role == BlockRole::layer ? KernelScope::layer : role == BlockRole::embedding ? KernelScope::first_stage : KernelScope::last_stage) {
+        fp8_ = fp8_gemms(scenario.cluster.gpu, traits_);
+        program_.autocast = dtypes_.autocast;
+        program_.grad_dtype = dtypes_.grad;
+        // The residual stream is what the embedding writes: the weights' dtype (autocast leaves an fp32 embedding fp32).
+        program_.stream = dtypes_.param;
+    }
+
+    BlockProgram build(const RecipeBlock& block) {
+        program_.tensors.reserve(block.ops.size() * 3 + 8);
+        program_.ops.reserve(block.ops.size());
+        program_.input = input_tensor(block.input);
+        for (const RecipeOp& op : block.ops) {
+            if (!condition_holds(op.when, scenario_, split_, dtypes_)) continue;
+            add_op(op);
+        }
+        program_.output = find(block.output);
+        accumulate_gradients();
+        // The backward runs the ops in reverse, each op's kernels in the order add_backward wrote them.
+        for (auto it = backward_by_op_.rbegin(); it != backward_by_op_.rend(); ++it) {
+            program_.backward.insert(program_.backward.end(), it->begin(), it->end());
+        }
+        program_.backward.insert(program_.backward.end(), input_accumulation_.begin(), input_accumulation_.end());
+        for (Kernel& kernel : program_.forward) time_kernel(kernel, scenario_.cluster.gpu, traits_);
+        for (Kernel& kernel : program_.backward) time_kernel(kernel, scenario_.cluster.gpu, traits_);
+        for (std::size_t i = 0, kernel = 0; i < program_.ops.size(); ++i) {
+            const ProgramOp& op = program_.ops[i];
+            if (op.recompute_selective) {
+                program_.selective.insert(program_.selective.end(), program_.forward.begin() + static_cast<long>(kernel),
+                                          program_.forward.begin() + static_cast<long>(kernel + op.forward_kernels));
+            }
+            kernel += op.forward_kernels;
+        }
+        return std::move(program_);
+    }
+
+private:
+    int input_tensor(const std::string& name) {
+        ProgramTensor tensor;
+        tensor.name = name;
+        if (role_ == BlockRole::embedding) {
+            tensor.elements = dims_.t;
+            tensor.dtype = Dtype::index;
+            tensor.requires_grad = false;
+            tensor.constant = true;
+        } else {
+            tensor.elements = dims_.n * dims_.h;
+            tensor.dtype = program_.stream;
+        }
+        program_.tensors.push_back(tensor);
+        return static_cast<int>(program_.tensors.size()) - 1;
+    }
+
+    int find(const std::string& name) {
+        for (int i = static_cast<int>(program_.tensors.size()) - 1; i >= 0; --i) {
+            if (program_.tensors[i].name == name) return i;
+        }
+        // The framework's constants: RoPE's tables (the stream's dtype in Hugging Face, fp32 complex in torchtitan), ids.
+        ProgramTensor tensor;
+        tensor.name = name;
+        tensor.requires_grad = false;
+        tensor.constant = true;
+        if (name == "cos" || name == "sin") {
+            tensor.elements = dims_.s * dims_.d;
+            tensor.dtype = program_.stream;
+        } else if (name == "freqs") {
+            tensor.elements = dims_.s * dims_.d;
+            tensor.dtype = Dtype::fp32;
+        } else {
+            tensor.elements = dims_.t;
+            tensor.dtype = Dtype::index;
+        }
+        program_.tensors.push_back(tensor);
+        return static_cast<int>(program_.tensors.size()) - 1;
+    }
+
+    int new_tensor(std::string_view name, double elements, Dtype dtype, bool requires_grad = true) {
+        ProgramTensor tensor;
+        tensor.name = name;
+        tensor.elements = elements;
+        tensor.dtype = dtype;
+        tensor.requires_grad = requires_grad;
+        program_.tensors.push_back(tensor);
+        return static_cast<int>(program_.tensors.size()) - 1;
+    }
+
+    Dtype resolve(DtypeRule rule, Dtype inferred) const {
+        switch (rule) {
+            case DtypeRule::infer: return inferred;
+            case DtypeRule::fp32: return Dtype::fp32;
+            case DtypeRule::bf16: return Dtype::bf16;
+            case DtypeRule::compute: return dtypes_.compute;
+            case DtypeRule::param: return dtypes_.param;
+            case DtypeRule::stream: return program_.stream;
+            case DtypeRule::mask: return Dtype::mask;
+            case DtypeRule::index: return Dtype::index;
+        }
+        return inferred;
+    }
+
+    // A memory-bound kernel of the current op.
+    Kernel& memory_kernel(std::vector<Kernel>& into, KernelPass pass, MemoryClass memory_class, double bytes, double flops) {
+        Kernel kernel;
+        kernel.id = kernel_id_;
+        kernel.label = label_;
+        kernel.pass = pass;
+        kernel.category = kernel.id == KernelId::attention ? KernelCategory::attention : KernelCategory::elementwise;
+        kernel.scope = scope_;
+        kernel.memory_class = memory_class;
+        kernel.bytes = bytes;
+        kernel.flops = flops;
+        into.push_back(kernel);
+        return into.back();
+    }
+
+    Kernel& gemm_kernel(std::vector<Kernel>& into, KernelPass pass, double m, double n, double k, bool linear) {
+        Kernel kernel;
+        kernel.id = kernel_id_;
+        kernel.label = label_;
+        kernel.pass = pass;
+        kernel.category = KernelCategory::gemm;
+        kernel.scope = scope_;
+        kernel.is_gemm = true;
+        kernel.m = m;
+        kernel.n = n;
+        kernel.k = k;
+        kernel.flops = 2.0 * m * n * k;
+        const double act = dtype_bytes(dtypes_.compute == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
+        kernel.bytes = act * (m * k + k * n + m * n);
+        kernel.fp8 = fp8_ && linear && kernel_id_ != KernelId::logits;
+        if (kernel.fp8) {
+            // torchao's float8: the activation-side operand cast to fp8 with its scale (an amax reduction and a cast), the
+            // weights' fp8 copies made once per gather; the GEMM reads fp8 operands and writes the compute dtype.
+            kernel.bytes = (m * k + k * n) + act * m * n;
+            if (pass != KernelPass::backward_weight) memory_kernel(into, pass, MemoryClass::streaming, m * k * (2.0 * act + 1.0), 0);
+        }
+        into.push_back(kernel);
+        return into.back();
+    }
+
+    // An elementwise op of the current op: reads inputs, writes the output.
+    void pointwise(std::vector<Kernel>& into, KernelPass pass, double read_bytes, double write_bytes, double flops,
+                   MemoryClass memory_class = MemoryClass::streaming) {
+        memory_kernel(into, pass, memory_class, read_bytes + write_bytes, flops);
+    }
+
+    // Autocast casts an input before an op of its lists: a copy kernel and a new tensor the op reads (and may save).
+    int autocast_input(int input, Dtype to, std::vector<Kernel>& forward, std::vector<Kernel>& backward, ProgramOp& op) {
+        const ProgramTensor& tensor = program_.tensors[input];
+        if (tensor.dtype == to || tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) return input;
+        const double elements = tensor.elements;
+        const Dtype from = tensor.dtype;
+        const bool requires_grad = tensor.requires_grad;
+        const auto cls = [](Dtype a, Dtype b) { return dtype_bytes(b) > dtype_bytes(a) ? MemoryClass::widening : MemoryClass::streaming; };
+        pointwise(forward, KernelPass::forward, elements * dtype_bytes(from), elements * dtype_bytes(to), 0, cls(from, to));
+        // The cast's backward casts the gradient back to the source's dtype.
+        if (requires_grad) pointwise(backward, KernelPass::backward_input, elements * dtype_bytes(to), elements * dtype_bytes(from), 0, cls(to, from));
+        const int cast = new_tensor(program_.tensors[input].name, elements, to, requires_grad);
+        op.made.push_back(cast);
+        return cast;
+    }
+
+    void add_op(const RecipeOp& recipe) {
+        ProgramOp op;
+        op.recipe = &recipe;
+        op.recompute_selective = recipe.recompute_selective;
+        kernel_id_ = kernel_id_of(recipe);
+        label_ = recipe.name.c_str();
+        for (const std::string& name : recipe.inputs) op.inputs.push_back(find(name));
+        std::vector<Kernel> forward, backward;
+        const std::size_t before = program_.forward.size();
+        emit(recipe, op, forward, backward);
+        op.forward_kernels = static_cast<int>(forward.size());
+        op.backward_kernels = static_cast<int>(backward.size());
+        program_.forward.insert(program_.forward.end(), forward.begin(), forward.end());
+        (void)before;
+        backward_by_op_.push_back(std::move(backward));
+        program_.weight_params += op.weight_params;
+        program_.ops.push_back(std::move(op));
+    }
+
+    // A tensor read by several ops gets a gradient from each: autograd's engine adds them (InputBuffer::add, one kernel
+    // each beyond the first) before the op that made it runs its backward.
+    void accumulate_gradients() {
+        std::vector<int> readers(program_.tensors.size(), 0);
+        const auto storage = [&](int t) { return program_.tensors[t].alias_of >= 0 ? program_.tensors[t].alias_of : t; };
+        for (const ProgramOp& op : program_.ops) {
+            std::vector<int> seen;
+            for (int input : op.inputs) {
+                const int s = storage(input);
+                if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+                seen.push_back(s);
+                ++readers[s];
+            }
+        }
+        std::vector<int> producer(program_.tensors.size(), -1);
+        for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+            if (program_.ops[i].output >= 0) producer[storage(program_.ops[i].output)] = static_cast<int>(i);
+        }
+        for (std::size_t t = 0; t < readers.size(); ++t) {
+            const ProgramTensor& tensor = program_.tensors[t];
+            if (readers[t] < 2 || !tensor.requires_grad || tensor.constant || tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) continue;
+            const int owner = producer[t];
+            std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
+            kernel_id_ = KernelId::op;
+            label_ = "autograd.accumulate_grad";
+            std::vector<Kernel> adds;
+            for (int i = 1; i < readers[t]; ++i) pointwise(adds, KernelPass::backward_input, 2.0 * tensor.bytes(), tensor.bytes(), tensor.elements);
+            into.insert(owner >= 0 ? into.begin() : into.end(), adds.begin(), adds.end());
+        }
+    }
+
+    double elements_of(const RecipeOp& recipe, int like) const {
+        return recipe.has_shape ? dims_.size(recipe.shape) : program_.tensors[like].elements;
+    }
+
+    Dtype promoted(const ProgramOp& op) const {
+        Dtype out = Dtype::bf16;
+        bool any = false;
+        for (int input : op.inputs) {
+            const ProgramTensor& tensor = program_.tensors[input];
+            if (tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) continue;
+            if (!any || dtype_bytes(tensor.dtype) > dtype_bytes(out)) out = tensor.dtype;
+            any = true;
+        }
+        return out;
+    }
+
+    bool any_grad(const ProgramOp& op) const {
+        for (int input : op.inputs) {
+            if (program_.tensors[input].requires_grad) return true;
+        }
+        return false;
+    }
+
+    void emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void emit_linear(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void weight_gradient(ProgramOp& op, double params, std::vector<Kernel>& bw, double bf16_grad_elements);
+
+    const Scenario& scenario_;
+    const LayerSplit& split_;
+    BlockRole role_;
+    FrameworkTraits traits_;
+    RecipeDtypes dtypes_;
+    Dims dims_;
+    KernelScope scope_;
+    bool fp8_ = false;
+    KernelId kernel_id_ = KernelId::op;
+    const char* label_ = nullptr;
+    BlockProgram program_;
+    std::vector<std::vector<Kernel>> backward_by_op_;
+    std::vector<Kernel> input_accumulation_;  // the block input's gradients, added after the whole backward
+};
+
+// A weight's gradient in the backward: under autocast the bf16 dW is cast to the fp32 .grad (autograd's backward of
+// autocast's cast), then accumulated (AccumulateGrad: the first micro-batch's is stolen, later ones add).
+void ProgramBuilder::weight_gradient(ProgramOp& op, double params, std::vector<Kernel>& bw, double bf16_grad_elements) {
+    op.weight_params += params;
+    if (bf16_grad_elements > 0 && dtypes_.autocast) {
+        pointwise(bw, KernelPass::backward_weight, bf16_grad_elements * 2.0, bf16_grad_elements * 4.0, 0, MemoryClass::widening);
+        op.backward_scratch_bytes += bf16_grad_elements * 2.0;
+    }
+}
+
+void ProgramBuilder::emit_linear(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    const WeightShape weight = weight_shape(recipe.weight, dims_);
+    const Dtype lower = dtypes_.compute;
+    int input = op.inputs.front();
+    const double tokens = program_.tensors[input].elements / weight.in;
+    if (dtypes_.autocast) {
+        // Autocast casts the weight once per forward (its cache) and the activation at every linear that reads it.
+        pointwise(fw, KernelPass::forward, weight.out * weight.in * 4.0, weight.out * weight.in * 2.0, 0);
+        const int weight_copy = new_tensor("weight_copy", weight.out * weight.in, Dtype::bf16, false);
+        program_.tensors[weight_copy].cached_weight = true;
+        op.made.push_back(weight_copy);
+        op.saved.push_back(weight_copy);
+        input = autocast_input(input, lower, fw, bw, op);
+        op.inputs.front() = input;
+    }
+    gemm_kernel(fw, KernelPass::forward, tokens, weight.out, weight.in, true);
+    op.output = new_tensor(recipe.output, tokens * weight.out, lower == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
+    if (program_.tensors[input].requires_grad) op.saved.push_back(input);
+    // dX = dY W, dW = X^T dY (the GEMMs the Builder writes for every linear), the bias's gradient a reduction over tokens.
+    gemm_kernel(bw, KernelPass::backward_input, tokens, weight.in, weight.out, true);
+    gemm_kernel(bw, KernelPass::backward_weight, weight.in, weight.out, tokens, true);
+    if (recipe.bias) pointwise(bw, KernelPass::backward_weight, tokens * weight.out * 2.0, weight.out * 4.0, tokens * weight.out);
+    weight_gradient(op, weight.out * weight.in + (recipe.bias ? weight.out : 0.0), bw, weight.out * weight.in);
+}
+
+void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    // Q, K, V as one tensor (GPT-2's and MPT's fused projection, split into views) or three.
+    for (int& input : op.inputs) {
+        if (dtypes_.autocast) input = autocast_input(input, dtypes_.compute, fw, bw, op);
+        op.saved.push_back(input);
+    }
+    const double tokens = dims_.t;
+    Kernel kernel;
+    kernel.id = KernelId::attention;
+    kernel.label = label_;
+    kernel.category = KernelCategory::attention;
+    kernel.scope = scope_;
+    kernel.is_fused_attention = true;
+    kernel.cudnn_attention = recipe.backend == "cudnn";
+    const double act = dtype_bytes(dtypes_.compute);
+    const double qkvo = tokens * (2.0 * dims_.q + 2.0 * dims_.k) * act;
+    // Causal: the kernel skips the masked half of 4 b a s S d (Korthikanti's attention FLOPs).
+    kernel.flops = 0.5 * 4.0 * dims_.b * dims_.a * dims_.s * dims_.S * dims_.d;
+    kernel.m = dims_.s;
+    kernel.n = dims_.S;
+    kernel.k = dims_.d;
+    kernel.batch = dims_.b * dims_.a;
+    kernel.efficiency_size = std::min(dims_.s, dims_.S);
+    kernel.pass = KernelPass::forward;
+    kernel.bytes = qkvo;
+    fw.push_back(kernel);
+    op.output = new_tensor(recipe.output, tokens * dims_.q, dtypes_.compute);
+    op.saved.push_back(op.output);
+    const int lse = new_tensor("logsumexp", dims_.b * dims_.a * dims_.s, Dtype::fp32, false);  // one fp32 per query row
+    op.made.push_back(lse);
+    op.saved.push_back(lse);
+    kernel.pass = KernelPass::backward_input;
+    kernel.bytes = 2.0 * qkvo;
+    kernel.flops *= 2.5;  // dQ, dK, dV and the recomputed scores: 2.5x the forward's FLOPs (FlashAttention-2 sec 3.1)
+    // cuDNN's backward launches dO.O, the main kernel, dQ's conversion, and with GQA a reduction of dK and dV over each
+    // group (torch.profiler, measurements/h200_hf_probe.json); flash's, the preprocess and the kernel.
+    bw.push_back(kernel);
+    const double rows = dims_.b * dims_.a * dims_.s;
+    pointwise(bw, KernelPass::backward_input, 2.0 * tokens * dims_.q * act, rows * 4.0, 2.0 * tokens * dims_.q);
+    if (kernel.cudnn_attention) {
+        pointwise(bw, KernelPass::backward_input, 0, tokens * dims_.q * 4.0, 0);  // its fp32 dQ accumulator zeroed (a memset)
+        pointwise(bw, KernelPass::backward_input, tokens * dims_.q * 4.0, tokens * dims_.q * act, 0);
+        if (dims_.g < dims_.a) {  // dK and dV, each summed over its group of query heads
+            pointwise(bw, KernelPass::backward_input, tokens * dims_.q * 4.0, tokens * dims_.k * act, tokens * dims_.q);
+            pointwise(bw, KernelPass::backward_input, tokens * dims_.q * 4.0, tokens * dims_.k * act, tokens * dims_.q);
+        }
+    }
+    op.backward_scratch_bytes = tokens * dims_.q * 4.0 + (dims_.g < dims_.a ? 2.0 * tokens * dims_.q * 4.0 : 0.0);  // fp32 dQ (dK, dV)
+}
+
+void ProgramBuilder::emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    // nll_loss: gathers one log-probability per token and reduces; its backward fills a zero gradient the size of the
+    // logits and scatters -1/N into it (aten/src/ATen/native/cuda/Loss.cu).
+    const int logp = op.inputs.front();
+    const double logits = program_.tensors[logp].elements;
+    const double bytes = dtype_bytes(program_.tensors[logp].dtype);
+    pointwise(fw, KernelPass::forward, dims_.t * (bytes + 8.0), 4.0, dims_.t);
+    pointwise(bw, KernelPass::backward_input, 0, logits * bytes, 0);
+    pointwise(bw, KernelPass::backward_input, dims_.t * 8.0, dims_.t * bytes, 0);
+    op.output = new_tensor(recipe.output.empty() ? "loss" : recipe.output, 1, Dtype::fp32);
+}
+
+void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    const int in0 = op.inputs.empty() ? -1 : op.inputs.front();
+    const auto input = [&](int i) -> const ProgramTensor& { return program_.tensors[op.inputs[static_cast<std::size_t>(i)]]; };
+    const auto grad_of = [&](int i) { return input(i).requires_grad; };
+    switch (recipe.kind) {
+        case OpKind::view: {
+            op.output = new_tensor(recipe.output, elements_of(recipe, in0), input(0).dtype, input(0).requires_grad);
+            program_.tensors[op.output].alias_of = program_.tensors[in0].alias_of >= 0 ? program_.tensors[in0].alias_of : in0;
+            return;
+        }
+        case OpKind::slice: {
+            // slice_backward: zeros of the input's size, the slice's gradient copied in (derivatives.yaml slice.Tensor).
+            const double elements = elements_of(recipe, in0);
+            const double bytes = dtype_bytes(input(0).dtype);
+            op.output = new_tensor(recipe.output, elements, input(0).dtype, grad_of(0));
+            program_.tensors[op.output].alias_of = program_.tensors[in0].alias_of >= 0 ? program_.tensors[in0].alias_of : in0;
+            if (grad_of(0)) {
+                pointwise(bw, KernelPass::backward_input, 0, input(0).elements * bytes, 0);
+                pointwise(bw, KernelPass::backward_input, elements * bytes, elements * bytes, 0);
+                op.backward_scratch_bytes = input(0).elements * bytes;
+            }
+            return;
+        }
+        case OpKind::cast: {
+            const Dtype to = resolve(recipe.dtype, input(0).dtype);
+            if (to == input(0).dtype) {  // .to() of the same dtype returns the tensor itself
+                op.output = new_tensor(recipe.output, input(0).elements, to, input(0).requires_grad);
+                program_.tensors[op.output].alias_of = program_.tensors[in0].alias_of >= 0 ? program_.tensors[in0].alias_of : in0;
+                return;
+            }
+            const double elements = input(0).elements;
+            const MemoryClass cls = dtype_bytes(to) > dtype_bytes(input(0).dtype) ? MemoryClass::widening : MemoryClass::streaming;
+            pointwise(fw, KernelPass::forward, elements * dtype_bytes(input(0).dtype), elements * dtype_bytes(to), 0, cls);
+            if (grad_of(0)) pointwise(bw, KernelPass::backward_input, elements * dtype_bytes(to), elements * dtype_bytes(input(0).dtype), 0);
+            op.output = new_tensor(recipe.output, elements, to, grad_of(0));
+            return;
+        }
+        case OpKind::copy: {
+            const double in_elements = input(0).elements;
+            const double out_elements = elements_of(recipe, in0);
+            const double bytes = dtype_bytes(input(0).dtype);
+            pointwise(fw, KernelPass::forward, in_elements * bytes, out_elements * bytes, 0);
+            // The gradient made contiguous again, or summed back over repeat_kv's copies.
+            if (grad_of(0)) pointwise(bw, KernelPass::backward_input, out_elements * bytes, in_elements * bytes, out_elements);
+            op.output = new_tensor(recipe.output, out_elements, input(0).dtype, grad_of(0));
+            return;
+        }
+        case OpKind::add:
+        case OpKind::mul: {
+            const bool weighted = recipe.weight == WeightRole::norm;  // a norm's weight times its input
+            const Dtype out = weighted ? (dtype_bytes(dtypes_.param) > dtype_bytes(input(0).dtype) ? dtypes_.param : input(0).dtype) : promoted(op);
+            double elements = 0;
+            double read = 0;
+            for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+                elements = std::max(elements, input(static_cast<int>(i)).elements);
+                read += input(static_cast<int>(i)).elements * dtype_bytes(input(static_cast<int>(i)).dtype);
+            }
+            if (weighted) read += dims_.h * dtype_bytes(dtypes_.param);
+            const double out_bytes = dtype_bytes(out);
+            // PyTorch vectorizes an elementwise kernel only when every operand is contiguous and of one dtype; a broadcast
+            // operand or a mix of dtypes runs the unrolled kernel (the GPU's broadcast and widening classes, measured).
+            bool mixed = weighted && dtypes_.param != input(0).dtype, broadcast_input = weighted;
+            for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+                const ProgramTensor& tensor = input(static_cast<int>(i));
+                if (tensor.dtype != out) mixed = true;
+                if (tensor.elements < elements) broadcast_input = true;
+            }
+            pointwise(fw, KernelPass::forward, read, elements * out_bytes, elements,
+                      broadcast_input ? MemoryClass::broadcast : mixed ? MemoryClass::widening : MemoryClass::streaming);
+            op.output = new_tensor(recipe.output, elements, out, any_grad(op) || weighted);
+            for (std::size_t i = 0; i < op.inputs.size(); ++i) {
+                const ProgramTensor& tensor = input(static_cast<int>(i));
+                if (!tensor.requires_grad) continue;
+                const bool broadcast = tensor.elements < elements;
+                const bool cast = tensor.dtype != out;
+                if (recipe.kind == OpKind::mul) {
+                    // grad * other: the other input is saved (derivatives.yaml: mul saves each input the other's gradient needs).
+                    if (op.inputs.size() > 1) op.saved.push_back(op.inputs[1 - i]);
+                    pointwise(bw, KernelPass::backward_input, 2.0 * elements * out_bytes, elements * out_bytes, elements);
+                }
+                if (broadcast) pointwise(bw, KernelPass::backward_input, elements * out_bytes, tensor.elements * out_bytes, elements);
+                if (cast) pointwise(bw, KernelPass::backward_input, tensor.elements * out_bytes, tensor.bytes(), 0);
+            }
+            if (weighted) {
+                op.saved.push_back(in0);
+                pointwise(bw, KernelPass::backward_input, 2.0 * elements * out_bytes, elements * out_bytes, elements);  // grad * w
+                pointwise(bw, KernelPass::backward_weight, 2.0 * elements * out_bytes, elements * out_bytes, elements);  // grad * x
+                pointwise(bw, KernelPass::backward_weight, elements * out_bytes, dims_.h * 4.0, elements, MemoryClass::norm);  // sum
+                weight_gradient(op, dims_.h, bw, 0);
+            }
+            return;
+        }
+        case OpKind::add_scalar:
+        case OpKind::mul_scalar:
+        case OpKind::neg:
+        case OpKind::tanh:
+        case OpKind::silu:
+        case OpKind::gelu:
+        case OpKind::pow_scalar:
+        case OpKind::rsqrt: {
+            int source = in0;
+            if (dtypes_.autocast && autocast_class(recipe.kind) == AutocastClass::fp32) source = autocast_input(in0, Dtype::fp32, fw, bw, op);
+            op.inputs.front() = source;
+            const ProgramTensor& x = program_.tensors[source];
+            const double elements = recipe.has_shape ? dims_.size(recipe.shape) : x.elements;
+            const Dtype out = resolve(recipe.dtype, x.dtype);
+            const double in_bytes = x.elements * dtype_bytes(x.dtype), out_bytes = elements * dtype_bytes(out);
+            const double flops = recipe.kind == OpKind::tanh || recipe.kind == OpKind::silu || recipe.kind == OpKind::gelu ? 8.0 * elements : elements;
+            pointwise(fw, KernelPass::forward, in_bytes, out_bytes, flops);
+            op.output = new_tensor(recipe.output, elements, out, x.requires_grad);
+            if (!x.requires_grad) return;
+            // derivatives.yaml: tanh and rsqrt keep their result, silu, gelu and pow their input; pow and rsqrt's backward
+            // is three kernels (self.pow(e - 1), times e, times grad), the others one.
+            switch (recipe.kind) {
+                case OpKind::add_scalar: return;
+                case OpKind::mul_scalar:
+                case OpKind::neg: pointwise(bw, KernelPass::backward_input, out_bytes, in_bytes, elements); return;
+                case OpKind::tanh: op.saved.push_back(op.output); break;
+                case OpKind::rsqrt: op.saved.push_back(op.output); break;
+                default: op.saved.push_back(source); break;
+            }
+            const int kernels = recipe.kind == OpKind::pow_scalar || recipe.kind == OpKind::rsqrt ? 3 : 1;
+            for (int i = 0; i < kernels; ++i) pointwise(bw, KernelPass::backward_input, out_bytes + in_bytes, in_bytes, 4.0 * elements);
+            return;
+        }
+        case OpKind::mean: {
+            const ProgramTensor& x = input(0);
+            const double elements = elements_of(recipe, in0);
+            pointwise(fw, KernelPass::forward, x.bytes(), elements * dtype_bytes(x.dtype), x.elements, MemoryClass::norm);
+            op.output = new_tensor(recipe.output, elements, x.dtype, x.requires_grad);
+            if (x.requires_grad) pointwise(bw, KernelPass::backward_input, elements * dtype_bytes(x.dtype), x.bytes(), x.elements);  // expand / N
+            return;
+        }
+        case OpKind::cat: {
+            double read = 0;
+            for (std::size_t i = 0; i < op.inputs.size(); ++i) read += input(static_cast<int>(i)).bytes();
+            const double elements = elements_of(recipe, in0);
+            pointwise(fw, KernelPass::forward, read, elements * dtype_bytes(input(0).dtype), 0);
+            op.output = new_tensor(recipe.output, elements, input(0).dtype, any_grad(op));  // its backward: views of the gradient
+            return;
+        }
+        case OpKind::linear: emit_linear(recipe, op, fw, bw); return;
+        case OpKind::sdpa: emit_sdpa(recipe, op, fw, bw); return;
+        case OpKind::dropout: {
+            const ProgramTensor& x = input(0);
+            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes() + x.elements, 2.0 * x.elements, MemoryClass::dropout);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, x.requires_grad);
+            const int mask = new_tensor("dropout_mask", x.elements, Dtype::mask, false);
+            op.made.push_back(mask);
+            op.saved.push_back(mask);
+            pointwise(bw, KernelPass::backward_input, x.bytes() + x.elements, x.bytes(), x.elements, MemoryClass::dropout);
+            return;
+        }
+        case OpKind::layer_norm:
+        case OpKind::rms_norm:
+        case OpKind::fused_norm: {
+            int source = in0;
+            if (dtypes_.autocast && recipe.kind == OpKind::layer_norm && recipe.dtype == DtypeRule::infer) source = autocast_input(in0, Dtype::fp32, fw, bw, op);
+            op.inputs.front() = source;
+            const ProgramTensor& x = program_.tensors[source];
+            const Dtype out = resolve(recipe.dtype, x.dtype);
+            const double rows = x.elements / dims_.h;
+            pointwise(fw, KernelPass::forward, x.bytes(), x.elements * dtype_bytes(out) + 8.0 * rows, 8.0 * x.elements, MemoryClass::norm);
+            op.output = new_tensor(recipe.output, x.elements, out, true);
+            op.saved.push_back(source);
+            const int stats = new_tensor("norm_stats", 2.0 * rows, Dtype::fp32, false);  // mean and rstd (rstd alone for RMS)
+            op.made.push_back(stats);
+            op.saved.push_back(stats);
+            // The input's gradient, then the weight's (and bias's) over the tokens (layer_norm_backward_cuda: two kernels).
+            pointwise(bw, KernelPass::backward_input, x.bytes() + x.elements * dtype_bytes(out), x.bytes(), 12.0 * x.elements, MemoryClass::norm);
+            pointwise(bw, KernelPass::backward_weight, x.bytes() + x.elements * dtype_bytes(out), dims_.h * 8.0, 4.0 * x.elements, MemoryClass::norm);
+            weight_gradient(op, (scenario_.model.bias ? 2.0 : 1.0) * dims_.h, bw, 0);
+            return;
+        }
+        case OpKind::embedding: {
+            const double elements = elements_of(recipe, in0);
+            const Dtype out = resolve(recipe.dtype, dtypes_.param);
+            const double rows = recipe.inputs.front() == "positions" ? std::max(dims_.S, static_cast<double>(scenario_.model.positions))
+                                                                      : dims_.v;
+            pointwise(fw, KernelPass::forward, elements * dtype_bytes(out) + dims_.t * 8.0, elements * dtype_bytes(out), 0);
+            op.output = new_tensor(recipe.output, elements, out, true);
+            // embedding_dense_backward: the ids sorted, the rows' gradients summed and scattered into a zero-filled
+            // gradient of the whole table (aten/src/ATen/native/cuda/Embedding.cu; 15 launches for GPT-2 in
+            // measurements/h200_hf_probe.json): the fill and the scatter carry the bytes.
+            pointwise(bw, KernelPass::backward_weight, 0, rows * dims_.h * dtype_bytes(dtypes_.grad), 0);
+            pointwise(bw, KernelPass::backward_weight, elements * dtype_bytes(out) + dims_.t * 8.0, elements * dtype_bytes(dtypes_.grad), elements);
+            for (int i = 0; i < 12; ++i) pointwise(bw, KernelPass::backward_weight, dims_.t * 16.0, dims_.t * 8.0, dims_.t);
+            // A tied table's gradient is the head's: counted once, at the head.
+            if (!(scenario_.model.tied_embeddings && recipe.inputs.front() == "tokens")) weight_gradient(op, rows * dims_.h, bw, 0);
+            return;
+        }
+        case OpKind::log_softmax: {
+            int source = in0;
+            if (dtypes_.autocast) source = autocast_input(in0, Dtype::fp32, fw, bw, op);
+            op.inputs.front() = source;
+            const ProgramTensor& x = program_.tensors[source];
+            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes(), 5.0 * x.elements, MemoryClass::softmax);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, true);
+            op.saved.push_back(op.output);
+            pointwise(bw, KernelPass::backward_input, 2.0 * x.bytes(), x.bytes(), 3.0 * x.elements, MemoryClass::softmax);
+            return;
+        }
+        case OpKind::nll_loss: emit_loss(recipe, op, fw, bw); return;
+        case OpKind::fused_rope: {
+            const ProgramTensor& x = input(0);
+            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes(), 6.0 * x.elements);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, x.requires_grad);
+            pointwise(bw, KernelPass::backward_input, x.bytes(), x.bytes(), 6.0 * x.elements);
+            return;
+        }
+        case OpKind::fused_swiglu: {
+            const ProgramTensor& x = input(0);  // gate and up side by side
+            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes() / 2.0, 6.0 * x.elements / 2.0);
+            op.output = new_tensor(recipe.output, x.elements / 2.0, x.dtype, x.requires_grad);
+            op.saved.push_back(in0);
+            pointwise(bw, KernelPass::backward_input, x.bytes() * 1.5, x.bytes(), 10.0 * x.elements / 2.0);
+            return;
+        }
+        case OpKind::fused_bias_gelu: {
+            const ProgramTensor& x = input(0);
+            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes(), 8.0 * x.elements);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, x.requires_grad);
+            op.saved.push_back(in0);
+            pointwise(bw, KernelPass::backward_input, 2.0 * x.bytes(), x.bytes(), 12.0 * x.elements);
+            return;
+        }
+        case OpKind::fused_residual_dropout: {
+            const ProgramTensor& x = input(0);
+            const double read = x.bytes() * static_cast<double>(op.inputs.size());
+            pointwise(fw, KernelPass::forward, read, x.bytes() + x.elements, 2.0 * x.elements, MemoryClass::dropout);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, true);
+            const int mask = new_tensor("dropout_mask", x.elements, Dtype::mask, false);
+            op.made.push_back(mask);
+            op.saved.push_back(mask);
+            pointwise(bw, KernelPass::backward_input, x.bytes() + x.elements, x.bytes(), x.elements, MemoryClass::dropout);
+            return;
+        }
+        case OpKind::fused_cross_entropy: {
+            const ProgramTensor& x = input(0);
+            pointwise(fw, KernelPass::forward, x.elements * (dtype_bytes(x.dtype) + 8.0), x.elements * 4.0, 5.0 * x.elements);
+            op.output = new_tensor(recipe.output.empty() ? "loss" : recipe.output, 1, Dtype::fp32);
+            const int softmax = new_tensor("softmax", x.elements, Dtype::fp32, false);
+            op.made.push_back(softmax);
+            op.saved.push_back(softmax);
+            pointwise(bw, KernelPass::backward_input, x.elements * 4.0, x.bytes(), 3.0 * x.elements);
+            return;
+        }
+        default: break;
+    }
+    throw InputError(std::string("framework recipe op ") + recipe.name, std::string("op ") + op_kind_name(recipe.kind) + " is a block op");
+}
+
+}  // namespace
+
+BlockProgram block_program(const Scenario& scenario, const LayerSplit& split, BlockRole role) {
+    const FrameworkRecipe& recipe = recipe_of(scenario);
+    const RecipeBlock& block = role == BlockRole::embedding ? recipe.embedding : role == BlockRole::layer ? recipe.layer : recipe.head;
+    return ProgramBuilder(scenario, split, role).build(block);
+}
+
+}  // namespace core

@@ -1,0 +1,79 @@
+#pragma once
+// A framework recipe's block (core/model/framework_recipe.h) instantiated for one layout: each operator's kernels, forward
+// and backward, on the roofline (time), and the tensors it writes, keeps for its backward and frees (memory), with
+// PyTorch's semantics: autocast's op lists and casts (aten/src/ATen/autocast_mode.cpp), type promotion, and what autograd
+// saves and launches in the backward (tools/autograd/derivatives.yaml). Built once per layout split, not per evaluate of
+// the step's parts, so a search shares it.
+#include "core/cost/kernels/kernels.h"
+#include "core/model/framework_recipe.h"
+
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// The framework recipe a scenario runs: its train.framework, and for Hugging Face its model's family.
+const FrameworkRecipe& recipe_of(const Scenario&);
+
+enum class Dtype : unsigned char { fp32, bf16, fp8, mask, index };
+double dtype_bytes(Dtype);
+
+// One tensor of a block, for one micro-batch on one GPU.
+struct ProgramTensor {
+    std::string_view name;
+    double elements = 0;
+    Dtype dtype = Dtype::bf16;
+    bool requires_grad = true;
+    bool constant = false;     // held by the framework for every layer (RoPE tables, token ids): no per-layer bytes
+    int alias_of = -1;         // a view: the storage of that tensor
+    bool cached_weight = false;// autocast's cast of a weight: held in autocast's cache to the end of the forward
+    double bytes() const { return elements * dtype_bytes(dtype); }
+};
+
+// One operator of a block, instantiated: the tensors it reads and writes, those it keeps for its backward, its kernels.
+struct ProgramOp {
+    const RecipeOp* recipe = nullptr;
+    std::vector<int> inputs;          // tensor indices (after autocast's casts)
+    int output = -1;
+    std::vector<int> saved;           // kept from its forward until its backward: inputs, output, or tensors it made
+    std::vector<int> made;            // tensors the op itself allocates besides its output (autocast casts, masks, lse)
+    int forward_kernels = 0;          // how many of the block's forward kernels are its (in order)
+    int backward_kernels = 0;         // and of its backward kernels
+    double weight_params = 0;         // parameters of the weight it reads (its gradient's elements)
+    double backward_scratch_bytes = 0;// what its backward allocates and frees beside the input gradients
+    bool recompute_selective = false;
+};
+
+// One block (the embedding, a layer, the head) for one micro-batch on one GPU.
+struct BlockProgram {
+    std::vector<ProgramTensor> tensors;
+    std::vector<ProgramOp> ops;
+    int input = -1, output = -1;
+    std::vector<Kernel> forward;      // in execution order
+    std::vector<Kernel> backward;     // in execution order (the last op's first)
+    std::vector<Kernel> selective;    // the forward kernels selective recompute reruns (ops marked recompute_selective)
+    double weight_params = 0;
+    Dtype stream = Dtype::bf16;       // the residual stream's dtype
+    Dtype grad_dtype = Dtype::fp32;   // the parameters' gradients
+    bool autocast = false;
+};
+
+enum class BlockRole { embedding, layer, head };
+
+// The dtypes a recipe runs in under a scenario's precision recipe: autocast over fp32 weights, or the weights' own dtype.
+struct RecipeDtypes {
+    bool autocast = false;
+    Dtype param = Dtype::bf16;        // the weights the ops read (FSDP's mixed precision gathers them in bf16)
+    Dtype compute = Dtype::bf16;
+    Dtype grad = Dtype::bf16;         // the parameters' gradients
+};
+RecipeDtypes recipe_dtypes(const Scenario&);
+
+// Builds one block of the scenario's recipe (an operator recipe; block-op recipes go through kernels.h's builder) for a
+// split, kernels timed.
+BlockProgram block_program(const Scenario&, const LayerSplit&, BlockRole);
+
+// Whether the scenario's recipe lists operators (else its layer is Megatron-style block ops).
+bool runs_operator_recipe(const Scenario&);
+
+}  // namespace core

@@ -1,0 +1,120 @@
+#pragma once
+// A framework implementation as data (assets/frameworks/*.json): the operators one transformer layer's forward runs, in
+// order, and those of the embedding and the head, each with the tensors it reads and writes and the line of the
+// framework's code it was read from; what the framework's host spends per launch; how it keeps gradients and recomputes.
+// core/cost/kernels/recipe_ops.h gives each operator its kernels (time) and tensors (memory), with PyTorch's semantics.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// The operators a recipe may name. Eager PyTorch operators follow ATen's semantics (autocast's lists, type promotion,
+// what autograd saves and launches in the backward: tools/autograd/derivatives.yaml); fused ones are one kernel each way;
+// the block ops run a whole part of a Megatron-style layer as core/cost/kernels/kernels.cpp builds it.
+enum class OpKind {
+    // eager operators
+    view,          // view, reshape, transpose, split, unsqueeze: no kernel, no new tensor
+    slice,         // x[..., a:b]: a view forward; its backward fills a zero gradient of the whole input and copies into it
+    cast,          // .to(dtype) / .float() / .type_as(): one copy when the dtype changes
+    copy,          // .contiguous() after a transpose, repeat_kv's expand + reshape: one copy
+    add,           // tensor + tensor (the smaller one broadcast)
+    mul,           // tensor * tensor (the smaller one broadcast)
+    add_scalar,    // tensor + number
+    mul_scalar,    // tensor * number
+    pow_scalar,    // tensor ** number (autocast: fp32)
+    rsqrt,         // (autocast: fp32)
+    tanh,
+    neg,
+    silu,
+    gelu,          // erf GELU (torch.nn.GELU)
+    mean,          // over the last dimension
+    cat,           // along the last dimension
+    linear,        // F.linear / torch.addmm (Conv1D): a GEMM with a weight, its bias added in the epilogue
+    sdpa,          // F.scaled_dot_product_attention, causal, fused (flash / cuDNN / memory-efficient backend)
+    dropout,
+    layer_norm,    // aten::native_layer_norm: one kernel (autocast: fp32)
+    rms_norm,      // aten's fused rms_norm kernel
+    embedding,
+    log_softmax,   // (autocast: fp32)
+    nll_loss,
+    // fused kernels: one kernel forward, one backward
+    fused_norm,             // Apex / Transformer Engine LayerNorm or RMSNorm, torch.compile's fused norm
+    fused_rope,             // Transformer Engine / Apex fused RoPE, torch.compile's
+    fused_swiglu,           // silu(gate) * up in one kernel
+    fused_bias_gelu,        // Megatron's bias + GeLU
+    fused_residual_dropout, // Megatron's bias + dropout + add
+    fused_cross_entropy,    // a vocab-parallel or chunked loss: softmax and loss in fp32 in a few passes
+    // Megatron-style blocks (core/cost/kernels/kernels.cpp's builder): what those frameworks launch, fused
+    block_norm, block_qkv, block_attention, block_head_transpose, block_out_proj, block_residual, block_mlp,
+    block_embedding, block_final_norm, block_logits, block_loss,
+};
+const char* op_kind_name(OpKind);           // "linear", "block_mlp", ... (the recipe files' names)
+bool op_kind_from_name(std::string_view, OpKind&);
+bool is_block_op(OpKind);
+
+// Which weight a linear reads: its output and input widths in the model's terms, split over TP as Megatron splits them.
+enum class WeightRole { q, k, v, qkv, o, gate, up, gate_up, down, fc1, fc2, head, norm, none };
+const char* weight_role_name(WeightRole);
+
+// A tensor's dtype: fixed, or the recipe's (compute: bf16 or fp32; param: the weights' storage; stream: the residual
+// stream's, the embedding's output dtype), or worked out from the inputs (PyTorch's type promotion and autocast).
+enum class DtypeRule { infer, fp32, bf16, compute, param, stream, mask, index };
+
+// The shape of a tensor as a product of the layer's sizes, each after the layout splits it (core/cost/kernels/recipe_ops.cpp
+// Dims): t tokens in the TP region (micro-batch x sequence / cp), n tokens outside it (t / tp under sequence parallelism),
+// h hidden, q query width, k key/value width, d head dim, a heads and g KV heads (per TP rank), f ffn width, v vocabulary
+// (per TP rank), s and S the local and the whole sequence, b micro-batch; times a number ("n*h", "t*q/2", "b*a*s").
+struct ShapeExpr {
+    std::vector<char> symbols;
+    double factor = 1;
+
+    bool operator==(const ShapeExpr&) const = default;
+};
+bool parse_shape(std::string_view, ShapeExpr&, std::string& error);
+
+struct RecipeOp {
+    std::string name;               // "self_attn.q_proj"
+    OpKind kind = OpKind::view;
+    std::vector<std::string> inputs;
+    std::string output;             // the tensor it writes (a view: the name it gives its input)
+    ShapeExpr shape;                // of the output (ops whose output is an input's shape may leave it out)
+    bool has_shape = false;
+    DtypeRule dtype = DtypeRule::infer;
+    WeightRole weight = WeightRole::none;
+    bool bias = false;              // linear: a bias (added in the GEMM's epilogue; a reduction in the backward)
+    std::string backend;            // sdpa: "cudnn", "flash" or "efficient": the kernel PyTorch dispatches to
+    bool recompute_selective = false;  // recomputed under selective recompute (the framework's policy)
+    std::string when;               // a condition on the model or run ("gated", "!gated", "dropout", ...); empty: always
+    std::string source;             // the line of the framework's code
+};
+
+struct RecipeBlock {
+    std::vector<RecipeOp> ops;
+    std::string input;              // the tensor the block starts from ("x", the residual stream)
+    std::string output;             // the tensor it hands on
+};
+
+struct FrameworkRecipe {
+    std::string id;                 // the file's name without .json: "hf-transformers-llama"
+    std::string name;               // "Hugging Face transformers (Llama, Mistral, Qwen2), eager PyTorch"
+    std::string version;            // the version its ops were read from
+    std::string source;
+    RecipeBlock embedding, layer, head;  // head: the final norm, the logits and the loss
+    // The host: CPU seconds per launched kernel, forward and backward, and per kernel rerun under recompute, measured on
+    // a real host with the GPU idle (each with its source). A step is never shorter than its host takes to launch it.
+    double host_seconds_per_launch = 10.3e-6;
+    double host_seconds_per_recompute_launch = 10.3e-6;
+    std::string host_source;
+    bool fused_elementwise = false; // Megatron's fused kernels (the block ops' traits)
+    bool persistent_grads = false;  // gradients live in a buffer across steps (Megatron's main grads, DDP buckets) rather
+                                    // than being freed by zero_grad(set_to_none=True), PyTorch's default
+};
+
+// Reads one recipe file; every error names the file, the op and the field (InputError).
+FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::string& file);
+// The recipes compiled in (assets/frameworks/*.json), by id.
+const FrameworkRecipe* find_framework_recipe(std::string_view id);
+const std::vector<FrameworkRecipe>& builtin_framework_recipes();
+
+}  // namespace core
