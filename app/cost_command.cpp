@@ -2,7 +2,7 @@
 
 #include "core/cost/report/budget_text.h"
 #include "core/cost/report/evaluate.h"
-#include "core/cost/report/explain.h"
+#include "core/cost/report/figure_text.h"
 #include "core/model/format.h"
 #include "core/model/scenario_edits.h"
 
@@ -26,6 +26,7 @@ std::string price_origin(const core::Scenario& scenario) {
 std::string plain_text(const core::Scenario& scenario, const core::Report& report, const std::string& sentence,
                        const std::vector<std::string>& warnings) {
     const core::BudgetReport& budget = report.budget;
+    const core::FigureTexts figures = core::figure_texts(scenario, report);
     std::string text = sentence + "\n";
     for (const std::string& warning : warnings) text += "Warning: " + warning + ".\n";
     text += "\n";
@@ -36,11 +37,10 @@ std::string plain_text(const core::Scenario& scenario, const core::Report& repor
     };
     line("GPUs", std::to_string(budget.gpus) + " x " + scenario.cluster.gpu.name);
     line("price", core::format_dollars(budget.dollars_per_gpu_hour) + " per GPU-hour: " + price_origin(scenario));
-    line("training", core::format_seconds(budget.run_hours * 3600.0) + ": " + core::format_count(report.compute.steps) + " steps x " +
-                         core::format_seconds(report.compute.step_seconds) + " per step (" + core::explain(scenario, report).step_basis + ")");
+    line("training", figures.time_to_train.value + ": " + figures.time_to_train.formula);
+    line("step", figures.step_time.value + " (" + figures.step_time.formula + ")");
     line("setup", core::format_seconds(budget.setup_hours * 3600.0) + " (budget.setup_hours: provisioning, data download, compile)");
-    line("total", core::format_dollars(budget.total_dollars) + " = " + std::to_string(budget.gpus) + " x " +
-                      core::format_dollars(budget.dollars_per_gpu_hour) + " x " + core::format_number(budget.billed_hours) + " h");
+    line("total", figures.billed_cost.value + ": " + figures.billed_cost.formula);
     if (budget.has_budget) {
         line("budget", core::format_dollars(budget.budget_dollars));
         line(budget.within_budget ? "buffer" : "overrun", core::format_dollars(std::abs(budget.buffer_dollars)));

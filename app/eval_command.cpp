@@ -89,7 +89,8 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("layout", "micro-batches per step", format_whole(layout.microbatches));
 
     const core::MemoryReport& memory = report.memory;
-    row("memory", "state, whole model", format_bytes(memory.state_bytes) + " (" + format_number(memory.bytes_per_param) + " B per parameter)");
+    const core::FigureTexts& figures = text.figures;
+    row("memory", "state, whole model", figures.training_state.value);
     row("memory", "state, in GPUs' worth", format_number(memory.state_gpus_worth) + " x " + format_bytes(memory.hbm_bytes));
     const core::PerGpuMemory& per_gpu = memory.per_gpu;
     row("memory", "per GPU: weights", format_bytes(per_gpu.weights_bytes));
@@ -101,16 +102,14 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("memory", "per GPU: also live at peak", format_bytes(core::held_beside_sum_bytes(per_gpu)) +
                                                     " (weight copies, working sets, workspace, buffers, fragmentation)");
     // The verdict sits beside the peak it compares with HBM, so the caption and the figure agree.
-    row("memory", "per GPU: peak", format_bytes(per_gpu.peak_bytes) + " of " + format_bytes(memory.hbm_bytes) + " HBM: " +
-                                       (memory.fits ? "fits, " + format_bytes(memory.headroom_bytes) + " free"
-                                                    : "does not fit, " + format_bytes(-memory.headroom_bytes) + " over"));
+    row("memory", "per GPU: peak", figures.peak_memory.value);
 
     const core::ComputeReport& compute = report.compute;
-    row("step", "step time", format_seconds(compute.step_seconds) + " (" + text.step_basis + ")");
-    row("step", "compute", format_seconds(compute.compute_seconds));
-    row("step", "pipeline bubble", format_seconds(compute.bubble_seconds));
-    row("step", "exposed communication", format_seconds(compute.exposed_comm_seconds));
-    row("step", "MFU / HFU", format_percent(compute.mfu) + " / " + format_percent(compute.hfu));
+    row("step", "step time", figures.step_time.value + " (" + figures.step_time.formula + ")");
+    row("step", "compute", figures.compute_time.value);
+    row("step", "pipeline bubble", figures.bubble_time.value);
+    row("step", "exposed communication", figures.exposed_comm_time.value);
+    row("step", "MFU / HFU", figures.mfu.value + " / " + figures.hfu.value);
     row("step", "model FLOPs per step", core::format_flops(compute.model_flops_per_step) + " (6ND: " + core::format_flops(compute.six_n_flops_per_step) + ")");
     row("step", "tokens per step", format_whole(compute.tokens_per_step));
     row("step", "kernels timed", format_whole(static_cast<double>(compute.kernels.size())) + " (each with FLOPs, bytes and bound in --json)");
@@ -135,19 +134,16 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) +
                                           (pipeline.virtual_stages > 1 ? " micro-batch chunks" : " micro-batches") + " on the first stage");
 
-    row("training", "duration", format_seconds(compute.train_seconds) + " for " + core::format_count(scenario.train.tokens) + " tokens (" +
-                                    format_whole(std::ceil(compute.steps)) + " steps)");
+    row("training", "time to train", figures.time_to_train.value + " (" + figures.time_to_train.formula + ")");
     // Training alone here; the billed total adds setup, as `cost` prints it (budget.total_dollars).
-    row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, " + core::format_dollars(compute.cost_dollars) +
-                                            " of training; " + core::format_dollars(report.budget.total_dollars) + " billed with " +
-                                            format_seconds(report.budget.setup_hours * 3600.0) + " of setup");
+    row("training", "GPU-hours / cost", figures.gpu_hours.value + " GPU-hours, " + figures.training_cost.value + " of training; " +
+                                            figures.billed_cost.value + " billed with " + format_seconds(report.budget.setup_hours * 3600.0) + " of setup");
     const core::ReliabilityReport& reliability = report.reliability;
-    row("reliability", "cluster MTBF", format_seconds(reliability.cluster_mtbf_seconds));
-    row("reliability", "checkpoint", format_bytes(reliability.checkpoint_bytes) + " in " + format_seconds(reliability.checkpoint_seconds) + ", every " +
-                                         format_seconds(reliability.interval_seconds));
-    row("reliability", "goodput", reliability.makes_progress ? format_percent(reliability.goodput) + ", wall time " + format_seconds(reliability.wall_seconds) +
-                                                                   ", " + format_number(reliability.expected_failures) + " failures expected"
-                                                             : "no progress: failures come faster than a checkpoint cycle");
+    row("reliability", "cluster MTBF", figures.cluster_mtbf.value);
+    row("reliability", "checkpoint", figures.checkpoint.value + ", every " + format_seconds(reliability.interval_seconds));
+    row("reliability", "goodput", reliability.makes_progress ? figures.goodput.value + ", wall time " + figures.wall_time.value + ", " +
+                                                                   figures.failures.value + " failures expected"
+                                                             : figures.goodput.value + ": " + figures.goodput.formula);
 
     for (const core::Wall& wall : walls.walls) {
         row("walls", wall.title, wall.fraction_text + (wall.over ? " (over)" : "") + ": " + wall.used_text + " of " + wall.budget_text);

@@ -98,7 +98,11 @@ std::vector<std::pair<std::string, double>> every_number(const core::Report& r) 
 
 std::vector<std::string> every_text(const core::Scenario& scenario, const core::Report& r) {
     const core::ReportText text = core::explain(scenario, r);
-    std::vector<std::string> texts = {text.step_basis, text.activations.formula, text.mfu.formula};
+    std::vector<std::string> texts = {text.activations.formula, text.memory_verdict};
+    for (const core::FigureText& figure : core::figure_list(text.figures)) {
+        texts.push_back(figure.value);
+        texts.push_back(figure.formula);
+    }
     for (const core::Explanation& block : text.block_whole) texts.push_back(block.formula);
     for (const core::Explanation& block : text.block_per_gpu) texts.push_back(block.formula);
     for (const core::Explanation& axis : text.axis_formulas) texts.push_back(axis.formula);

@@ -69,7 +69,7 @@ TEST_CASE("Seed 000: Llama 3 70B overshoots an H100 and a B200; Llama 3.2 1B fit
     const core::GpuSpec& h100 = catalog_gpu("h100-sxm");
     // 64 GPUs without ZeRO: every GPU holds the whole state, 16 B x 70.6e9 = 1.13 TB.
     REQUIRE(core::overshoot(big.memory.per_gpu.total_bytes, h100).over);
-    REQUIRE(core::overshoot(big.memory.state_bytes, h100).gpus_worth == Approx(16.0 * 70.55e9 / 80e9).epsilon(0.001));
+    REQUIRE(core::overshoot(big.memory.state_bytes, h100).gpus_worth == Approx(16.0 * 70.55e9 / core_tests::h100_hbm_bytes).epsilon(0.001));
     REQUIRE(core::overshoot(big.memory.state_bytes, catalog_gpu("b200")).over);
     const core::Overshoot fits = core::overshoot(small.memory.per_gpu.total_bytes, h100);
     REQUIRE_FALSE(fits.over);

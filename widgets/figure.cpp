@@ -66,6 +66,14 @@ void run_figure(bool fits, const char* label, const std::string& value, const st
     explain_last_item("What it would be if the layout fit in HBM (it does not)" + (formula.empty() ? "." : ": " + formula), source);
 }
 
+void figure(const core::FigureText& text) {
+    figure(text.label.c_str(), text.value, text.formula, text.source.empty() ? nullptr : text.source.c_str());
+}
+
+void run_figure(bool fits, const core::FigureText& text) {
+    run_figure(fits, text.label.c_str(), text.value, text.formula, text.source.empty() ? nullptr : text.source.c_str());
+}
+
 void section_heading(const char* text) {
     ImGui::PushFont(fonts().bold);
     ImGui::TextUnformatted(text);

@@ -1,5 +1,7 @@
 #pragma once
 // A figure on screen that can explain itself: hover shows the formula with the numbers substituted and its source.
+#include "core/cost/report/figure_text.h"
+
 #include <string>
 
 namespace widgets {
@@ -10,6 +12,10 @@ void figure(const char* label, const std::string& value, const std::string& form
 // A figure that only means something if the layout runs (step time, MFU, time to train, cost): when it does not fit in
 // HBM, the label says "if it fit" and the value is dim, so nobody reads a time to train for a run that cannot start.
 void run_figure(bool fits, const char* label, const std::string& value, const std::string& formula = {}, const char* source = nullptr);
+
+// A figure as core words it (core/cost/report/figure_text.h): its label, value, formula and source, printed as they are.
+void figure(const core::FigureText&);
+void run_figure(bool fits, const core::FigureText&);
 
 // A tooltip for the last item, if it is hovered: formula and source, wrapped at a readable width.
 void explain_last_item(const std::string& formula, const char* source = nullptr);

@@ -572,7 +572,7 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     draw->AddRectFilled(ideal_min, ideal_max, compute_fill());
     const std::string ideal_value = core::format_seconds(bar.ideal_step_seconds);
     // The ratio beside the bar, shortened where the bar leaves little room; with none, inside the bar's own label.
-    const std::string mfu = core::format_percent(bar.mfu);
+    const std::string& mfu = ctx.text.figures.mfu.value;  // bar.mfu is compute.mfu as a ratio of lengths: the same figure
     const std::vector<std::string> ratios = {"MFU = " + ideal_value + " / " + core::format_seconds(bar.step_seconds) + " = " + mfu, "MFU " + mfu};
     const float ratio_x = ideal_max.x + em * 0.6f;
     std::string ratio;

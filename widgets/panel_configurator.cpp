@@ -209,41 +209,23 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
 void draw_memory(const core::Report& report, const core::ReportText& text) {
     const core::MemoryReport& memory = report.memory;
     section_heading("Memory per GPU at its peak (heaviest pipeline stage)");
+    // One piece per group core gathers the peak into: each state kind, the activations, all the peak holds beside them
+    // (the stack panel names each of those).
     std::vector<BarPiece> pieces;
     std::vector<std::string> values;
-    // One piece per state category, in the stack's order (Adam m and v arrive as two optimizer blocks), the stored
-    // activations, then one piece for all the peak holds beside them: the stack panel names each of those.
-    BarPiece beside{0, with_alpha(palette().text_dim, 0.8f), "at the peak", ""};
-    for (std::size_t i = 0; i < memory.blocks.size(); ++i) {
-        const core::MemoryBlock& block = memory.blocks[i];
-        if (block.kind == core::MemoryKind::kv_cache || block.per_gpu_bytes <= 0) continue;
-        if (!core::is_training_state(block.kind) && block.kind != core::MemoryKind::activations) {
-            beside.value += block.per_gpu_bytes;
-            beside.formula += (beside.formula.empty() ? "" : "\n") + text.block_per_gpu[i].formula;
-            continue;
-        }
-        const std::string kind = core::memory_kind_name(block.kind);
-        auto same_kind = [&](const BarPiece& piece) { return piece.label == kind; };
-        auto found = std::find_if(pieces.begin(), pieces.end(), same_kind);
-        if (found == pieces.end()) {
-            pieces.push_back({block.per_gpu_bytes, memory_kind_color(block.kind), kind, text.block_per_gpu[i].formula});
-        } else {
-            found->value += block.per_gpu_bytes;
-            found->formula += "\n" + text.block_per_gpu[i].formula;
-        }
+    for (std::size_t i = 0; i < report.peak_groups.size() && i < text.peak_groups.size(); ++i) {
+        const core::PeakGroup& group = report.peak_groups[i];
+        const core::FigureText& piece = text.peak_groups[i];
+        pieces.push_back({group.per_gpu_bytes, group.held_beside ? with_alpha(palette().text_dim, 0.8f) : memory_kind_color(group.kind), piece.label,
+                          piece.formula});
+        values.push_back(piece.value);
     }
-    if (beside.value > 0) pieces.push_back(beside);
-    for (const BarPiece& piece : pieces) values.push_back(core::format_bytes(piece.value));
     stacked_bar(pieces, memory.hbm_bytes, "HBM " + core::format_bytes(memory.hbm_bytes), palette().ceiling,
                 "HBM " + core::format_bytes(memory.hbm_bytes) + " far off scale: this is " + core::format_percent(memory.per_gpu_over_hbm) + " of it");
     legend(pieces, values);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(memory.fits ? palette().within_budget : palette().over_budget));
-    const std::string margin = memory.fits ? core::format_bytes(memory.headroom_bytes) + " to spare" : core::format_bytes(-memory.headroom_bytes) + " over";
-    ImGui::Text("%s of %s at %s: %s (%s)", core::format_bytes(memory.per_gpu.peak_bytes).c_str(), core::format_bytes(memory.hbm_bytes).c_str(),
-                core::memory_phase_text(memory.peak_phase).c_str(), memory.fits ? "fits" : "does not fit", margin.c_str());
+    figure(text.figures.peak_memory);  // the value in the verdict's colour, which its words repeat
     ImGui::PopStyleColor();
-    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line + "\n" + text.activation_configuration + ": " + text.activations.formula,
-                      "core/cost/memory/memory.h");
 }
 
 // Every pipeline stage's peak as a bar against HBM, the heaviest outlined, marked and named: hover a bar for its blocks.
@@ -298,47 +280,38 @@ float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText&
 
 ImU32 link_color(const core::AxisComm& axis) { return axis.crosses_nodes ? palette().infiniband : palette().nvlink; }
 
-void draw_step(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text) {
+void draw_step(const core::Report& report, const core::ReportText& text) {
     const core::ComputeReport& compute = report.compute;
+    const core::FigureTexts& figures = text.figures;
     section_heading("Step time");
     std::vector<BarPiece> pieces;
-    pieces.push_back({compute.compute_seconds, palette().compute, "compute",
-                      "the busiest GPU's kernels, each on the roofline at the GPU's measured efficiency = " + core::format_seconds(compute.compute_seconds)});
+    std::vector<std::string> values;
+    pieces.push_back({compute.compute_seconds, palette().compute, figures.compute_time.label, figures.compute_time.formula});
+    values.push_back(figures.compute_time.value);
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.exposed_seconds > 0) {
             pieces.push_back({axis.exposed_seconds, link_color(axis), text.axis_groups[i] + " comm", text.axis_formulas[i].formula});
+            values.push_back(core::format_seconds(axis.exposed_seconds));
         }
     }
-    pieces.push_back({compute.bubble_seconds, palette().idle, "bubble",
-                      "the pipeline standing idle: idle/ideal " + core::format_number(report.pipeline.bubble_overhead) + " (" +
-                          core::schedule_name(report.pipeline.schedule) + ", p " + std::to_string(report.pipeline.stages) + ", m " +
-                          std::to_string(report.pipeline.microbatches) + ")"});
+    pieces.push_back({compute.bubble_seconds, palette().idle, figures.bubble_time.label, figures.bubble_time.formula});
+    values.push_back(figures.bubble_time.value);
     stacked_bar(pieces, 0, "", 0);
-    std::vector<std::string> values;
-    for (const BarPiece& piece : pieces) values.push_back(core::format_seconds(piece.value));
     legend(pieces, values);
 
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    run_figure(report.memory.fits, "Step", core::format_seconds(compute.step_seconds), text.step_basis);
+    const bool fits = report.memory.fits;
+    run_figure(fits, figures.step_time);
     second_column(left + column);
-    run_figure(report.memory.fits, "MFU", core::format_percent(compute.mfu),
-           "model FLOPs per step / (step x GPUs x peak) = " + core::format_flops(compute.model_flops_per_step) + " / (" +
-               core::format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " +
-               core::format_flops_rate(compute.peak_flops_per_s) + ")",
-           "Korthikanti et al. 2022, Appendix A");
-    run_figure(report.memory.fits, "Time to train", core::format_seconds(compute.train_seconds),
-           core::format_number(compute.steps) + " steps x " + core::format_seconds(compute.step_seconds) + ", no failures");
+    run_figure(fits, figures.mfu);
+    run_figure(fits, figures.time_to_train);
     second_column(left + column);
-    run_figure(report.memory.fits, "GPU-hours", core::format_count(compute.gpu_hours),
-           core::format_seconds(compute.train_seconds) + " x " + core::format_counted(report.layout.gpus, "GPU", "GPUs"));
-    run_figure(report.memory.fits, "Cost (training)", core::format_dollars(compute.cost_dollars),
-               core::format_count(compute.gpu_hours) + " GPU-hours x " + core::format_dollars(scenario.operations.dollars_per_gpu_hour) +
-                   " per GPU-hour: training alone, without setup");
+    run_figure(fits, figures.gpu_hours);
+    run_figure(fits, figures.training_cost);
     second_column(left + column);
-    run_figure(report.memory.fits, "Achieved / GPU", core::format_flops_rate(compute.achieved_flops_per_s_per_gpu),
-           "model FLOPs per step / (step x GPUs); peak " + core::format_flops_rate(compute.peak_flops_per_s));
+    run_figure(fits, figures.achieved_flops);
 }
 
 // Seed 004's sentence, to paste into a lab notebook; its colour repeats what its last words say.
@@ -348,8 +321,8 @@ void draw_budget(const core::Report& report, const core::ReportText& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, color4(color));
     wrapped_text(text.budget_sentence);
     ImGui::PopStyleColor();
-    explain_last_item("GPUs x price per GPU-hour x (modelled time to train + setup) = total; budget - total = buffer. "
-                      "`shardscope cost` prints the same sentence, and exits with status 3 over the budget.",
+    explain_last_item(text.figures.billed_cost.formula + "; budget - total = buffer. `shardscope cost` prints the same sentence, and exits with "
+                      "status 3 over the budget.",
                       "seed 004: every cloud experiment starts with this sentence");
 }
 
@@ -421,29 +394,21 @@ void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
                      scenario.cluster.scale_up.name.c_str(), scenario.cluster.scale_out.name.c_str());
 }
 
-void draw_reliability(const core::Scenario& scenario, const core::Report& report) {
-    const core::ReliabilityReport& r = report.reliability;
+void draw_reliability(const core::Report& report, const core::ReportText& text) {
+    const core::FigureTexts& figures = text.figures;
     section_heading("Failures and checkpoints");
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
     const float left = ImGui::GetCursorPosX();
-    figure("Cluster MTBF", core::format_seconds(r.cluster_mtbf_seconds),
-           "GPU MTBF / GPUs = " + core::format_number(scenario.operations.gpu_mtbf_hours) + " h / " + std::to_string(report.layout.gpus));
+    figure(figures.cluster_mtbf);
     second_column(left + column);
-    figure("Checkpoint", core::format_bytes(r.checkpoint_bytes) + " in " + core::format_seconds(r.checkpoint_seconds),
-           "weights, master and optimizer state / " + core::format_bandwidth(scenario.operations.checkpoint_bytes_per_s) + " to storage");
-    figure("Young", core::format_seconds(r.young_interval_seconds), "sqrt(2 delta M)", "Young 1974");
+    figure(figures.checkpoint);
+    figure(figures.young_interval);
     second_column(left + column);
-    figure("Daly", core::format_seconds(r.daly_interval_seconds), "sqrt(2 delta M) [1 + 1/3 sqrt(delta/2M) + 1/9 delta/2M] - delta", "Daly 2006");
-    figure("Goodput", r.makes_progress ? core::format_percent(r.goodput) : std::string("no progress"),
-           "useful share of wall time: checkpoints " + core::format_percent(r.checkpoint_share) + ", rework " +
-               core::format_percent(r.rework_share) + ", restarts " + core::format_percent(r.restart_share));
+    figure(figures.daly_interval);
+    figure(figures.goodput);
     second_column(left + column);
-    figure("Failures", r.makes_progress ? core::format_number(r.expected_failures) : std::string("n/a"),
-           "wall time / cluster MTBF, over " + core::format_seconds(r.wall_seconds));
-    if (r.makes_progress) {
-        figure("Wall time", core::format_seconds(r.wall_seconds), "time to train / goodput = " + core::format_seconds(report.compute.train_seconds) +
-                                                                     " / " + core::format_percent(r.goodput));
-    }
+    figure(figures.failures);
+    if (report.reliability.makes_progress) figure(figures.wall_time);
 }
 
 // ---- Planner ----
@@ -476,7 +441,7 @@ void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
 void draw_costs(const PanelContext& ctx) {
     draw_memory(ctx.report, ctx.text);
     ImGui::Spacing();
-    draw_step(ctx.scenario, ctx.report, ctx.text);
+    draw_step(ctx.report, ctx.text);
     draw_budget(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_comm(ctx.report, ctx.text);
@@ -497,7 +462,7 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
     dim_text(stale ? std::string("Ranking again for the new model, batch or cluster; the rows below are the previous ranking.")
                    : std::to_string(plan.layouts_considered) + " valid layouts, " + std::to_string(plan.layouts_fitting) + " fit in " +
                          core::format_bytes(ctx.report.memory.hbm_bytes) + ", ranked by modelled step time. This layout: " +
-                         core::format_seconds(ctx.report.compute.step_seconds) + " per step.");
+                         ctx.text.figures.step_time.value + " per step.");
     explain_last_item("Every TP dividing the heads, PP up to the layers, CP dividing the sequence, DP dividing the batch, ZeRO 0-3, "
                       "micro-batch, recompute, and 1F1B / ZB-H1 / interleaved schedules, with TP x PP x CP x DP = GPUs; for a model "
                       "with experts, every EP dividing them that folds over a stage's TP x CP x DP. Equal step "
@@ -824,7 +789,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
         ImGui::Spacing();
         draw_mesh(state, ctx, font * 12.0f);
         ImGui::Spacing();
-        draw_reliability(ctx.scenario, ctx.report);
+        draw_reliability(ctx.report, ctx.text);
         ImGui::Spacing();
         draw_plan(state, ctx);
         return;
@@ -850,7 +815,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     if (stages_height > 0) ImGui::Spacing();
     draw_mesh(state, ctx, std::max(font * 6.0f, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f));
     ImGui::Spacing();
-    draw_reliability(ctx.scenario, ctx.report);
+    draw_reliability(ctx.report, ctx.text);
     ImGui::EndChild();
 
     ImGui::BeginChild("plan", ImVec2(0, 0), false, child);

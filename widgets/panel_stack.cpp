@@ -95,10 +95,7 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
     const core::MemoryReport& memory = report.memory;
     const core::Overshoot whole = core::overshoot(memory.state_bytes, gpu);
     const core::Overshoot per_gpu = core::overshoot(memory.per_gpu.peak_bytes, gpu);
-    figure("Training state", core::format_bytes(memory.state_bytes),
-           core::format_plain(memory.bytes_per_param) + " B per parameter x " + core::format_sci(memory.params) + " = " +
-               core::format_bytes(memory.state_bytes),
-           "ZeRO (Rajbhandari et al. 2019) sec 3.1");
+    figure(text.figures.training_state);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(whole.over ? colors.over_budget : colors.within_budget));
     wrapped_textf("= %s", whole.caption.c_str());
     ImGui::PopStyleColor();

@@ -1,6 +1,5 @@
 #include "widgets/placeholder.h"
 
-#include "core/model/format.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
 #include "widgets/text_wrap.h"
@@ -13,9 +12,9 @@ void draw_placeholder(PanelContext& ctx, const char* coming) {
     const core::Report& report = ctx.report;
     wrapped_text(coming);
     ImGui::Spacing();
-    figure("Per-GPU memory at its peak", core::format_bytes(report.memory.per_gpu.peak_bytes) + " of " + core::format_bytes(report.memory.hbm_bytes));
-    figure("Step time", core::format_seconds(report.compute.step_seconds));
-    figure("MFU", core::format_percent(report.compute.mfu));
+    figure(ctx.text.figures.peak_memory);
+    figure(ctx.text.figures.step_time);
+    figure(ctx.text.figures.mfu);
     // A bar of the per-GPU share of HBM, so the placeholder already draws from the Report.
     const float font = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();

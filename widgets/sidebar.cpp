@@ -63,29 +63,16 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
 void headline(const core::Report& report, const core::ReportText& text) {
     const Palette& colors = palette();
     const core::MemoryReport& memory = report.memory;
-    const ImVec4 verdict = ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget);
-    ImGui::PushStyleColor(ImGuiCol_Text, verdict);
-    wrapped_textf("%s per GPU at its peak of %s: %s", core::format_bytes(memory.per_gpu.peak_bytes).c_str(),
-                  core::format_bytes(memory.hbm_bytes).c_str(), memory.fits ? "fits" : "does not fit");
+    const core::FigureTexts& figures = text.figures;
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(memory.fits ? colors.within_budget : colors.over_budget));
+    figure(figures.peak_memory);  // the value in the verdict's colour, which its words repeat
     ImGui::PopStyleColor();
-    explain_last_item(text.memory_verdict + "\n" + text.memory_peak_line);
-    const core::ComputeReport& compute = report.compute;
-    if (memory.params_active < memory.params) {
-        figure("Parameters", core::format_count(memory.params) + " (" + core::format_count(memory.params_active) + " active)",
-               "total; active per token: the routed experts a token does not visit left out");
-    } else {
-        figure("Parameters", core::format_count(memory.params));
-    }
-    figure("Training state", core::format_bytes(memory.state_bytes) + " (" + core::format_plain(memory.bytes_per_param) + " B/param)",
-           core::format_plain(memory.bytes_per_param) + " B x " + core::format_sci(memory.params) + " = " + core::format_bytes(memory.state_bytes));
-    run_figure(memory.fits, "Step time", core::format_seconds(compute.step_seconds), text.step_basis);
-    run_figure(memory.fits, "MFU", core::format_percent(compute.mfu), "model FLOPs per step / (step time x GPUs x peak) = " +
-           core::format_flops(compute.model_flops_per_step) + " / (" + core::format_seconds(compute.step_seconds) + " x " +
-           std::to_string(report.layout.gpus) + " x " + core::format_flops_rate(compute.peak_flops_per_s) + ")",
-           "Korthikanti et al. 2022, Appendix A");
-    run_figure(memory.fits, "Time to train", core::format_seconds(compute.train_seconds), core::format_number(compute.steps) + " steps x " +
-           core::format_seconds(compute.step_seconds));
-    run_figure(memory.fits, "GPU-hours", core::format_count(compute.gpu_hours));
+    figure(figures.parameters);
+    figure(figures.training_state);
+    run_figure(memory.fits, figures.step_time);
+    run_figure(memory.fits, figures.mfu);
+    run_figure(memory.fits, figures.time_to_train);
+    run_figure(memory.fits, figures.gpu_hours);
     for (std::size_t i = 0; i < report.warnings.size(); ++i) {
         if (report.warnings[i].kind == core::WarningKind::does_not_fit) continue;  // the verdict above already says it
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.warning));

@@ -1,6 +1,7 @@
 #include "core/lessons/captions.h"
 
 #include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/report/figure_text.h"
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/walls.h"
 #include "core/model/errors.h"
@@ -12,15 +13,21 @@
 namespace core {
 namespace {
 
-// What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls.
+// What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls and figures.
 struct CaptionInputs {
     const Scenario& scenario;
     const Report& report;
     std::optional<WallsReport> walls;
+    std::optional<FigureTexts> figure_words;
 
     const WallsReport& walls_report() {
         if (!walls) walls = walls_of(scenario, report);
         return *walls;
+    }
+    // The figures' words as every panel prints them (core/cost/report/figure_text.h).
+    const FigureTexts& figures() {
+        if (!figure_words) figure_words = figure_texts(scenario, report);
+        return *figure_words;
     }
 };
 
@@ -78,8 +85,8 @@ const std::vector<FieldDef>& field_defs() {
              return format_percent(closed_form_bubble_fraction(params));
          }},
         {{"ridge", "the roofline's ridge point in FLOP per byte"}, [](CaptionInputs& in) { return format_number(in.report.roofline.ridge_flops_per_byte); }},
-        {{"step_time", "the step time"}, [](CaptionInputs& in) { return format_seconds(in.report.compute.step_seconds); }},
-        {{"mfu", "the model FLOPs utilisation"}, [](CaptionInputs& in) { return format_percent(in.report.compute.mfu); }},
+        {{"step_time", "the step time"}, [](CaptionInputs& in) { return in.figures().step_time.value; }},
+        {{"mfu", "the model FLOPs utilisation"}, [](CaptionInputs& in) { return in.figures().mfu.value; }},
     };
     return defs;
 }
@@ -131,7 +138,7 @@ void check_caption(const std::string& text, const std::string& field) {
 }
 
 std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report) {
-    CaptionInputs inputs{scenario, report, std::nullopt};
+    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt};
     std::string filled;
     walk(text, "caption", [&](const std::string& piece) { filled += piece; },
          [&](const std::string& name) { filled += find_field(name)->value(inputs); });

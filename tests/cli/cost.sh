@@ -77,4 +77,16 @@ status=$?
 [ "$status" -eq 3 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q 'no layout fits in 85.0 GB' "$work/err" || fail "plan with nothing fitting: status $status: $(cat "$work/err")"
 grep -q '^No layout fits (' "$work/out" || fail "plan with nothing fitting: the table does not say so: $(cat "$work/out")"
 
+# One text per figure (core/cost/report/figure_text.h): `cost` and `eval --table` say the time to train and the step alike.
+"$binary" cost "$seven_b" >"$work/cost.txt" 2>/dev/null
+"$binary" eval --table "$seven_b" >"$work/eval.txt" 2>/dev/null
+training=$(sed -n 's/^  training  *//p' "$work/cost.txt")
+step=$(sed -n 's/^  step  *//p' "$work/cost.txt")
+[ -n "$training" ] && grep -q "no failures$" <<<"$training" || fail "cost: no time to train line: $(cat "$work/cost.txt")"
+tr -s ' ' <"$work/eval.txt" >"$work/eval-squeezed.txt"  # the table's columns pad with runs of spaces
+grep -qF -- "time to train ${training%%: *} (${training#*: })" "$work/eval-squeezed.txt" ||
+    fail "eval's time to train differs from cost's \"$training\": $(grep 'time to train' "$work/eval.txt")"
+[ -n "$step" ] && grep -qF -- "step time $step" "$work/eval-squeezed.txt" ||
+    fail "eval's step time differs from cost's \"$step\": $(grep 'step time' "$work/eval.txt")"
+
 exit $((failures > 0))

@@ -1,8 +1,11 @@
 // Exports ready for a document (issue 18): by default each panel is settled (its animation finished) and a clean figure
 // (no Play, sliders or key hints); `--t` still picks a moment and `--controls` keeps the controls; and no text is cut at
 // 1024x768, 1280x720, 1920x1080 or at zoom 150 %, measured on each text's extent against its clip rectangle.
+#include "app/eval_command.h"
 #include "app/export.h"
 #include "app/lesson.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/figure_text.h"
 #include "core/model/scenario.h"
 #include "core/model/scenario_json.h"
 #include "widgets/clip_check.h"
@@ -12,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <stb/stb_image.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -216,4 +221,51 @@ TEST_CASE("At 1280x720 beside the sidebar the tabs name their panels whole and t
         const bool elided_label = text.text.find("\xE2\x80\xA6") != std::string::npos;
         if (elided_label) FAIL_CHECK("shortened: " << describe(text));
     }
+}
+
+TEST_CASE("Llama 2 7B on 140 B tokens: the sidebar, the configurator and eval print core's step time, MFU and time to train word for word",
+          "[render][figures]") {
+    const core::Scenario scenario = core_tests::shipped("llama2-7b-140b-tokens-14-days.json");
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.memory.fits);  // so the figures are labelled as they are, not "if it fit"
+    const core::FigureTexts figures = core::figure_texts(scenario, report);
+    app::ExportOptions options;
+    options.scenario = scenario;
+    options.panels = {"configurator", "window"};  // the window: the sidebar beside the first tab
+    options.width = 1280;
+    options.height = 1300;  // tall enough that the sidebar shows its figures without scrolling
+    options.out_dir = fresh_directory("figures-words");
+    std::vector<std::vector<widgets::DrawnText>> texts;
+    options.texts_out = &texts;
+    REQUIRE(app::run_export(options).empty());
+    REQUIRE(texts.size() == 2);
+    std::vector<widgets::DrawnText> sidebar;
+    for (const widgets::DrawnText& text : texts[1])
+        if (text.window.find("Scenario") == 0) sidebar.push_back(text);
+    // The label, and its value beside it on the line or under it (widgets/figure.h): the figure as core words it.
+    const auto drew_figure = [](const std::vector<widgets::DrawnText>& drawn, const core::FigureText& figure) {
+        for (const widgets::DrawnText& label : drawn) {
+            if (label.text != figure.label) continue;
+            for (const widgets::DrawnText& value : drawn) {
+                if (value.text != figure.value) continue;
+                const bool beside = std::abs(value.min.y - label.min.y) < 1.0f && value.min.x >= label.max.x && value.min.x - label.max.x < 40.0f;
+                const bool under = std::abs(value.min.x - label.min.x) < 1.0f && value.min.y >= label.max.y - 1.0f && value.min.y - label.max.y < 10.0f;
+                if (beside || under) return true;
+            }
+        }
+        return false;
+    };
+    for (const core::FigureText* figure : {&figures.step_time, &figures.mfu, &figures.time_to_train, &figures.gpu_hours}) {
+        INFO(figure->label << ": " << figure->value);
+        CHECK(drew_figure(texts[0], *figure));
+        CHECK(drew_figure(sidebar, *figure));
+    }
+    // The peak's verdict, in the words eval prints on its row (a value this long may wrap: its first words under the label).
+    CHECK(drew(texts[0], figures.peak_memory.label));
+    CHECK(drew(sidebar, figures.peak_memory.label));
+    const std::string table = app::eval_table(scenario, report);
+    CHECK(table.find(figures.peak_memory.value) != std::string::npos);
+    CHECK(table.find(figures.step_time.value + " (" + figures.step_time.formula + ")") != std::string::npos);
+    CHECK(table.find(figures.mfu.value + " / " + figures.hfu.value) != std::string::npos);
+    CHECK(table.find(figures.time_to_train.value + " (" + figures.time_to_train.formula + ")") != std::string::npos);
 }

@@ -126,6 +126,33 @@ void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimat
     }
 }
 
+std::vector<PeakGroup> peak_groups(const MemoryReport& memory) {
+    std::vector<PeakGroup> groups;
+    PeakGroup beside;
+    beside.held_beside = true;
+    for (int i = 0; i < static_cast<int>(memory.blocks.size()); ++i) {
+        const MemoryBlock& block = memory.blocks[i];
+        if (block.kind == MemoryKind::kv_cache || block.per_gpu_bytes <= 0) continue;
+        PeakGroup* group = &beside;
+        if (is_training_state(block.kind) || block.kind == MemoryKind::activations) {
+            auto same_kind = [&](const PeakGroup& g) { return g.kind == block.kind; };
+            auto found = std::find_if(groups.begin(), groups.end(), same_kind);
+            if (found == groups.end()) {
+                groups.push_back({});
+                groups.back().kind = block.kind;
+                found = groups.end() - 1;
+            }
+            group = &*found;
+        } else if (beside.blocks.empty()) {
+            beside.kind = block.kind;
+        }
+        group->per_gpu_bytes += block.per_gpu_bytes;
+        group->blocks.push_back(i);
+    }
+    if (!beside.blocks.empty()) groups.push_back(beside);
+    return groups;
+}
+
 }  // namespace
 
 Report evaluate(const Scenario& scenario) {
@@ -202,6 +229,7 @@ Report evaluate(const Scenario& scenario) {
     compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;
     report.budget = budget_report(scenario, scenario.cluster.gpus, compute.train_seconds);
+    report.peak_groups = peak_groups(report.memory);
 
     report.roofline.ridge_flops_per_byte = ridge_flops_per_byte(hbm_ceiling(gpu, Precision::bf16));
 

@@ -24,16 +24,6 @@ std::string configuration_of(const Scenario& scenario, const ActivationReport& a
     return text;
 }
 
-std::string step_basis_text(const Scenario& scenario, const ComputeReport& compute) {
-    switch (compute.step_basis) {
-        case StepBasis::assumed_mfu: return "assumed MFU " + format_percent(*scenario.efficiency.mfu);
-        case StepBasis::measured_step: return "measured step " + format_seconds(compute.step_seconds);
-        case StepBasis::modelled: break;
-    }
-    return std::string("modelled: every kernel on the roofline at ") + scenario.cluster.gpu.name +
-           "'s measured efficiency, + exposed communication + pipeline bubble (" + framework_name(scenario.train.framework) + ")";
-}
-
 std::string link_of(const Scenario& scenario, const AxisComm& axis) {
     return axis.crosses_nodes ? scenario.cluster.scale_out.name : scenario.cluster.scale_up.name;
 }
@@ -230,6 +220,14 @@ std::string stage_label(const StageMemory& stage, int stages) {
 }  // namespace
 
 std::string kernel_label(const Kernel& kernel) { return std::string(kernel_name(kernel.id)) + " " + kernel_pass_name(kernel.pass); }
+
+std::string memory_block_label(const Scenario& scenario, const MemoryBlock& block) {
+    if (block.component >= 0 && block.component < static_cast<int>(scenario.precision.components.size())) {
+        return scenario.precision.components[block.component].label;
+    }
+    if (block.kind == MemoryKind::activations) return memory_kind_name(block.kind);
+    return peak_block_label(scenario, block.kind);
+}
 
 std::string memory_phase_text(MemoryPhase phase) {
     switch (phase) {
@@ -457,7 +455,7 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     const std::string layout = layout_text(scenario);
     for (const MemoryBlock& block : memory.blocks) {
         if (block.component >= 0 && block.component < static_cast<int>(scenario.precision.components.size())) {
-            const std::string& label = scenario.precision.components[block.component].label;
+            const std::string label = memory_block_label(scenario, block);
             text.block_labels.push_back(label);
             text.block_whole.push_back({label + ": " + format_plain(block.bytes_per_param) + " B x " + format_sci(memory.params) + " = " +
                                             format_bytes(block.whole_bytes),
@@ -478,13 +476,13 @@ ReportText explain(const Scenario& scenario, const Report& report) {
                                           block.expert_per_gpu_bytes > 0 ? scenario.precision.source + "; Megatron-Core moe/README.md"
                                                                          : scenario.precision.source});
         } else if (block.kind == MemoryKind::activations) {
-            text.block_labels.push_back(memory_kind_name(block.kind));
+            text.block_labels.push_back(memory_block_label(scenario, block));
             text.block_whole.push_back({std::string(memory_kind_name(block.kind)) + ", one micro-batch, all " + std::to_string(scenario.model.layers) +
                                             " layers: " + format_bytes(block.whole_bytes),
                                         "Korthikanti et al. 2022, Table 2"});
             text.block_per_gpu.push_back({});
         } else {
-            const std::string label = peak_block_label(scenario, block.kind);
+            const std::string label = memory_block_label(scenario, block);
             text.block_labels.push_back(label);
             text.block_whole.push_back({label + ", the whole model on one GPU, one micro-batch, at its peak: " + format_bytes(block.whole_bytes),
                                         peak_block_explanation(scenario, report, block, label).source});
@@ -522,31 +520,23 @@ ReportText explain(const Scenario& scenario, const Report& report) {
         text.axis_groups.push_back((gradients_over_cp ? std::string("dp x cp") : std::string(comm_axis_name(axis.axis))) + " " +
                                    std::to_string(axis.degree));
     }
-    const ComputeReport& compute = report.compute;
-    text.step_basis = step_basis_text(scenario, compute);
-    text.mfu = {"model FLOPs per step / (step time x GPUs x peak) = " + format_flops(compute.model_flops_per_step) + " / (" +
-                    format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ")",
-                "Korthikanti et al. 2022, Appendix A"};
-    for (const Kernel& kernel : compute.kernels) text.kernels.push_back(kernel_explanation(scenario, kernel));
+    for (const Kernel& kernel : report.compute.kernels) text.kernels.push_back(kernel_explanation(scenario, kernel));
     for (const Warning& warning : report.warnings) text.warnings.push_back(warning_text(scenario, warning));
 
-    const PerGpuMemory& per_gpu = memory.per_gpu;
     const int stages = static_cast<int>(memory.per_stage.size());
-    const std::string where = " (stage " + std::to_string(memory.peak_stage + 1) + " of " + std::to_string(stages) + ", at " +
-                              memory_phase_text(memory.peak_phase) + ")";
-    text.memory_peak_line = "state " + format_bytes(per_gpu.total_bytes - per_gpu.activations_bytes) + " + activations " +
-                            format_bytes(per_gpu.activations_bytes) + " + beside them at the peak " +
-                            format_bytes(held_beside_sum_bytes(per_gpu)) + " = " + format_bytes(per_gpu.peak_bytes);
-    if (memory.fits) {
-        text.memory_verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) +
-                              ", " + format_bytes(memory.headroom_bytes) + " to spare";
-    } else {
-        text.memory_verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": over " + format_bytes(memory.hbm_bytes) +
-                              " by " + format_bytes(-memory.headroom_bytes);
-        if (memory.tipping_block >= 0 && memory.tipping_block < static_cast<int>(text.block_labels.size())) {
-            text.memory_verdict += "; stacked bottom-up, " + text.block_labels[memory.tipping_block] + " (" +
-                                   format_bytes(memory.blocks[memory.tipping_block].per_gpu_bytes) + ") crosses the ceiling";
+    text.memory_peak_line = memory_peak_line_text(report);
+    text.memory_verdict = memory_verdict_text(scenario, report);
+    text.figures = figure_texts(scenario, report);
+    for (const PeakGroup& group : report.peak_groups) {
+        FigureText piece{group.held_beside ? "at the peak" : memory_kind_name(group.kind), format_bytes(group.per_gpu_bytes), "", ""};
+        for (int block : group.blocks) {
+            const Explanation& formula = text.block_per_gpu[block];
+            piece.formula += (piece.formula.empty() ? "" : "\n") + formula.formula;
+            if (!formula.source.empty() && piece.source.find(formula.source) == std::string::npos) {
+                piece.source += (piece.source.empty() ? "" : "; ") + formula.source;
+            }
         }
+        text.peak_groups.push_back(piece);
     }
     for (const StageMemory& stage : memory.per_stage) {
         text.stage_labels.push_back(stage_label(stage, stages));

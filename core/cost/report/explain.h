@@ -1,6 +1,7 @@
 #pragma once
 // The words behind the numbers: each figure's formula with its values substituted, and its source. evaluate() writes
 // numbers only; this is built once per scenario revision for the panels (and eval) that show text.
+#include "core/cost/report/figure_text.h"
 #include "core/cost/report/report.h"
 
 #include <string>
@@ -23,8 +24,8 @@ struct ReportText {
     std::vector<std::string> axis_collectives;       // per report.comm.axes: "all-reduce (ring)"
     std::vector<std::string> axis_links;             // "NVLink 4", "InfiniBand NDR"
     std::vector<Explanation> axis_formulas;
-    std::string step_basis;                          // "modelled: every kernel on the roofline, ..." / "assumed MFU 40.0 %"
-    Explanation mfu;
+    FigureTexts figures;                             // every headline figure's label, value, formula and source (figure_text.h)
+    std::vector<FigureText> peak_groups;             // per report.peak_groups: "optimizer", "1.13 TB", its blocks' formulas
     std::vector<Explanation> kernels;                // per compute.kernels: "GEMM 8192 x 1024 x 8192, 137 GFLOP, ..."
     std::vector<std::string> warnings;               // per report.warnings, one line each
     // Memory at the peak (core/cost/memory/memory.h):
@@ -50,6 +51,8 @@ ReportText explain(const Scenario&, const Report&);
 std::string collective_text(const Scenario&, const AxisComm&);
 std::string warning_text(const Scenario&, const Warning&);
 std::string kernel_label(const Kernel&);    // "qkv forward", "attention backward_input"
+// A memory block's name: the recipe component's label ("fp32 master"), "activations", or what the peak holds ("cuBLAS").
+std::string memory_block_label(const Scenario&, const MemoryBlock&);
 std::string memory_phase_text(MemoryPhase);  // "the end of the forward", "the loss's backward", "a layer's backward"
 std::string kernel_short_label(const Kernel&);  // "QKV", "up dX", "down dW", "attn r": name and pass in a few letters
 

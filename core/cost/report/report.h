@@ -129,6 +129,16 @@ struct Warning {
     double limit = 0;   // GPUs per node; pp; HBM bytes; dp x micro-batch
 };
 
+// The peak per GPU in groups, as a single bar shows it: each training-state kind and the stored activations in the stack's
+// order (Adam's m and v make one group), then one group for all the peak holds beside them (weight copies, working sets,
+// workspace, buffers, fragmentation), which the stack panel names one by one.
+struct PeakGroup {
+    MemoryKind kind = MemoryKind::weights;  // the group's kind; for the group held beside, its first block's
+    bool held_beside = false;
+    double per_gpu_bytes = 0;               // the sum of its blocks' per_gpu_bytes
+    std::vector<int> blocks;                // indices into memory.blocks, in order
+};
+
 struct Report {
     LayoutReport layout;
     MemoryReport memory;
@@ -140,6 +150,7 @@ struct Report {
     std::vector<Warning> warnings;
     MoeReport moe;                       // mixtures of experts (has_experts false for a dense model)
     BudgetReport budget;                 // what the run costs with its setup, against scenario.budget
+    std::vector<PeakGroup> peak_groups;  // memory.blocks gathered by kind at the peak, empty blocks and the KV cache left out
 };
 
 }  // namespace core

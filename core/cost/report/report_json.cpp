@@ -81,7 +81,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                        {"hardware_flops_per_step", compute.hardware_flops_per_step}, {"six_n_flops_per_step", compute.six_n_flops_per_step},
                        {"compute_seconds", compute.compute_seconds}, {"bubble_seconds", compute.bubble_seconds},
                        {"exposed_comm_seconds", compute.exposed_comm_seconds}, {"step_seconds", compute.step_seconds},
-                       {"step_basis", text.step_basis}, {"mfu", compute.mfu}, {"hfu", compute.hfu}, {"fp8_gemms", compute.fp8_gemms},
+                       {"step_basis", text.figures.step_time.formula}, {"mfu", compute.mfu}, {"hfu", compute.hfu}, {"fp8_gemms", compute.fp8_gemms},
                        {"train_seconds", compute.train_seconds}, {"train_days", compute.train_seconds / 86400.0},
                        {"gpu_hours", compute.gpu_hours}, {"cost_dollars", compute.cost_dollars}};
     nlohmann::ordered_json breakdown;

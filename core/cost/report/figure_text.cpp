@@ -1,0 +1,163 @@
+#include "core/cost/report/figure_text.h"
+
+#include "core/cost/kernels/framework.h"
+#include "core/cost/report/explain.h"
+#include "core/model/format.h"
+
+namespace core {
+namespace {
+
+const char* kMfuSource = "Korthikanti et al. 2022, Appendix A";
+
+std::string step_basis_text(const Scenario& scenario, const ComputeReport& compute) {
+    switch (compute.step_basis) {
+        case StepBasis::assumed_mfu: return "assumed MFU " + format_percent(*scenario.efficiency.mfu);
+        case StepBasis::measured_step: return "measured step " + format_seconds(compute.step_seconds);
+        case StepBasis::modelled: break;
+    }
+    return std::string("modelled: every kernel on the roofline at ") + scenario.cluster.gpu.name +
+           "'s measured efficiency, + exposed communication + pipeline bubble (" + framework_name(scenario.train.framework) + ")";
+}
+
+// "(47.1 s x 64 x 989 TFLOP/s)": the denominator MFU, HFU and the achieved rate share.
+std::string step_gpus_peak(const Report& report) {
+    const ComputeReport& compute = report.compute;
+    return "(" + format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ")";
+}
+
+void fill_memory(const Scenario& scenario, const Report& report, FigureTexts& figures) {
+    const MemoryReport& memory = report.memory;
+    figures.parameters = {"Parameters", format_count(memory.params), "", ""};
+    if (memory.params_active < memory.params) {
+        figures.parameters.value += " (" + format_count(memory.params_active) + " active)";
+        figures.parameters.formula = "total; active per token: the routed experts a token does not visit left out";
+    }
+    const std::string bytes_per_param = format_plain(memory.bytes_per_param) + " B per parameter";
+    figures.training_state = {"Training state", format_bytes(memory.state_bytes) + " (" + bytes_per_param + ")",
+                              bytes_per_param + " x " + format_sci(memory.params) + " parameters = " + format_bytes(memory.state_bytes) + " (" +
+                                  scenario.precision.name + ")",
+                              "Rajbhandari et al. 2019 (ZeRO), sec 3.1"};
+    const std::string verdict = memory.fits ? "fits, " + format_bytes(memory.headroom_bytes) + " to spare"
+                                            : "does not fit, " + format_bytes(-memory.headroom_bytes) + " over";
+    figures.peak_memory = {"Peak per GPU", format_bytes(memory.per_gpu.peak_bytes) + " of " + format_bytes(memory.hbm_bytes) + " HBM: " + verdict,
+                           memory_verdict_text(scenario, report) + "\n" + memory_peak_line_text(report), "core/cost/memory/memory.h"};
+}
+
+void fill_step(const Scenario& scenario, const Report& report, FigureTexts& figures) {
+    const ComputeReport& compute = report.compute;
+    const PipelineReport& pipeline = report.pipeline;
+    figures.step_time = {"Step time", format_seconds(compute.step_seconds), step_basis_text(scenario, compute), ""};
+    figures.compute_time = {"Compute", format_seconds(compute.compute_seconds),
+                            "the busiest GPU's kernels, each on the roofline at the GPU's measured efficiency = " + format_seconds(compute.compute_seconds),
+                            scenario.cluster.gpu.efficiency.source};
+    figures.bubble_time = {"Pipeline bubble", format_seconds(compute.bubble_seconds),
+                           "the pipeline standing idle: idle / ideal " + format_number(pipeline.bubble_overhead) + " (" +
+                               schedule_name(pipeline.schedule) + ", p " + std::to_string(pipeline.stages) + ", m " +
+                               std::to_string(pipeline.microbatches) + ") = " + format_seconds(compute.bubble_seconds),
+                           "measured from the generated schedule; Narayanan et al. 2021 sec 2.2"};
+    figures.exposed_comm_time = {"Exposed communication", format_seconds(compute.exposed_comm_seconds),
+                                 "the communication of every axis the compute could not hide, and the compute its overlap slowed = " +
+                                     format_seconds(compute.exposed_comm_seconds),
+                                 "the scenario's overlap switches"};
+    figures.mfu = {"MFU", format_percent(compute.mfu),
+                   "model FLOPs per step / (step time x GPUs x peak) = " + format_flops(compute.model_flops_per_step) + " / " + step_gpus_peak(report) +
+                       " = " + format_percent(compute.mfu),
+                   kMfuSource};
+    figures.hfu = {"HFU", format_percent(compute.hfu),
+                   "hardware FLOPs per step (recompute included, causal flash attention's half of the scores) / (step time x GPUs x peak) = " +
+                       format_flops(compute.hardware_flops_per_step) + " / " + step_gpus_peak(report) + " = " + format_percent(compute.hfu),
+                   kMfuSource};
+    figures.achieved_flops = {"Achieved / GPU", format_flops_rate(compute.achieved_flops_per_s_per_gpu),
+                              "model FLOPs per step / (step time x GPUs) = " + format_flops(compute.model_flops_per_step) + " / (" +
+                                  format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + "); peak " +
+                                  format_flops_rate(compute.peak_flops_per_s),
+                              kMfuSource};
+}
+
+void fill_run(const Scenario& scenario, const Report& report, FigureTexts& figures) {
+    const ComputeReport& compute = report.compute;
+    const BudgetReport& budget = report.budget;
+    figures.time_to_train = {"Time to train", format_seconds(compute.train_seconds),
+                             format_count(scenario.train.tokens) + " tokens / " + format_whole(compute.tokens_per_step) + " tokens per step = " +
+                                 format_count(compute.steps) + " steps x " + format_seconds(compute.step_seconds) + " per step, no failures",
+                             ""};
+    figures.gpu_hours = {"GPU-hours", format_count(compute.gpu_hours),
+                         "time to train x GPUs = " + format_seconds(compute.train_seconds) + " x " + format_counted(report.layout.gpus, "GPU", "GPUs"), ""};
+    figures.training_cost = {"Cost (training)", format_dollars(compute.cost_dollars),
+                             format_count(compute.gpu_hours) + " GPU-hours x " + format_dollars(budget.dollars_per_gpu_hour) +
+                                 " per GPU-hour: training alone, without setup",
+                             ""};
+    figures.billed_cost = {"Cost (billed)", format_dollars(budget.total_dollars),
+                           "GPUs x price per GPU-hour x (training + setup) hours = " + std::to_string(budget.gpus) + " x " +
+                               format_dollars(budget.dollars_per_gpu_hour) + " x " + format_number(budget.billed_hours) + " h",
+                           ""};
+}
+
+void fill_reliability(const Scenario& scenario, const Report& report, FigureTexts& figures) {
+    const ReliabilityReport& r = report.reliability;
+    const OperationsSpec& operations = scenario.operations;
+    figures.cluster_mtbf = {"Cluster MTBF", format_seconds(r.cluster_mtbf_seconds),
+                            "GPU MTBF / GPUs = " + format_number(operations.gpu_mtbf_hours) + " h / " + std::to_string(report.layout.gpus) + " = " +
+                                format_seconds(r.cluster_mtbf_seconds),
+                            ""};
+    figures.checkpoint = {"Checkpoint", format_bytes(r.checkpoint_bytes) + " in " + format_seconds(r.checkpoint_seconds),
+                          "weights, master and optimizer state / bandwidth to storage = " + format_bytes(r.checkpoint_bytes) + " / " +
+                              format_bandwidth(operations.checkpoint_bytes_per_s) + " = " + format_seconds(r.checkpoint_seconds),
+                          ""};
+    figures.young_interval = {"Young", format_seconds(r.young_interval_seconds), "sqrt(2 delta M)", "Young 1974"};
+    figures.daly_interval = {"Daly", format_seconds(r.daly_interval_seconds), "sqrt(2 delta M) [1 + 1/3 sqrt(delta/2M) + 1/9 delta/2M] - delta",
+                             "Daly 2006"};
+    figures.goodput = {"Goodput", r.makes_progress ? format_percent(r.goodput) : std::string("no progress"),
+                       r.makes_progress ? "useful share of wall time: checkpoints " + format_percent(r.checkpoint_share) + ", rework " +
+                                              format_percent(r.rework_share) + ", restarts " + format_percent(r.restart_share)
+                                        : std::string("failures come faster than a checkpoint cycle"),
+                       ""};
+    figures.failures = {"Failures", r.makes_progress ? format_number(r.expected_failures) : std::string("n/a"),
+                        "wall time / cluster MTBF, over " + format_seconds(r.wall_seconds), ""};
+    figures.wall_time = {"Wall time", r.makes_progress ? format_seconds(r.wall_seconds) : std::string("n/a"),
+                         "time to train / goodput = " + format_seconds(report.compute.train_seconds) + " / " + format_percent(r.goodput), ""};
+}
+
+}  // namespace
+
+std::string memory_verdict_text(const Scenario& scenario, const Report& report) {
+    const MemoryReport& memory = report.memory;
+    const PerGpuMemory& per_gpu = memory.per_gpu;
+    const std::string where = " (stage " + std::to_string(memory.peak_stage + 1) + " of " + std::to_string(memory.per_stage.size()) + ", at " +
+                              memory_phase_text(memory.peak_phase) + ")";
+    if (memory.fits) {
+        return "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) + ", " +
+               format_bytes(memory.headroom_bytes) + " to spare";
+    }
+    std::string verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": over " + format_bytes(memory.hbm_bytes) + " by " +
+                          format_bytes(-memory.headroom_bytes);
+    if (memory.tipping_block >= 0 && memory.tipping_block < static_cast<int>(memory.blocks.size())) {
+        const MemoryBlock& block = memory.blocks[memory.tipping_block];
+        verdict += "; stacked bottom-up, " + memory_block_label(scenario, block) + " (" + format_bytes(block.per_gpu_bytes) + ") crosses the ceiling";
+    }
+    return verdict;
+}
+
+std::string memory_peak_line_text(const Report& report) {
+    const PerGpuMemory& per_gpu = report.memory.per_gpu;
+    return "state " + format_bytes(per_gpu.total_bytes - per_gpu.activations_bytes) + " + activations " + format_bytes(per_gpu.activations_bytes) +
+           " + beside them at the peak " + format_bytes(held_beside_sum_bytes(per_gpu)) + " = " + format_bytes(per_gpu.peak_bytes);
+}
+
+FigureTexts figure_texts(const Scenario& scenario, const Report& report) {
+    FigureTexts figures;
+    fill_memory(scenario, report, figures);
+    fill_step(scenario, report, figures);
+    fill_run(scenario, report, figures);
+    fill_reliability(scenario, report, figures);
+    return figures;
+}
+
+std::vector<FigureText> figure_list(const FigureTexts& f) {
+    static_assert(sizeof(FigureTexts) == 21 * sizeof(FigureText), "a figure added to FigureTexts belongs in this list too");
+    return {f.parameters, f.training_state, f.peak_memory, f.step_time, f.compute_time, f.bubble_time, f.exposed_comm_time, f.mfu, f.hfu,
+            f.achieved_flops, f.time_to_train, f.gpu_hours, f.training_cost, f.billed_cost, f.cluster_mtbf, f.checkpoint, f.young_interval,
+            f.daly_interval, f.goodput, f.failures, f.wall_time};
+}
+
+}  // namespace core
