@@ -99,24 +99,48 @@ def scenario_of(run):
     }
     train, parallel = scenario["train"], scenario["parallel"]
     fp8 = precision == "fp8"
-    if family in ("torchtitan", "nemo-automodel (HF transformers models + PyTorch FSDP2)"):
-        train["framework"] = "pytorch-eager"
+    virtual = layout.get("virtual_stages") or 1
+    if pp > 1 and virtual > 1:
+        parallel["schedule"] = "interleaved"
+        parallel["virtual_stages"] = virtual
+    if family == "torchtitan":
+        # FSDP2 with torchtitan's mixed precision (bf16 parameters gathered, fp32 gradients reduced: its MixedPrecisionPolicy
+        # defaults), Float8 through torchao's float8 linears (tensorwise scaling). TP applies sequence parallelism to the
+        # norms (torchtitan parallelize_llama.py apply_tp: SequenceParallel); async TP overlaps its collectives with the
+        # GEMMs; PP runs 1F1B or interleaved 1F1B over micro-batches of one sequence (pipeline_parallel_microbatch_size 1).
+        if layout.get("float8_recipe") == "rowwise":
+            return None, "row-wise scaled float8 GEMMs are not in the GPU tables (only tensor-wise scaling is)"
+        train["framework"] = "torchtitan"
+        train["sequence_parallel"] = tp > 1
+        if layout.get("async_tp"):
+            scenario["overlap"] = {"tp_comm": True}
+        train["compile"] = bool(layout.get("compile"))
         parallel["zero"] = 3
         scenario["precision"] = {"recipe": "fp8-bf16-activations" if fp8 else "pytorch-fsdp2-mixed"}
+    elif family.startswith("nemo-automodel"):
+        train["framework"] = "hf-transformers"
+        train["compile"] = bool(layout.get("compile"))
+        parallel["zero"] = 3
+        scenario["precision"] = {"recipe": "pytorch-fsdp2-mixed"}
     elif family == "llm-foundry":
-        train["framework"] = "pytorch-eager"
+        # Composer's FSDP (FULL_SHARD: ZeRO-3), mixed precision DEFAULT (bf16 parameters gathered).
+        train["framework"] = "llm-foundry"
         parallel["zero"] = 3
         scenario["precision"] = {"recipe": "fp8-bf16-activations" if fp8 else "pytorch-fsdp2-mixed"}
     elif family in ("nemo", "megatron-bridge"):
-        train["framework"] = "megatron"
-        train["sequence_parallel"] = tp > 1
+        # NeMo's and Megatron-Bridge's recipes: Megatron-Core with Transformer Engine, the distributed optimizer, sequence
+        # parallelism and TP communication overlap with TP (their performance recipes' defaults: tp_comm_overlap=True).
+        train["framework"] = "megatron-core"
+        train["sequence_parallel"] = bool(layout.get("sequence_parallel", tp > 1)) and tp > 1
+        if tp > 1:
+            scenario["overlap"] = {"tp_comm": True}
         scenario["precision"] = {"recipe": "fp8-transformer-engine" if fp8 else "megatron-distributed-optimizer"}
         parallel["zero"] = 1
     elif family in ("megatron-lm",):
         train["framework"] = "megatron"
         scenario["precision"] = {"recipe": "megatron-fp32-grads"}
     elif family in ("megatron-deepspeed", "deepspeed"):
-        train["framework"] = "megatron"
+        train["framework"] = "deepspeed"
         parallel["zero"] = 1
         scenario["precision"] = {"recipe": "deepspeed-zero-bf16"}
     else:

@@ -101,8 +101,8 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
     }
     op.bias = reader.boolean("bias").value_or(false);
     op.backend = reader.string("backend").value_or("");
-    if (!op.backend.empty() && op.backend != "cudnn" && op.backend != "flash" && op.backend != "efficient") {
-        throw InputError(at + ": backend", "must be cudnn, flash or efficient, got \"" + op.backend + "\"");
+    if (!op.backend.empty() && op.backend != "cudnn" && op.backend != "flash" && op.backend != "triton") {
+        throw InputError(at + ": backend", "must be cudnn, flash or triton, got \"" + op.backend + "\"");
     }
     if (op.kind == OpKind::sdpa && op.backend.empty()) throw InputError(at + ": backend", "missing: the kernel SDPA dispatches to");
     op.recompute_selective = reader.boolean("recompute_selective").value_or(false);

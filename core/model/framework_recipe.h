@@ -83,7 +83,8 @@ struct RecipeOp {
     DtypeRule dtype = DtypeRule::infer;
     WeightRole weight = WeightRole::none;
     bool bias = false;              // linear: a bias (added in the GEMM's epilogue; a reduction in the backward)
-    std::string backend;            // sdpa: "cudnn", "flash" or "efficient": the kernel PyTorch dispatches to
+    std::string backend;            // sdpa: "cudnn", "flash" (FlashAttention-2, SDPA's flash backend) or "triton" (the
+                                    // Triton FlashAttention MPT ran): the kernel the framework dispatches to
     bool recompute_selective = false;  // recomputed under selective recompute (the framework's policy)
     std::string when;               // a condition on the model or run ("gated", "!gated", "dropout", ...); empty: always
     std::string source;             // the line of the framework's code

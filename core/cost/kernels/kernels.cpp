@@ -621,7 +621,7 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
         const EfficiencyCurve& curve = kernel.cudnn_attention
                                            ? (forward ? efficiency.fused_attention_forward : efficiency.fused_attention_backward)
                                            : (forward ? efficiency.sdpa_attention_forward : efficiency.sdpa_attention_backward);
-        double attention_efficiency = curve.at(kernel.efficiency_size);
+        double attention_efficiency = curve.at(kernel.efficiency_size) * kernel.attention_speed;
         const double fp32_efficiency = forward ? efficiency.attention_fp32_forward : efficiency.attention_fp32_backward;
         if (fp32 && fp32_efficiency > 0) attention_efficiency = fp32_efficiency;
         compute_seconds = kernel.flops / (compute_peak * attention_efficiency);

@@ -74,6 +74,8 @@ struct Kernel {
     bool fp8 = false;               // a linear layer's GEMM on the fp8 tensor cores (an fp8 recipe, a GPU with an fp8 table)
     bool cudnn_attention = false;   // fused attention on cuDNN's kernels (Transformer Engine, PyTorch SDPA's cuDNN backend),
                                     // else SDPA's flash backend: the GPU's two attention curves
+    double attention_speed = 1;     // fused attention: its speed against the GPU's curve (1: that kernel; Triton's
+                                    // FlashAttention runs below FlashAttention-2's, recipe_ops.cpp)
     const char* label = nullptr;    // a recipe operator's name ("self_attn.q_proj"), the recipe's own storage; null for the
                                     // builder's kernels, which kernel_name(id) names
     int count = 1;                  // instances per scope: two norms and two residual adds per layer

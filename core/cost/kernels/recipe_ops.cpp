@@ -513,6 +513,10 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     kernel.efficiency_size = std::min(dims_.s, dims_.S);
     kernel.pass = KernelPass::forward;
     kernel.bytes = qkvo;
+    // FlashAttention in Triton against FlashAttention-2: 1.3-1.5x slower forward, about 2x backward (Dao 2023,
+    // arXiv 2307.08691 sec 4.1); the GPU's flash curve is FlashAttention-2's.
+    const bool triton = recipe.backend == "triton";
+    if (triton) kernel.attention_speed = 1.0 / 1.4;
     fw.push_back(kernel);
     op.output = new_tensor(recipe.output, tokens * dims_.q, dtypes_.compute);
     op.saved.push_back(op.output);
@@ -522,6 +526,7 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     kernel.pass = KernelPass::backward_input;
     kernel.bytes = 2.0 * qkvo;
     kernel.flops *= 2.5;  // dQ, dK, dV and the recomputed scores: 2.5x the forward's FLOPs (FlashAttention-2 sec 3.1)
+    if (triton) kernel.attention_speed = 0.5;
     // cuDNN's backward launches dO.O, the main kernel, dQ's conversion, and with GQA a reduction of dK and dV over each
     // group (torch.profiler, measurements/h200_hf_probe.json); flash's, the preprocess and the kernel.
     bw.push_back(kernel);
