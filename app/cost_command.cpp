@@ -36,8 +36,13 @@ std::string plain_text(const core::Scenario& scenario, const core::Report& repor
     };
     line("GPUs", std::to_string(budget.gpus) + " x " + scenario.cluster.gpu.name);
     line("price", core::format_dollars(budget.dollars_per_gpu_hour) + " per GPU-hour: " + price_origin(scenario));
-    line("training", core::format_seconds(budget.run_hours * 3600.0) + ": " + core::format_count(report.compute.steps) + " steps x " +
+    // What is billed is the failure-free run; eval's wall time adds failures, checkpoints and restarts, which this does not bill.
+    line("training", core::format_seconds(budget.run_hours * 3600.0) + " failure-free: " + core::format_count(report.compute.steps) + " steps x " +
                          core::format_seconds(report.compute.step_seconds) + " per step (" + core::explain(scenario, report).step_basis + ")");
+    if (report.reliability.makes_progress) {
+        line("with failures", core::format_seconds(report.reliability.wall_seconds) +
+                                  " of wall time with checkpoints, restarts and lost work (eval's figure; not billed here)");
+    }
     line("setup", core::format_seconds(budget.setup_hours * 3600.0) + " (budget.setup_hours: provisioning, data download, compile)");
     line("total", core::format_dollars(budget.total_dollars) + " = " + std::to_string(budget.gpus) + " x " +
                       core::format_dollars(budget.dollars_per_gpu_hour) + " x " + core::format_number(budget.billed_hours) + " h");

@@ -126,16 +126,18 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     if (report.comm.axes.empty()) row("communication", "none", "one GPU per model replica and no data parallelism");
 
     const core::PipelineReport& pipeline = report.pipeline;
-    row("pipeline", "schedule", std::string(core::schedule_name(pipeline.schedule)) + ", " + format_whole(pipeline.stages) + " stages, " +
-                                    format_whole(pipeline.microbatches) + " micro-batches" +
-                                    (pipeline.virtual_stages > 1 ? ", " + format_whole(pipeline.virtual_stages) + " virtual stages" : ""));
+    row("pipeline", "schedule", std::string(core::schedule_name(pipeline.schedule)) + ", " + core::format_counted(pipeline.stages, "stage", "stages") +
+                                    ", " + core::format_counted(pipeline.microbatches, "micro-batch", "micro-batches") +
+                                    (pipeline.virtual_stages > 1 ? ", " + core::format_counted(pipeline.virtual_stages, "virtual stage", "virtual stages") : ""));
     row("pipeline", "bubble", format_percent(pipeline.bubble_fraction) + " of the pipelined time (overhead " + format_percent(pipeline.bubble_overhead) +
                                   ", closed form " + format_percent(pipeline.closed_form_bubble_overhead) + ")");
     // Interleaved schedules count (micro-batch, chunk) pairs, Megatron's unit.
-    row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) +
-                                          (pipeline.virtual_stages > 1 ? " micro-batch chunks" : " micro-batches") + " on the first stage");
+    row("pipeline", "peak in flight", (pipeline.virtual_stages > 1 ? core::format_counted(pipeline.peak_inflight_microbatches, "micro-batch chunk", "micro-batch chunks")
+                                                                   : core::format_counted(pipeline.peak_inflight_microbatches, "micro-batch", "micro-batches")) +
+                                          " on the first stage");
 
-    row("training", "duration", format_seconds(compute.train_seconds) + " for " + core::format_count(scenario.train.tokens) + " tokens (" +
+    // Failure-free, as `cost` bills it; the reliability row's wall time adds failures, checkpoints and restarts.
+    row("training", "duration", format_seconds(compute.train_seconds) + " failure-free for " + core::format_count(scenario.train.tokens) + " tokens (" +
                                     format_whole(std::ceil(compute.steps)) + " steps)");
     // Training alone here; the billed total adds setup, as `cost` prints it (budget.total_dollars).
     row("training", "GPU-hours / cost", core::format_count(compute.gpu_hours) + " GPU-hours, " + core::format_dollars(compute.cost_dollars) +
@@ -146,7 +148,8 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("reliability", "checkpoint", format_bytes(reliability.checkpoint_bytes) + " in " + format_seconds(reliability.checkpoint_seconds) + ", every " +
                                          format_seconds(reliability.interval_seconds));
     row("reliability", "goodput", reliability.makes_progress ? format_percent(reliability.goodput) + ", wall time " + format_seconds(reliability.wall_seconds) +
-                                                                   ", " + format_number(reliability.expected_failures) + " failures expected"
+                                                                   " with failures, checkpoints and restarts (" + format_seconds(compute.train_seconds) +
+                                                                   " failure-free), " + format_number(reliability.expected_failures) + " failures expected"
                                                              : "no progress: failures come faster than a checkpoint cycle");
 
     for (const core::Wall& wall : walls.walls) {
