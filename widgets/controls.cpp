@@ -208,7 +208,10 @@ bool apply_stepped_edit(const core::Edit& edit, long long from, long long to, co
         if (run[i].value != to) continue;
         std::vector<std::string> notes;
         for (std::size_t j = i; j < run.size(); ++j) {
-            for (const std::string& note : run[j].notes) notes.push_back("undone with it: " + note);
+            for (std::string note : run[j].notes) {  // "Global batch 512 -> 513: it must divide over DP 513", reversed
+                if (const std::size_t reason = note.find(": "); reason != std::string::npos) note = note.substr(0, reason) + " (" + note.substr(reason + 2) + ")";
+                notes.push_back("undone with it, " + note);
+            }
         }
         feedback.clear();
         feedback.control = control;

@@ -135,7 +135,7 @@ TEST_CASE("GPUs 4,096 with PP 8: the sidebar's + then - leaves the scenario as i
     user.click(gpus.minus);
     require_same(loop.state().applied, start);  // 512, where settling again would have made it 1,024
     CHECK(loop.state().feedback.notes.size() == 1);
-    CHECK(loop.state().feedback.notes.front().rfind("undone with it: Global batch 512 -> 513", 0) == 0);
+    CHECK(loop.state().feedback.notes.front() == "undone with it, Global batch 512 -> 513 (it must divide over DP 513)");
 
     // Two steps in the history, "+" and "-".
     REQUIRE(loop.state().history.undo_steps() == 2);
