@@ -27,8 +27,35 @@ AppState make_app_state(const core::Scenario& scenario) {
     return state;
 }
 
-void apply_scenario_edits(AppState& state) {
+namespace {
+
+// What an edit is called in Edit > Undo: the control that made it ("GPUs"), else "scenario edit".
+std::string edit_name(const AppState& state) {
+    const widgets::EditFeedback& feedback = state.feedback;
+    if (feedback.control.empty() || !feedback.after || !(*feedback.after == state.scenario)) return "scenario edit";
+    const std::string& label = feedback.control;
+    const std::size_t hidden = label.find("##");  // ImGui's hidden part of a label is not a name
+    return hidden == 0 ? std::string("scenario edit") : label.substr(0, hidden);
+}
+
+// Puts a scenario from the history back: it evaluated when it was applied, so it evaluates again.
+bool restore(AppState& state, const core::Scenario& scenario) {
+    if (scenario == state.applied) return false;
+    const std::string error = replace_scenario(state, scenario);
+    if (!error.empty()) {
+        state.status = error;
+        return false;
+    }
+    state.feedback.clear();
+    return true;
+}
+
+}  // namespace
+
+void apply_scenario_edits(AppState& state, unsigned int gesture_id) {
+    if (!state.feedback.error.empty()) state.sidebar.error.clear();  // a control refused something since: its message is the news
     if (state.scenario == state.applied) {  // a struct comparison: no per-frame serialisation
+        if (gesture_id == 0) state.history.end_gesture();
         widgets::expire_feedback(state.feedback, state.applied);
         return;
     }
@@ -36,6 +63,7 @@ void apply_scenario_edits(AppState& state) {
         core::Report report = core::evaluate(state.scenario);
         state.report = std::move(report);
         state.text = core::explain(state.scenario, state.report);
+        state.history.record(state.applied, state.scenario, edit_name(state), gesture_id);
         state.applied = state.scenario;
         ++state.scenario_revision;
         state.sidebar.error.clear();
@@ -47,9 +75,12 @@ void apply_scenario_edits(AppState& state) {
             state.feedback.notes.clear();
             state.feedback.error = error.what();
             state.feedback.after = state.applied;
+            state.sidebar.error.clear();  // one refusal on screen: the latest
         } else {
             state.sidebar.error = error.what();
+            state.feedback.clear();
         }
+        return;
     }
     widgets::expire_feedback(state.feedback, state.applied);
 }
@@ -69,18 +100,42 @@ std::string replace_scenario(AppState& state, const core::Scenario& scenario) {
     return {};
 }
 
-void advance_playbacks(AppState& state, double dt_seconds) {
-    for (widgets::Playback& playback : state.playbacks) {
-        if (!playback.playing) continue;
-        playback.t_seconds += dt_seconds * playback.speed;
-        if (playback.t_seconds > playback.duration_seconds) {
-            if (playback.loop && playback.duration_seconds > 0) playback.t_seconds = 0;
-            else {
-                playback.t_seconds = playback.duration_seconds;
-                playback.playing = false;
-            }
-        }
+bool undo_edit(AppState& state) {
+    state.scenario = state.applied;  // an edit not yet applied is dropped, not undone
+    if (!state.history.can_undo()) {
+        state.status = "Nothing to undo";
+        return false;
     }
+    const std::string name = state.history.undo_name();
+    const bool changed = restore(state, state.history.undo(state.applied));
+    if (changed) state.status = "Undone: " + name + " (Ctrl+Shift+Z redoes it)";
+    return changed;
+}
+
+bool redo_edit(AppState& state) {
+    state.scenario = state.applied;
+    if (!state.history.can_redo()) {
+        state.status = "Nothing to redo";
+        return false;
+    }
+    const std::string name = state.history.redo_name();
+    const bool changed = restore(state, state.history.redo(state.applied));
+    if (changed) state.status = "Redone: " + name;
+    return changed;
+}
+
+bool reset_to_file(AppState& state) {
+    state.scenario = state.applied;
+    if (state.saved_scenario == state.applied) return false;
+    const core::Scenario before = state.applied;
+    if (!restore(state, state.saved_scenario)) return false;
+    state.history.record(before, state.applied, "Reset to the file");
+    state.status = "Reset to the file (Ctrl+Z takes the edits back)";
+    return true;
+}
+
+void advance_playbacks(AppState& state, double dt_seconds) {
+    for (widgets::Playback& playback : state.playbacks) playback.advance(dt_seconds);
 }
 
 int panel_index(const AppState& state, const std::string& name) {

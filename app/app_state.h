@@ -3,6 +3,7 @@
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
+#include "core/model/scenario_history.h"
 #include "widgets/palette.h"
 #include "widgets/panel.h"
 #include "widgets/sidebar.h"
@@ -35,12 +36,22 @@ struct AppState {
     core::Scenario saved_scenario;     // the applied scenario as last opened or saved: unsaved changes differ from it
     bool read_only = false;            // a shipped scenario under the asset directory: Save becomes Save As
     std::string imported_from;         // an imported Hugging Face config.json: the document is untitled, Save becomes Save As
+    // Undo and redo over every applied edit. Opening a file (or importing a config) starts it afresh; a lesson's scenes
+    // have their own, and the user's comes back when presentation ends.
+    core::ScenarioHistory history;
 };
 
 // Builds the state over a valid scenario (throws InputError if it is not).
 AppState make_app_state(const core::Scenario& scenario);
-// After a frame: evaluate the edited scenario; on InputError restore the last valid one and keep the message.
-void apply_scenario_edits(AppState& state);
+// After a frame: evaluate the edited scenario; on InputError restore the last valid one and keep the message. A valid
+// edit becomes a step of the history; gesture_id, when not 0, is the control being dragged (ImGui's active id): every
+// change while the same drag lasts is one step, closed when a frame ends with no drag.
+void apply_scenario_edits(AppState& state, unsigned int gesture_id = 0);
+// Edit > Undo, Redo and Reset to the file. Each returns whether the scenario changed; the status bar says what was done.
+bool undo_edit(AppState& state);
+bool redo_edit(AppState& state);
+// Back to the scenario as the file was opened or last saved (the import, for an untitled import): one undoable step.
+bool reset_to_file(AppState& state);
 // Replaces the scenario wholesale (File > Open); on InputError the state is untouched and the message returned.
 std::string replace_scenario(AppState& state, const core::Scenario& scenario);
 // Moves every playing panel's clock by dt seconds (the app's only notion of time).

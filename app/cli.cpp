@@ -80,20 +80,20 @@ int run_cli(int argc, char** argv) {
     cli.require_subcommand(0, 1);
     std::string window_scenario;
     std::string theme = "dark";
-    cli.add_option("scenario", window_scenario, "Scenario JSON to open in the window")->type_name("FILE");
+    cli.add_option("scenario", window_scenario, "Scenario JSON (or a Hugging Face config.json) to open in the window")->type_name("FILE");
     cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
 
     CLI::App* eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
     std::string eval_scenario;
     bool eval_json = false, eval_table = false;
-    eval->add_option("scenario", eval_scenario, "Scenario JSON")->required()->type_name("FILE");
+    eval->add_option("scenario", eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     add_format_flags(eval, eval_json, nullptr, eval_table);
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
     float scale = 1.0f;
     double t_seconds = 0;
-    exporter->add_option("--scenario", export_scenario, "Scenario JSON (default: the built-in scenario)")->type_name("FILE");
+    exporter->add_option("--scenario", export_scenario, "Scenario JSON or a Hugging Face config.json (default: the built-in scenario)")->type_name("FILE");
     exporter->add_option("--panel", export_panel, "Panel to render: " + panel_choice_list())->type_name("PANEL");
     exporter->add_option("--out", out_dir, "Output directory")->type_name("DIR");
     exporter->add_option("--size", size, "Logical size WxH")->type_name("WxH");
@@ -108,14 +108,14 @@ int run_cli(int argc, char** argv) {
     CLI::App* plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
     std::string plan_scenario;
     int top = 10;
-    plan->add_option("scenario", plan_scenario, "Scenario JSON")->required()->type_name("FILE");
+    plan->add_option("scenario", plan_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     plan->add_option("--top", top, "How many layouts to print");
     bool plan_json = false, plan_csv = false, plan_table = false;
     add_format_flags(plan, plan_json, &plan_csv, plan_table);
 
     CLI::App* trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
     std::string trace_scenario, trace_out;
-    trace->add_option("scenario", trace_scenario, "Scenario JSON")->required()->type_name("FILE");
+    trace->add_option("scenario", trace_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     trace->add_option("--out", trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
 
     // plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
@@ -136,7 +136,7 @@ int run_cli(int argc, char** argv) {
     std::string cost_scenario;
     bool cost_json = false;
     double cost_budget = 0;
-    cost->add_option("scenario", cost_scenario, "Scenario JSON")->required()->type_name("FILE");
+    cost->add_option("scenario", cost_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     cost->add_flag("--json", cost_json, "Print JSON for scripts");
     CLI::Option* cost_budget_option =
         cost->add_option("--budget", cost_budget, "Exit with status 3, naming the overrun, when the estimate exceeds DOLLARS (replaces the scenario's budget.dollars)")

@@ -39,6 +39,7 @@ std::string plain_text(const core::Scenario& scenario, const core::Report& repor
     line("price", core::format_dollars(budget.dollars_per_gpu_hour) + " per GPU-hour: " + price_origin(scenario));
     line("training", figures.time_to_train.value + ": " + figures.time_to_train.formula);
     line("step", figures.step_time.value + " (" + figures.step_time.formula + ")");
+    if (report.reliability.makes_progress) line("with failures", figures.wall_time.value + ": " + figures.wall_time.formula + " (not billed here)");
     line("setup", core::format_seconds(budget.setup_hours * 3600.0) + " (budget.setup_hours: provisioning, data download, compile)");
     line("total", figures.billed_cost.value + ": " + figures.billed_cost.formula);
     if (budget.has_budget) {

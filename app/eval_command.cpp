@@ -125,14 +125,15 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     if (report.comm.axes.empty()) row("communication", "none", "one GPU per model replica and no data parallelism");
 
     const core::PipelineReport& pipeline = report.pipeline;
-    row("pipeline", "schedule", std::string(core::schedule_name(pipeline.schedule)) + ", " + format_whole(pipeline.stages) + " stages, " +
-                                    format_whole(pipeline.microbatches) + " micro-batches" +
-                                    (pipeline.virtual_stages > 1 ? ", " + format_whole(pipeline.virtual_stages) + " virtual stages" : ""));
+    row("pipeline", "schedule", std::string(core::schedule_name(pipeline.schedule)) + ", " + core::format_counted(pipeline.stages, "stage", "stages") +
+                                    ", " + core::format_counted(pipeline.microbatches, "micro-batch", "micro-batches") +
+                                    (pipeline.virtual_stages > 1 ? ", " + core::format_counted(pipeline.virtual_stages, "virtual stage", "virtual stages") : ""));
     row("pipeline", "bubble", format_percent(pipeline.bubble_fraction) + " of the pipelined time (overhead " + format_percent(pipeline.bubble_overhead) +
                                   ", closed form " + format_percent(pipeline.closed_form_bubble_overhead) + ")");
     // Interleaved schedules count (micro-batch, chunk) pairs, Megatron's unit.
-    row("pipeline", "peak in flight", format_whole(pipeline.peak_inflight_microbatches) +
-                                          (pipeline.virtual_stages > 1 ? " micro-batch chunks" : " micro-batches") + " on the first stage");
+    row("pipeline", "peak in flight", (pipeline.virtual_stages > 1 ? core::format_counted(pipeline.peak_inflight_microbatches, "micro-batch chunk", "micro-batch chunks")
+                                                                   : core::format_counted(pipeline.peak_inflight_microbatches, "micro-batch", "micro-batches")) +
+                                          " on the first stage");
 
     row("training", "time to train", figures.time_to_train.value + " (" + figures.time_to_train.formula + ")");
     // Training alone here; the billed total adds setup, as `cost` prints it (budget.total_dollars).

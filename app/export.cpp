@@ -105,8 +105,7 @@ std::vector<unsigned char> render_target(AppState& state, const std::string& tar
     if (!options.t_seconds) {
         // Settled: one frame tells each panel's animation length, then every clock stands at its end (or the panel's figure moment).
         render_frames(state, framebuffer, 1, draw);
-        for (widgets::Playback& playback : state.playbacks)
-            playback.t_seconds = std::max(0.0, playback.figure_seconds >= 0 ? playback.figure_seconds : playback.duration_seconds);
+        for (widgets::Playback& playback : state.playbacks) playback.cue(playback.settled_seconds());
     }
     std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out);
     widgets::set_figure_mode(false);
@@ -222,7 +221,7 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
         apply_ui_scale(options.scale);
         {
             AppState state = make_app_state(options.scenario);
-            for (widgets::Playback& playback : state.playbacks) playback.t_seconds = options.t_seconds.value_or(0.0);
+            for (widgets::Playback& playback : state.playbacks) playback.cue(options.t_seconds.value_or(0.0));
             Framebuffer framebuffer;
             PngPipeline pngs(pixel_width, pixel_height, written);
             if (!framebuffer.create(pixel_width, pixel_height)) error = "cannot create an offscreen framebuffer";

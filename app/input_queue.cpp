@@ -29,21 +29,31 @@ void InputQueue::mouse_leave() { events_.push_back({InputEvent::Kind::mouse_leav
 
 void InputQueue::scroll(float x_offset, float y_offset) { events_.push_back({InputEvent::Kind::scroll, 0, false, x_offset, y_offset}); }
 
+namespace {
+
+bool is_modifier(int glfw_key) { return glfw_key >= GLFW_KEY_LEFT_SHIFT && glfw_key <= GLFW_KEY_RIGHT_SUPER; }
+
+}  // namespace
+
 void InputQueue::feed(ImGuiIO& io) {
     std::set<int> keys_changed, buttons_changed;
     bool editing_key_pressed = false;  // GLFW's printable keys are below 256; Escape, Enter, Backspace and the rest above
+    bool key_pressed = false;          // a key other than a modifier went down this frame
     while (!events_.empty()) {
         const InputEvent& event = events_.front();
         bool stop = false;
         switch (event.kind) {
             case InputEvent::Kind::key:
-                if (keys_changed.count(event.code)) {
+                // A chord reads with its modifiers as they were when its key went down: Ctrl released right after Z's
+                // press (xdotool sends both at once) waits a frame, or the frame would see Z without Ctrl.
+                if (keys_changed.count(event.code) || (key_pressed && is_modifier(event.code))) {
                     stop = true;
                     break;
                 }
                 keys_changed.insert(event.code);
                 io.KeysDown[event.code] = event.down;
                 if (event.down && event.code >= GLFW_KEY_ESCAPE) editing_key_pressed = true;
+                if (event.down && !is_modifier(event.code)) key_pressed = true;
                 break;
             case InputEvent::Kind::character:
                 // ImGui's text field reads the frame's characters before its keys: "1", Backspace, "2" must not become "12".

@@ -32,7 +32,8 @@ public:
 
     // Feeds this frame's share of the queue into io, after the platform backend's NewFrame and before ImGui::NewFrame.
     // A frame takes events in order and stops before one that would be a second transition of the same key or button,
-    // a character typed after an editing key (Enter, Backspace, arrows) was pressed, or a mouse move after a button changed;
+    // a modifier's change after another key's press (a chord keeps its Ctrl however quickly it was let go), a character
+    // typed after an editing key (Enter, Backspace, arrows) was pressed, or a mouse move after a button changed;
     // the rest waits for the next frame. The mouse position and buttons are written every frame, as the queue last left them.
     void feed(ImGuiIO& io);
 

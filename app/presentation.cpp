@@ -22,19 +22,19 @@ std::string enter_scene(AppState& state, PresentationState& presentation, int sc
     if (panel < 0) return "lesson: unknown panel \"" + next.panel + "\"";
     const std::string error = replace_scenario(state, next.scenario);
     if (!error.empty()) return error;
+    state.history.clear();
     presentation.scene = scene;
     presentation.caption = core::fill_caption(next.caption, state.applied, state.report);
     state.current_panel = panel;
     state.select_panel_request = panel;
     state.visible[panel] = true;
-    state.playbacks[panel].t_seconds = next.t_seconds;
-    state.playbacks[panel].playing = false;
+    state.playbacks[panel].cue(next.t_seconds);
     return {};
 }
 
 std::string begin_presentation(AppState& state, PresentationState& presentation) {
     if (presentation.active) return enter_scene(state, presentation, presentation.scene);
-    UserStash stash{state.applied, state.playbacks, state.visible, state.current_panel};
+    UserStash stash{state.applied, state.history, state.playbacks, state.visible, state.current_panel};
     const std::string error = enter_scene(state, presentation, presentation.scene);
     if (!error.empty()) return error;
     presentation.user = std::move(stash);
@@ -48,6 +48,7 @@ void end_presentation(AppState& state, PresentationState& presentation) {
     UserStash& stash = *presentation.user;
     if (!(stash.scenario == state.applied)) replace_scenario(state, stash.scenario);  // it evaluated before: it still does
     state.scenario = state.applied;
+    state.history = std::move(stash.history);
     state.playbacks = std::move(stash.playbacks);
     state.visible = std::move(stash.visible);
     state.current_panel = stash.current_panel;

@@ -8,9 +8,11 @@
 
 namespace app {
 
-// What presentation borrows from the user and gives back on leaving: their scenario, clocks, tab and View menu.
+// What presentation borrows from the user and gives back on leaving: their scenario and its history, clocks, tab and
+// View menu.
 struct UserStash {
     core::Scenario scenario;
+    core::ScenarioHistory history;
     std::vector<widgets::Playback> playbacks;
     std::vector<bool> visible;
     int current_panel = 0;
@@ -28,7 +30,8 @@ struct PresentationState {
     std::string caption;            // the scene's caption with its {figures} filled from the scene's report
 };
 
-// Loads the scene's scenario and panel time into the app; returns "" or the error (state untouched on error).
+// Loads the scene's scenario and panel time into the app, with a history of its own (undo stops at the scene's start);
+// returns "" or the error (state untouched on error).
 std::string enter_scene(AppState& state, PresentationState& presentation, int scene);
 // Enters presentation on the lesson's current scene, keeping the user's scenario to give back; "" or the error.
 std::string begin_presentation(AppState& state, PresentationState& presentation);

@@ -6,6 +6,8 @@
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 
 namespace app {
@@ -21,8 +23,26 @@ std::string load_relative(const std::string& path) {
 
 }  // namespace
 
+bool is_hf_config_text(const std::string& text) {
+    try {
+        const nlohmann::json json = nlohmann::json::parse(text);
+        if (!json.is_object() || json.contains("model")) return false;
+        const auto has_width = [](const nlohmann::json& object) {
+            return object.is_object() && (object.contains("hidden_size") || object.contains("n_embd") || object.contains("d_model"));
+        };
+        return has_width(json) || (json.contains("text_config") && has_width(json.at("text_config")));  // Llama 4 nests its text model
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use) {
     const std::string text = read_text_file(path, "scenario");
+    if (is_hf_config_text(text)) {
+        core::Scenario scenario = load_hf_config_file(path, core::default_scenario());
+        if (use == core::ScenarioUse::plan) scenario.parallel = core::ParallelSpec{};  // as parse_scenario sets a file's layout aside
+        return scenario;
+    }
     g_scenario_directory = std::filesystem::path(path).parent_path().string();
     core::Scenario scenario = core::parse_scenario(text, load_relative, use);
     g_scenario_directory.clear();
@@ -30,8 +50,7 @@ core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use
 }
 
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base) {
-    // The same rule as picking a preset in the sidebar.
-    const core::Edit edit = core::with_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
+    const core::Edit edit = core::with_imported_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
     if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
     return edit.scenario;
 }

@@ -15,16 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A transformers config has the model's own keys at the top level; a scenario has sections.
-bool looks_like_hf_config(const std::string& text) {
-    try {
-        const nlohmann::json json = nlohmann::json::parse(text);
-        return json.is_object() && !json.contains("model") && (json.contains("hidden_size") || json.contains("n_embd") || json.contains("d_model"));
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 
 bool is_inside(const fs::path& path, const fs::path& directory) {
@@ -44,7 +34,7 @@ void remember_recent(AppState& state, const std::string& path) {
 std::string open_scenario(AppState& state, const std::string& path) {
     try {
         const std::string text = read_text_file(path, "scenario");
-        const bool import = looks_like_hf_config(text);
+        const bool import = is_hf_config_text(text);
         core::Scenario scenario = import ? load_hf_config_file(path, state.applied) : load_scenario_file(path);
         const std::string error = replace_scenario(state, scenario);
         if (!error.empty()) return error;
@@ -52,6 +42,7 @@ std::string open_scenario(AppState& state, const std::string& path) {
         state.imported_from = import ? path : std::string();
         state.read_only = !import && is_shipped_path(path);
         state.saved_scenario = state.applied;
+        state.history.clear();  // the opened file is where undo stops
         remember_recent(state, path);
         return {};
     } catch (const core::InputError& error) {

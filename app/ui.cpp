@@ -3,6 +3,7 @@
 #include "app/files.h"
 #include "app/lesson.h"
 #include "app/scenario_io.h"
+#include "core/model/format.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -11,6 +12,7 @@
 
 #include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <imgui_internal.h>  // GetActiveID (the control a drag holds), the keyboard navigation the arrow keys would move
 #include <imgui_stdlib.h>
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,8 @@ constexpr Shortcut kShortcuts[] = {
     {"Left / Right", "step the animation (in presentation: previous / next scene)"},
     {"Ctrl+O", "open a scenario, a lesson or a Hugging Face config.json"},
     {"Ctrl+S", "save the scenario (Ctrl+Shift+S: save as)"},
+    {"Ctrl+Z", "undo the last scenario edit (a drag is one step; opening a file starts a new history)"},
+    {"Ctrl+Shift+Z / Ctrl+Y", "redo what was undone"},
     {"Ctrl+E", "export the current panel to a PNG in the working directory"},
     {"Ctrl+B", "fold or unfold the scenario sidebar"},
     {"Ctrl+= / Ctrl+- / Ctrl+0", "zoom the whole UI in / out / back to 100 %"},
@@ -62,18 +66,20 @@ void draw_panel_body(AppState& state, int index, bool exporting, UiRequests* req
     if (requests && panel_requests.save_trace) requests->save_trace = true;
 }
 
-void step_current_playback(AppState& state, int direction) {
-    widgets::Playback& playback = state.playbacks[state.current_panel];
-    playback.playing = false;
-    const double step = playback.step_seconds > 0 ? playback.step_seconds : 1.0;
-    const double next = (std::floor(playback.t_seconds / step + 1e-9) + direction) * step;
-    playback.t_seconds = std::clamp(next, 0.0, std::max(0.0, playback.duration_seconds));
-}
-
 void error_text(const std::string& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, widgets::color4(widgets::palette().over_budget));
     widgets::wrapped_text(text);
     ImGui::PopStyleColor();
+}
+
+// The app's own use of the arrow keys (a step, a scene), and leaving presentation, leave no keyboard-navigation frame
+// behind: ImGui would also move its focus with those keys, then frame the focused item and show its tooltip as if the
+// mouse were on it (a frame and "The 16-byte stack" over Play after Esc).
+void drop_keyboard_navigation() {
+    ImGui::NavMoveRequestCancel();
+    ImGuiContext& context = *ImGui::GetCurrentContext();
+    context.NavDisableHighlight = true;
+    context.NavDisableMouseHover = false;
 }
 
 // ---- actions: every way in (menu, keys, dialogs, drops) goes through these ----
@@ -82,6 +88,7 @@ void leave_presentation(AppState& state, UiSession& session, UiRequests& request
     if (!session.presentation.active) return;
     end_presentation(state, session.presentation);
     requests.presentation_changed = true;
+    drop_keyboard_navigation();
 }
 
 void write_to(AppState& state, const std::string& path) {
@@ -171,6 +178,13 @@ void request_quit(AppState& state, UiSession& session, UiRequests& requests) {
     else requests.quit = true;
 }
 
+// Edit > Reset's target, by what the document is: the file as opened or saved, the import, or the scenario at start.
+std::string reset_label(const AppState& state) {
+    if (!state.imported_from.empty()) return "Reset to the import of " + file_name(state.imported_from);
+    if (state.scenario_path.empty()) return "Reset to the scenario at start";
+    return "Reset to the file (" + file_name(state.scenario_path) + ")";
+}
+
 void toggle_sidebar(UiSession& session) {
     const float width_em = ImGui::GetIO().DisplaySize.x / ImGui::GetFontSize();
     session.sidebar = sidebar_folded(session, width_em) ? SidebarMode::shown : SidebarMode::folded;
@@ -207,6 +221,22 @@ void menu_bar(AppState& state, UiSession& session, UiRequests& requests) {
         if (ImGui::MenuItem("Save step trace (Perfetto JSON)")) requests.save_trace = true;
         ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) session.quit_request = true;
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Edit")) {
+        const core::ScenarioHistory& history = state.history;
+        const std::string undo = history.can_undo() ? "Undo " + history.undo_name() : std::string("Undo");
+        const std::string redo = history.can_redo() ? "Redo " + history.redo_name() : std::string("Redo");
+        if (ImGui::MenuItem(undo.c_str(), "Ctrl+Z", false, history.can_undo())) undo_edit(state);
+        if (ImGui::MenuItem(redo.c_str(), "Ctrl+Shift+Z", false, history.can_redo())) redo_edit(state);
+        ImGui::Separator();
+        if (ImGui::MenuItem(reset_label(state).c_str(), nullptr, false, !(state.applied == state.saved_scenario))) reset_to_file(state);
+        ImGui::Separator();
+        // How far back undo reaches, and where the history starts.
+        ImGui::TextDisabled("%s to undo, %s to redo (at most %d kept)", core::format_counted(static_cast<long long>(history.undo_steps()), "step", "steps").c_str(),
+                            core::format_counted(static_cast<long long>(history.redo_steps()), "step", "steps").c_str(),
+                            static_cast<int>(core::ScenarioHistory::kMaxSteps));
+        ImGui::TextDisabled("Opening a file starts a new history.");
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("View")) {
@@ -259,15 +289,16 @@ void keyboard(AppState& state, UiSession& session, UiRequests& requests) {
     if (ImGui::IsKeyPressed(GLFW_KEY_F11, false)) requests.toggle_fullscreen = true;
     if (presentation.active && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) leave_presentation(state, session, requests);
     if (presentation.active && ImGui::IsKeyPressed(GLFW_KEY_C, false) && !io.KeyCtrl) presentation.show_controls = !presentation.show_controls;
-    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && !io.KeyCtrl) {
-        widgets::Playback& playback = state.playbacks[state.current_panel];
-        if (!playback.playing && playback.t_seconds >= playback.duration_seconds) playback.t_seconds = 0;
-        playback.playing = !playback.playing;
-    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false) && !io.KeyCtrl) state.playbacks[state.current_panel].toggle();
     const int direction = ImGui::IsKeyPressed(GLFW_KEY_RIGHT) ? 1 : ImGui::IsKeyPressed(GLFW_KEY_LEFT) ? -1 : 0;
     if (direction != 0 && !io.KeyCtrl) {
-        if (presentation.active) state.file_error = enter_scene(state, presentation, presentation.scene + direction);
-        else if (!ImGui::IsAnyItemActive()) step_current_playback(state, direction);
+        if (presentation.active) {
+            state.file_error = enter_scene(state, presentation, presentation.scene + direction);
+            drop_keyboard_navigation();
+        } else if (!ImGui::IsAnyItemActive()) {
+            state.playbacks[state.current_panel].step(direction);
+            drop_keyboard_navigation();
+        }
     }
     if (!io.KeyCtrl) return;
     if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) requests.zoom_factor *= 1.1f;
@@ -278,6 +309,11 @@ void keyboard(AppState& state, UiSession& session, UiRequests& requests) {
     if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) requests.export_current_panel = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_B, false) && !presentation.active) toggle_sidebar(session);
     if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) request_save(state, session, io.KeyShift);
+    if (ImGui::IsKeyPressed(GLFW_KEY_Z, false)) {
+        if (io.KeyShift) redo_edit(state);
+        else undo_edit(state);
+    }
+    if (ImGui::IsKeyPressed(GLFW_KEY_Y, false)) redo_edit(state);
 }
 
 // ---- dialogs ----
@@ -324,14 +360,25 @@ bool file_list(const char* heading, const std::vector<ShippedEntry>& entries, st
     widgets::dim_text(heading);
     bool open_now = false;
     ImGui::PushID(heading);
+    const float indent = ImGui::GetFontSize() * 1.5f;  // a description's further lines, under the file's name
     for (const ShippedEntry& entry : entries) {
-        // A shipped file by name and what it is; a recent file by its path, shortened in the middle to keep its name.
-        const std::string label = entry.about.empty() ? entry.path : file_name(entry.path) + "  -  " + entry.about;
+        // A shipped file by name and what it is, its description whole on as many lines as it takes ("Dubey et al. 2024",
+        // not "Dubey..."); a recent file by its path, shortened in the middle to keep its name.
+        std::vector<std::string> lines;
+        if (entry.about.empty()) lines.push_back(widgets::fit_text(entry.path, width, true));
+        else lines = widgets::wrap_at_spaces(file_name(entry.path) + "  -  " + entry.about, width - indent);
         ImGui::PushID(entry.path.c_str());
-        if (ImGui::Selectable(widgets::fit_text(label, width, entry.about.empty()).c_str(), path_input == entry.path,
-                              ImGuiSelectableFlags_AllowDoubleClick | ImGuiSelectableFlags_DontClosePopups)) {
+        const ImVec2 top_left = ImGui::GetCursorScreenPos();
+        const float line_height = ImGui::GetTextLineHeight();
+        const float height = line_height * static_cast<float>(lines.size());
+        if (ImGui::Selectable("##entry", path_input == entry.path, ImGuiSelectableFlags_AllowDoubleClick | ImGuiSelectableFlags_DontClosePopups,
+                              ImVec2(width, height))) {
             path_input = entry.path;
             open_now = ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left);
+        }
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            ImGui::GetWindowDrawList()->AddText(ImVec2(top_left.x + (i > 0 ? indent : 0.0f), top_left.y + line_height * static_cast<float>(i)),
+                                                ImGui::GetColorU32(ImGuiCol_Text), lines[i].c_str());
         }
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", entry.path.c_str());
         ImGui::PopID();
@@ -565,6 +612,8 @@ bool tab_titles_fit(const AppState& state, float width) {
 }
 
 }  // namespace
+
+unsigned int dragged_item() { return ImGui::IsMouseDown(ImGuiMouseButton_Left) ? ImGui::GetActiveID() : 0; }
 
 bool sidebar_folded(const UiSession& session, float window_width_em) {
     if (session.sidebar == SidebarMode::shown) return false;

@@ -46,6 +46,8 @@ struct UiSession {
 
 // The main window: menu bar, the shared sidebar on the left, the visible panels as tabs beside it (or the lesson scene).
 void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, bool exporting);
+// The control the held mouse button drags this frame (ImGui's active id), 0 when none: a drag is one undo step.
+unsigned int dragged_item();
 // One panel filling the display, titled, as `export --panel NAME` renders it.
 void draw_single_panel(AppState& state, int panel, bool exporting);
 // Starts presentation mode on the default lesson (or the loaded one), keeping the user's scenario; "" or the error.

@@ -181,9 +181,10 @@ bool WindowLoop::frame(bool allow_wait) {
     ImGui::NewFrame();
     UiRequests requests;
     draw_main_ui(state, session_, requests, false);
+    const unsigned int dragging = dragged_item();
     ImGui::Render();
     const core::Scenario before = state.applied;
-    apply_scenario_edits(state);
+    apply_scenario_edits(state, dragging);
     advance_playbacks(state, std::min<double>(io.DeltaTime, kMaxStepSeconds));
 
     glViewport(0, 0, framebuffer_width, framebuffer_height);

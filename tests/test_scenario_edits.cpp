@@ -5,6 +5,7 @@
 #include "core/cost/report/evaluate.h"
 #include "core/model/errors.h"
 #include "core/model/hardware.h"
+#include "core/model/model_json.h"
 #include "core/model/model.h"
 #include "core/model/precision.h"
 #include "core/model/scenario_edits.h"
@@ -254,4 +255,39 @@ TEST_CASE("Scenario edits, experts: what follows a model, a layout or a switch, 
     CHECK(core::with_load_imbalance(mixtral.scenario, 1001).problem->field == "moe.load_imbalance");
     CHECK(core::with_capacity_factor(mixtral.scenario, 1001).problem->field == "moe.capacity_factor");
     CHECK(core::with_ep_overlap(mixtral.scenario, true).scenario.overlap.ep_all_to_all);
+}
+
+TEST_CASE("A Llama 3.1 8B config.json imports at the scenario's 8,192 tokens, not its 131,072-token context window; GPT-2's "
+          "1,024 learned positions cut a longer sequence; the name is the architecture and the size",
+          "[scenario_edits][hf_config]") {
+    // meta-llama/Llama-3.1-8B's config.json, the keys the import reads.
+    const core::ModelSpec llama = core::parse_hf_config(R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "hidden_size": 4096, "intermediate_size": 14336, "max_position_embeddings": 131072, "num_attention_heads": 32,
+        "num_hidden_layers": 32, "num_key_value_heads": 8, "tie_word_embeddings": false, "vocab_size": 128256,
+        "attention_dropout": 0.0, "hidden_act": "silu", "rms_norm_eps": 1e-05})");
+    CHECK(llama.name == "LlamaForCausalLM 8.03 B");
+    CHECK(llama.default_seq_len == 131072);  // the window, kept as the limit
+    const core::Edit imported = core::with_imported_model(core::default_scenario(), llama);
+    REQUIRE(imported.ok());
+    CHECK(imported.scenario.train.seq_len == 8192);
+    CHECK(imported.notes.empty());
+    // The window taken for the training length gave 584 GB of activations per GPU; at 8,192 tokens, 36.5 GB.
+    const core::Edit as_trained = core::with_model(core::default_scenario(), llama);
+    REQUIRE(as_trained.ok());
+    INFO("at 131,072 tokens: " << core::evaluate(as_trained.scenario).memory.per_gpu.activations_bytes / 1e9 << " GB");
+    CHECK(core::evaluate(imported.scenario).memory.per_gpu.activations_bytes / 1e9 == Approx(36.5).margin(0.05));
+
+    // openai-community/gpt2: 1,024 learned positions; a scenario at 8,192 tokens comes down to them, and says so.
+    const core::ModelSpec gpt2 = core::parse_hf_config(R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
+        "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024, "n_ctx": 1024, "vocab_size": 50257,
+        "activation_function": "gelu_new", "resid_pdrop": 0.1, "embd_pdrop": 0.1, "attn_pdrop": 0.1, "layer_norm_epsilon": 1e-05})");
+    const core::Edit small = core::with_imported_model(core::default_scenario(), gpt2);
+    REQUIRE(small.ok());
+    CHECK(small.scenario.train.seq_len == 1024);
+    REQUIRE(small.notes.size() == 1);
+    CHECK(small.notes.front() == "Sequence length 8192 -> 1024: the model's context window (max_position_embeddings)");
+    CHECK(gpt2.name == "GPT2LMHeadModel 124 M");
+    // A name the config gives is the name.
+    CHECK(core::parse_hf_config(R"({"_name_or_path": "meta-llama/Llama-3.1-8B", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "vocab_size": 128256})").name == "meta-llama/Llama-3.1-8B");
 }

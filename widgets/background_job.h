@@ -47,6 +47,8 @@ public:
 
     bool pending() const { return running_.valid() || queued_.has_value(); }  // the shown result is not the latest request's
     bool has_result() const { return shown_.has_value(); }
+    // The result is the latest request's (a table titled after the request shows no other's rows).
+    bool has_current_result() const { return shown_.has_value() && !pending(); }
     const Output& result() const { return output_; }
     const std::string& error() const { return error_; }  // one line; empty when the run succeeded
 

@@ -54,19 +54,41 @@ struct TypedNumber {
     std::string problem;
 };
 
-TypedNumber parse_whole_number(const std::string& text) {
+std::string trimmed_text(const std::string& text) {
     std::string trimmed = text;
     trimmed.erase(0, trimmed.find_first_not_of(" \t"));
     trimmed.erase(trimmed.find_last_not_of(" \t") + 1);
+    return trimmed;
+}
+
+TypedNumber parse_whole_number(const std::string& text) {
+    const std::string trimmed = trimmed_text(text);
     std::string digits;
     for (char c : trimmed) if (c != ',' && c != '_') digits += c;  // "16,384" reads as typed in the panels
     if (digits.empty()) return {std::nullopt, "type a whole number"};
     errno = 0;
     char* end = nullptr;
     const long long value = std::strtoll(digits.c_str(), &end, 10);
+    if (end != digits.c_str() && *end == '\0') {
+        if (errno == ERANGE) return {std::nullopt, trimmed + " is far out of range"};
+        return {value, {}};
+    }
+    // "4e3" or "4096.0": a whole number written another way is that number; "1e30" is out of range, not "130".
+    const double real = std::strtod(digits.c_str(), &end);
     if (end == digits.c_str() || *end != '\0') return {std::nullopt, "\"" + trimmed + "\" is not a whole number"};
-    if (errno == ERANGE) return {std::nullopt, trimmed + " is far out of range"};
-    return {value, {}};
+    if (!std::isfinite(real) || std::fabs(real) >= 9.2e18) return {std::nullopt, trimmed + " is far out of range"};
+    if (real != std::floor(real)) return {std::nullopt, trimmed + " is not a whole number"};
+    return {static_cast<long long>(real), {}};
+}
+
+// A refusal of what was typed into `control`, shown under it (the field and the reason), the scenario unchanged.
+void refuse_typed(const char* control, const std::string& problem, const core::Scenario& scenario, EditFeedback& feedback) {
+    const std::string name = std::string(control).rfind("##", 0) == 0 ? std::string("value") : std::string(control);
+    feedback.clear();
+    feedback.control = control;
+    feedback.control_id = ImGui::GetID(control);
+    feedback.error = name + ": " + problem;
+    feedback.after = scenario;
 }
 
 // The one number field being typed into (only one has the keys at a time), and its text so far.
@@ -87,7 +109,8 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
     ImGui::SetNextItemWidth(std::max(button, ImGui::CalcItemWidth() - 2 * (button + spacing)));
     const ImGuiID id = ImGui::GetID("##value");
     std::string text = g_editing.id == id ? g_editing.text : std::to_string(value);
-    ImGui::InputText("##value", &text, ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
+    // CharsScientific keeps the e of "1e30": the field refuses it whole rather than reading "130".
+    ImGui::InputText("##value", &text, ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::IsItemActive()) {
         g_editing = {id, text};
     } else if (g_editing.id == id) {
@@ -97,11 +120,7 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
         if (!escaped && text != std::to_string(value)) {
             const TypedNumber typed = parse_whole_number(text);
             if (!typed.value) {
-                feedback.clear();
-                feedback.control = label;
-                feedback.control_id = ImGui::GetID(label);
-                feedback.error = std::string(label) + ": " + typed.problem;
-                feedback.after = scenario;
+                refuse_typed(label, typed.problem, scenario, feedback);
             } else if (*typed.value != value) {
                 const long long clamped = std::clamp<long long>(*typed.value, INT_MIN, INT_MAX);
                 core::Edit edit = edit_of(static_cast<int>(clamped));
@@ -111,19 +130,19 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
                     std::string& reason = edit.problem->reason;
                     if (const std::size_t at = reason.find(shown); at != std::string::npos) reason.replace(at, shown.size(), "got " + std::to_string(*typed.value));
                 }
-                changed = apply_edit(edit, scenario, feedback, label);
+                changed = apply_stepped_edit(edit, value, *typed.value, scenario, feedback, label);
             }
         }
     }
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("-", ImVec2(button, button))) {
         const int previous = next(-1);
-        if (previous != value) changed = apply_edit(edit_of(previous), scenario, feedback, label);
+        if (previous != value) changed = apply_stepped_edit(edit_of(previous), value, previous, scenario, feedback, label);
     }
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("+", ImVec2(button, button))) {
         const int following = next(+1);
-        if (following != value) changed = apply_edit(edit_of(following), scenario, feedback, label);
+        if (following != value) changed = apply_stepped_edit(edit_of(following), value, following, scenario, feedback, label);
     }
     ImGui::SameLine(0, spacing);
     ImGui::TextUnformatted(label);
@@ -134,13 +153,13 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
 
 }  // namespace
 
-bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format) {
+bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format, std::string* problem) {
     if (figure_mode()) return false;
     char shown[64];
     std::snprintf(shown, sizeof shown, format, value);
     const ImGuiID id = ImGui::GetID(label);
     std::string text = g_editing.id == id ? g_editing.text : std::string(shown);
-    ImGui::InputText(label, &text, ImGuiInputTextFlags_CharsDecimal | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
+    ImGui::InputText(label, &text, ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::IsItemActive()) {
         g_editing = {id, text};
         return false;
@@ -148,12 +167,20 @@ bool committed_number_input(const char* label, double& value, double min_value, 
     if (g_editing.id != id) return false;
     g_editing = {};
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false) || text == shown) return false;
+    const std::string trimmed = trimmed_text(text);
     char* end = nullptr;
-    const double typed = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || !std::isfinite(typed)) return false;  // not a number: the field shows the value again
-    const double next = std::clamp(typed, min_value, max_value);
-    const bool changed = next != value;
-    value = next;
+    const double typed = std::strtod(trimmed.c_str(), &end);
+    std::string refusal;
+    if (trimmed.empty() || end == trimmed.c_str() || *end != '\0') refusal = "\"" + trimmed + "\" is not a number";
+    else if (!std::isfinite(typed) || typed < min_value || typed > max_value) {
+        refusal = "must be between " + core::format_typed(min_value) + " and " + core::format_typed(max_value) + ", got " + trimmed;
+    }
+    if (!refusal.empty()) {  // the field shows the value again; the caller says why under the control
+        if (problem) *problem = refusal;
+        return false;
+    }
+    const bool changed = typed != value;
+    value = typed;
     return changed;
 }
 
@@ -170,6 +197,37 @@ bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& 
     const bool changed = !(edit.scenario == scenario);
     scenario = edit.scenario;
     feedback.after = scenario;
+    return changed;
+}
+
+bool apply_stepped_edit(const core::Edit& edit, long long from, long long to, core::Scenario& scenario, EditFeedback& feedback,
+                        const char* control) {
+    const bool same_run = feedback.control == control && feedback.control_id == ImGui::GetID(control) && feedback.after && *feedback.after == scenario;
+    std::vector<EditFeedback::Stepped> run = same_run ? std::move(feedback.run) : std::vector<EditFeedback::Stepped>{};
+    for (std::size_t i = run.size(); i-- > 0;) {
+        if (run[i].value != to) continue;
+        std::vector<std::string> notes;
+        for (std::size_t j = i; j < run.size(); ++j) {
+            for (std::string note : run[j].notes) {  // "Global batch 512 -> 513: it must divide over DP 513", reversed
+                if (const std::size_t reason = note.find(": "); reason != std::string::npos) note = note.substr(0, reason) + " (" + note.substr(reason + 2) + ")";
+                notes.push_back("undone with it, " + note);
+            }
+        }
+        feedback.clear();
+        feedback.control = control;
+        feedback.control_id = ImGui::GetID(control);
+        feedback.notes = std::move(notes);
+        const bool changed = !(run[i].before == scenario);
+        scenario = run[i].before;
+        feedback.after = scenario;
+        run.resize(i);
+        feedback.run = std::move(run);
+        return changed;
+    }
+    const core::Scenario before = scenario;
+    const bool changed = apply_edit(edit, scenario, feedback, control);
+    if (changed) run.push_back({from, before, feedback.notes});
+    feedback.run = std::move(run);
     return changed;
 }
 
@@ -290,7 +348,7 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
         const std::string shown = std::to_string(current);  // the slider prints the value, not the index
         const int last = static_cast<int>(values->size()) - 1;
         if (ImGui::SliderInt(label, &index, 0, std::max(0, last), shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && (*values)[index] != current) {
-            changed = apply_edit(core::with_axis(scenario, axis, (*values)[index]), scenario, feedback, label);
+            changed = apply_stepped_edit(core::with_axis(scenario, axis, (*values)[index]), current, (*values)[index], scenario, feedback, label);
         }
     }
     std::string allowed;
@@ -464,13 +522,16 @@ bool price_controls(const char* label, core::Scenario& scenario, EditFeedback& f
     ImGui::SameLine(0, font * 0.3f);
     double dollars = scenario.operations.dollars_per_gpu_hour;
     ImGui::SetNextItemWidth(std::max(font * 3.0f, width - font * 7.8f));
-    if (committed_number_input("##dollars", dollars, 0.0, 1e6)) {
+    std::string problem;
+    if (committed_number_input("##dollars", dollars, 0.0, 1e6, "%.2f", &problem)) {
         changed = apply_edit(core::with_dollars_per_gpu_hour(scenario, dollars), scenario, feedback, label);
     }
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::TextUnformatted(label);
-    ImGui::PopID();
+    // In the control's id scope, where its edits were recorded.
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
     draw_feedback(label, feedback);
+    ImGui::PopID();
     return changed;
 }
 
@@ -478,9 +539,11 @@ bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback
     if (figure_mode()) return false;
     double hours = scenario.budget.setup_hours;
     bool changed = false;
-    if (committed_number_input(label, hours, 0.0, 1e5)) {
+    std::string problem;
+    if (committed_number_input(label, hours, 0.0, 1e5, "%.2f", &problem)) {
         changed = apply_edit(core::with_setup_hours(scenario, hours), scenario, feedback, label);
     }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
     explain_last_item("Billed but not training: provisioning the machines, downloading data, compiling, warming up. A guess to edit.");
     draw_feedback(label, feedback);
     return changed;
@@ -502,14 +565,16 @@ bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& fee
     ImGui::BeginDisabled(!guarded);
     double dollars = scenario.budget.budget_dollars.value_or(0.0);
     ImGui::SetNextItemWidth(std::max(font * 3.0f, width - ImGui::GetFrameHeight() - font * 0.3f));
-    if (committed_number_input("##dollars", dollars, 0.0, 1e12) && guarded) {
+    std::string problem;
+    if (committed_number_input("##dollars", dollars, 0.0, 1e12, "%.2f", &problem) && guarded) {
         changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
     }
     ImGui::EndDisabled();
     ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
     ImGui::TextUnformatted(label);
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    draw_feedback(label, feedback);  // in the control's id scope, where its edits were recorded
     ImGui::PopID();
-    draw_feedback(label, feedback);
     return changed;
 }
 

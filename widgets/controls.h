@@ -23,6 +23,15 @@ struct EditFeedback {
     std::string error;                // a refused edit: the field and the reason
     unsigned int control_id = 0;      // ImGui's id of that control: where the message is drawn
     std::optional<core::Scenario> after;  // the scenario the edit left; once it differs, the message is no longer true
+    // A stepped control's run of edits (nothing else edited between them): the value it held before each edit, the
+    // scenario then, and what that edit changed besides the value. Going back to one of those values brings that
+    // scenario back, side changes and all: GPUs 4,096 -> 4,104 -> 4,096 leaves the batch at 512, not 1,024.
+    struct Stepped {
+        long long value = 0;
+        core::Scenario before;
+        std::vector<std::string> notes;
+    };
+    std::vector<Stepped> run;
 
     void clear() { *this = {}; }
 };
@@ -34,12 +43,20 @@ void expire_feedback(EditFeedback& feedback, const core::Scenario& now);
 // Returns whether the scenario changed.
 bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& feedback, const char* control);
 
+// An edit that moves a stepped control's value from `from` to `to` (the GPU count, the global batch, a layout slider):
+// as apply_edit, except that a value the control held earlier in its run of edits brings the scenario of that moment
+// back instead of settling again, so a -/+ pair leaves the scenario as it was.
+bool apply_stepped_edit(const core::Edit& edit, long long from, long long to, core::Scenario& scenario, EditFeedback& feedback,
+                        const char* control);
+
 // The notes or the error of the last edit, if `control` made it; call right after drawing the control.
 void draw_feedback(const char* control, const EditFeedback& feedback);
 
-// A number field that applies what was typed on Enter or when it loses focus, clamped to [min, max]; Escape restores.
+// A number field that applies what was typed on Enter or when it loses focus; Escape restores. What it cannot hold (not a
+// number, outside [min, max]) is refused: the field shows the value again and *problem, if given, says why.
 // Returns true when it changed value.
-bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format = "%.2f");
+bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format = "%.2f",
+                            std::string* problem = nullptr);
 
 bool model_combo(const char* label, core::Scenario&, EditFeedback&);
 bool precision_combo(const char* label, core::Scenario&, EditFeedback&);

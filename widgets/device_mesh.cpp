@@ -132,14 +132,14 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
     const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
     std::string shown;
     if (drawn == gpus) {
-        shown = "All " + std::to_string(gpus) + " GPUs on " + std::to_string(nodes) + (nodes == 1 ? " node." : " nodes.");
+        shown = (gpus == 1 ? std::string("One GPU on ") : "All " + std::to_string(gpus) + " GPUs on ") + core::format_counted(nodes, "node", "nodes") + ".";
     } else if (drawn % replica == 0) {
         const long long replicas = drawn / replica;
         shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": " + std::to_string(replicas) + " of " +
-                std::to_string(layout.dp) + " DP replicas (" + std::to_string(replica) + " GPUs each); the rest repeat them.";
+                core::format_counted(layout.dp, "DP replica", "DP replicas") + " (" + core::format_counted(replica, "GPU", "GPUs") + " each); the rest repeat them.";
     } else {
         shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": part of one DP replica of " +
-                std::to_string(replica) + " GPUs (TP x CP x PP).";
+                core::format_counted(replica, "GPU", "GPUs") + " (TP x CP x PP).";
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size.x);

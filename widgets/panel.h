@@ -5,12 +5,14 @@
 // and exposes one factory `PanelDef make_<name>_panel()` that widgets/panels.cpp lists. The draw function:
 //   - reads figures from ctx.report only (core computes them; a widget never does arithmetic on figures),
 //   - may edit ctx.scenario (the app re-evaluates; an invalid edit is rolled back and shown as an error),
-//   - draws its animation at ctx.playback.t_seconds and never reads a clock,
+//   - reports its animation's timeline (ctx.playback.set_timeline), draws it at ctx.playback.t_seconds and never reads a
+//     clock or writes t itself (a panel's own time slider scrubs),
 //   - sizes everything in multiples of ImGui::GetFontSize().
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "widgets/controls.h"
+#include "widgets/playback.h"
 
 #include <cstdint>
 #include <functional>
@@ -18,17 +20,6 @@
 #include <vector>
 
 namespace widgets {
-
-// One panel's animation time. The app advances t while playing; transport controls and export set it directly.
-struct Playback {
-    double t_seconds = 0;        // the time the panel draws
-    bool playing = false;
-    double speed = 1.0;          // multiplier on wall-clock time
-    double duration_seconds = 0; // set by the panel each frame from core (0: nothing to animate)
-    double step_seconds = 1.0;   // what "step" moves by, set by the panel
-    bool loop = true;            // restart at 0 after the end while playing
-    double figure_seconds = -1;  // where a settled export stands, set by the panel; < 0: the end of the animation
-};
 
 // Data the app loads from files on the panels' behalf (core reads no files).
 struct SharedAssets {

@@ -412,7 +412,7 @@ void draw_scenario_controls(AllToAllPanelState& state, const core::Scenario& sce
     AllToAllPanelOptions& options = state.options;
     const core::AllToAllInputs& in = state.inputs;
     const float em = ImGui::GetFontSize();
-    dim_text("From the scenario: EP " + std::to_string(in.ep_ranks) + " GPUs, " + std::to_string(in.experts) + " experts (" +
+    dim_text("From the scenario: EP " + core::format_counted(in.ep_ranks, "GPU", "GPUs") + ", " + core::format_counted(in.experts, "expert", "experts") + " (" +
              std::to_string(in.experts / std::max(1, in.ep_ranks)) + " per GPU), top-" + std::to_string(in.top_k) + ", node limit " +
              (in.max_nodes_per_token > 0 ? core::format_counted(in.max_nodes_per_token, "node", "nodes") : std::string("off")) + ", " +
              (in.dispatch_bytes_per_element < 2.0 ? "FP8" : "BF16") + " dispatch");
@@ -501,7 +501,7 @@ void draw_figures(const AllToAllPanelState& state, const core::AllToAllFrame& fr
     const core::AllToAllRouting& r = state.routing;
     const core::AllToAllInputs& in = r.inputs;
     const char* source = "moe.md (All-to-all); DeepSeek-V3 sec 3.2.2";
-    const std::string ranks = std::to_string(in.ep_ranks) + " GPUs";
+    const std::string ranks = core::format_counted(in.ep_ranks, "GPU", "GPUs");
     figure("Dispatch per GPU:",
            "T x k x h x bytes = " + core::format_whole(in.tokens_per_rank) + " x " + std::to_string(in.top_k) + " x " +
                core::format_whole(in.hidden) + " x " + core::format_plain(in.dispatch_bytes_per_element) + " B = " +
@@ -545,9 +545,11 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
         ImGui::TextColored(color4(palette().over_budget), "%s", state.error.c_str());
         return;
     }
-    ctx.playback.duration_seconds = core::alltoall_animation_seconds(state.steps, state.options.seconds_per_step);
-    ctx.playback.step_seconds = state.options.seconds_per_step;
-    ctx.playback.figure_seconds = core::alltoall_figure_seconds(state.steps, state.options.seconds_per_step);
+    Timeline timeline;
+    timeline.duration_seconds = core::alltoall_animation_seconds(state.steps, state.options.seconds_per_step);
+    timeline.step_seconds = state.options.seconds_per_step;
+    timeline.figure_seconds = core::alltoall_figure_seconds(state.steps, state.options.seconds_per_step);
+    ctx.playback.set_timeline(timeline);
     draw_transport(ctx.playback);
     const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
     const core::AllToAllFrame frame = core::alltoall_frame_at(state.routing, state.steps, t_seconds, state.options.seconds_per_step);
@@ -562,11 +564,11 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     ImGui::BeginChild("alltoall_side", ImVec2(side_width, avail.y), false);
     if (figure_mode()) {  // a document states the set-up the controls would show
         const core::AllToAllInputs& inputs = state.routing.inputs;
-        dim_text("EP " + std::to_string(inputs.ep_ranks) + " GPUs in nodes of " + std::to_string(inputs.gpus_per_node) + ", " +
-                 std::to_string(inputs.experts) + " experts, top-" + std::to_string(inputs.top_k) + ", " +
+        dim_text("EP " + core::format_counted(inputs.ep_ranks, "GPU", "GPUs") + " in nodes of " + std::to_string(inputs.gpus_per_node) + ", " +
+                 core::format_counted(inputs.experts, "expert", "experts") + ", top-" + std::to_string(inputs.top_k) + ", " +
                  (inputs.max_nodes_per_token > 0 ? "node limit " + std::to_string(inputs.max_nodes_per_token) + ", " : std::string()) +
                  (inputs.dispatch_bytes_per_element < 2.0 ? "FP8 dispatch, " : "") + routing_label(state.options.routing) + " routing, " +
-                 std::to_string(inputs.tokens_per_rank) + " tokens per GPU" +
+                 core::format_counted(inputs.tokens_per_rank, "token", "tokens") + " per GPU" +
                  (core::alltoall_follows_scenario(ctx.scenario) ? "; EP, experts, top-k and node limit from the scenario" : ""));
     } else {
         draw_controls(state, ctx.scenario);

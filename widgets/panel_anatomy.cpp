@@ -672,8 +672,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     refresh(data, ctx);
     const core::ComputeReport& compute = ctx.report.compute;
     const float em = ImGui::GetFontSize();
-    ctx.playback.duration_seconds = kLayerAnimationSeconds;
-    ctx.playback.step_seconds = kCursorStepSeconds;
+    ctx.playback.set_timeline({kLayerAnimationSeconds, kCursorStepSeconds});
     const double cursor_seconds = core::cursor_seconds_at(ctx.playback.t_seconds, kLayerAnimationSeconds, compute.layer_timeline_seconds);
     const bool cursor_shown = cursor_seconds > 0;
 
@@ -697,7 +696,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
         ImGui::Checkbox("empty lanes", &state.options.show_unused_lanes);
         save_trace_button(ctx, em);
     }
-    const std::string layout = core::layout_label(core::layout_of(ctx.scenario)) + ", " + std::to_string(ctx.report.layout.microbatches) + " micro-batches of " + std::to_string(ctx.scenario.train.micro_batch) +
+    const std::string layout = core::layout_label(core::layout_of(ctx.scenario)) + ", " + core::format_counted(ctx.report.layout.microbatches, "micro-batch", "micro-batches") + " of " + std::to_string(ctx.scenario.train.micro_batch) +
                                " x " + std::to_string(ctx.scenario.train.seq_len) + " tokens";
     same_line_if_fits(ImGui::CalcTextSize(layout.c_str()).x, em);
     ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().text_dim));

@@ -502,7 +502,7 @@ void draw_dualpipe_figures(const ScheduleTimeline& timeline, const ScheduleParam
     const int peak = timeline.peak_inflight_microbatches.empty()
                          ? 0
                          : *std::max_element(timeline.peak_inflight_microbatches.begin(), timeline.peak_inflight_microbatches.end());
-    figure("Peak in flight, any GPU", std::to_string(peak) + " chunks of L/PP layers",
+    figure("Peak in flight, any GPU", core::format_counted(peak, "chunk", "chunks") + " of L/PP layers",
            "(micro-batch, chunk) pairs whose forward ran and whose backward or W has not; the table's activation column",
            closed.source);
     dim_text(std::string("  table ") + closed.peak_inflight + " = " + std::to_string(core::closed_form_peak_inflight(params)));
@@ -549,7 +549,7 @@ void draw_figures(const ScheduleTimeline& timeline, const ScheduleParams& params
         dim_text("  " + std::to_string(peak) + " chunk-micro-batches; closed form " + closed.peak_inflight + " = " +
                  std::to_string(core::closed_form_peak_inflight(params)));
     } else {
-        figure("Peak in flight, GPU 1", std::to_string(peak) + " micro-batches",
+        figure("Peak in flight, GPU 1", core::format_counted(peak, "micro-batch", "micro-batches"),
                params.kind == ScheduleKind::zb_h1
                    ? "forward ran, W not yet done: every GPU keeps p in flight, some only awaiting W"
                    : "forward ran, backward not yet done",
@@ -628,8 +628,7 @@ void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
     TimeAxis axis;
     axis.longest_seconds = std::max({state.timelines[0].makespan_seconds, state.timelines[1].makespan_seconds, 1e-9});
     Playback& playback = ctx.playback;
-    playback.duration_seconds = kAnimationSeconds;
-    playback.step_seconds = kAnimationSeconds / axis.longest_seconds;  // one T_F per step
+    playback.set_timeline({kAnimationSeconds, kAnimationSeconds / axis.longest_seconds});  // one T_F per step
     const double t = std::clamp(playback.t_seconds, 0.0, kAnimationSeconds) / kAnimationSeconds * axis.longest_seconds;
     char caption[64];
     std::snprintf(caption, sizeof caption, "step time %s of %s T_F", core::format_number(t).c_str(),

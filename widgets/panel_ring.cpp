@@ -512,8 +512,7 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
         state.schedule = core::make_ring_schedule(options.rank_count, buffer_bytes);
     const core::RingSchedule& schedule = state.schedule;
 
-    ctx.playback.duration_seconds = core::ring_animation_seconds(schedule, options.seconds_per_step);
-    ctx.playback.step_seconds = options.seconds_per_step;
+    ctx.playback.set_timeline({core::ring_animation_seconds(schedule, options.seconds_per_step), options.seconds_per_step});
     draw_transport(ctx.playback);
     const double t_seconds = std::isfinite(ctx.playback.t_seconds) ? std::max(0.0, ctx.playback.t_seconds) : 0.0;
     const core::RingFrame frame = core::ring_frame_at(schedule, t_seconds, options.seconds_per_step);

@@ -206,8 +206,7 @@ void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     int batch = decode_batch_at(ctx.playback.t_seconds);
     ImGui::SetNextItemWidth(field_width);
     if (ImGui::SliderInt("decode batch", &batch, 1, 1 << kMaxDecodeDoublings, "%d", ImGuiSliderFlags_Logarithmic)) {
-        ctx.playback.playing = false;
-        ctx.playback.t_seconds = std::log2(std::max(1, batch));
+        ctx.playback.scrub(std::log2(std::max(1, batch)));
     }
     explain_last_item("Play animates the batch from 1 to 1024, one doubling per second: the point climbs the HBM slope.");
     ImGui::Checkbox("Flash attention", &options.flash_attention);
@@ -466,8 +465,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
             }
         }
     }
-    ctx.playback.duration_seconds = kDecodeAnimationSeconds;
-    ctx.playback.step_seconds = 1.0;
+    ctx.playback.set_timeline({kDecodeAnimationSeconds, 1.0});
     const std::vector<core::MeasuredPoint>& measured = measured_points(state.measured, ctx.assets.measured_roofline_csv);
 
     const float em = ImGui::GetFontSize();

@@ -37,8 +37,6 @@ struct StackPanelOptions {
 
 struct StackPanelState {
     StackPanelOptions options;
-    bool placed_at_end = false;      // the window opens on the finished stack; export draws the --t it is given
-    double last_duration = -1;       // to keep a finished stack finished when an edit changes the duration
 };
 
 // Adam m and Adam v share the optimizer's hue in two shades: count how many of a kind came before.
@@ -265,13 +263,12 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     const core::StackTimeline timeline = core::stack_timeline(report.memory, ceilings, state.options.timing);
 
     Playback& playback = ctx.playback;
-    const bool was_finished = state.last_duration >= 0 && playback.t_seconds >= state.last_duration && !playback.playing;
-    if ((!state.placed_at_end && !ctx.exporting) || was_finished) playback.t_seconds = timeline.duration_seconds;
-    state.placed_at_end = true;
-    state.last_duration = timeline.duration_seconds;
-    playback.duration_seconds = timeline.duration_seconds;
-    playback.step_seconds = timeline.step_seconds;
-    playback.loop = false;  // a finished stack stays up
+    Timeline stack_time;
+    stack_time.duration_seconds = timeline.duration_seconds;
+    stack_time.step_seconds = timeline.step_seconds;
+    stack_time.loop = false;                   // a finished stack stays up
+    stack_time.opens_at_end = !ctx.exporting;  // the window opens on the finished stack; export draws the --t it is given
+    playback.set_timeline(stack_time);
     draw_transport(playback);
     const core::StackFrame frame = core::stack_frame(report.memory, ctx.text, ceilings, playback.t_seconds, state.options.timing);
 

@@ -315,7 +315,7 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
 }
 
 void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
-    ctx.playback.duration_seconds = 0;  // nothing animates: the slider is the time axis here
+    ctx.playback.set_timeline({0.0});  // nothing animates: the slider is the time axis here
     refresh(state, ctx.scenario, ctx.report, ctx.scenario_revision);
     draw_slider(state, ctx.scenario, ctx.report);
     ImGui::Spacing();

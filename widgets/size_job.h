@@ -19,6 +19,9 @@ public:
     SizeJob() : BackgroundJob(&run_size_request) {}
     void request(const core::Scenario& scenario, const core::SizingOptions& options) { BackgroundJob::request({scenario, options}); }
     const core::Sizing& sizing() const { return result(); }
+    // Only the latest request's result counts as one: the sizing of the previous model is not shown under the new
+    // model's name while the new one is computed (it takes seconds).
+    bool has_result() const { return has_current_result(); }
 };
 
 }  // namespace widgets

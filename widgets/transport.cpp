@@ -17,32 +17,18 @@ void draw_transport(Playback& playback, const char* caption) {
     ImGui::PushID(&playback);
     const float font = ImGui::GetFontSize();
     const double duration = std::max(0.0, playback.duration_seconds);
-    if (ImGui::Button(playback.playing ? "Pause" : "Play", ImVec2(font * 4.0f, 0))) {
-        if (!playback.playing && playback.t_seconds >= duration) playback.t_seconds = 0;  // replay from the start
-        playback.playing = !playback.playing;
-    }
+    if (ImGui::Button(playback.playing ? "Pause" : "Play", ImVec2(font * 4.0f, 0))) playback.toggle();
     ImGui::SameLine();
-    if (ImGui::ArrowButton("back", ImGuiDir_Left)) {
-        playback.playing = false;
-        const double step = playback.step_seconds > 0 ? playback.step_seconds : 1.0;
-        playback.t_seconds = std::max(0.0, (std::ceil(playback.t_seconds / step - 1e-9) - 1.0) * step);
-    }
+    if (ImGui::ArrowButton("back", ImGuiDir_Left)) playback.step(-1);
     ImGui::SameLine();
-    if (ImGui::ArrowButton("forward", ImGuiDir_Right)) {
-        playback.playing = false;
-        const double step = playback.step_seconds > 0 ? playback.step_seconds : 1.0;
-        playback.t_seconds = std::min(duration, (std::floor(playback.t_seconds / step + 1e-9) + 1.0) * step);
-    }
+    if (ImGui::ArrowButton("forward", ImGuiDir_Right)) playback.step(+1);
     ImGui::SameLine();
     float t = static_cast<float>(std::clamp(playback.t_seconds, 0.0, duration));
     const float speed_width = font * 7.0f;
     const float caption_width = caption ? ImGui::CalcTextSize(caption).x + font : 0.0f;
     const float scrub_width = std::max(font * 6.0f, ImGui::GetContentRegionAvail().x - speed_width - caption_width - font);
     ImGui::SetNextItemWidth(scrub_width);
-    if (ImGui::SliderFloat("##t", &t, 0.0f, static_cast<float>(std::max(duration, 1e-6)), "t = %.2f s")) {
-        playback.playing = false;
-        playback.t_seconds = t;
-    }
+    if (ImGui::SliderFloat("##t", &t, 0.0f, static_cast<float>(std::max(duration, 1e-6)), "t = %.2f s")) playback.scrub(t);
     ImGui::SameLine();
     float speed = static_cast<float>(playback.speed);
     ImGui::SetNextItemWidth(speed_width);

@@ -2,6 +2,7 @@
 #include "core/model/model_json.h"
 
 #include "core/model/errors.h"
+#include "core/model/format.h"
 
 #include <algorithm>
 #include <set>
@@ -283,6 +284,23 @@ void refuse_unread_moe_keys(const HfConfig& config, const std::string& model_typ
                          "); read are mixtral, deepseek_v2, deepseek_v3, qwen2_moe, qwen3_moe and llama4");
 }
 
+// The model's name: the config's _name_or_path ("meta-llama/Llama-3.1-8B"), else its architecture (or model_type) and
+// its size ("LlamaForCausalLM 8.03 B"): the hub's config.json files carry no name of their own.
+std::string hf_model_name(const nlohmann::json& root, const ModelSpec& model) {
+    const auto text_of = [&](const char* key) {
+        return root.contains(key) && root.at(key).is_string() ? root.at(key).get<std::string>() : std::string();
+    };
+    if (const std::string path = text_of("_name_or_path"); !path.empty()) return path;
+    std::string architecture;
+    if (root.contains("architectures") && root.at("architectures").is_array() && !root.at("architectures").empty() &&
+        root.at("architectures").front().is_string()) {
+        architecture = root.at("architectures").front().get<std::string>();
+    }
+    if (architecture.empty()) architecture = text_of("model_type");
+    if (architecture.empty()) architecture = "Hugging Face model";
+    return architecture + " " + format_count(count_params(model, model.default_seq_len).total);
+}
+
 }  // namespace
 
 ModelSpec parse_hf_config(std::string_view json_text) {
@@ -308,6 +326,7 @@ ModelSpec parse_hf_config(std::string_view json_text) {
     model.learned_positions = gpt_style;
     model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size", "n_inner", "ffn_dim"}, false, 4LL * model.hidden));
     model.positions = gpt_style ? static_cast<int>(config.integer({"n_positions", "max_position_embeddings"}, false, 1024)) : 0;
+    // The context window: a limit on the sequence, not the length trained at (with_imported_model keeps the scenario's).
     model.default_seq_len = static_cast<int>(config.integer({"max_position_embeddings", "n_positions", "n_ctx"}, false, 2048));
     model.default_seq_len = std::min(model.default_seq_len, 131072);
     // An explicit head width (Qwen3, Llama 4) matters only where it differs from hidden / heads.
@@ -325,9 +344,8 @@ ModelSpec parse_hf_config(std::string_view json_text) {
     else if (model_type == "qwen2_moe" || model_type == "qwen3_moe") read_qwen_moe(config, model);
     else if (model_type == "llama4" || model_type == "llama4_text") read_llama4(config, model);
     refuse_unread_moe_keys(config, model_type);
-    const std::string name = root.contains("_name_or_path") && root.at("_name_or_path").is_string() ? root.at("_name_or_path").get<std::string>() : "";
-    model.name = name.empty() ? (model_type.empty() ? "Hugging Face config" : model_type) : name;
     validate_model_shape(model, "model.hf_config");
+    model.name = hf_model_name(root, model);
     return model;
 }
 

@@ -19,7 +19,10 @@ void validate_model_shape(const ModelSpec& model, const std::string& path);
 std::vector<ModelSpec> parse_model_presets(std::string_view json_text);
 // A Hugging Face transformers config.json (LlamaConfig, GPT2Config, ...; the mixtures of experts of Mixtral, DeepSeek-V2/V3,
 // Qwen2/3-MoE and Llama 4) as a ModelSpec; throws InputError naming the key. A config with expert or routing keys its
-// family reader does not understand is refused, never read as a dense model.
+// family reader does not understand is refused, never read as a dense model. default_seq_len is the config's context
+// window (max_position_embeddings, at most 131,072); the name is its _name_or_path, else its architecture and size.
+// Dropout (resid_pdrop, embd_pdrop, attn_pdrop, attention_dropout, hidden_dropout), the activation (hidden_act,
+// activation_function) and the norm's kind are not read: a ModelSpec holds none of them.
 ModelSpec parse_hf_config(std::string_view json_text);
 
 }  // namespace core

@@ -190,6 +190,18 @@ Edit with_model(const Scenario& scenario, const ModelSpec& model) {
     return settle(result, Moved::model);
 }
 
+Edit with_imported_model(const Scenario& scenario, const ModelSpec& model) {
+    Scenario result = scenario;
+    result.model = model;
+    std::vector<std::string> notes;
+    if (result.train.seq_len > model.default_seq_len) {
+        notes.push_back(change("Sequence length", result.train.seq_len, model.default_seq_len, "the model's context window (max_position_embeddings)"));
+        result.train.seq_len = model.default_seq_len;
+    }
+    if (!(model == scenario.model)) result.efficiency.step_seconds.reset();  // it was measured on the other model
+    return settle(result, Moved::model, std::move(notes));
+}
+
 Edit with_params(const Scenario& scenario, double params) {
     if (!(params >= kMinBareParams && params <= kMaxBareParams)) {
         return refused(scenario, "model.params", "must be between " + format_number(kMinBareParams) + " and " + format_number(kMaxBareParams) +

@@ -24,6 +24,10 @@ struct Edit {
 enum class LayoutAxis { tp, pp, cp, dp, micro_batch, virtual_stages, ep, etp };
 
 Edit with_model(const Scenario&, const ModelSpec&);       // the model's default sequence length; a measured step is dropped
+// A model read from a Hugging Face config: the scenario keeps its sequence length (the config's max_position_embeddings,
+// the model's default_seq_len here, is the context window, a limit and not the length trained at), cut to that window
+// when longer; a measured step is dropped.
+Edit with_imported_model(const Scenario&, const ModelSpec&);
 Edit with_params(const Scenario&, double params);         // a bare parameter count, its shape fitted to the current layout
 // The scenario's own model grown or shrunk to about `params`: its head size, attention groups (GQA), MLP ratio, vocabulary
 // and architecture kept, width and depth scaled together (hidden / layers as in the model) in whole heads and layers the
