@@ -334,8 +334,8 @@ TEST_CASE("Peak memory with experts: DeepSeek-V3's dense first layers leave stag
 // routing. Its H100 recipe (scripts/performance/configs/qwen: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and _V2)
 // overlaps the all-to-all with another micro-batch (moe_a2a_overlap = True, the alltoall dispatcher), not TP
 // (tp_comm_overlap = False), recomputes nothing and keeps bf16 gradients (grad_reduce_in_fp32 = False). Measured: 1,575
-// tokens/s per GPU at GBS 2,048 (25.11 container, V1) and 1,633 at GBS 8,192 (26.02, V2). A run not in shared/, compared
-// after the MoE model was built and not tuned to it.
+// tokens/s per GPU at GBS 2,048 (25.11 container, V1) and 1,633 at GBS 8,192 (26.02, V2). Compared after the MoE
+// model was built and not tuned to it.
 TEST_CASE("NeMo performance summary (DGX-H100, fp8): Qwen3-235B-A22B, EP 32 over 4 nodes, within 10 % of the measured tokens per GPU",
           "[moe][fp8][validation]") {
     const auto run = [](int global_batch) {
