@@ -138,7 +138,7 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     REQUIRE(report.memory.params_active / 1e9 == Approx(37.55).margin(0.01));
     // The linear layers run as FP8 GEMMs, as DeepSeek ran them (the fp8 scale comes from DeepGEMM's table, not from this
     // run). ShardScope recomputes whole layers where DeepSeek recomputes RMSNorm and the MLA up-projections only: slower
-    // than published, by less than that extra forward (the README says how far and why).
+    // than published, by less than that extra forward (docs/validation.md says how far and why).
     const double pretraining_gpu_hours = 2.664e6;
     INFO("modelled " << report.compute.gpu_hours / 1e6 << "M GPU-hours");
     REQUIRE(report.compute.gpu_hours > pretraining_gpu_hours);
