@@ -363,7 +363,7 @@ def train_probe(L, h, a, V, S, B, fused, ckpt, llama=False, precision="amp", ste
 
 def training():
     configs = [
-        # gpu_probe.py's seven configurations (shared/reference/probe), the first three of which are published there.
+        # gpu_probe.py's seven configurations, the first three of which h100_training_probe.json records.
         dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=False, ckpt=False),
         dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=True, ckpt=False),
         dict(L=12, h=1024, a=16, V=32000, S=1024, B=8, fused=True, ckpt=True),

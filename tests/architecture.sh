@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The architecture rules of DESIGN.md, checked on the code as built:
+# The architecture rules of docs/architecture.md, checked on the code as built:
 #   arrows one way: app -> widgets -> core, and inside core lessons -> cost -> model; core includes no ImGui and no GL;
 #   every function a core header declares at namespace scope is defined by that header's own source file.
 # Usage: architecture.sh SOURCE_DIR CORE_OBJECT_DIR (CMake's CMakeFiles/shardscope_core.dir)

@@ -1,5 +1,5 @@
 // Seed 004's budget sentence and guard: GPUs x price per GPU-hour x (modelled run + setup) hours = total, budget - total
-// = buffer; the catalog's rental prices (gpus_and_prices.md) and how a scenario picks one.
+// = buffer; the catalog's rental prices (each dated, with its source, in assets/hardware.json) and how a scenario picks one.
 #include "core/cost/report/budget.h"
 #include "core/cost/report/budget_text.h"
 #include "core/cost/report/evaluate.h"
@@ -29,7 +29,7 @@ TEST_CASE("Seed 004: 2x RTX 4090 spot, GPUs x price x (run + setup) hours = tota
     const core::Scenario scenario = shipped("gpt2-124m-2x-rtx4090-spot.json");
     const core::Report report = core::evaluate(scenario);
     const core::BudgetReport& budget = report.budget;
-    // RunPod's RTX 4090 spot price, March 2026 (gpus_and_prices.md sec 2.1; seed 004 quotes ~$0.35).
+    // RunPod's RTX 4090 spot price, March 2026 (its source in assets/hardware.json; seed 004 quotes ~$0.35).
     CHECK(scenario.cluster.gpu.id == "rtx-4090");
     CHECK(budget.gpus == 2);
     CHECK(budget.price_basis == core::PriceBasis::spot);
@@ -86,7 +86,7 @@ TEST_CASE("Seed 004's own sentence: 2x $0.35/hr for 3 hours including setup = $2
     }
 }
 
-TEST_CASE("gpus_and_prices.md: a scenario pays its GPU's catalog price for its basis, or its own", "[budget][price]") {
+TEST_CASE("Rental prices: a scenario pays its GPU's catalog price for its basis, or its own", "[budget][price]") {
     SECTION("the default scenario rents H100 SXM on demand at the 37-provider median, $2.95 (May 2026)") {
         const core::Scenario scenario = core::default_scenario();
         CHECK(scenario.budget.price == core::PriceBasis::on_demand);

@@ -145,7 +145,7 @@ TEST_CASE("GTC24 S62129: a DP ring over whole DGX nodes uses every NIC at once: 
     REQUIRE(axis(h100, "dp").bus_bytes_per_s == Approx(370e9).epsilon(0.01));  // NVLink's 370 bounds the node's 384 of NICs
 }
 
-// The mesh of DESIGN.md (ranks TP fastest, then CP, PP, DP; gpus_per_node consecutive ranks per node): the closed form
+// The device mesh (ranks TP fastest, then CP, PP, DP; gpus_per_node consecutive ranks per node): the closed form
 // that places each axis's group must count the same node-mates as walking the ranks one by one.
 TEST_CASE("Rank order TP, CP, PP, DP: each axis's members in rank 0's node match a walk over rank_coordinates", "[collectives][mesh]") {
     const int gpus_per_node = 8;

@@ -1,6 +1,6 @@
 // Eager PyTorch on one H100, step time: unfused attention's score-sized ops as torch.profiler lists them
 // (measurements/h100_training_ops.json), timed alone (h100_eager_attention.json), and every measured training step of
-// the probes (shared/reference/probe, h100_kernel_probe.json, h100_alignment_probe.json) against the model.
+// the probes (h100_training_probe.json, h100_kernel_probe.json, h100_alignment_probe.json) against the model.
 #include "core/cost/kernels/framework.h"
 #include "core/cost/kernels/kernels.h"
 #include "core/cost/step/step.h"

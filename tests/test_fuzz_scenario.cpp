@@ -1,27 +1,21 @@
 // Issue 10's fuzz test: a seeded generator drives parse_scenario + evaluate with malformed and extreme input (truncated
 // JSON, huge and tiny numbers, wrong types, NaN and Infinity spelled out, deep nesting, every key of the real schema).
-// Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity.
-// Inputs that once failed live in tests/fuzz/*.json and are replayed by the last test.
+// Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity
+// (fuzz/checks.h, as the libFuzzer entries ask). Inputs that once failed live in fuzz/corpus/scenario/, replayed by
+// fuzz/test_corpus.cpp through the libFuzzer entry.
 #include "core/model/errors.h"
-#include "core/cost/report/explain.h"
 #include "core/cost/report/evaluate.h"
-#include "core/cost/report/report_json.h"
-#include "core/model/model_json.h"
 #include "core/model/scenario_json.h"
+#include "fuzz/checks.h"
 
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
 
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,67 +28,6 @@ namespace {
 std::string hf_config_text;
 std::string load_hf_config(const std::string&) { return hf_config_text; }
 
-// "nan" or "inf" as a word, as printf writes them into a formula; names the user chose ("Infinity Fabric", a model called
-// "nan") are removed first, since they are echoed, not computed. A plain scan: std::regex is slow in the sanitizer build.
-bool spells_non_finite(std::string text, const std::vector<std::string>& names) {
-    for (const std::string& name : names) {
-        if (name.empty()) continue;
-        for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at)) text.erase(at, name.size());
-    }
-    const auto is_letter = [&](std::size_t at) { return at < text.size() && std::isalpha(static_cast<unsigned char>(text[at])); };
-    for (const char* word : {"nan", "inf"}) {
-        for (auto at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
-            if ((at == 0 || !is_letter(at - 1)) && !is_letter(at + 3)) return true;
-        }
-    }
-    return false;
-}
-
-std::vector<std::string> names_in(const core::Scenario& scenario) {
-    return {scenario.model.name, scenario.cluster.gpu.name, scenario.cluster.scale_up.name, scenario.cluster.scale_out.name,
-            scenario.precision.name};
-}
-
-// Every number of report_to_json is finite (nlohmann writes NaN and infinity as null) and no string spells one out.
-std::optional<std::string> non_finite_in_json(const nlohmann::json& value, const std::string& path, const std::vector<std::string>& names) {
-    if (value.is_null()) return path + " is null (NaN or infinity in the Report)";
-    if (value.is_number_float() && !std::isfinite(value.get<double>())) return path + " is not finite";
-    if (value.is_string() && spells_non_finite(value.get<std::string>(), names)) return path + " spells NaN or infinity: " + value.get<std::string>();
-    if (value.is_object()) {
-        for (auto item = value.begin(); item != value.end(); ++item) {
-            if (auto problem = non_finite_in_json(item.value(), path + "." + item.key(), names)) return problem;
-        }
-    }
-    if (value.is_array()) {
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            if (auto problem = non_finite_in_json(value[i], path + "[" + std::to_string(i) + "]", names)) return problem;
-        }
-    }
-    return std::nullopt;
-}
-
-// The figures report_to_json leaves out but the panels draw: memory blocks, every formula explain() writes, the timeline.
-std::optional<std::string> non_finite_in_panel_figures(const core::Scenario& scenario, const core::Report& report, const std::vector<std::string>& names) {
-    const core::ReportText text = core::explain(scenario, report);
-    for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
-        const core::MemoryBlock& block = report.memory.blocks[i];
-        if (!std::isfinite(block.whole_bytes) || !std::isfinite(block.per_gpu_bytes)) return "memory block " + text.block_labels[i] + " is not finite";
-        if (spells_non_finite(text.block_whole[i].formula + " " + text.block_per_gpu[i].formula, names)) return "memory block formula: " + text.block_per_gpu[i].formula;
-    }
-    for (const core::Explanation& formula : text.axis_formulas) {
-        if (spells_non_finite(formula.formula, names)) return "comm formula: " + formula.formula;
-    }
-    for (const core::Explanation& kernel : text.kernels) {
-        if (spells_non_finite(kernel.formula, names)) return "kernel formula: " + kernel.formula;
-    }
-    for (const core::TimelineOp& op : report.compute.layer_timeline) {
-        if (!std::isfinite(op.start_seconds) || !std::isfinite(op.duration_seconds)) return "layer timeline op is not finite";
-    }
-    if (!std::isfinite(report.memory.headroom_bytes) || !std::isfinite(report.memory.per_gpu_over_hbm)) return "memory headroom is not finite";
-    if (spells_non_finite(text.activations.formula, names)) return "activation formula: " + text.activations.formula;
-    return std::nullopt;
-}
-
 // What became of one input: refused with an InputError, or evaluated; and what is wrong with that, if anything.
 struct Outcome {
     bool evaluated = false;
@@ -103,25 +36,12 @@ struct Outcome {
 
 Outcome outcome_of(const std::string& scenario_text) {
     Outcome outcome;
-    try {
+    outcome.problem = fuzz::problem_of([&] {
         const core::Scenario scenario = core::parse_scenario(scenario_text, load_hf_config);
         const core::Report report = core::evaluate(scenario);
         outcome.evaluated = true;
-        const std::string report_json = core::report_to_json(scenario, report);
-        const std::vector<std::string> names = names_in(scenario);
-        outcome.problem = non_finite_in_json(nlohmann::json::parse(report_json), "report", names);
-        if (!outcome.problem) outcome.problem = non_finite_in_panel_figures(scenario, report, names);
-        if (outcome.problem) return outcome;
-        // The app re-reads what it writes: the written scenario must evaluate to the same Report.
-        core::Scenario reread = core::parse_scenario(core::scenario_to_json(scenario));
-        if (core::report_to_json(reread, core::evaluate(reread)) != report_json) outcome.problem = "scenario_to_json round trip changes the Report";
-    } catch (const core::InputError& error) {
-        if (error.field().empty()) outcome.problem = std::string("InputError without a field: ") + error.what();
-    } catch (const std::exception& error) {
-        outcome.problem = std::string("threw something other than core::InputError: ") + error.what();
-    } catch (...) {
-        outcome.problem = "threw a non-standard exception";
-    }
+        return fuzz::report_problem(scenario, report);
+    });
     return outcome;
 }
 
@@ -387,13 +307,6 @@ std::string quoted_for_report(const std::string& text) {
     return text.size() > 2000 ? text.substr(0, 2000) + "... (" + std::to_string(text.size()) + " bytes)" : text;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    return text.str();
-}
-
 }  // namespace
 
 // SHARDSCOPE_FUZZ_CASES and SHARDSCOPE_FUZZ_SEED run a longer or different search locally; CI runs the fixed seed.
@@ -521,23 +434,4 @@ TEST_CASE("Issue 10 fuzz: numbers beyond int and below a range are refused namin
             REQUIRE(error.field() == field);
         }
     }
-}
-
-// Each file in tests/fuzz/ is a scenario that once crashed, threw the wrong exception or reported a NaN; a sibling
-// <name>.hf_config holds the Hugging Face config it loads, if any.
-TEST_CASE("Issue 10 fuzz corpus: every input that once failed is now refused cleanly or evaluates to finite figures", "[fuzz]") {
-    const std::filesystem::path corpus = std::filesystem::path(SHARDSCOPE_SOURCE_DIR) / "tests" / "fuzz";
-    REQUIRE(std::filesystem::is_directory(corpus));
-    std::size_t replayed = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
-        if (entry.path().extension() != ".json") continue;
-        std::filesystem::path hf_config = entry.path();
-        hf_config.replace_extension(".hf_config");
-        hf_config_text = std::filesystem::exists(hf_config) ? read_file(hf_config) : "{}";
-        INFO(entry.path().filename().string());
-        const Outcome outcome = outcome_of(read_file(entry.path()));
-        CHECK(outcome.problem.value_or("") == "");
-        ++replayed;
-    }
-    REQUIRE(replayed > 0);
 }

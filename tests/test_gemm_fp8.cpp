@@ -2,7 +2,7 @@
 // from DeepGEMM's published fp8 GEMM rates (assets/hardware.json, measurements/make_efficiency_tables.py). The logits,
 // attention and the router stay in bf16; each fp8 GEMM's activation-side operand is cast first. Checked, after the scale
 // was set and without changing it, against NVIDIA's published fp8 training throughput on DGX H100 (NeMo / Megatron-Bridge
-// performance summary): runs that are not in shared/.
+// performance summary).
 #include "core/cost/report/evaluate.h"
 #include "core/cost/kernels/framework.h"
 #include "core/cost/kernels/kernels.h"

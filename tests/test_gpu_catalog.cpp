@@ -1,5 +1,6 @@
-// The GPUs people rent (gpus_and_prices.md sec 1): dense datasheet peaks (never the sparsity figure), memory, the
-// scale-up link (PCIe for the cards without NVLink), a dated price, and efficiency tables borrowed the documented way.
+// The GPUs people rent, each figure's source in assets/hardware.json: dense datasheet peaks (never the sparsity figure),
+// memory, the scale-up link (PCIe for the cards without NVLink), a dated price, and efficiency tables borrowed the
+// documented way.
 #include "core/model/hardware.h"
 
 #include <catch2/catch.hpp>
@@ -16,7 +17,7 @@ const core::GpuSpec& gpu(const char* id) {
 
 }  // namespace
 
-TEST_CASE("gpus_and_prices.md sec 1: dense bf16 peaks, memory and scale-up link of the rented GPUs", "[hardware]") {
+TEST_CASE("Datasheets: dense bf16 peaks, memory and scale-up link of the rented GPUs", "[hardware]") {
     struct Row {
         const char* id;
         double bf16_tflops, memory_gb, bandwidth_tb_s;
@@ -50,7 +51,7 @@ TEST_CASE("gpus_and_prices.md sec 1: dense bf16 peaks, memory and scale-up link 
     CHECK(pcie5->bytes_per_s * pcie5->efficiency == Approx(48e9));
 }
 
-TEST_CASE("gpus_and_prices.md sec 2: every catalog GPU has a dated on-demand price with its source", "[hardware][price]") {
+TEST_CASE("Rental prices: every catalog GPU has a dated on-demand price with its source", "[hardware][price]") {
     for (const core::GpuSpec& spec : core::builtin_hardware().gpus) {
         INFO(spec.id);
         CHECK(spec.price.on_demand_dollars_per_hour > 0);

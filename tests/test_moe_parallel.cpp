@@ -138,7 +138,7 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     REQUIRE(report.memory.params_active / 1e9 == Approx(37.55).margin(0.01));
     // The linear layers run as FP8 GEMMs, as DeepSeek ran them (the fp8 scale comes from DeepGEMM's table, not from this
     // run). ShardScope recomputes whole layers where DeepSeek recomputes RMSNorm and the MLA up-projections only: slower
-    // than published, by less than that extra forward (the README says how far and why).
+    // than published, by less than that extra forward (docs/validation.md says how far and why).
     const double pretraining_gpu_hours = 2.664e6;
     INFO("modelled " << report.compute.gpu_hours / 1e6 << "M GPU-hours");
     REQUIRE(report.compute.gpu_hours > pretraining_gpu_hours);
@@ -334,8 +334,8 @@ TEST_CASE("Peak memory with experts: DeepSeek-V3's dense first layers leave stag
 // routing. Its H100 recipe (scripts/performance/configs/qwen: QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS_V1 and _V2)
 // overlaps the all-to-all with another micro-batch (moe_a2a_overlap = True, the alltoall dispatcher), not TP
 // (tp_comm_overlap = False), recomputes nothing and keeps bf16 gradients (grad_reduce_in_fp32 = False). Measured: 1,575
-// tokens/s per GPU at GBS 2,048 (25.11 container, V1) and 1,633 at GBS 8,192 (26.02, V2). A run not in shared/, compared
-// after the MoE model was built and not tuned to it.
+// tokens/s per GPU at GBS 2,048 (25.11 container, V1) and 1,633 at GBS 8,192 (26.02, V2). Compared after the MoE
+// model was built and not tuned to it.
 TEST_CASE("NeMo performance summary (DGX-H100, fp8): Qwen3-235B-A22B, EP 32 over 4 nodes, within 10 % of the measured tokens per GPU",
           "[moe][fp8][validation]") {
     const auto run = [](int global_batch) {

@@ -30,7 +30,7 @@ void require_within(double modelled, double measured, double tolerance) {
 
 }  // namespace
 
-TEST_CASE("h100_training_probe.json (shared/reference/probe): the three measured peaks within 10 % with the PyTorch AMP eager recipe "
+TEST_CASE("h100_training_probe.json (measurements/gpu_probe.py): the three measured peaks within 10 % with the PyTorch AMP eager recipe "
           "(16.9, 7.2 and 3.7 GB of activations; the textbook said 11.5, 3.4 and 0.2)", "[memory][peak][probe]") {
     // 12-layer, 1024-wide GPT, s = 1024, b = 8: unfused attention, SDPA, SDPA + checkpointing every block.
     const ProbeRun runs[] = {

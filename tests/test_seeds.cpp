@@ -1,4 +1,5 @@
-// The seeds' own worked numbers (/work/shared/seeds): right ones reproduced, wrong ones shown with the right figure.
+// The seed lessons' own worked numbers (quoted in validation/seed_lessons.md): right ones reproduced, wrong ones shown
+// with the right figure.
 #include "core/cost/kernels/collectives.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"

@@ -1,4 +1,4 @@
-// Published, measured training runs against the modelled step (reference/validation_runs.json): Korthikanti et al.
+// Published, measured training runs against the modelled step (validation/korthikanti_narayanan_runs.json): Korthikanti et al.
 // 2022 Table 5 (iteration time, 8 runs) and Narayanan et al. 2021 Table 1 (TFLOP/s per GPU counting recompute,
 // 10 rows). Every run is set up as the paper (and its scripts) ran it; nothing here is tuned to a row: the A100's
 // efficiency tables come from NVIDIA's published curves (assets/hardware.json), the links from nccl-tests.
@@ -100,7 +100,7 @@ double mean(const std::vector<double>& values) {
     return sum / static_cast<double>(values.size());
 }
 
-// The README's Validation table, written from the same runs and the same model when SHARDSCOPE_VALIDATION_TABLE names
+// docs/validation.md's first table, written from the same runs and the same model when SHARDSCOPE_VALIDATION_TABLE names
 // a file: `SHARDSCOPE_VALIDATION_TABLE=table.md build/shardscope_tests "[narayanan]"`.
 void write_readme_table(const char* path) {
     std::ofstream out(path);

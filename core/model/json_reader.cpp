@@ -66,7 +66,8 @@ std::optional<std::string> JsonObjectReader::string(const char* key) {
 void JsonObjectReader::reject_unknown_keys() const {
     for (auto item = object_.begin(); item != object_.end(); ++item) {
         if (!read_keys_.count(item.key()) && item.key().rfind('_', 0) != 0) {  // "_about" style keys are comments
-            throw InputError(field(item.key().c_str()), "unknown key");
+            const std::string key = item.key().empty() ? "\"\"" : item.key();  // an empty key, quoted: the field is named
+            throw InputError(field(key.c_str()), "unknown key");
         }
     }
 }

@@ -443,6 +443,15 @@ std::string scenario_to_json(const Scenario& scenario) {
             if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;
         }
     }
+    // A file without a scale-up link gets its GPU's own (set_gpu), not the default scenario's: compare with that one,
+    // or an A100 on NVLink 4 would be read back on the A100's NVLink 3.
+    const nlohmann::json& scale_up = current.at("cluster").at("scale_up_link");
+    if (scale_up != link_json(scale_up_link_of(scenario.cluster.gpu))) {
+        out["cluster"]["scale_up_link"] = scale_up;
+    } else if (out.contains("cluster")) {
+        out["cluster"].erase("scale_up_link");
+        if (out["cluster"].empty()) out.erase("cluster");
+    }
     // A fitted batch is not written: read back, the file fits it again (and the report notes it again).
     if (scenario.train.global_batch_fitted && out.contains("train")) {
         out["train"].erase("global_batch");
