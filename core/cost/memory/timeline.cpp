@@ -1,0 +1,306 @@
+#include "core/cost/memory/timeline.h"
+
+#include "core/cost/memory/allocator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace core {
+
+namespace {
+
+// Event ids: each block instance's own range, so that the allocator sees every tensor of the step once.
+constexpr long long kInstanceStride = 1LL << 22;
+
+// Replays an operator recipe's step through the caching allocator.
+class Replay {
+public:
+    Replay(const MemoryConstants& k, const Layout& layout, int stage, const StageMemory& memory)
+        : k_(k), blocks_(operator_blocks(k, layout)), memory_(memory), layers_(memory.layers),
+          first_(memory.holds_embedding), last_(memory.holds_head) {
+        const double weight_bytes = k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
+        const double shards = std::max(1.0, memory.params_per_gpu > 0 ? 1.0 : 1.0);
+        (void)shards;
+        // The state's share on this GPU over the whole stage's parameters: each parameter tensor's part of it.
+        const double params = std::max(1.0, memory.params_per_gpu);
+        weight_share_ = memory.weights_bytes / params;
+        master_share_ = memory.master_bytes / params;
+        optimizer_share_ = memory.optimizer_bytes / params;
+        grad_share_ = k.state_bytes_per_param[static_cast<int>(StateKind::grads)] * (memory.grads_bytes > 0 ? 1.0 : 1.0);
+        (void)weight_bytes;
+        (void)stage;
+    }
+
+    MemoryTimeline run(const std::vector<StageOp>& order, int microbatches) {
+        MemoryTimeline timeline;
+        timeline.stage = memory_.stage;
+        timeline.allocator_model = true;
+        allocate_state();
+        for (int step = 0; step < 2; ++step) {
+            recording_ = step == 1;
+            points_ = &timeline.points;
+            grads_live_ = k_.grads_from_start;
+            if (k_.grads_from_start && step == 0) allocate_grads();
+            for (const StageOp& op : order) {
+                if (op.forward) forward(op.microbatch);
+                else backward(op.microbatch, microbatches);
+            }
+            optimizer_step(step == 0);
+            point(TimelinePhase::optimizer, -1, 0);
+            if (!k_.grads_from_start) release_grads();
+            point(TimelinePhase::zero_grad, -1, 0);
+        }
+        timeline.peak_allocated_bytes = allocator_.peak_allocated_bytes() + untracked_bytes();
+        timeline.peak_reserved_bytes = allocator_.peak_reserved_bytes() + untracked_bytes();
+        double best = -1;
+        for (std::size_t i = 0; i < timeline.points.size(); ++i) {
+            if (timeline.points[i].allocated_bytes > best) {
+                best = timeline.points[i].allocated_bytes;
+                timeline.peak_point = static_cast<int>(i);
+            }
+        }
+        return timeline;
+    }
+
+private:
+    // cuBLAS workspaces: allocated by the library outside the tensors the recipe names.
+    double untracked_bytes() const { return memory_.workspace_bytes; }
+
+    long long instance_id(int instance, int local) const { return static_cast<long long>(instance) * kInstanceStride + local; }
+
+    // A block's events, with its input and output (and their gradients) the neighbouring blocks' own ids.
+    void replay(const std::vector<TensorEvent>& events, const BlockMemory& block, int instance, int input_instance, long long input_id,
+                long long input_grad_id, long long output_grad_id) {
+        for (const TensorEvent& event : events) {
+            long long id = instance_id(instance, event.tensor);
+            if (event.tensor == block.input_id) id = input_id;
+            if (event.tensor == block.grad_id_base + block.input_id) id = input_grad_id;
+            if (event.tensor == block.grad_id_base + block.output_id) id = output_grad_id;
+            (void)input_instance;
+            if (event.bytes > 0) allocator_.allocate(id, event.bytes);
+            else allocator_.release(id);
+        }
+    }
+
+    int instance_of(int microbatch, int block) const { return 1 + microbatch * (layers_ + 2) + block; }  // 0: the state
+
+    void forward(int microbatch) {
+        // Block 0 the embedding (on the first stage), 1..layers the layers, layers + 1 the head (on the last).
+        long long input_id = -1;
+        int input_instance = -1;
+        if (first_) {
+            const int instance = instance_of(microbatch, 0);
+            replay(blocks_.embedding.forward_events, blocks_.embedding, instance, -1, -1, -1, -1);
+            input_id = instance_id(instance, blocks_.embedding.output_id);
+            input_instance = instance;
+            activations_ += blocks_.embedding.forward_delta_bytes;
+        } else {
+            // A later stage receives its input from the previous one: the boundary activation.
+            input_id = instance_id(instance_of(microbatch, 0), 0);
+            allocator_.allocate(input_id, blocks_.layer.grad_in_bytes);
+            input_instance = instance_of(microbatch, 0);
+            activations_ += blocks_.layer.grad_in_bytes;
+        }
+        for (int layer = 0; layer < layers_; ++layer) {
+            const int instance = instance_of(microbatch, 1 + layer);
+            replay(blocks_.layer.forward_events, blocks_.layer, instance, input_instance, input_id, -1, -1);
+            input_id = instance_id(instance, blocks_.layer.output_id);
+            input_instance = instance;
+            activations_ += blocks_.layer.forward_delta_bytes;
+            point(TimelinePhase::forward, layer, microbatch);
+        }
+        if (last_) {
+            const int instance = instance_of(microbatch, layers_ + 1);
+            replay(blocks_.head.forward_events, blocks_.head, instance, input_instance, input_id, -1, -1);
+        }
+        // Autocast's cache goes when the forward leaves autocast.
+        for (int layer = 0; layer < layers_; ++layer) {
+            for (int id : blocks_.layer.autocast_cache_ids) allocator_.release(instance_id(instance_of(microbatch, 1 + layer), id));
+        }
+        if (last_) point(TimelinePhase::loss, -1, microbatch);
+    }
+
+    void backward(int microbatch, int microbatches) {
+        if (!grads_live_) {
+            grads_live_ = true;
+            if (microbatches > 1) allocate_grads();  // the first micro-batch's backward makes them all (accumulation)
+        }
+        // The gradient arriving at the top: the head's input gradient, or the next stage's.
+        long long output_grad = -1;
+        const int head = instance_of(microbatch, layers_ + 1);
+        const int top = instance_of(microbatch, layers_);
+        if (last_) {
+            output_grad = instance_id(head, blocks_.head.grad_id_base + blocks_.head.input_id);
+            replay(blocks_.head.backward_events, blocks_.head, head, top, instance_id(top, blocks_.layer.output_id), output_grad, -1);
+        } else {
+            output_grad = instance_id(head, 1);
+            allocator_.allocate(output_grad, blocks_.layer.grad_in_bytes);
+        }
+        for (int layer = layers_ - 1; layer >= 0; --layer) {
+            const int instance = instance_of(microbatch, 1 + layer);
+            const long long input_id = layer > 0 ? instance_id(instance_of(microbatch, layer), blocks_.layer.output_id)
+                                                 : first_ ? instance_id(instance_of(microbatch, 0), blocks_.embedding.output_id)
+                                                          : instance_id(instance_of(microbatch, 0), 0);
+            const long long input_grad = instance_id(instance, blocks_.layer.grad_id_base + blocks_.layer.input_id);
+            replay(blocks_.layer.backward_events, blocks_.layer, instance, -1, input_id, input_grad, output_grad);
+            output_grad = input_grad;
+            activations_ -= blocks_.layer.forward_delta_bytes;
+            point(TimelinePhase::backward, layer, microbatch);
+        }
+        if (first_) {
+            const int instance = instance_of(microbatch, 0);
+            replay(blocks_.embedding.backward_events, blocks_.embedding, instance, -1, -1, -1, output_grad);
+            activations_ -= blocks_.embedding.forward_delta_bytes;
+        } else {
+            allocator_.release(output_grad);
+            allocator_.release(instance_id(instance_of(microbatch, 0), 0));
+            activations_ -= blocks_.layer.grad_in_bytes;
+        }
+        allocator_.release(output_grad);
+    }
+
+    // Every parameter tensor of the stage: its weights, master copy and (after the first step) optimizer state.
+    template <class Visit>
+    void for_each_param(Visit&& visit) const {
+        int index = 0;
+        const auto block = [&](const BlockMemory& memory, int copies) {
+            for (int copy = 0; copy < copies; ++copy) {
+                for (double params : memory.param_bytes) visit(index++, params);
+            }
+        };
+        if (first_) block(blocks_.embedding, 1);
+        block(blocks_.layer, layers_);
+        if (last_) block(blocks_.head, 1);
+    }
+
+    void allocate_state() {
+        for_each_param([&](int index, double params) {
+            allocator_.allocate(instance_id(0, 4 * index), params * weight_share_);
+            if (master_share_ > 0) allocator_.allocate(instance_id(0, 4 * index + 1), params * master_share_);
+        });
+    }
+    void optimizer_step(bool first_step) {
+        // torch.optim's Adam makes each parameter's state at its first step (zeros_like, exp_avg then exp_avg_sq).
+        if (!first_step) return;
+        for_each_param([&](int index, double params) {
+            if (optimizer_share_ > 0) {
+                allocator_.allocate(instance_id(0, 4 * index + 2), params * optimizer_share_ / 2.0);
+                allocator_.allocate(instance_id(0, 4 * index + 3), params * optimizer_share_ / 2.0);
+            }
+        });
+    }
+    void allocate_grads() {
+        grads_allocated_here_ = true;
+        for_each_param([&](int index, double params) { allocator_.allocate(kGradIds + index, params * grad_share_); });
+    }
+    void release_grads() {
+        grads_live_ = false;
+        if (grads_allocated_here_) {
+            for_each_param([&](int index, double) { allocator_.release(kGradIds + index); });
+            grads_allocated_here_ = false;
+        }
+        // The gradients the blocks' backwards made (one micro-batch per step).
+        const auto block = [&](const BlockMemory& memory, int first_instance, int count) {
+            for (int i = 0; i < count; ++i) {
+                for (int id : memory.param_grad_ids) allocator_.release(instance_id(first_instance + i, id));
+            }
+        };
+        if (first_) block(blocks_.embedding, instance_of(0, 0), 1);
+        block(blocks_.layer, instance_of(0, 1), layers_);
+        if (last_) block(blocks_.head, instance_of(0, layers_ + 1), 1);
+    }
+
+    void point(TimelinePhase phase, int layer, int microbatch) {
+        if (!recording_) return;
+        TimelinePoint point;
+        point.phase = phase;
+        point.layer = layer;
+        point.microbatch = microbatch;
+        point.allocated_bytes = allocator_.allocated_bytes() + untracked_bytes();
+        point.reserved_bytes = allocator_.reserved_bytes() + untracked_bytes();
+        point.state_bytes = memory_.weights_bytes + memory_.master_bytes + memory_.optimizer_bytes;
+        point.grads_bytes = grads_live_ ? std::min(memory_.grads_bytes > 0 ? memory_.grads_bytes : 0.0, point.allocated_bytes) : 0.0;
+        point.activations_bytes = std::max(0.0, activations_);
+        point.transient_bytes = std::max(0.0, point.allocated_bytes - point.state_bytes - point.grads_bytes - point.activations_bytes);
+        points_->push_back(point);
+    }
+
+    static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
+
+    const MemoryConstants& k_;
+    const MemoryConstants::OperatorBlocks& blocks_;
+    const StageMemory& memory_;
+    int layers_ = 1;
+    bool first_ = true, last_ = true;
+    double weight_share_ = 0, master_share_ = 0, optimizer_share_ = 0, grad_share_ = 0;
+    CachingAllocator allocator_;
+    bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
+    double activations_ = 0;
+    std::vector<TimelinePoint>* points_ = nullptr;
+};
+
+// A block recipe's step from its per-layer figures: the activations rise layer by layer and drain in the backward; the
+// moment the closed form finds (memory.h) is the peak point, so both say the same.
+MemoryTimeline block_timeline(const MemoryConstants& k, const Layout& layout, const StageMemory& memory) {
+    MemoryTimeline timeline;
+    timeline.stage = memory.stage;
+    const double frag = 1.0 + k.spec.fragmentation;
+    const double state = memory.weights_bytes + memory.master_bytes + memory.optimizer_bytes;
+    const double grads = memory.grads_bytes;
+    const double nccl = memory.comm_buffers_bytes;  // outside the allocator: neither allocated nor reserved by it
+    const double fixed = memory.workspace_bytes;
+    const double layers = std::max(1, memory.layers);
+    const double per_layer = memory.activations_bytes / layers;
+    const double allocated_peak = memory.peak_bytes - memory.fragmentation_bytes - nccl;
+    const auto add = [&](TimelinePhase phase, int layer, double activations, double transient) {
+        TimelinePoint point;
+        point.phase = phase;
+        point.layer = layer;
+        point.state_bytes = state;
+        point.grads_bytes = grads;
+        point.activations_bytes = activations;
+        point.transient_bytes = transient + fixed;
+        point.allocated_bytes = state + grads + activations + point.transient_bytes;
+        point.reserved_bytes = point.allocated_bytes * frag;
+        timeline.points.push_back(point);
+    };
+    const double at_peak = allocated_peak - state - grads - memory.activations_bytes - fixed;  // what the peak holds beside
+    for (int layer = 0; layer < memory.layers; ++layer) add(TimelinePhase::forward, layer, per_layer * (layer + 1), memory.weight_copies_bytes);
+    add(TimelinePhase::loss, -1, memory.activations_bytes, memory.phase == MemoryPhase::layer_backward ? memory.weight_copies_bytes : at_peak);
+    for (int layer = memory.layers - 1; layer >= 0; --layer) {
+        const bool top = layer == memory.layers - 1;
+        add(TimelinePhase::backward, layer, per_layer * layer,
+            top && memory.phase == MemoryPhase::layer_backward ? at_peak + per_layer : memory.weight_copies_bytes);
+    }
+    add(TimelinePhase::optimizer, -1, 0, 0);
+    add(TimelinePhase::zero_grad, -1, 0, 0);
+    timeline.peak_allocated_bytes = allocated_peak;
+    timeline.peak_reserved_bytes = allocated_peak * frag;
+    double best = -1;
+    for (std::size_t i = 0; i < timeline.points.size(); ++i) {
+        if (timeline.points[i].allocated_bytes > best) {
+            best = timeline.points[i].allocated_bytes;
+            timeline.peak_point = static_cast<int>(i);
+        }
+    }
+    (void)layout;
+    return timeline;
+}
+
+}  // namespace
+
+MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order) {
+    const StageMemory memory = stage_memory(k, layout, stage, 1.0);
+    if (!k.operator_recipe) return block_timeline(k, layout, memory);
+    std::vector<StageOp> steps = order;
+    const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
+    if (steps.empty()) {
+        for (int microbatch = 0; microbatch < microbatches; ++microbatch) {
+            steps.push_back({true, microbatch});
+            steps.push_back({false, microbatch});
+        }
+    }
+    return Replay(k, layout, stage, memory).run(steps, microbatches);
+}
+
+}  // namespace core

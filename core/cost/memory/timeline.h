@@ -1,0 +1,26 @@
+#pragma once
+// Memory over one training step on one GPU: allocated and reserved bytes after each layer's forward and backward, at the
+// loss, the optimizer step and zero_grad, for the heaviest pipeline stage with its micro-batches in the order its schedule
+// runs them. Operator recipes replay their blocks' tensor events (core/cost/memory/layer_memory.h) through PyTorch's
+// caching allocator (core/cost/memory/allocator.h), a warm-up step then the step itself (the optimizer's state is made in
+// the first); block recipes (Megatron's family, the probe module) step through their per-layer figures, reserved being
+// allocated plus the measured allowance (memory.fragmentation).
+#include "core/cost/memory/memory.h"
+
+#include <string>
+#include <vector>
+
+namespace core {
+
+// One step's order on a stage: forward or backward of a micro-batch.
+struct StageOp {
+    bool forward = true;
+    int microbatch = 0;
+};
+
+
+// The stage's timeline. `order`: its micro-batches' forwards and backwards as its schedule runs them (empty: one
+// micro-batch after another, each forward then backward); `stage`: the stage it describes (the heaviest).
+MemoryTimeline memory_timeline(const MemoryConstants&, const Layout&, int stage, const std::vector<StageOp>& order);
+
+}  // namespace core
