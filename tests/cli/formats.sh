@@ -71,6 +71,9 @@ for key in ["walls.memory.fraction", "walls.time.fraction", "walls.serving.fract
             "serving.weight_bytes", "serving.kv_cache_bytes", "serving.replica_tokens_per_s", "serving.asked_tokens_per_s"]:
     if key not in paths:
         sys.exit("no " + key)
+for point in data["memory"]["timeline"]:  # a phase boundary names no layer: null is its value there
+    if point["layer"] is None:
+        del point["layer"]
 if "null" in json.dumps(data) or "NaN" in json.dumps(data):
     sys.exit("null or NaN in eval --json")
 EOF

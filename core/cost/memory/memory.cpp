@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 namespace core {
 
@@ -510,21 +512,33 @@ const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants& k,
     // The gradients are made in the backward when zero_grad freed them and the step has one micro-batch per rank.
     const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
     const bool grads_allocated = !k.grads_from_start && microbatches == 1;
-    std::lock_guard<std::mutex> lock(*k.operator_blocks_mutex);
-    for (const auto& blocks : *k.operator_blocks) {
-        if (blocks.split == split && blocks.grads_allocated == grads_allocated) return blocks;
-    }
-    MemoryConstants::OperatorBlocks blocks;
-    blocks.split = split;
-    blocks.grads_allocated = grads_allocated;
     const Scenario& scenario = *k.scenario;
-    blocks.embedding = block_memory(block_program(scenario, split, BlockRole::embedding), Recompute::none, grads_allocated, true);
-    blocks.layer = block_memory(block_program(scenario, split, BlockRole::layer), layout.recompute, grads_allocated, true);
-    // The head is not checkpointed; the model returns its logits, held to the end of the forward (the caller drops them
-    // before the backward: Trainer.compute_loss, torchtitan's `del pred`).
-    blocks.head = block_memory(block_program(scenario, split, BlockRole::head), Recompute::none, grads_allocated, true, "logits");
-    k.operator_blocks->push_back(std::move(blocks));
-    return k.operator_blocks->back();
+    std::string key = block_key(scenario, split, BlockRole::layer) + (grads_allocated ? "|g" : "|-");
+    // Shared by every thread and kept while they are in use: entries are never removed, the table starts afresh when full.
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const MemoryConstants::OperatorBlocks>> cache;
+    std::shared_ptr<const MemoryConstants::OperatorBlocks> found;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) found = it->second;
+    }
+    if (!found) {
+        auto blocks = std::make_shared<MemoryConstants::OperatorBlocks>();
+        blocks->split = split;
+        blocks->grads_allocated = grads_allocated;
+        blocks->key = key;
+        blocks->embedding = block_memory(*block_program(scenario, split, BlockRole::embedding), Recompute::none, grads_allocated, true);
+        blocks->layer = block_memory(*block_program(scenario, split, BlockRole::layer), layout.recompute, grads_allocated, true);
+        // The head is not checkpointed; the model returns its logits, held to the end of the forward (the caller drops them
+        // before the backward: Trainer.compute_loss, torchtitan's `del pred`).
+        blocks->head = block_memory(*block_program(scenario, split, BlockRole::head), Recompute::none, grads_allocated, true, "logits");
+        std::lock_guard<std::mutex> lock(mutex);
+        if (cache.size() >= 256) cache.clear();
+        found = cache.emplace(key, std::move(blocks)).first->second;
+    }
+    // Keep the blocks alive for as long as the constants are (the references handed out point into them).
+    if (std::find(k.held_blocks.begin(), k.held_blocks.end(), found) == k.held_blocks.end()) k.held_blocks.push_back(found);
+    return *found;
 }
 
 namespace {

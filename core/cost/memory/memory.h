@@ -11,7 +11,7 @@
 #include "core/model/layout.h"
 
 #include <memory>
-#include <mutex>
+#include <string>
 #include <vector>
 
 namespace core {
@@ -92,12 +92,12 @@ struct MemoryConstants {
     struct OperatorBlocks {
         LayerSplit split;
         bool grads_allocated = false;
+        std::string key;            // the layer block's key (recipe_ops.h block_key) with the gradients' flag
         BlockMemory embedding, layer, head;
     };
-    mutable std::shared_ptr<std::vector<OperatorBlocks>> operator_blocks = std::make_shared<std::vector<OperatorBlocks>>();
-    mutable std::shared_ptr<std::mutex> operator_blocks_mutex = std::make_shared<std::mutex>();
+    mutable std::vector<std::shared_ptr<const OperatorBlocks>> held_blocks;  // what operator_blocks handed out
 };
-// The blocks of an operator recipe for a layout (built on first use and kept in the constants).
+// The blocks of an operator recipe for a layout: walked once per distinct block and shared (a bounded cache).
 const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants&, const Layout&);
 MemoryConstants memory_constants(const Scenario&);
 // heaviest_stage_params from the constants a search already holds.

@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace core {
 
@@ -294,13 +298,32 @@ MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, i
     if (!k.operator_recipe) return block_timeline(k, layout, memory);
     std::vector<StageOp> steps = order;
     const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
+    // The replay is the costly part: one per distinct step (its blocks, the state it holds, its micro-batches and their
+    // order), shared by every thread through a bounded cache.
+    std::string key = operator_blocks(k, layout).key;
+    const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    for (int value : {layout.dp, layout.zero, layout.pp, stage, microbatches, memory.layers, static_cast<int>(k.grads_from_start)}) add(value);
+    for (double value : {memory.weights_bytes, memory.master_bytes, memory.optimizer_bytes, memory.grads_bytes, memory.workspace_bytes}) add(value);
+    for (const StageOp& op : order) key += op.forward ? 'F' : 'B', key += std::to_string(op.microbatch);
+    static std::mutex mutex;
+    static std::unordered_map<std::string, MemoryTimeline> cache;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto found = cache.find(key); found != cache.end()) return found->second;
+    }
     if (steps.empty()) {
-        for (int microbatch = 0; microbatch < microbatches; ++microbatch) {
+        // One stage, micro-batch after micro-batch: each after the first finds the allocator as the one before left it,
+        // so two show every step's pattern (the first makes the gradients, the second accumulates into them).
+        for (int microbatch = 0; microbatch < std::min(microbatches, 2); ++microbatch) {
             steps.push_back({true, microbatch});
             steps.push_back({false, microbatch});
         }
     }
-    return Replay(k, layout, stage, memory).run(steps, microbatches);
+    MemoryTimeline timeline = Replay(k, layout, stage, memory).run(steps, microbatches);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 128) cache.clear();
+    cache.emplace(std::move(key), timeline);
+    return timeline;
 }
 
 }  // namespace core
