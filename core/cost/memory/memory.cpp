@@ -738,6 +738,24 @@ MemoryEstimate MemoryBasis::at(double inflight_first, double inflight_last, doub
 
 namespace {
 
+// A stage's forwards and backwards in the order its device runs them (a weight-gradient pass frees what its micro-batch
+// kept, as the backward of a one-pass schedule does); a chunk of an interleaved schedule holds its share of the layers.
+std::vector<StageOp> stage_order(const ScheduleTimeline* schedule, int stage) {
+    std::vector<StageOp> order;
+    if (!schedule || schedule->stages <= 1) return order;
+    const bool split_backward = std::any_of(schedule->ops.begin(), schedule->ops.end(),
+                                            [](const PipelineOp& op) { return op.kind == PipelineOpKind::weight_grad; });
+    const double share = 1.0 / std::max(1, schedule->virtual_chunks);
+    for (const PipelineOp& op : schedule->ops) {
+        if (op.device != stage) continue;
+        if (op.kind == PipelineOpKind::forward) order.push_back({true, op.microbatch, share});
+        else if (op.kind == PipelineOpKind::weight_grad || (!split_backward && op.kind != PipelineOpKind::forward)) {
+            order.push_back({false, op.microbatch, share});
+        }
+    }
+    return order;
+}
+
 // The peak's blocks after the recipe's components, in the order the stack draws them (bottom up).
 constexpr MemoryKind kPeakKinds[] = {MemoryKind::activations,    MemoryKind::weight_copies, MemoryKind::gathered_weights,
                                      MemoryKind::logits,         MemoryKind::backward_working_set, MemoryKind::workspace,
@@ -764,7 +782,7 @@ double stage_block_bytes(const StageMemory& stage, MemoryKind kind) {
 
 }  // namespace
 
-void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory) {
+void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory, const ScheduleTimeline* schedule) {
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
     const MemoryConstants constants = memory_constants(scenario);
@@ -826,7 +844,8 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
 
     // The step over time on the heaviest stage; an operator recipe's reserved peak is its caching allocator's, and the
     // allocator's slack (reserved over what the blocks hold) is the fragmentation block.
-    memory.timeline = memory_timeline(constants, layout, memory.peak_stage, {});
+    memory.timeline = memory_timeline(constants, layout, memory.peak_stage, stage_order(schedule, memory.peak_stage),
+                                      memory.per_stage[memory.peak_stage].inflight_microbatches);
     const double outside_allocator = peak.comm_buffers_bytes;  // NCCL's buffers (and DDP's buckets, counted with them)
     memory.peak_allocated_bytes = memory.timeline.peak_allocated_bytes;
     memory.peak_reserved_bytes = memory.timeline.peak_reserved_bytes;

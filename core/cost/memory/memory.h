@@ -6,6 +6,7 @@
 // copies, ZeRO-3's gathered layers, library and communication buffers and the allocator's fragmentation come on top.
 // Scalar functions of the scenario and a layout, so evaluate() and the planner decide "fits" by the same arithmetic.
 #include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/memory/layer_memory.h"
 #include "core/cost/memory/memory_report.h"
 #include "core/model/layout.h"
@@ -144,6 +145,7 @@ inline MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout) 
 
 // The memory part of the Report: every stage at its peak (stage_inflight: each stage's micro-batches in flight, in
 // whole-stage activations, as the schedule has them), the heaviest stage's blocks, HBM fit and the serving memory.
-void fill_memory_report(const Scenario&, const std::vector<double>& stage_inflight, MemoryReport&);
+// schedule: the step's generated pipeline schedule (null: none, or one stage), whose order the timeline walks.
+void fill_memory_report(const Scenario&, const std::vector<double>& stage_inflight, MemoryReport&, const ScheduleTimeline* schedule = nullptr);
 
 }  // namespace core

@@ -243,9 +243,10 @@ private:
     std::vector<TimelinePoint>* points_ = nullptr;
 };
 
-// A block recipe's step from its per-layer figures: the activations rise layer by layer and drain in the backward; the
-// moment the closed form finds (memory.h) is the peak point, so both say the same.
-MemoryTimeline block_timeline(const MemoryConstants& k, const Layout& layout, const StageMemory& memory) {
+// A block recipe's step from its per-layer figures: each forward of a micro-batch adds its layers' activations, each
+// backward frees them, in the order the stage's schedule runs them (1F1B's staircase); what the closed form (memory.h)
+// holds beside them at its peak moment comes at that moment of each micro-batch, so both find the same peak.
+MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memory, std::vector<StageOp> order) {
     MemoryTimeline timeline;
     timeline.stage = memory.stage;
     const double frag = 1.0 + k.spec.fragmentation;
@@ -253,29 +254,47 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const Layout& layout, co
     const double grads = memory.grads_bytes;
     const double nccl = memory.comm_buffers_bytes;  // outside the allocator: neither allocated nor reserved by it
     const double fixed = memory.workspace_bytes;
-    const double layers = std::max(1, memory.layers);
-    const double per_layer = memory.activations_bytes / layers;
+    const int layers = std::max(1, memory.layers);
+    const double inflight = std::max(1.0, memory.inflight_microbatches);
+    const double per_microbatch = memory.activations_bytes / inflight;
+    const double per_layer = per_microbatch / layers;
     const double allocated_peak = memory.peak_bytes - memory.fragmentation_bytes - nccl;
-    const auto add = [&](TimelinePhase phase, int layer, double activations, double transient) {
+    const double extra = allocated_peak - state - grads - memory.activations_bytes - fixed;  // beside the activations at the peak
+    if (order.empty()) order = {{true, 0, 1.0}, {false, 0, 1.0}};
+    double activations = 0;
+    const auto add = [&](TimelinePhase phase, int layer, int microbatch, double transient) {
+        if (timeline.points.size() >= 20000) return;  // a very long step: its first points show its pattern
         TimelinePoint point;
         point.phase = phase;
         point.layer = layer;
+        point.microbatch = microbatch;
         point.state_bytes = state;
         point.grads_bytes = grads;
-        point.activations_bytes = activations;
+        point.activations_bytes = std::max(0.0, activations);
         point.transient_bytes = transient + fixed;
-        point.allocated_bytes = state + grads + activations + point.transient_bytes;
+        point.allocated_bytes = state + grads + point.activations_bytes + point.transient_bytes;
         point.reserved_bytes = point.allocated_bytes * frag;
         timeline.points.push_back(point);
     };
-    const double at_peak = allocated_peak - state - grads - memory.activations_bytes - fixed;  // what the peak holds beside
-    for (int layer = 0; layer < memory.layers; ++layer) add(TimelinePhase::forward, layer, per_layer * (layer + 1), memory.weight_copies_bytes);
-    add(TimelinePhase::loss, -1, memory.activations_bytes, memory.phase == MemoryPhase::layer_backward ? memory.weight_copies_bytes : at_peak);
-    for (int layer = memory.layers - 1; layer >= 0; --layer) {
-        const bool top = layer == memory.layers - 1;
-        add(TimelinePhase::backward, layer, per_layer * layer,
-            top && memory.phase == MemoryPhase::layer_backward ? at_peak + per_layer : memory.weight_copies_bytes);
+    for (const StageOp& op : order) {
+        const int count = std::max(1, static_cast<int>(std::lround(layers * op.share)));
+        if (op.forward) {
+            for (int layer = 0; layer < count; ++layer) {
+                activations += per_layer * layers * op.share / count;
+                const bool end = layer == count - 1;
+                add(TimelinePhase::forward, layer, op.microbatch, end && memory.phase == MemoryPhase::forward_end ? extra : memory.weight_copies_bytes);
+            }
+            if (memory.holds_head) add(TimelinePhase::loss, -1, op.microbatch, memory.phase == MemoryPhase::loss_backward ? extra : 0.0);
+        } else {
+            for (int layer = count - 1; layer >= 0; --layer) {
+                const bool top = layer == count - 1;
+                add(TimelinePhase::backward, layer, op.microbatch,
+                    top && memory.phase == MemoryPhase::layer_backward ? extra : memory.weight_copies_bytes);
+                activations -= per_layer * layers * op.share / count;
+            }
+        }
     }
+    activations = 0;
     add(TimelinePhase::optimizer, -1, 0, 0);
     add(TimelinePhase::zero_grad, -1, 0, 0);
     timeline.peak_allocated_bytes = allocated_peak;
@@ -287,15 +306,26 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const Layout& layout, co
             timeline.peak_point = static_cast<int>(i);
         }
     }
-    (void)layout;
     return timeline;
 }
 
 }  // namespace
 
-MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order) {
+MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order, double inflight) {
+    if (!k.operator_recipe) {
+        std::vector<StageOp> steps = order;
+        if (steps.empty() && layout.pp > 1) {
+            // No generated schedule: the stage's in-flight micro-batches forward, then backward (1F1B's warm-up).
+            const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
+            for (int i = 0; i < count; ++i) steps.push_back({true, i, inflight / count});
+            for (int i = 0; i < count; ++i) steps.push_back({false, i, inflight / count});
+        }
+        // At the in-flight count the closed form found the peak at (the order's most): the stage's own figures.
+        double most = 1, live = 0;
+        for (const StageOp& op : steps) most = std::max(most, live += (op.forward ? op.share : -op.share));
+        return block_timeline(k, stage_memory(k, layout, stage, most), steps);
+    }
     const StageMemory memory = stage_memory(k, layout, stage, 1.0);
-    if (!k.operator_recipe) return block_timeline(k, layout, memory);
     std::vector<StageOp> steps = order;
     const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
     // The replay is the costly part: one per distinct step (its blocks, the state it holds, its micro-batches and their

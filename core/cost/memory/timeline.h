@@ -16,11 +16,13 @@ namespace core {
 struct StageOp {
     bool forward = true;
     int microbatch = 0;
+    double share = 1;  // of the stage's layers it runs (an interleaved schedule's chunk: 1 / v)
 };
 
 
-// The stage's timeline. `order`: its micro-batches' forwards and backwards as its schedule runs them (empty: one
-// micro-batch after another, each forward then backward); `stage`: the stage it describes (the heaviest).
-MemoryTimeline memory_timeline(const MemoryConstants&, const Layout&, int stage, const std::vector<StageOp>& order);
+// The stage's timeline. `order`: its micro-batches' forwards and backwards as its schedule runs them (empty: a pipeline
+// stage runs `inflight` forwards before the first backward, a single stage one micro-batch after another); `stage`: the
+// stage it describes (the heaviest).
+MemoryTimeline memory_timeline(const MemoryConstants&, const Layout&, int stage, const std::vector<StageOp>& order, double inflight = 1);
 
 }  // namespace core

@@ -200,7 +200,8 @@ Report evaluate(const Scenario& scenario) {
     pipeline.p2p_seconds = step.schedule.p2p_seconds;
     pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
 
-    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory);
+    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory,
+                       generated_schedule(step.schedule, PipelineTiming::timeline));
     compute.six_n_flops_per_step = 6.0 * report.memory.params_active * compute.tokens_per_step;  // active parameters for experts
     fill_comm(scenario, layout, step, inputs.ep.dispatch_seconds, report.comm);
     report.moe = moe_report(scenario, layout, cost, inputs);
