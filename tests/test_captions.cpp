@@ -6,6 +6,7 @@
 #include "core/lessons/walls.h"
 #include "core/cost/serving/serving_text.h"
 #include "core/model/errors.h"
+#include "core/model/format.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
@@ -116,6 +117,11 @@ TEST_CASE("The serving scene's caption states the serving panel's answer and the
     REQUIRE(scene.at("panel") == "serving");
     const FilledScene filled = fill(scene);
     const core::ServingText text = core::serving_text(filled.scenario, filled.report.serving);
-    CHECK(filled.caption.find(text.load + ": " + text.answer + ".") != std::string::npos);
-    CHECK(filled.caption.find("2 x TP 4 = 8 GPUs") != std::string::npos);
+    const core::ServingAnswer& answer = filled.report.serving.answer;
+    // The header above the panel's figures states the same replicas, batch and TPOT.
+    const std::string stated = core::format_whole(answer.replicas) + " x TP " + core::format_whole(answer.shape.tp) + " at batch " +
+                               core::format_whole(answer.point.batch) + ", TPOT " + core::format_seconds(answer.point.tpot_seconds);
+    CHECK(filled.caption.find(text.load + ": " + stated + ".") != std::string::npos);
+    CHECK(text.answer.find(core::replicas_label(answer.replicas, answer.shape) + " at batch " + core::format_whole(answer.point.batch)) == 0);
+    CHECK(filled.caption.find("2 x TP 4 at batch") != std::string::npos);
 }

@@ -229,7 +229,7 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
     const float em = ImGui::GetFontSize();
     const AxisText axes[3] = {{"Memory: bytes per GPU \xC3\xB7 HBM", colors.memory_wall},
                               {"Compute: time to train \xC3\xB7 deadline", colors.time_wall},
-                              {"Serving: GPUs needed \xC3\xB7 GPUs it has", colors.serving_wall}};
+                              {"Serving: GPUs needed \xC3\xB7 GPUs", colors.serving_wall}};
     const ImVec2 centre = layout.screen(projection.to_pixels(0.5f, 0.5f, 0.5f));
     for (int axis = 0; axis < 3; ++axis) {
         const int a = (axis + 1) % 3, b = (axis + 2) % 3;
