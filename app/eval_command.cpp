@@ -59,8 +59,8 @@ void serving_rows(const core::Scenario& scenario, const core::Report& report, co
     if (!text.shortfall.empty()) row("shortfall", text.shortfall);
     row("budget", core::format_counted(figures.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)"));
     row("replica", core::replica_shape_label(figures.quoted_shape) + ": " + format_bytes(memory.weight_bytes) + " of weights and " +
-                       format_bytes(memory.kv_capacity_bytes) + " of KV cache per GPU; " + format_whole(answer.max_batch) + " sequences at " +
-                       format_bytes(memory.kv_bytes_per_sequence) + " each");
+                       format_bytes(memory.kv_capacity_bytes) + " of KV cache per GPU, " + format_whole(memory.kv_batch) + " sequences of " +
+                       format_bytes(memory.kv_bytes_per_sequence) + " (runs at most " + format_whole(answer.max_batch) + ")");
     row("prefill", format_number(figures.prefill_tokens_per_s) + " tokens/s (one prompt of " + format_whole(serving.context_tokens) + " tokens, " +
                        format_seconds(figures.prefill_seconds) + ")");
     row("decode step", format_seconds(figures.decode_step_seconds) + " for " + format_whole(serving.batch) + " x " + format_whole(serving.context_tokens) +
