@@ -8,6 +8,7 @@
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
+#include "app/serve_command.h"
 #include "app/trace_command.h"
 #include "app/size_command.h"
 #include "app/window.h"
@@ -88,6 +89,13 @@ int run_cli(int argc, char** argv) {
     bool eval_json = false, eval_table = false;
     eval->add_option("scenario", eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     add_format_flags(eval, eval_json, nullptr, eval_table);
+
+    CLI::App* serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
+                                                  "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
+    std::string serve_scenario;
+    bool serve_json = false, serve_table = false;
+    serve->add_option("scenario", serve_scenario, "Scenario JSON")->required()->type_name("FILE");
+    add_format_flags(serve, serve_json, nullptr, serve_table);
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
@@ -173,6 +181,7 @@ int run_cli(int argc, char** argv) {
             return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
         }
         if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
+        if (*serve) return run_serve(load_scenario_file(serve_scenario), output_format(serve_json, false, serve_table));
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
             if (size_requested) {

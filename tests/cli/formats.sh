@@ -68,7 +68,9 @@ positions = [paths.index(key) for key in old]
 if positions != sorted(positions):
     sys.exit("old keys out of order")
 for key in ["walls.memory.fraction", "walls.time.fraction", "walls.serving.fraction", "walls.binding",
-            "serving.weight_bytes", "serving.kv_cache_bytes", "serving.replica_tokens_per_s", "serving.asked_tokens_per_s"]:
+            "serving.weight_bytes", "serving.kv_cache_bytes", "serving.replica_tokens_per_s", "serving.asked_tokens_per_s",
+            "serving.prefill_tokens_per_s", "serving.decode_step_seconds", "serving.max_batch", "serving.replicas", "serving.gpus",
+            "serving.ttft_seconds", "serving.tpot_seconds", "serving.dollars_per_million_tokens"]:
     if key not in paths:
         sys.exit("no " + key)
 for point in data["memory"]["timeline"]:  # a phase boundary names no layer: null is its value there

@@ -4,6 +4,7 @@
 #include "core/cost/kernels/flops.h"
 #include "core/cost/memory/memory.h"
 #include "core/cost/kernels/roofline.h"
+#include "core/cost/serving/serving.h"
 #include "core/cost/step/step.h"
 #include "core/model/layout.h"
 
@@ -243,6 +244,7 @@ Report evaluate(const Scenario& scenario) {
     reliability_inputs.restart_seconds = operations.restart_seconds;
     reliability_inputs.train_seconds = compute.train_seconds;
     report.reliability = reliability(reliability_inputs);
+    report.serving = serving_report(scenario);
 
     const ParallelSpec& parallel = scenario.parallel;
     if (parallel.tp > 1 && !within_node(parallel.tp, scenario.cluster.gpus_per_node)) {

@@ -6,6 +6,7 @@
 #include "core/cost/memory/memory_report.h"
 #include "core/cost/report/budget.h"
 #include "core/cost/report/reliability.h"
+#include "core/cost/serving/serving.h"
 #include "core/cost/step/step_report.h"
 
 #include <vector>
@@ -151,6 +152,7 @@ struct Report {
     MoeReport moe;                       // mixtures of experts (has_experts false for a dense model)
     BudgetReport budget;                 // what the run costs with its setup, against scenario.budget
     std::vector<PeakGroup> peak_groups;  // memory.blocks gathered by kind at the peak, empty blocks and the KV cache left out
+    ServingReport serving;               // the service: prefill, decode, replicas x TP against the rate and the latency targets
 };
 
 }  // namespace core
