@@ -71,8 +71,8 @@ Scenario default_scenario() {
 int data_parallel_degree(const Scenario& scenario) {
     const ParallelSpec& parallel = scenario.parallel;
     if (parallel.dp > 0) return parallel.dp;
-    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
-    return static_cast<int>(scenario.cluster.gpus / model_parallel);
+    const long long model_parallel = gpus_per_replica(parallel);
+    return model_parallel > 0 ? static_cast<int>(scenario.cluster.gpus / model_parallel) : 0;
 }
 
 int microbatches_per_step(const Scenario& scenario) {
@@ -81,7 +81,7 @@ int microbatches_per_step(const Scenario& scenario) {
 
 int fitted_global_batch(const Scenario& scenario) {
     const ParallelSpec& parallel = scenario.parallel;
-    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
+    const long long model_parallel = gpus_per_replica(parallel);
     if (model_parallel < 1 || scenario.train.micro_batch < 1) return 0;
     const long long dp = parallel.dp > 0 ? parallel.dp : (scenario.cluster.gpus % model_parallel == 0 ? scenario.cluster.gpus / model_parallel : 0);
     if (dp < 1) return 0;
@@ -93,13 +93,12 @@ int fitted_global_batch(const Scenario& scenario) {
 void validate_scenario(const Scenario& scenario) {
     validate_model_shape(scenario.model, "model");
     const ParallelSpec& parallel = scenario.parallel;
-    // An explicit dp that contradicts the GPU count is named as such before the layout's own rules run.
-    const long long model_parallel = 1LL * parallel.tp * parallel.pp * parallel.cp;
-    if (parallel.dp > 0 && parallel.tp > 0 && parallel.pp > 0 && parallel.cp > 0 && parallel.dp * model_parallel != scenario.cluster.gpus) {
-        throw InputError("parallel.dp", "dp x tp x pp x cp = " + std::to_string(parallel.dp * model_parallel) +
-                                            " contradicts cluster.gpus = " + std::to_string(scenario.cluster.gpus));
+    const Layout layout = layout_of(scenario);
+    // An explicit dp that contradicts the GPU count is named as such before the layout's other rules run.
+    if (parallel.dp > 0 && parallel.tp > 0 && parallel.pp > 0 && parallel.cp > 0) {
+        if (const auto problem = check_layout_value(scenario, layout, LayoutValue::dp)) throw InputError(problem->field, problem->reason);
     }
-    if (const auto problem = check_layout(scenario, layout_of(scenario))) throw InputError(problem->field, problem->reason);
+    if (const auto problem = check_layout(scenario, layout)) throw InputError(problem->field, problem->reason);
     // Operator recipes (assets/frameworks) describe a dense layer with standard attention, from the model's shape.
     const Framework framework = scenario.train.framework;
     if (!is_megatron_family(framework) && framework != Framework::pytorch_eager) {

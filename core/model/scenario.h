@@ -219,8 +219,12 @@ void validate_scenario(const Scenario&);
 // InputError naming the field.
 void validate_serving(const ServingSpec&);
 
+// The GPUs one model replica spans, tp x pp x cp (a ParallelSpec or a Layout): the GPU count is dp times this.
+template <typename Degrees>
+long long gpus_per_replica(const Degrees& degrees) { return 1LL * degrees.tp * degrees.pp * degrees.cp; }
+
 // Derived layout figures every part of the model needs.
-int data_parallel_degree(const Scenario&);       // dp, explicit or derived
+int data_parallel_degree(const Scenario&);       // dp, explicit or derived (0 when tp x pp x cp is not positive)
 int microbatches_per_step(const Scenario&);      // global_batch / (dp * micro_batch)
 // The smallest multiple of dp x micro_batch not below the default global batch (512): what a file that names no batch
 // gets. 0 when the layout has no whole dp.
