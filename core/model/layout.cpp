@@ -95,6 +95,10 @@ bool Allowed::admits(long long value) const {
 
 std::string must_be_at_least_one(long long value) { return "must be >= 1, got " + std::to_string(value); }
 
+std::string change_note(const char* what, long long from, long long to, const std::string& because) {
+    return std::string(what) + " " + std::to_string(from) + " -> " + std::to_string(to) + ": " + because;
+}
+
 namespace {
 
 using V = LayoutValue;
@@ -179,10 +183,6 @@ std::string schedule_fit_reason(const Scenario& scenario, const Layout& layout) 
 
 // ---- the repairs: what settle moves so that a rule holds ----
 
-std::string change(const char* what, long long from, long long to, const std::string& because) {
-    return std::string(what) + " " + std::to_string(from) + " -> " + std::to_string(to) + ": " + because;
-}
-
 int& scenario_integer(Scenario& scenario, LayoutValue value) {
     switch (value) {
         case LayoutValue::tp: return scenario.parallel.tp;
@@ -211,7 +211,7 @@ void lower(Settling& settling, LayoutValue value, LayoutValues open, const char*
     if (!allowed.empty() && allowed.back() == current) return;
     const int lowered = allowed.empty() ? 1 : allowed.back();
     if (lowered == current) return;
-    settling.notes.push_back(change(label, current, lowered, because));
+    settling.notes.push_back(change_note(label, current, lowered, because));
     scenario_integer(settling.scenario, value) = lowered;
 }
 
@@ -248,7 +248,7 @@ void divide_batch_over_dp(Settling& s) {
             s.problem = LayoutProblem{"train.global_batch", "would exceed 100,000,000 sequences"};
             return;
         }
-        s.notes.push_back(change("Global batch", train.global_batch, batch, "it must divide over DP " + std::to_string(dp)));
+        s.notes.push_back(change_note("Global batch", train.global_batch, batch, "it must divide over DP " + std::to_string(dp)));
         train.global_batch = static_cast<int>(batch);
     }
     const int per_rank = train.global_batch / dp;
@@ -258,7 +258,7 @@ void divide_batch_over_dp(Settling& s) {
 template <LayoutValue Value>
 void no_expert_split(Settling& s) {
     int& degree = scenario_integer(s.scenario, Value);
-    s.notes.push_back(change(Value == V::ep ? "EP" : "ETP", degree, 1, "the model has no experts"));
+    s.notes.push_back(change_note(Value == V::ep ? "EP" : "ETP", degree, 1, "the model has no experts"));
     degree = 1;
 }
 

@@ -87,6 +87,8 @@ struct Settling {
     std::vector<std::string> notes;
     std::optional<LayoutProblem> problem;
 };
+// A note saying a value followed an edit: "TP 8 -> 4: it must divide the 20 attention heads".
+std::string change_note(const char* what, long long from, long long to, const std::string& because);
 
 // One rule of a valid layout, and everything that follows from it: the check names `field` with `reason` when it fails;
 // allows() gives the values of a layout integer it reads that keep it holding (what the controls offer and the planner

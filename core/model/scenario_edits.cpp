@@ -11,165 +11,73 @@
 namespace core {
 namespace {
 
-// What the user moved: the settling keeps it and moves the others.
-enum class Moved { model, gpus, layout, batch, other };
+using V = LayoutValue;
 
-std::vector<int> divisors_of(int n) {
-    std::vector<int> result;
-    for (int d = 1; 1LL * d * d <= n; ++d) {
-        if (n % d != 0) continue;
-        result.push_back(d);
-        if (d != n / d) result.push_back(n / d);
+// The layout values that differ between two scenarios.
+LayoutValues changed_values(const Scenario& before, const Scenario& after) {
+    const Layout a = layout_of(before), b = layout_of(after);
+    LayoutValues changed = 0;
+    for (LayoutValue integer : {V::tp, V::pp, V::cp, V::dp, V::micro_batch, V::virtual_stages, V::zero, V::ep, V::etp}) {
+        if (layout_integer(a, integer) != layout_integer(b, integer)) changed |= value_bit(integer);
     }
-    std::sort(result.begin(), result.end());
-    return result;
+    if (a.schedule != b.schedule) changed |= value_bit(V::schedule);
+    if (a.sequence_parallel != b.sequence_parallel) changed |= value_bit(V::sequence_parallel);
+    if (before.cluster.gpus != after.cluster.gpus) changed |= value_bit(V::gpus);
+    if (before.train.global_batch != after.train.global_batch) changed |= value_bit(V::global_batch);
+    if (before.train.embedding_and_loss_as_layers != after.train.embedding_and_loss_as_layers) changed |= value_bit(V::edges);
+    return changed;
 }
 
-std::string change(const char* what, long long from, long long to, const std::string& because) {
-    return std::string(what) + " " + std::to_string(from) + " -> " + std::to_string(to) + ": " + because;
+// The layout value a control moves.
+LayoutValue value_of(LayoutAxis axis) {
+    switch (axis) {
+        case LayoutAxis::tp: return V::tp;
+        case LayoutAxis::pp: return V::pp;
+        case LayoutAxis::cp: return V::cp;
+        case LayoutAxis::dp: return V::dp;
+        case LayoutAxis::micro_batch: return V::micro_batch;
+        case LayoutAxis::virtual_stages: return V::virtual_stages;
+        case LayoutAxis::ep: return V::ep;
+        case LayoutAxis::etp: return V::etp;
+    }
+    return V::tp;
 }
 
-long long model_parallel(const ParallelSpec& p) { return 1LL * p.tp * p.pp * p.cp; }
-
-// Expert parallelism follows the model and the stage's GPUs: none for a dense model; EP dividing the experts, ETP the expert
-// width, and EP x ETP the tp x cp x dp GPUs of a stage, each the largest that does at most what it was; sequence parallelism
-// on with TP (Megatron-Core refuses MoE with TP but without it).
-void settle_experts(Scenario& scenario, std::vector<std::string>& notes) {
-    ParallelSpec& parallel = scenario.parallel;
-    const ModelSpec& model = scenario.model;
-    if (!model.is_moe()) {
-        if (parallel.ep != 1) notes.push_back(change("EP", parallel.ep, 1, "the model has no experts"));
-        if (parallel.etp != 1) notes.push_back(change("ETP", parallel.etp, 1, "the model has no experts"));
-        parallel.ep = parallel.etp = 1;
-        return;
-    }
-    if (parallel.tp > 1 && !scenario.train.sequence_parallel) {
-        notes.push_back("Sequence parallel off -> on: a model with experts needs it with TP > 1 (Megatron-Core)");
-        scenario.train.sequence_parallel = true;
-    }
-    const long long stage_gpus = 1LL * parallel.tp * parallel.cp * data_parallel_degree(scenario);
-    if (model.expert_ffn_hidden % parallel.etp != 0 || stage_gpus % parallel.etp != 0) {
-        int etp = 1;
-        for (int d : divisors_of(model.expert_ffn_hidden)) if (d <= parallel.etp && stage_gpus % d == 0) etp = d;
-        notes.push_back(change("ETP", parallel.etp, etp, "it must divide the expert width " + std::to_string(model.expert_ffn_hidden) +
-                                                             " and the stage's " + std::to_string(stage_gpus) + " GPUs"));
-        parallel.etp = etp;
-    }
-    if (model.experts % parallel.ep != 0 || stage_gpus % (1LL * parallel.ep * parallel.etp) != 0) {
-        int ep = 1;
-        for (int d : divisors_of(model.experts)) if (d <= parallel.ep && stage_gpus % (1LL * d * parallel.etp) == 0) ep = d;
-        notes.push_back(change("EP", parallel.ep, ep, "it must divide the " + std::to_string(model.experts) + " experts, and EP x ETP the stage's " +
-                                                          std::to_string(stage_gpus) + " GPUs (TP x CP x DP)"));
-        parallel.ep = ep;
-    }
-}
-
-// The chunk count nearest `wanted` in `direction` (-1: at most, +1: at least) that splits the busiest stage's places
-// (PipelineSplit) into equal whole chunks with a layer each (check_layout's rule); 1 when none does.
-int chunks_splitting_stage(const Scenario& scenario, int pp, int wanted, int direction) {
-    const PipelineSplit split = pipeline_split(scenario, pp);
-    const int stage_places = split.busiest_places();
-    for (int v = wanted; v >= 2 && v <= stage_places; v += direction) {
-        if (stage_places % v == 0 && 1LL * pp * v <= split.places()) return v;
-    }
-    return 1;
-}
-
-// The fields that must follow an edit, in a fixed order: the model's shape bounds TP, PP and CP; the GPU count must hold
-// TP x PP x CP; DP follows the GPU count; the batch must divide over DP; the schedule must fit the micro-batches.
-Edit settle(Scenario scenario, Moved moved, std::vector<std::string> notes = {}) {
-    ParallelSpec& parallel = scenario.parallel;
-    TrainSpec& train = scenario.train;
-    const ModelSpec& model = scenario.model;
-    const int gpus = scenario.cluster.gpus;
-    const auto fits_gpus = [&](long long product) { return product <= gpus && gpus % product == 0; };
-
-    if (model.heads % parallel.tp != 0) {
-        int tp = 1;
-        for (int d : divisors_of(model.heads)) {
-            if (d <= parallel.tp && fits_gpus(1LL * d * parallel.pp * parallel.cp)) tp = d;
+// The fields that must follow an edit: each rule the settled scenario breaks is repaired in the rules' settle order
+// (SettleStep), DP derived from the GPU count before the batch is divided over it. A repair that would move what the
+// edit set (`edited`) refuses the edit with that rule's reason instead; a rule with no repair refuses it too.
+Edit settle(Scenario scenario, LayoutValues edited, LayoutRules rules, std::vector<std::string> notes = {}) {
+    Settling settling{std::move(scenario), rules, std::move(notes), std::nullopt};
+    for (SettleStep step : {SettleStep::shape, SettleStep::gpus, SettleStep::batch, SettleStep::switches, SettleStep::experts, SettleStep::schedule}) {
+        if (step == SettleStep::batch) settling.scenario.parallel.dp = 0;  // derived from the GPU count from here on, so the two never contradict
+        for (const LayoutRule& rule : rules) {
+            if (rule.step != step) continue;
+            const Layout layout = layout_of(settling.scenario);
+            if (rule_holds(rule, settling.scenario, layout)) continue;
+            LayoutProblem problem{rule.field, rule.reason(settling.scenario, layout)};
+            if (!rule.repair) return {settling.scenario, settling.notes, std::move(problem)};
+            const Scenario unrepaired = settling.scenario;
+            rule.repair(settling);
+            if (settling.problem) return {unrepaired, settling.notes, settling.problem};
+            if (changed_values(unrepaired, settling.scenario) & edited) return {unrepaired, {}, std::move(problem)};
         }
-        if (tp != parallel.tp) {
-            notes.push_back(change("TP", parallel.tp, tp, "it must divide the " + std::to_string(model.heads) + " attention heads"));
-            parallel.tp = tp;
-        }
-    }
-    if (parallel.pp > model.layers) {
-        int pp = 1;
-        for (int p = 1; p <= model.layers; ++p) if (fits_gpus(1LL * parallel.tp * p * parallel.cp)) pp = p;
-        notes.push_back(change("PP", parallel.pp, pp, "each stage needs a layer (" + format_counted(model.layers, "layer", "layers") + ")"));
-        parallel.pp = pp;
-    }
-    if (parallel.virtual_stages > 1) {
-        const int v = chunks_splitting_stage(scenario, parallel.pp, parallel.virtual_stages, -1);
-        if (v != parallel.virtual_stages) {
-            notes.push_back(change("Virtual stages", parallel.virtual_stages, v,
-                                   "each chunk holds the same whole layers (" + std::to_string(pipeline_split(scenario, parallel.pp).busiest_places()) +
-                                       (scenario.train.embedding_and_loss_as_layers ? " places" : "") + " per stage)"));
-            parallel.virtual_stages = v;
-        }
-    }
-    if (train.seq_len % parallel.cp != 0) {
-        int cp = 1;
-        for (int d : divisors_of(train.seq_len)) if (d <= parallel.cp && fits_gpus(1LL * parallel.tp * parallel.pp * d)) cp = d;
-        notes.push_back(change("CP", parallel.cp, cp, "it must divide the sequence length " + std::to_string(train.seq_len)));
-        parallel.cp = cp;
-    }
-    if (!fits_gpus(model_parallel(parallel))) {
-        return {scenario, notes,
-                LayoutProblem{"cluster.gpus", std::to_string(gpus) + " GPUs are not divisible by tp x pp x cp = " +
-                                                  std::to_string(model_parallel(parallel))}};
-    }
-    parallel.dp = 0;  // derived from the GPU count from here on, so the two never contradict
-    const int dp = data_parallel_degree(scenario);
-    if (train.global_batch % dp != 0) {
-        if (moved == Moved::batch) {
-            return {scenario, notes,
-                    LayoutProblem{"train.global_batch", std::to_string(train.global_batch) + " is not divisible by dp = " + std::to_string(dp)}};
-        }
-        const long long batch = (1LL * train.global_batch + dp - 1) / dp * dp;
-        if (batch > 100000000) return {scenario, notes, LayoutProblem{"train.global_batch", "would exceed 100,000,000 sequences"}};
-        notes.push_back(change("Global batch", train.global_batch, batch, "it must divide over DP " + std::to_string(dp)));
-        train.global_batch = static_cast<int>(batch);
-    }
-    const int per_rank = train.global_batch / dp;
-    if (per_rank % train.micro_batch != 0) {
-        int micro = 1;
-        for (int d : divisors_of(per_rank)) if (d <= train.micro_batch) micro = d;
-        notes.push_back(change("Micro-batch", train.micro_batch, micro, "it must divide the " + format_counted(per_rank, "sequence", "sequences") + " per DP rank"));
-        train.micro_batch = micro;
-    }
-    settle_experts(scenario, notes);
-    if (parallel.virtual_stages > 1 && parallel.schedule != ScheduleKind::interleaved) parallel.virtual_stages = 1;
-    const int microbatches = per_rank / train.micro_batch;
-    if (parallel.schedule == ScheduleKind::interleaved && microbatches % parallel.pp != 0) {
-        notes.push_back("Schedule interleaved -> 1f1b: the " + std::to_string(microbatches) + " micro-batches are not a multiple of PP " +
-                        std::to_string(parallel.pp));
-        parallel.schedule = ScheduleKind::one_f_one_b;
-        parallel.virtual_stages = 1;
-    }
-    if (const auto fit = schedule_fit_problem(parallel.schedule, parallel.pp, microbatches, model.layers)) {
-        notes.push_back(std::string("Schedule ") + schedule_name(parallel.schedule) + " -> 1f1b: " + fit->reason);
-        parallel.schedule = ScheduleKind::one_f_one_b;
     }
     // A batch the parser fitted stays marked only while it is still the fitted one; a chosen batch is the user's.
-    if (train.global_batch_fitted && (moved == Moved::batch || train.global_batch != fitted_global_batch(scenario) ||
+    TrainSpec& train = settling.scenario.train;
+    if (train.global_batch_fitted && ((edited & value_bit(V::global_batch)) || train.global_batch != fitted_global_batch(settling.scenario) ||
                                       train.global_batch == TrainSpec{}.global_batch)) {
         train.global_batch_fitted = false;
     }
-    Edit edit{scenario, std::move(notes), check_layout(scenario, layout_of(scenario))};
-    return edit;
+    const auto problem = check_layout(settling.scenario, layout_of(settling.scenario), rules);
+    return {std::move(settling.scenario), std::move(settling.notes), problem};
 }
 
 Edit refused(const Scenario& scenario, const char* field, std::string reason) { return {scenario, {}, LayoutProblem{field, std::move(reason)}}; }
 
-// EP or ETP moved: refused when check_layout refuses it (settling would only move it back), else settled.
-Edit with_expert_axis(const Scenario& scenario, LayoutAxis axis, int value) {
-    Scenario result = scenario;
-    (axis == LayoutAxis::ep ? result.parallel.ep : result.parallel.etp) = value;
-    const auto problem = check_layout(result, layout_of(result));
-    if (problem && (problem->field == "parallel.ep" || problem->field == "parallel.etp")) return {scenario, {}, problem};
-    return settle(result, Moved::layout);
+// A layout value set by an edit: refused when a rule about it refuses it (settling would only move it back), else settled.
+Edit with_layout_value(const Scenario& scenario, Scenario edited_scenario, LayoutValue value, LayoutValues edited, LayoutRules rules) {
+    if (auto problem = check_layout_value(edited_scenario, layout_of(edited_scenario), value, rules)) return {scenario, {}, std::move(problem)};
+    return settle(std::move(edited_scenario), edited | value_bit(value), rules);
 }
 
 // Offers each candidate whose edit is valid.
@@ -187,7 +95,7 @@ Edit with_model(const Scenario& scenario, const ModelSpec& model) {
     result.model = model;
     result.train.seq_len = model.default_seq_len;
     if (!(model == scenario.model)) result.efficiency.step_seconds.reset();  // it was measured on the other model
-    return settle(result, Moved::model);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_imported_model(const Scenario& scenario, const ModelSpec& model) {
@@ -195,11 +103,11 @@ Edit with_imported_model(const Scenario& scenario, const ModelSpec& model) {
     result.model = model;
     std::vector<std::string> notes;
     if (result.train.seq_len > model.default_seq_len) {
-        notes.push_back(change("Sequence length", result.train.seq_len, model.default_seq_len, "the model's context window (max_position_embeddings)"));
+        notes.push_back(change_note("Sequence length", result.train.seq_len, model.default_seq_len, "the model's context window (max_position_embeddings)"));
         result.train.seq_len = model.default_seq_len;
     }
     if (!(model == scenario.model)) result.efficiency.step_seconds.reset();  // it was measured on the other model
-    return settle(result, Moved::model, std::move(notes));
+    return settle(result, 0, layout_rules(), std::move(notes));
 }
 
 Edit with_params(const Scenario& scenario, double params) {
@@ -220,7 +128,7 @@ Edit with_params(const Scenario& scenario, double params) {
     Scenario result = scenario;
     result.model = model;
     result.efficiency.step_seconds.reset();
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_model_scaled(const Scenario& scenario, double params) {
@@ -229,7 +137,7 @@ Edit with_model_scaled(const Scenario& scenario, double params) {
     if (!(params >= 1e6 && params <= 1e15)) return refused(scenario, "model.params", "must be between 1e6 and 1e15, got " + format_number(params));
     const int seq_len = scenario.train.seq_len;
     const double own_total = count_params(own, seq_len).total;
-    if (std::fabs(params / own_total - 1.0) < 1e-9) return settle(scenario, Moved::other);
+    if (std::fabs(params / own_total - 1.0) < 1e-9) return settle(scenario, 0, layout_rules());
     const int head_dim = own.head_dim();
     const int group = std::max(1, own.heads / std::max(1, own.kv_heads));
     const int tp = std::max(1, scenario.parallel.tp);
@@ -286,7 +194,7 @@ Edit with_model_scaled(const Scenario& scenario, double params) {
     Scenario result = scenario;
     result.model = *best;
     result.efficiency.step_seconds.reset();  // it was measured on the model's own size
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
@@ -295,7 +203,7 @@ Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     result.cluster.scale_up = scale_up_link_of(gpu);
     if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
     apply_price_basis(result);  // a catalog price follows the GPU; a custom one stays
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_gpus(const Scenario& scenario, int gpus) {
@@ -303,107 +211,83 @@ Edit with_gpus(const Scenario& scenario, int gpus) {
     Scenario result = scenario;
     result.cluster.gpus = gpus;
     result.parallel.dp = 0;
-    return settle(result, Moved::gpus);
+    return settle(result, value_bit(V::gpus), layout_rules());
 }
 
-Edit with_gpus_per_node(const Scenario& scenario, int gpus_per_node) {
+Edit with_gpus_per_node(const Scenario& scenario, int gpus_per_node, LayoutRules rules) {
     if (gpus_per_node < 1 || gpus_per_node > 1024) {
         return refused(scenario, "cluster.gpus_per_node", "must be between 1 and 1024, got " + std::to_string(gpus_per_node));
     }
     Scenario result = scenario;
     result.cluster.gpus_per_node = gpus_per_node;
-    return settle(result, Moved::other);
+    return settle(result, 0, rules);
 }
 
-Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value) {
-    if (value < 1) return refused(scenario, "parallel", "must be >= 1, got " + std::to_string(value));
-    if (axis == LayoutAxis::ep || axis == LayoutAxis::etp) return with_expert_axis(scenario, axis, value);
+Edit with_axis(const Scenario& scenario, LayoutAxis axis, int value, LayoutRules rules) {
     Scenario result = scenario;
     ParallelSpec& parallel = result.parallel;
+    LayoutValues follows_edit = 0;  // what the edit sets besides the axis
     switch (axis) {
         case LayoutAxis::tp: parallel.tp = value; break;
         case LayoutAxis::pp: parallel.pp = value; break;
         case LayoutAxis::cp: parallel.cp = value; break;
         case LayoutAxis::dp: {
-            const long long gpus = 1LL * value * parallel.tp * parallel.pp * parallel.cp;
+            const long long gpus = value * gpus_per_replica(parallel);
             if (gpus > 100000000) return refused(scenario, "parallel.dp", "dp x tp x pp x cp would exceed 100,000,000 GPUs");
             result.cluster.gpus = static_cast<int>(gpus);
+            parallel.dp = 0;  // derived: the GPU count holds the value
+            follows_edit = value_bit(V::gpus);
             break;
         }
         case LayoutAxis::micro_batch: result.train.micro_batch = value; break;
         case LayoutAxis::virtual_stages:
             parallel.virtual_stages = value;
             if (value > 1) parallel.schedule = ScheduleKind::interleaved;
+            follows_edit = value > 1 ? value_bit(V::schedule) : 0;
             break;
-        case LayoutAxis::ep:
-        case LayoutAxis::etp: break;  // with_expert_axis
+        case LayoutAxis::ep: parallel.ep = value; break;
+        case LayoutAxis::etp: parallel.etp = value; break;
     }
-    if (axis == LayoutAxis::virtual_stages && value > 1 && chunks_splitting_stage(scenario, parallel.pp, value, -1) != value) {
-        return refused(scenario, "parallel.virtual_stages", std::to_string(value) + " chunks do not split the " +
-                                                                format_counted((scenario.model.layers + parallel.pp - 1) / parallel.pp, "layer", "layers") +
-                                                                " of a pipeline stage evenly");
-    }
-    if (axis == LayoutAxis::tp && scenario.model.heads % value != 0) {
-        return refused(scenario, "parallel.tp", std::to_string(value) + " does not divide the " + std::to_string(scenario.model.heads) + " attention heads");
-    }
-    if (axis == LayoutAxis::cp && scenario.train.seq_len % value != 0) {
-        return refused(scenario, "parallel.cp", std::to_string(value) + " does not divide seq_len " + std::to_string(scenario.train.seq_len));
-    }
-    // Interleaving needs the micro-batches to be a multiple of PP: offering v > 1 otherwise would settle back to 1F1B.
-    if (axis == LayoutAxis::virtual_stages && value > 1 && microbatches_per_step(scenario) % std::max(1, scenario.parallel.pp) != 0) {
-        return refused(scenario, "parallel.virtual_stages", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
-                                                                ") to be a multiple of PP (" + std::to_string(scenario.parallel.pp) + ")");
-    }
-    if (axis == LayoutAxis::micro_batch) {
-        const int dp = data_parallel_degree(scenario);
-        if (scenario.train.global_batch % (1LL * dp * value) != 0) {
-            return refused(scenario, "train.micro_batch", std::to_string(value) + " does not divide the " +
-                                                              std::to_string(scenario.train.global_batch / std::max(1, dp)) + " sequences per DP rank");
-        }
-    }
-    return settle(result, axis == LayoutAxis::dp ? Moved::gpus : Moved::layout);
+    return with_layout_value(scenario, std::move(result), value_of(axis), follows_edit, rules);
 }
 
-Edit with_zero(const Scenario& scenario, int stage) {
-    if (stage < 0 || stage > 3) return refused(scenario, "parallel.zero", "must be 0 to 3, got " + std::to_string(stage));
+Edit with_zero(const Scenario& scenario, int stage, LayoutRules rules) {
     Scenario result = scenario;
     result.parallel.zero = stage;
-    return settle(result, Moved::other);
+    return with_layout_value(scenario, std::move(result), V::zero, 0, rules);
 }
 
-Edit with_schedule(const Scenario& scenario, ScheduleKind kind) {
+Edit with_schedule(const Scenario& scenario, ScheduleKind kind, LayoutRules rules) {
     Scenario result = scenario;
     ParallelSpec& parallel = result.parallel;
     parallel.schedule = kind;
-    if (kind != ScheduleKind::interleaved) parallel.virtual_stages = 1;
-    else if (parallel.virtual_stages == 1) parallel.virtual_stages = chunks_splitting_stage(scenario, parallel.pp, 2, +1);
-    if (kind == ScheduleKind::interleaved && microbatches_per_step(scenario) % parallel.pp != 0) {
-        return refused(scenario, "parallel.schedule", "interleaved needs the micro-batches (" + std::to_string(microbatches_per_step(scenario)) +
-                                                          ") to be a multiple of PP (" + std::to_string(parallel.pp) + ")");
+    if (kind != ScheduleKind::interleaved) {
+        parallel.virtual_stages = 1;
+    } else if (parallel.virtual_stages == 1) {  // the fewest chunks (>= 2) that split a stage evenly
+        const std::vector<int> chunks = allowed_values(result, layout_of(result), V::virtual_stages, 0, result.model.layers, rules);
+        const auto fewest = std::find_if(chunks.begin(), chunks.end(), [](int v) { return v >= 2; });
+        if (fewest != chunks.end()) parallel.virtual_stages = *fewest;
     }
-    if (const auto fit = schedule_fit_problem(kind, parallel.pp, microbatches_per_step(scenario), scenario.model.layers)) {
-        return refused(scenario, "parallel.schedule", fit->reason);
-    }
-    return settle(result, Moved::layout);
+    return with_layout_value(scenario, std::move(result), V::schedule, 0, rules);
 }
 
-Edit with_recompute(const Scenario& scenario, Recompute recompute) {
+Edit with_recompute(const Scenario& scenario, Recompute recompute, LayoutRules rules) {
     Scenario result = scenario;
     result.train.recompute = recompute;
-    return settle(result, Moved::other);
+    return settle(result, 0, rules);
 }
 
 Edit with_precision(const Scenario& scenario, const PrecisionRecipe& recipe) {
     Scenario result = scenario;
     result.precision = recipe;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
-Edit with_seq_len(const Scenario& scenario, int seq_len) {
+Edit with_seq_len(const Scenario& scenario, int seq_len, LayoutRules rules) {
     if (seq_len < 1 || seq_len > 10000000) return refused(scenario, "train.seq_len", "must be between 1 and 10,000,000, got " + std::to_string(seq_len));
     Scenario result = scenario;
     result.train.seq_len = seq_len;
-    return settle(result, Moved::other);
+    return settle(result, 0, rules);
 }
 
 Edit with_global_batch(const Scenario& scenario, int global_batch) {
@@ -412,36 +296,31 @@ Edit with_global_batch(const Scenario& scenario, int global_batch) {
     }
     Scenario result = scenario;
     result.train.global_batch = global_batch;
-    return settle(result, Moved::batch);
+    return with_layout_value(scenario, std::move(result), V::global_batch, 0, layout_rules());
 }
 
-Edit with_sequence_parallel(const Scenario& scenario, bool on) {
-    if (!on && scenario.model.is_moe() && scenario.parallel.tp > 1) {
-        return refused(scenario, "train.sequence_parallel", "a model with experts needs it with TP > 1 (Megatron-Core)");
-    }
+Edit with_sequence_parallel(const Scenario& scenario, bool on, LayoutRules rules) {
     Scenario result = scenario;
     result.train.sequence_parallel = on;
-    return settle(result, Moved::other);
+    return with_layout_value(scenario, std::move(result), V::sequence_parallel, 0, rules);
 }
 
-Edit with_embedding_and_loss_as_layers(const Scenario& scenario, bool on) {
+Edit with_embedding_and_loss_as_layers(const Scenario& scenario, bool on, LayoutRules rules) {
     Scenario result = scenario;
     result.train.embedding_and_loss_as_layers = on;
-    const auto problem = check_layout(result, layout_of(result));
-    if (problem && problem->field == "train.embedding_and_loss_as_layers") return {scenario, {}, problem};
-    return settle(result, Moved::other);  // the interleaved chunks follow the stage's places
+    return with_layout_value(scenario, std::move(result), V::edges, 0, rules);  // the interleaved chunks follow the stage's places
 }
 
 Edit with_flash_attention(const Scenario& scenario, bool on) {
     Scenario result = scenario;
     result.train.flash_attention = on;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_layout(const Scenario& scenario, const Layout& layout) {
     Scenario result = apply_layout(scenario, layout);  // an assumed MFU stays assumed, as with every layout control
     if (const auto problem = check_layout(result, layout_of(result))) return {result, {}, problem};
-    return settle(result, Moved::layout);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_load_imbalance(const Scenario& scenario, double max_over_mean) {
@@ -451,7 +330,7 @@ Edit with_load_imbalance(const Scenario& scenario, double max_over_mean) {
     }
     Scenario result = scenario;
     result.moe.load_imbalance = max_over_mean;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_capacity_factor(const Scenario& scenario, double factor) {
@@ -461,33 +340,33 @@ Edit with_capacity_factor(const Scenario& scenario, double factor) {
     }
     Scenario result = scenario;
     result.moe.capacity_factor = factor;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_node_limit(const Scenario& scenario, int nodes) {
     if (nodes < 0 || nodes > 1000000) return refused(scenario, "moe.node_limit", "must be 0 (any) or a node count, got " + std::to_string(nodes));
     Scenario result = scenario;
     result.moe.node_limit = nodes;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_ep_overlap(const Scenario& scenario, bool on) {
     Scenario result = scenario;
     result.overlap.ep_all_to_all = on;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_framework(const Scenario& scenario, Framework framework) {
     Scenario result = scenario;
     result.train.framework = framework;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_fragmentation(const Scenario& scenario, double fraction) {
     if (!(fraction >= 0 && fraction <= 1)) return refused(scenario, "memory.fragmentation", "must be between 0 and 1");
     Scenario result = scenario;
     result.memory.fragmentation = fraction;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_price_basis(const Scenario& scenario, PriceBasis basis) {
@@ -498,7 +377,7 @@ Edit with_price_basis(const Scenario& scenario, PriceBasis basis) {
     if (result.budget.price != basis) {
         notes.push_back(std::string("Price stays custom: the catalog has no ") + price_basis_name(basis) + " price for the " + scenario.cluster.gpu.name);
     }
-    return settle(result, Moved::other, std::move(notes));
+    return settle(result, 0, layout_rules(), std::move(notes));
 }
 
 Edit with_dollars_per_gpu_hour(const Scenario& scenario, double dollars) {
@@ -508,14 +387,14 @@ Edit with_dollars_per_gpu_hour(const Scenario& scenario, double dollars) {
     Scenario result = scenario;
     result.operations.dollars_per_gpu_hour = dollars;
     result.budget.price = PriceBasis::custom;  // the user's own figure: it stays when the GPU changes
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_setup_hours(const Scenario& scenario, double hours) {
     if (!(hours >= 0 && hours <= 1e5)) return refused(scenario, "budget.setup_hours", "must be between 0 and 100,000, got " + format_number(hours));
     Scenario result = scenario;
     result.budget.setup_hours = hours;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
@@ -524,7 +403,7 @@ Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars
     }
     Scenario result = scenario;
     result.budget.budget_dollars = dollars;
-    return settle(result, Moved::other);
+    return settle(result, 0, layout_rules());
 }
 
 double size_slider_min(double scenario_params) {
@@ -532,55 +411,47 @@ double size_slider_min(double scenario_params) {
     return std::min(1e8, std::max(kMinBareParams, std::pow(10.0, std::floor(std::log10(scenario_params)))));
 }
 
-Choices choices_of(const Scenario& scenario) {
+Choices choices_of(const Scenario& scenario, LayoutRules rules) {
     Choices choices;
-    const int gpus = scenario.cluster.gpus;
-    const ModelSpec& model = scenario.model;
-    const auto axis = [&](LayoutAxis which) { return [&, which](int value) { return with_axis(scenario, which, value); }; };
-    std::vector<int> tp_candidates;
-    for (int d : divisors_of(model.heads)) if (d <= gpus) tp_candidates.push_back(d);
-    choices.tp = offered(tp_candidates, axis(LayoutAxis::tp));
-    std::vector<int> pp_candidates;
-    for (int p = 1; p <= std::min(model.layers, gpus); ++p) if (gpus % p == 0) pp_candidates.push_back(p);
-    choices.pp = offered(pp_candidates, axis(LayoutAxis::pp));
-    std::vector<int> cp_candidates;
-    for (int d : divisors_of(scenario.train.seq_len)) if (d <= gpus) cp_candidates.push_back(d);
-    choices.cp = offered(cp_candidates, axis(LayoutAxis::cp));
-    const long long model_parallel = 1LL * scenario.parallel.tp * scenario.parallel.pp * scenario.parallel.cp;
-    std::vector<int> dp_candidates;
-    for (int d : divisors_of(scenario.train.global_batch)) if (model_parallel * d <= 100000000) dp_candidates.push_back(d);
-    choices.dp = offered(dp_candidates, axis(LayoutAxis::dp));
-    const int dp = data_parallel_degree(scenario);
-    if (dp > 0 && scenario.train.global_batch % dp == 0) choices.micro_batch = offered(divisors_of(scenario.train.global_batch / dp), axis(LayoutAxis::micro_batch));
-    std::vector<int> v_candidates;
-    for (int v = 1; v <= model.layers / std::max(1, scenario.parallel.pp); ++v) v_candidates.push_back(v);
-    choices.virtual_stages = offered(v_candidates, axis(LayoutAxis::virtual_stages));
-    choices.zero = offered(std::vector<int>{0, 1, 2, 3}, [&](int stage) { return with_zero(scenario, stage); });
-    choices.sequence_parallel_off = with_sequence_parallel(scenario, false).ok();
-    choices.embedding_and_loss_as_layers_on = with_embedding_and_loss_as_layers(scenario, true).ok();
-    if (model.is_moe()) {
-        choices.ep = offered(divisors_of(model.experts), axis(LayoutAxis::ep));
-        choices.etp = offered(divisors_of(model.expert_ffn_hidden), axis(LayoutAxis::etp));
-    } else {
-        choices.ep = choices.etp = {1};
-    }
+    const Layout layout = layout_of(scenario);
+    // What settle moves after a layout control: an offered value may need these to follow, so rules that read them wait.
+    constexpr LayoutValues follows = value_set(V::dp, V::global_batch, V::micro_batch, V::sequence_parallel, V::ep, V::etp, V::schedule,
+                                               V::virtual_stages);
+    constexpr long long kMaxGpus = 100000000;
+    const auto offer = [&](LayoutAxis axis, LayoutValues open, long long limit) {
+        const LayoutValue value = value_of(axis);
+        return offered(allowed_values(scenario, layout, value, open & ~value_bit(value), limit, rules),
+                       [&](int candidate) { return with_axis(scenario, axis, candidate, rules); });
+    };
+    choices.tp = offer(LayoutAxis::tp, follows, kMaxGpus);
+    choices.pp = offer(LayoutAxis::pp, follows, kMaxGpus);
+    choices.cp = offer(LayoutAxis::cp, follows, kMaxGpus);
+    // DP moves the GPU count and keeps the batch: it offers what divides the batch.
+    choices.dp = offer(LayoutAxis::dp, (follows & ~value_bit(V::global_batch)) | value_bit(V::gpus), kMaxGpus / std::max(1LL, gpus_per_replica(layout)));
+    choices.micro_batch = offer(LayoutAxis::micro_batch, follows & ~value_set(V::dp, V::global_batch), kMaxGpus);
+    choices.virtual_stages = offer(LayoutAxis::virtual_stages, follows, kMaxGpus);
+    choices.ep = offer(LayoutAxis::ep, follows, kMaxGpus);
+    choices.etp = offer(LayoutAxis::etp, follows, kMaxGpus);
+    choices.zero = offered(allowed_values(scenario, layout, V::zero, follows, kMaxGpus, rules), [&](int stage) { return with_zero(scenario, stage, rules); });
+    choices.sequence_parallel_off = with_sequence_parallel(scenario, false, rules).ok();
+    choices.embedding_and_loss_as_layers_on = with_embedding_and_loss_as_layers(scenario, true, rules).ok();
     std::vector<int> seq_candidates;
     for (long long s = 128; s <= (1 << 20); s *= 2) seq_candidates.push_back(static_cast<int>(s));
     if (std::find(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len) == seq_candidates.end()) {
         seq_candidates.insert(std::upper_bound(seq_candidates.begin(), seq_candidates.end(), scenario.train.seq_len), scenario.train.seq_len);
     }
-    choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s); });
-    choices.gpus_per_node = offered(std::vector<int>{1, 2, 4, 8, 16, 32, 64, 72}, [&](int n) { return with_gpus_per_node(scenario, n); });
+    choices.seq_len = offered(seq_candidates, [&](int s) { return with_seq_len(scenario, s, rules); });
+    choices.gpus_per_node = offered(std::vector<int>{1, 2, 4, 8, 16, 32, 64, 72}, [&](int n) { return with_gpus_per_node(scenario, n, rules); });
     choices.schedules = offered(std::vector<ScheduleKind>{ScheduleKind::one_f_one_b, ScheduleKind::interleaved, ScheduleKind::zb_h1,
                                                           ScheduleKind::dualpipe, ScheduleKind::dualpipe_v, ScheduleKind::gpipe, ScheduleKind::naive},
-                                [&](ScheduleKind kind) { return with_schedule(scenario, kind); });
+                                [&](ScheduleKind kind) { return with_schedule(scenario, kind, rules); });
     choices.recomputes = offered(std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full},
-                                 [&](Recompute recompute) { return with_recompute(scenario, recompute); });
+                                 [&](Recompute recompute) { return with_recompute(scenario, recompute, rules); });
     return choices;
 }
 
 int next_gpus(const Scenario& scenario, int direction) {
-    const long long step = 1LL * scenario.parallel.tp * scenario.parallel.pp * scenario.parallel.cp;
+    const long long step = gpus_per_replica(scenario.parallel);
     long long gpus = scenario.cluster.gpus;
     // Count in whole model replicas, so every candidate holds TP x PP x CP; at most a few thousand tries.
     for (int tries = 0; tries < 4096; ++tries) {

@@ -1,7 +1,9 @@
 #pragma once
 // One way to change a scenario. Every control (sidebar, panels, lesson player, file import) goes through these: each
-// sets one field, then settles the fields that must follow it and says what it changed, rather than refusing.
-// The choice lists offer only the values whose edit gives a scenario validate_scenario accepts.
+// sets one field, then settles the fields that must follow it and says what it changed, rather than refusing. What
+// follows, and what is refused, comes from the layout rules (core/model/layout.h): a rule the edited value breaks
+// refuses the edit; the others are repaired in their settle order. The choice lists offer only the values whose edit
+// gives a scenario validate_scenario accepts. `rules` is the shipped table unless a test passes another.
 #include "core/model/layout.h"
 #include "core/model/scenario.h"
 
@@ -36,18 +38,18 @@ Edit with_params(const Scenario&, double params);         // a bare parameter co
 Edit with_model_scaled(const Scenario&, double params);
 Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation; a measured step is dropped
 Edit with_gpus(const Scenario&, int gpus);                // DP follows
-Edit with_gpus_per_node(const Scenario&, int gpus_per_node);
-Edit with_axis(const Scenario&, LayoutAxis, int value);
-Edit with_zero(const Scenario&, int stage);
-Edit with_schedule(const Scenario&, ScheduleKind);        // interleaved starts at the fewest chunks (>= 2) that split a stage evenly
-Edit with_recompute(const Scenario&, Recompute);
+Edit with_gpus_per_node(const Scenario&, int gpus_per_node, LayoutRules = layout_rules());
+Edit with_axis(const Scenario&, LayoutAxis, int value, LayoutRules = layout_rules());
+Edit with_zero(const Scenario&, int stage, LayoutRules = layout_rules());
+Edit with_schedule(const Scenario&, ScheduleKind, LayoutRules = layout_rules());        // interleaved starts at the fewest chunks (>= 2) that split a stage evenly
+Edit with_recompute(const Scenario&, Recompute, LayoutRules = layout_rules());
 Edit with_precision(const Scenario&, const PrecisionRecipe&);
-Edit with_seq_len(const Scenario&, int seq_len);
+Edit with_seq_len(const Scenario&, int seq_len, LayoutRules = layout_rules());
 Edit with_global_batch(const Scenario&, int global_batch);
-Edit with_sequence_parallel(const Scenario&, bool on);
+Edit with_sequence_parallel(const Scenario&, bool on, LayoutRules = layout_rules());
 Edit with_flash_attention(const Scenario&, bool on);
 // The embedding and the loss each take a layer's place in the pipeline split (refused under DualPipe and DualPipeV).
-Edit with_embedding_and_loss_as_layers(const Scenario&, bool on);
+Edit with_embedding_and_loss_as_layers(const Scenario&, bool on, LayoutRules = layout_rules());
 Edit with_layout(const Scenario&, const Layout&);         // a planner row, applied whole
 Edit with_load_imbalance(const Scenario&, double max_over_mean);  // moe.load_imbalance, 1 to 16
 Edit with_capacity_factor(const Scenario&, double factor);        // moe.capacity_factor: 0 (none) or 1 to 16
@@ -75,7 +77,7 @@ struct Choices {
     bool sequence_parallel_off = true;          // false where it must stay on (a model with experts under TP)
     bool embedding_and_loss_as_layers_on = true;  // false under DualPipe and DualPipeV, whose stages stay whole
 };
-Choices choices_of(const Scenario&);
+Choices choices_of(const Scenario&, LayoutRules = layout_rules());
 
 // The next GPU count (direction +1) or the previous (-1) that with_gpus accepts, or the current count if none.
 int next_gpus(const Scenario&, int direction);
