@@ -9,26 +9,17 @@
 #include "core/model/model_json.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
 
 namespace core {
 namespace {
-
-std::vector<int> divisors_of(int n) {
-    std::vector<int> result;
-    for (int d = 1; static_cast<long long>(d) * d <= n; ++d) {
-        if (n % d != 0) continue;
-        result.push_back(d);
-        if (d != n / d) result.push_back(n / d);
-    }
-    std::sort(result.begin(), result.end());
-    return result;
-}
 
 // A layer's kernels depend on its split alone: each split is timed once per search, and its recompute settings share the
 // timed passes (a recomputed kernel is its forward kernel again). The key packs all but EP and ETP, which pick one of a
@@ -93,15 +84,6 @@ private:
     std::pair<std::pair<int, int>, Maps>* last_ = nullptr;          // the entry found last
 };
 
-// The expert-parallel degrees a stage of tp x cp x dp GPUs can take: 1 for a dense model; for one with experts, each
-// divisor of E that divides the stage's GPUs (expert tensor parallelism stays 1 in the search).
-std::vector<int> ep_choices(const ModelSpec& model, long long stage_gpus) {
-    if (!model.is_moe()) return {1};
-    std::vector<int> choices;
-    for (int ep : divisors_of(model.experts)) if (stage_gpus % ep == 0) choices.push_back(ep);
-    return choices;
-}
-
 LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
     LayoutEstimate estimate;
     estimate.memory_per_gpu_bytes = step.memory.peak_bytes;
@@ -121,7 +103,7 @@ LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step
 // layout (fewer GPUs per model replica), then the one with more memory to spare, then a fixed order.
 auto rank_key(const PlanEntry& entry) {
     const Layout& l = entry.layout;
-    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), 1LL * l.tp * l.pp * l.cp, entry.estimate.memory_per_gpu_bytes,
+    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), gpus_per_replica(l), entry.estimate.memory_per_gpu_bytes,
                            l.tp, l.pp, l.cp, l.zero, l.micro_batch, static_cast<int>(l.recompute), static_cast<int>(l.schedule),
                            l.virtual_stages, l.ep, l.etp);
 }
@@ -175,8 +157,8 @@ private:
 // What the search needs of the scenario itself (its own layout aside): a valid model, cluster and batch.
 void check_search_inputs(const Scenario& scenario) {
     validate_model_shape(scenario.model, "model");
-    if (scenario.cluster.gpus < 1) throw InputError("cluster.gpus", "must be >= 1, got " + std::to_string(scenario.cluster.gpus));
-    if (scenario.train.global_batch < 1) throw InputError("train.global_batch", "must be >= 1, got " + std::to_string(scenario.train.global_batch));
+    if (scenario.cluster.gpus < 1) throw InputError("cluster.gpus", must_be_at_least_one(scenario.cluster.gpus));
+    if (scenario.train.global_batch < 1) throw InputError("train.global_batch", must_be_at_least_one(scenario.train.global_batch));
 }
 
 }  // namespace
@@ -185,7 +167,7 @@ LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     if (const auto problem = check_layout(apply_layout(scenario, layout), layout)) throw InputError(problem->field, problem->reason);
     const double flops = model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len;
     const StepEstimate step = estimate_step(scenario, layout, layer_cost(scenario, split_of(layout), false), PipelineTiming::timeline);
-    const double gpus = 1.0 * layout.tp * layout.pp * layout.cp * layout.dp;
+    const double gpus = 1.0 * gpus_per_replica(layout) * layout.dp;
     return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s);
 }
 
@@ -196,7 +178,9 @@ struct Candidate {
     Layout layout;             // schedule and virtual_stages unset
     double lower_bound = 0;    // no schedule's step is shorter: the busiest stage's layers, every micro-batch
     const std::vector<int>* chunk_counts = nullptr;  // the interleaved chunk counts this layout allows, ascending
-    std::size_t first_fitting_chunks = 0;            // the index of the first of them that fits; the rest fit too
+    std::uint32_t first_fitting_chunks = 0;          // the index of the first of them that fits; the rest fit too
+    bool one_f_one_b = true;   // the rules allow 1F1B, and ZB-H1, on this layout
+    bool zb_h1 = false;
     const LayerCost* cost = nullptr;
 };
 
@@ -260,122 +244,213 @@ bool fits_with(const MemoryBasis& memory, const Inflight& inflight) { return mem
 
 }  // namespace
 
-Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
-    check_search_inputs(scenario);
-    if (options.top < 1) throw InputError("plan.top", "must be >= 1, got " + std::to_string(options.top));
-    const ModelSpec& model = scenario.model;
-    const int gpus = scenario.cluster.gpus;
-    const int global_batch = scenario.train.global_batch;
-    const double peak = scenario.cluster.gpu.bf16_flops_per_s;
-    const double model_flops = model_flops_per_token(model, scenario.train.seq_len) * global_batch * scenario.train.seq_len;
-    const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
-                                                                             : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
-    const MemoryConstants memory_constants_of_scenario = memory_constants(scenario);
-    std::vector<double> moe_share(model.layers + 1, 0.0);
-    for (int pp = 1; pp <= model.layers; ++pp) moe_share[pp] = stage_moe_share(scenario, pp);
-    LayerCostCache costs(scenario);
+namespace {
 
-    // First pass: every valid layout counted, memory decided from the state and the schedule's in-flight micro-batches
-    // alone, and a lower bound on the step of each that fits.
-    Plan plan;
+using V = LayoutValue;
+
+// The search chooses a layout's values in this order, each with the ones after it open (core/model/layout.h:
+// allowed_values): TP (sequence parallelism with it), CP, PP, DP, EP, the micro-batch, then recompute and ZeRO, the
+// schedule and its chunks last. Expert tensor parallelism stays 1.
+constexpr LayoutValues kOpenAfterMicroBatch = value_set(V::zero, V::schedule, V::virtual_stages);
+constexpr LayoutValues kOpenAfterEp = kOpenAfterMicroBatch | value_bit(V::micro_batch);
+constexpr LayoutValues kOpenAfterDp = kOpenAfterEp | value_bit(V::ep);
+constexpr LayoutValues kOpenAfterPp = kOpenAfterDp | value_bit(V::dp);
+constexpr LayoutValues kOpenAfterCp = kOpenAfterPp | value_bit(V::pp);
+constexpr LayoutValues kOpenAfterTp = kOpenAfterCp | value_bit(V::cp);
+constexpr LayoutValues kOpenBeforeTp = kOpenAfterTp | value_set(V::tp, V::sequence_parallel);
+constexpr int kZeroStages = 4;  // MemoryBasis per ZeRO stage, 0 to 3
+constexpr std::size_t kValueCount = static_cast<std::size_t>(V::edges) + 1;  // LayoutValue's values
+
+// What one search holds for every layout it looks at: the scenario's constants, the rules and the caches.
+struct Search {
+    Search(const Scenario& scenario, const PlanOptions& options)
+        : scenario(scenario),
+          options(options),
+          model_flops(model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len),
+          memory_constants(core::memory_constants(scenario)),
+          moe_share(scenario.model.layers + 1, 0.0),
+          chunk_counts_by_pp(scenario.model.layers + 1),
+          costs(scenario) {
+        // Selective recompute is left out under flash attention, which already drops the scores it would recompute.
+        recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
+                                                    : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
+        for (int pp = 1; pp <= scenario.model.layers; ++pp) moe_share[pp] = stage_moe_share(scenario, pp);
+        for (std::size_t value = 0; value < rules_reading.size(); ++value) {
+            for (const LayoutRule& rule : options.rules) {
+                if (rule.reads & value_bit(static_cast<LayoutValue>(value))) rules_reading[value].push_back(rule);
+            }
+        }
+        allowed_values(scenario, Layout{}, V::zero, kOpenBeforeTp & ~value_bit(V::zero), kZeroStages - 1, zero_stages, rules_of(V::zero));
+    }
+
+    const Scenario& scenario;
+    const PlanOptions& options;
+    double model_flops;
+    MemoryConstants memory_constants;
+    std::vector<double> moe_share;                     // per pp: the share of a stage's layers with experts
+    std::vector<std::vector<int>> chunk_counts_by_pp;  // the interleaved chunk counts of the pipeline at hand
+    LayerCostCache costs;
+    std::vector<Recompute> recomputes;
+    std::vector<int> zero_stages;
+    std::vector<int> eps, micro_batches;               // the values allowed at those steps, reused
+    std::vector<Inflight> interleaved_inflight;        // per chunk count of the layout at hand, as far as its fit checks went
+    MemoryBasis bases[kZeroStages];                    // the layout at hand's, per ZeRO stage (each field rewritten per layout)
+
+    // The rules that read each value: all a question about that value needs, looked up once per search.
+    std::array<std::vector<LayoutRule>, kValueCount> rules_reading;
+
+    LayoutRules rules_of(LayoutValue value) const { return rules_reading[static_cast<std::size_t>(value)]; }
+    int gpus() const { return scenario.cluster.gpus; }
+    double peak() const { return scenario.cluster.gpu.bf16_flops_per_s; }
+    bool schedule_allowed(Layout layout, ScheduleKind kind, int virtual_stages, LayoutValues open) const {
+        layout.schedule = kind;
+        layout.virtual_stages = virtual_stages;
+        return value_allowed(scenario, layout, V::schedule, open, rules_of(V::schedule));
+    }
+};
+
+// A pipeline's shape as the bounds need it: its busiest stage's layers, what its edge stages lack, its chunk counts.
+struct PipelineShape {
+    int stage_layers = 1;
+    int first_missing = 0, last_missing = 0;
+    const std::vector<int>* chunk_counts = nullptr;
+};
+
+// A pipeline's split, and the interleaved chunk counts (>= 2) the rules allow on it, at most options.max_virtual_stages.
+PipelineShape pipeline_shape(Search& search, const Layout& layout) {
+    const int pp = layout.pp;
+    const PipelineSplit split = pipeline_split(search.scenario, pp);
+    PipelineShape shape;
+    shape.stage_layers = split.most_layers();
+    shape.first_missing = shape.stage_layers - split.layers_on(0);
+    shape.last_missing = shape.stage_layers - split.layers_on(pp - 1);
+    Layout interleaved = layout;
+    interleaved.schedule = ScheduleKind::interleaved;
+    const long long most = search.options.max_virtual_stages > 0 ? search.options.max_virtual_stages : std::numeric_limits<int>::max();
+    std::vector<int>& chunk_counts = search.chunk_counts_by_pp[pp];
+    allowed_values(search.scenario, interleaved, V::virtual_stages, kOpenAfterDp, most, chunk_counts, search.rules_of(V::virtual_stages));
+    std::erase(chunk_counts, 1);
+    shape.chunk_counts = &chunk_counts;
+    return shape;
+}
+
+// The candidates of one layout up to its recompute and ZeRO stage: memory decided from the state and the schedules'
+// in-flight micro-batches alone, a lower bound on the step of each that fits.
+void add_candidates(Search& search, Layout layout, const PipelineShape& shape, Plan& plan, std::vector<Candidate>& candidates) {
+    const int pp = layout.pp;
+    const int microbatches = static_cast<int>(search.scenario.train.global_batch / (1LL * layout.dp * layout.micro_batch));
+    const std::vector<int>& chunk_counts = *shape.chunk_counts;
+    // One stage: every schedule is 1F1B. Interleaving as the rules allow it (p | m), with the chunk counts they allow.
+    const bool one_f_one_b = search.schedule_allowed(layout, ScheduleKind::one_f_one_b, 1, value_bit(V::zero));
+    const bool zb_h1 = pp > 1 && search.schedule_allowed(layout, ScheduleKind::zb_h1, 1, value_bit(V::zero));
+    const bool interleaves = pp > 1 && search.schedule_allowed(layout, ScheduleKind::interleaved, 1, value_set(V::zero, V::virtual_stages));
+    const int schedules = (one_f_one_b ? 1 : 0) + (zb_h1 ? 1 : 0) + (interleaves ? static_cast<int>(chunk_counts.size()) : 0);
+    for (Recompute recompute : search.recomputes) {
+        layout.recompute = recompute;
+        const LayerCost* cost = nullptr;
+        PassSeconds stage_layer;       // the stage's mean layer: its kernels
+        LayerStepSeconds timed_layer;  // and with the communication they cannot hide
+        memory_bases_by_zero(search.memory_constants, layout, search.bases);
+        // The schedules' in-flight counts, worked out once for the 4 ZeRO stages (interleaving's as needed).
+        const int middle_stage = search.bases[0].middle_stage;
+        const Inflight first_schedule = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1, middle_stage);
+        const Inflight zb_h1_inflight = pp > 1 ? inflight_of(ScheduleKind::zb_h1, pp, microbatches, 1, middle_stage) : Inflight{};
+        search.interleaved_inflight.clear();
+        const auto interleaved_at = [&](std::size_t i) -> const Inflight& {
+            while (search.interleaved_inflight.size() <= i) {
+                search.interleaved_inflight.push_back(
+                    inflight_of(ScheduleKind::interleaved, pp, microbatches, chunk_counts[search.interleaved_inflight.size()], middle_stage));
+            }
+            return search.interleaved_inflight[i];
+        };
+        for (int zero : search.zero_stages) {
+            layout.zero = zero;
+            plan.layouts_considered += schedules;
+            const MemoryBasis& memory = search.bases[zero];
+            // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the last; interleaving
+            // more on both): when it does not fit, no schedule does.
+            if (!fits_with(memory, first_schedule)) continue;
+            const bool zb_fits = zb_h1 && fits_with(memory, zb_h1_inflight);
+            Candidate candidate;
+            candidate.layout = layout;
+            candidate.one_f_one_b = one_f_one_b;
+            candidate.zb_h1 = zb_h1;
+            // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so the chunk counts
+            // that fit run from the first that does to the most allowed.
+            candidate.chunk_counts = &chunk_counts;
+            candidate.first_fitting_chunks = static_cast<std::uint32_t>(chunk_counts.size());
+            if (interleaves) {
+                candidate.first_fitting_chunks = 0;
+                while (candidate.first_fitting_chunks < chunk_counts.size() && !fits_with(memory, interleaved_at(candidate.first_fitting_chunks))) {
+                    ++candidate.first_fitting_chunks;
+                }
+            }
+            plan.layouts_fitting += (one_f_one_b ? 1 : 0) + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
+            if (cost == nullptr) {
+                LayerCostCache::Entry& entry = search.costs.entry_of(split_of(layout));
+                cost = &entry.cost;
+                stage_layer = mean_layer(*cost, search.moe_share[pp]);  // its dense and MoE layers
+                timed_layer = search.scenario.model.is_moe() ? layer_step_seconds(search.scenario, layout, *cost, stage_layer, search.moe_share[pp])
+                                                             : search.costs.dense_step(entry, layout);
+            }
+            candidate.cost = cost;
+            const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
+            candidate.lower_bound = step_lower_bound(timed_layer, stage_layer.backward_weight, shape.stage_layers, shape.first_missing,
+                                                     shape.last_missing, pp, microbatches, interleaving_fits ? chunk_counts.back() : 1);
+            candidates.push_back(candidate);
+        }
+    }
+}
+
+// One pipeline (TP, CP, PP and DP chosen): its EP degrees and micro-batches as the rules allow them.
+void add_pipeline_candidates(Search& search, Layout layout, Plan& plan, std::vector<Candidate>& candidates) {
+    const PipelineShape shape = pipeline_shape(search, layout);
+    allowed_values(search.scenario, layout, V::ep, kOpenAfterEp, search.gpus(), search.eps, search.rules_of(V::ep));
+    for (int ep : search.eps) {
+        layout.ep = ep;
+        allowed_values(search.scenario, layout, V::micro_batch, kOpenAfterMicroBatch, search.scenario.train.global_batch,
+                       search.micro_batches, search.rules_of(V::micro_batch));
+        for (int micro_batch : search.micro_batches) {
+            layout.micro_batch = micro_batch;
+            add_candidates(search, layout, shape, plan, candidates);
+        }
+    }
+}
+
+// First pass: every valid layout counted, and the candidates that fit. The search's own bounds: TP at most
+// options.max_tp, PP at most the layers (the rules allow one or two more with the embedding and the loss as layers,
+// a stage then holding one of them alone).
+std::vector<Candidate> enumerate_candidates(Search& search, Plan& plan) {
+    const Scenario& scenario = search.scenario;
     std::vector<Candidate> candidates;
-    std::vector<std::vector<int>> chunk_counts_by_pp(model.layers + 1);
-    std::vector<Inflight> interleaved_inflight;  // per chunk count of the layout at hand, as far as its fit checks went
-    MemoryBasis bases[4];                        // the layout at hand's, per ZeRO stage (each field rewritten per layout)
+    std::vector<int> tps, cps, pps, dps;
     Layout layout;
-    for (int tp : divisors_of(model.heads)) {
-        if (tp > options.max_tp || gpus % tp != 0) continue;
+    allowed_values(scenario, layout, V::tp, kOpenBeforeTp, search.options.max_tp, tps, search.rules_of(V::tp));
+    for (int tp : tps) {
         layout.tp = tp;
         layout.sequence_parallel = tp > 1;
-        for (int cp : divisors_of(scenario.train.seq_len)) {
-            if (gpus % (tp * cp) != 0) continue;
+        allowed_values(scenario, layout, V::cp, kOpenAfterTp & ~value_bit(V::cp), search.gpus(), cps, search.rules_of(V::cp));
+        for (int cp : cps) {
             layout.cp = cp;
-            for (int pp = 1; pp <= model.layers; ++pp) {
-                if (gpus % (tp * cp * pp) != 0) continue;
-                const int dp = gpus / (tp * cp * pp);
-                if (global_batch % dp != 0) continue;
+            allowed_values(scenario, layout, V::pp, kOpenAfterCp & ~value_bit(V::pp), scenario.model.layers, pps, search.rules_of(V::pp));
+            for (int pp : pps) {
                 layout.pp = pp;
-                layout.dp = dp;
-                const PipelineSplit split = pipeline_split(scenario, pp);
-                const int stage_layers = split.most_layers();
-                const int first_missing = stage_layers - split.layers_on(0), last_missing = stage_layers - split.layers_on(pp - 1);
-                const int max_virtual = options.max_virtual_stages > 0 ? std::min(split.places() / pp, options.max_virtual_stages) : split.places() / pp;
-                // Interleaving needs the busiest stage's places split into v equal chunks (check_layout's rule).
-                std::vector<int>& chunk_counts = chunk_counts_by_pp[pp];
-                chunk_counts.clear();
-                for (int v = 2; v <= max_virtual; ++v) if (split.busiest_places() % v == 0) chunk_counts.push_back(v);
-                for (int ep : ep_choices(model, 1LL * tp * cp * dp)) {
-                    layout.ep = ep;
-                    for (int micro_batch : divisors_of(global_batch / dp)) {
-                        const int microbatches = global_batch / (dp * micro_batch);
-                        if (microbatches > kMaxMicrobatches) continue;
-                        layout.micro_batch = micro_batch;
-                        const bool interleaves = pp > 1 && microbatches % pp == 0;
-                        const int schedules = pp == 1 ? 1 : 2 + (interleaves ? static_cast<int>(chunk_counts.size()) : 0);
-                        for (Recompute recompute : recomputes) {
-                            layout.recompute = recompute;
-                            const LayerCost* cost = nullptr;
-                            PassSeconds stage_layer;       // the stage's mean layer: its kernels
-                            LayerStepSeconds timed_layer;  // and with the communication they cannot hide
-                            memory_bases_by_zero(memory_constants_of_scenario, layout, bases);
-                            // The schedules' in-flight counts, worked out once for the 4 ZeRO stages (interleaving's as needed).
-                            const int middle_stage = bases[0].middle_stage;
-                            const Inflight one_f_one_b = inflight_of(ScheduleKind::one_f_one_b, pp, microbatches, 1, middle_stage);
-                            const Inflight zb_h1 = pp > 1 ? inflight_of(ScheduleKind::zb_h1, pp, microbatches, 1, middle_stage) : Inflight{};
-                            interleaved_inflight.clear();
-                            const auto interleaved_at = [&](std::size_t i) -> const Inflight& {
-                                while (interleaved_inflight.size() <= i) {
-                                    interleaved_inflight.push_back(
-                                        inflight_of(ScheduleKind::interleaved, pp, microbatches, chunk_counts[interleaved_inflight.size()], middle_stage));
-                                }
-                                return interleaved_inflight[i];
-                            };
-                            for (int zero = 0; zero <= 3; ++zero) {
-                                layout.zero = zero;
-                                plan.layouts_considered += schedules;
-                                const MemoryBasis& memory = bases[zero];
-                                // 1F1B keeps the fewest in flight on every device (ZB-H1 as many on the first, more on the
-                                // last; interleaving more on both): when it does not fit, no schedule does.
-                                if (!fits_with(memory, one_f_one_b)) continue;
-                                const bool zb_fits = pp > 1 && fits_with(memory, zb_h1);
-                                Candidate candidate;
-                                candidate.layout = layout;
-                                // Interleaving keeps min(p + (p - 1) / v, m) stages' worth in flight: fewer as v grows, so
-                                // the chunk counts that fit run from the first that does to the most allowed.
-                                candidate.chunk_counts = &chunk_counts;
-                                candidate.first_fitting_chunks = chunk_counts.size();
-                                if (interleaves) {
-                                    candidate.first_fitting_chunks = 0;
-                                    while (candidate.first_fitting_chunks < chunk_counts.size() &&
-                                           !fits_with(memory, interleaved_at(candidate.first_fitting_chunks))) {
-                                        ++candidate.first_fitting_chunks;
-                                    }
-                                }
-                                plan.layouts_fitting += 1 + (zb_fits ? 1 : 0) + static_cast<std::int64_t>(chunk_counts.size() - candidate.first_fitting_chunks);
-                                if (cost == nullptr) {
-                                    LayerCostCache::Entry& entry = costs.entry_of(split_of(layout));
-                                    cost = &entry.cost;
-                                    stage_layer = mean_layer(*cost, moe_share[pp]);  // its dense and MoE layers
-                                    timed_layer = model.is_moe() ? layer_step_seconds(scenario, layout, *cost, stage_layer, moe_share[pp])
-                                                                 : costs.dense_step(entry, layout);
-                                }
-                                candidate.cost = cost;
-                                const bool interleaving_fits = interleaves && candidate.first_fitting_chunks < chunk_counts.size();
-                                candidate.lower_bound = step_lower_bound(timed_layer, stage_layer.backward_weight, stage_layers, first_missing,
-                                                                         last_missing, pp, microbatches, interleaving_fits ? chunk_counts.back() : 1);
-                                candidates.push_back(candidate);
-                            }
-                        }
-                    }
+                allowed_values(scenario, layout, V::dp, kOpenAfterPp & ~value_bit(V::dp), search.gpus(), dps, search.rules_of(V::dp));
+                for (int dp : dps) {
+                    layout.dp = dp;
+                    add_pipeline_candidates(search, layout, plan, candidates);
                 }
             }
         }
     }
+    return candidates;
+}
 
-    // Second pass, most promising first: price each candidate's schedules (pipeline in closed form) until the lower
-    // bound alone is slower than the slowest layout kept.
-    // A min-heap on the bounds, popped as needed: the search stops long before most are reached, so sorting them all
-    // would be wasted.
+// Second pass, most promising first: price each candidate's schedules (pipeline in closed form) until the lower bound
+// alone is slower than the slowest layout kept. A min-heap on the bounds, popped as needed: the search stops long
+// before most are reached, so sorting them all would be wasted.
+TopLayouts price_candidates(Search& search, const std::vector<Candidate>& candidates) {
+    const Scenario& scenario = search.scenario;
     std::vector<std::pair<double, std::size_t>> order(candidates.size());
     for (std::size_t i = 0; i < candidates.size(); ++i) order[i] = {candidates[i].lower_bound, i};
     const auto later = [](const std::pair<double, std::size_t>& a, const std::pair<double, std::size_t>& b) { return a > b; };
@@ -384,6 +459,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     // shipped scenarios, and moved no kept layout more than one place): keep a margin. Uncollapsed, a tie group holds
     // up to the 4 ZeRO stages.
     const int margin = 10;
+    const PlanOptions& options = search.options;
     TopLayouts top(static_cast<std::size_t>(options.collapse_zero_ties ? options.top + margin : options.top * 4 + margin), options.collapse_zero_ties);
     while (!order.empty()) {
         std::pop_heap(order.begin(), order.end(), later);
@@ -392,7 +468,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
         if (lower_bound > top.admission_seconds()) break;
         const Candidate& candidate = candidates[index];
         Layout priced = candidate.layout;
-        const StepInputs inputs = step_inputs(scenario, priced, *candidate.cost, memory_constants_of_scenario);
+        const StepInputs inputs = step_inputs(scenario, priced, *candidate.cost, search.memory_constants);
         const auto try_schedule = [&](ScheduleKind kind, int virtual_stages) {
             priced.schedule = kind;
             priced.virtual_stages = virtual_stages;
@@ -400,33 +476,51 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
             const double makespan = closed_form_makespan(schedule_params(scenario, priced, *candidate.cost, inputs));
             if (makespan + inputs.optimizer.seconds > top.admission_seconds()) return;
             const StepEstimate step = estimate_step(scenario, priced, *candidate.cost, inputs, PipelineTiming::closed_form);
-            if (step.memory.fits && step.step_seconds <= top.admission_seconds()) top.offer({priced, estimate_of(step, model_flops, gpus, peak)});
+            if (step.memory.fits && step.step_seconds <= top.admission_seconds()) {
+                top.offer({priced, estimate_of(step, search.model_flops, search.gpus(), search.peak())});
+            }
         };
-        try_schedule(ScheduleKind::one_f_one_b, 1);
-        if (priced.pp == 1) continue;
-        try_schedule(ScheduleKind::zb_h1, 1);
+        if (candidate.one_f_one_b) try_schedule(ScheduleKind::one_f_one_b, 1);
+        if (candidate.zb_h1) try_schedule(ScheduleKind::zb_h1, 1);
         for (std::size_t i = candidate.first_fitting_chunks; i < candidate.chunk_counts->size(); ++i) {
             try_schedule(ScheduleKind::interleaved, (*candidate.chunk_counts)[i]);
         }
     }
+    return top;
+}
 
-    // The kept layouts priced again as evaluate() prices them: the generated schedule instead of its closed form.
+// The kept layouts priced again as evaluate() prices them (the generated schedule instead of its closed form), the
+// fastest options.top that fit, a ZeRO tie group once.
+std::vector<PlanEntry> best_of(Search& search, TopLayouts top) {
     std::vector<PlanEntry> kept = std::move(top).take();
     // In rank order, an uncollapsed tie group's members (same pipeline, another ZeRO stage) come together: the schedule
     // generated for the first serves the rest (cached_schedule).
     std::sort(kept.begin(), kept.end(), ranks_before);
     for (PlanEntry& entry : kept) {
-        const StepEstimate step = estimate_step(scenario, entry.layout, costs.get(split_of(entry.layout)), PipelineTiming::timeline);
-        entry.estimate = estimate_of(step, model_flops, gpus, peak);
+        const StepEstimate step = estimate_step(search.scenario, entry.layout, search.costs.get(split_of(entry.layout)), PipelineTiming::timeline);
+        entry.estimate = estimate_of(step, search.model_flops, search.gpus(), search.peak());
     }
     std::sort(kept.begin(), kept.end(), ranks_before);
+    std::vector<PlanEntry> best;
     for (const PlanEntry& entry : kept) {
-        if (static_cast<int>(plan.best.size()) >= options.top) break;
+        if (static_cast<int>(best.size()) >= search.options.top) break;
         if (!entry.estimate.fits) continue;
-        const bool tied = options.collapse_zero_ties &&
-                          std::any_of(plan.best.begin(), plan.best.end(), [&](const PlanEntry& earlier) { return zero_tie(earlier, entry); });
-        if (!tied) plan.best.push_back(entry);
+        const bool tied = search.options.collapse_zero_ties &&
+                          std::any_of(best.begin(), best.end(), [&](const PlanEntry& earlier) { return zero_tie(earlier, entry); });
+        if (!tied) best.push_back(entry);
     }
+    return best;
+}
+
+}  // namespace
+
+Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
+    check_search_inputs(scenario);
+    if (options.top < 1) throw InputError("plan.top", must_be_at_least_one(options.top));
+    Search search(scenario, options);
+    Plan plan;
+    const std::vector<Candidate> candidates = enumerate_candidates(search, plan);
+    plan.best = best_of(search, price_candidates(search, candidates));
     return plan;
 }
 

@@ -34,6 +34,7 @@ struct PlanOptions {
     int max_tp = 64;              // TP beyond a node runs on the scale-out link; kept so the ranking shows what it costs
     int max_virtual_stages = 0;   // interleaved chunks per device; 0 = up to places / pp (one layer, or an edge, per chunk)
     bool collapse_zero_ties = true;  // layouts that differ only in ZeRO stage and tie on step time: keep the least memory
+    LayoutRules rules = layout_rules();  // what a valid layout keeps (core/model/layout.h); a test passes another table
 };
 
 struct Plan {
@@ -42,13 +43,13 @@ struct Plan {
     std::int64_t layouts_fitting = 0;    // of those, the ones whose memory per GPU fits in HBM
 };
 
-// Enumerates TP (divides heads, <= max_tp), PP (1..layers, uneven splits as the model does), CP (divides seq_len),
-// DP (tp pp cp dp = GPUs, global batch divisible by dp x micro-batch), ZeRO 0-3, recompute, micro-batch, schedule
-// (1F1B; ZB-H1; interleaved with 2.. virtual stages when p divides m), and for a model with experts EP (each divisor of
-// the experts that divides a stage's TP x CP x DP GPUs; ETP stays 1; SP on with TP, as Megatron-Core requires).
-// GPipe and naive are left out: they never beat 1F1B (same or larger bubble, more memory). Selective recompute is left out under flash attention, which already
-// drops the attention scores it would recompute. The scenario's own layout is ignored: only its model, cluster, batch
-// and switches matter. Throws InputError when those are invalid.
+// Enumerates every layout the rules allow (options.rules, core/model/layout.h: TP divides the heads, CP the sequence,
+// tp pp cp dp = GPUs, dp x micro-batch the batch, p | m for interleaving, ...), within the search's own bounds: TP at
+// most max_tp, PP at most the layers, ZeRO 0-3, ETP 1, SP on with TP (Megatron-Core requires it for experts), and the
+// schedules 1F1B, ZB-H1 and interleaved with 2 or more chunks. GPipe and naive are left out: they never beat 1F1B
+// (same or larger bubble, more memory). Selective recompute is left out under flash attention, which already drops the
+// attention scores it would recompute. The scenario's own layout is ignored: only its model, cluster, batch and
+// switches matter. Throws InputError when those are invalid.
 Plan plan_layouts(const Scenario&, const PlanOptions& = {});
 
 // The figures of evaluate(with_layout(scenario, layout)) for one layout, by the same functions.
