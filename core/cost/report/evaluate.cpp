@@ -16,17 +16,11 @@ namespace {
 
 LayoutReport layout_report(const Scenario& scenario) {
     LayoutReport layout;
+    static_cast<Layout&>(layout) = layout_of(scenario);
     layout.gpus = scenario.cluster.gpus;
-    layout.dp = data_parallel_degree(scenario);
-    layout.tp = scenario.parallel.tp;
-    layout.pp = scenario.parallel.pp;
-    layout.cp = scenario.parallel.cp;
-    layout.zero = scenario.parallel.zero;
     layout.gpus_per_node = scenario.cluster.gpus_per_node;
     layout.nodes = (scenario.cluster.gpus + scenario.cluster.gpus_per_node - 1) / scenario.cluster.gpus_per_node;
     layout.microbatches = microbatches_per_step(scenario);
-    layout.ep = scenario.parallel.ep;
-    layout.etp = scenario.parallel.etp;
     return layout;
 }
 

@@ -8,6 +8,7 @@
 #include "core/cost/report/reliability.h"
 #include "core/cost/serving/serving.h"
 #include "core/cost/step/step_report.h"
+#include "core/model/layout.h"
 
 #include <vector>
 
@@ -89,12 +90,14 @@ struct RooflineReport {
     double ridge_flops_per_byte = 0;     // bf16 peak / HBM bandwidth of the scenario's GPU
 };
 
-struct LayoutReport {
-    int gpus = 1, dp = 1, tp = 1, pp = 1, cp = 1, zero = 0;
+// The scenario's layout (dp resolved) and where it runs.
+struct LayoutReport : Layout {
+    int gpus = 1;
     int nodes = 1;
     int gpus_per_node = 8;
     int microbatches = 1;
-    int ep = 1, etp = 1;    // expert parallel and expert tensor parallel (folded over tp x cp x dp)
+
+    bool operator==(const LayoutReport&) const = default;
 };
 
 // Mixtures of experts: what the step model says of the routing, per MoE layer (what DualPipe overlaps: per-layer all-to-all).
