@@ -72,89 +72,116 @@ void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table) {
     }
 }
 
-}  // namespace
-
-int run_cli(int argc, char** argv) {
-    CLI::App cli(std::string("ShardScope: ") + kSummary + ".", "shardscope");
-    // The second line says where lessons and example scenarios are read from: installed, moved, or the source tree.
-    cli.set_version_flag("--version", [] { return std::string("shardscope ") + SHARDSCOPE_VERSION + "\nassets: " + asset_directory(); });
-    cli.require_subcommand(0, 1);
+// What the command line sets: each command's flags, and the commands themselves (set when given).
+struct CliInputs {
     std::string window_scenario;
     std::string theme = "dark";
-    cli.add_option("scenario", window_scenario, "Scenario JSON (or a Hugging Face config.json) to open in the window")->type_name("FILE");
-    cli.add_option("--theme", theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
-
-    CLI::App* eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
+    CLI::App* eval = nullptr;
     std::string eval_scenario;
     bool eval_json = false, eval_table = false;
-    eval->add_option("scenario", eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
-    add_format_flags(eval, eval_json, nullptr, eval_table);
-
-    CLI::App* serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
-                                                  "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
+    CLI::App* serve = nullptr;
     std::string serve_scenario;
     bool serve_json = false, serve_table = false;
-    serve->add_option("scenario", serve_scenario, "Scenario JSON")->required()->type_name("FILE");
-    add_format_flags(serve, serve_json, nullptr, serve_table);
-
-    CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
+    CLI::App* exporter = nullptr;
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
     float scale = 1.0f;
     double t_seconds = 0;
-    exporter->add_option("--scenario", export_scenario, "Scenario JSON or a Hugging Face config.json (default: the built-in scenario)")->type_name("FILE");
-    exporter->add_option("--panel", export_panel, "Panel to render: " + panel_choice_list())->type_name("PANEL");
-    exporter->add_option("--out", out_dir, "Output directory")->type_name("DIR");
-    exporter->add_option("--size", size, "Logical size WxH")->type_name("WxH");
-    exporter->add_option("--scale", scale, "UI and pixel scale (2 doubles the size)");
-    exporter->add_option("--t", t_seconds, "Animation time in seconds (default: each panel at the end of its animation)");
     bool keep_controls = false;
-    exporter->add_flag("--controls", keep_controls, "Keep the live controls and key hints (default: a clean figure)");
-    exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
     std::string lesson_path;
-    exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
-
-    CLI::App* plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
+    CLI::App* plan = nullptr;
     std::string plan_scenario;
     int top = 10;
-    plan->add_option("scenario", plan_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
-    plan->add_option("--top", top, "How many layouts to print");
     bool plan_json = false, plan_csv = false, plan_table = false;
-    add_format_flags(plan, plan_json, &plan_csv, plan_table);
-
-    CLI::App* trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
+    CLI::App* trace = nullptr;
     std::string trace_scenario, trace_out;
-    trace->add_option("scenario", trace_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
-    trace->add_option("--out", trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
-
-    // plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
     SizeCommandOptions size_options;
     double size_deadline_days = 0, size_budget = 0;
     bool size_requested = false;
-    CLI::Option* size_flag = plan->add_flag("--size", size_requested, "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
-                                                      "ranked by cost to train (GPUs x price x (time to train + setup))");
-    CLI::Option* size_deadline = plan->add_option("--deadline-days", size_deadline_days, "With --size: the deadline (default: the scenario's train.deadline_days)")
-                                     ->type_name("DAYS")->needs(size_flag);
-    CLI::Option* size_budget_option = plan->add_option("--budget", size_budget, "With --size: the most a cluster may cost (default: the scenario's budget.dollars)")
-                                          ->type_name("DOLLARS")->needs(size_flag);
-    plan->add_option("--max-gpus", size_options.max_gpus, "With --size: the largest GPU count tried (default 4096)")->type_name("N")->needs(size_flag);
-    plan->add_option("--gpu-types", size_options.gpu_types, "With --size: the catalog GPUs to try, comma-separated (default: every one with a price)")
-        ->type_name("ID,...")->delimiter(',')->needs(size_flag);
-
-    CLI::App* cost = cli.add_subcommand("cost", "Print what a scenario's run costs as one sentence: GPUs x price x (run + setup) hours, against a budget");
+    CLI::Option* size_deadline = nullptr;
+    CLI::Option* size_budget_option = nullptr;
+    CLI::App* cost = nullptr;
     std::string cost_scenario;
     bool cost_json = false;
     double cost_budget = 0;
-    cost->add_option("scenario", cost_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
-    cost->add_flag("--json", cost_json, "Print JSON for scripts");
-    CLI::Option* cost_budget_option =
-        cost->add_option("--budget", cost_budget, "Exit with status 3, naming the overrun, when the estimate exceeds DOLLARS (replaces the scenario's budget.dollars)")
-            ->type_name("DOLLARS");
-
-    // The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
-    CLI::App* generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
+    CLI::Option* cost_budget_option = nullptr;
+    CLI::App* generate = nullptr;
     std::string generated = "man";
-    generate->add_option("what", generated, "man, bash or zsh")->required()->check(CLI::IsMember({"man", "bash", "zsh"}));
+};
 
+void add_window_options(CLI::App& cli, CliInputs& in) {
+    // The second line says where lessons and example scenarios are read from: installed, moved, or the source tree.
+    cli.set_version_flag("--version", [] { return std::string("shardscope ") + SHARDSCOPE_VERSION + "\nassets: " + asset_directory(); });
+    cli.require_subcommand(0, 1);
+    cli.add_option("scenario", in.window_scenario, "Scenario JSON (or a Hugging Face config.json) to open in the window")->type_name("FILE");
+    cli.add_option("--theme", in.theme, "dark (screen) or light (print)")->check(CLI::IsMember({"dark", "light"}));
+}
+
+void add_eval_command(CLI::App& cli, CliInputs& in) {
+    in.eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
+    in.eval->add_option("scenario", in.eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    add_format_flags(in.eval, in.eval_json, nullptr, in.eval_table);
+}
+
+void add_serve_command(CLI::App& cli, CliInputs& in) {
+    in.serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
+                                           "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
+    in.serve->add_option("scenario", in.serve_scenario, "Scenario JSON")->required()->type_name("FILE");
+    add_format_flags(in.serve, in.serve_json, nullptr, in.serve_table);
+}
+
+void add_export_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* exporter = in.exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
+    exporter->add_option("--scenario", in.export_scenario, "Scenario JSON or a Hugging Face config.json (default: the built-in scenario)")->type_name("FILE");
+    exporter->add_option("--panel", in.export_panel, "Panel to render: " + panel_choice_list())->type_name("PANEL");
+    exporter->add_option("--out", in.out_dir, "Output directory")->type_name("DIR");
+    exporter->add_option("--size", in.size, "Logical size WxH")->type_name("WxH");
+    exporter->add_option("--scale", in.scale, "UI and pixel scale (2 doubles the size)");
+    exporter->add_option("--t", in.t_seconds, "Animation time in seconds (default: each panel at the end of its animation)");
+    exporter->add_flag("--controls", in.keep_controls, "Keep the live controls and key hints (default: a clean figure)");
+    exporter->add_option("--theme", in.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    exporter->add_option("--lesson", in.lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
+}
+
+// plan, and plan --size: GPU type x GPU count x layout, ranked by cost to train (app/size_command.h).
+void add_plan_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* plan = in.plan = cli.add_subcommand("plan", "Rank feasible parallel layouts");
+    plan->add_option("scenario", in.plan_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    plan->add_option("--top", in.top, "How many layouts to print");
+    add_format_flags(plan, in.plan_json, &in.plan_csv, in.plan_table);
+    CLI::Option* size_flag = plan->add_flag("--size", in.size_requested, "Size the cluster: every catalog GPU at 1, 2, 3, 4, 6, 8, ... GPUs with its fastest layout, "
+                                                                         "ranked by cost to train (GPUs x price x (time to train + setup))");
+    in.size_deadline = plan->add_option("--deadline-days", in.size_deadline_days, "With --size: the deadline (default: the scenario's train.deadline_days)")
+                           ->type_name("DAYS")->needs(size_flag);
+    in.size_budget_option = plan->add_option("--budget", in.size_budget, "With --size: the most a cluster may cost (default: the scenario's budget.dollars)")
+                                ->type_name("DOLLARS")->needs(size_flag);
+    plan->add_option("--max-gpus", in.size_options.max_gpus, "With --size: the largest GPU count tried (default 4096)")->type_name("N")->needs(size_flag);
+    plan->add_option("--gpu-types", in.size_options.gpu_types, "With --size: the catalog GPUs to try, comma-separated (default: every one with a price)")
+        ->type_name("ID,...")->delimiter(',')->needs(size_flag);
+}
+
+void add_trace_command(CLI::App& cli, CliInputs& in) {
+    in.trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
+    in.trace->add_option("scenario", in.trace_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    in.trace->add_option("--out", in.trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
+}
+
+void add_cost_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* cost = in.cost = cli.add_subcommand("cost", "Print what a scenario's run costs as one sentence: GPUs x price x (run + setup) hours, against a budget");
+    cost->add_option("scenario", in.cost_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    cost->add_flag("--json", in.cost_json, "Print JSON for scripts");
+    in.cost_budget_option =
+        cost->add_option("--budget", in.cost_budget, "Exit with status 3, naming the overrun, when the estimate exceeds DOLLARS (replaces the scenario's budget.dollars)")
+            ->type_name("DOLLARS");
+}
+
+// The build's hook, hidden from --help: the man page and completions are generated from the definitions above.
+void add_generate_command(CLI::App& cli, CliInputs& in) {
+    in.generate = cli.add_subcommand("__generate", "Print the man page or a shell's completion script")->group("");
+    in.generate->add_option("what", in.generated, "man, bash or zsh")->required()->check(CLI::IsMember({"man", "bash", "zsh"}));
+}
+
+// Parses the command line: nullopt to go on, or the exit status (help, version, a usage error).
+std::optional<int> parse_command_line(CLI::App& cli, int argc, char** argv) {
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
@@ -166,83 +193,112 @@ int run_cli(int argc, char** argv) {
     } catch (const CLI::ParseError& error) {
         return fail(first_line(error.what()));
     }
+    return std::nullopt;
+}
 
-    if (*generate) {
-        const CliVocabulary vocabulary{kSummary, SHARDSCOPE_VERSION, panel_choices()};
-        const std::string text = generated == "man"    ? man_page(cli, vocabulary)
-                               : generated == "bash" ? bash_completion(cli, vocabulary)
-                                                     : zsh_completion(cli, vocabulary);
-        std::fputs(text.c_str(), stdout);
-        return 0;
+int print_generated(const CLI::App& cli, const CliInputs& in) {
+    const CliVocabulary vocabulary{kSummary, SHARDSCOPE_VERSION, panel_choices()};
+    const std::string text = in.generated == "man"    ? man_page(cli, vocabulary)
+                           : in.generated == "bash" ? bash_completion(cli, vocabulary)
+                                                    : zsh_completion(cli, vocabulary);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+}
+
+int run_plan_command(CliInputs& in) {
+    if (in.top < 1 || in.top > 100000) return fail("--top: must be between 1 and 100000");
+    if (in.size_requested) {
+        if (*in.size_deadline && !(in.size_deadline_days > 0 && in.size_deadline_days <= 1e6)) return fail("--deadline-days: must be between 0 and 1e6");
+        if (*in.size_budget_option && !(in.size_budget >= 0 && in.size_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+        if (in.size_options.max_gpus < 1 || in.size_options.max_gpus > 1000000) return fail("--max-gpus: must be between 1 and 1000000");
+        in.size_options.top = in.top;
+        if (*in.size_deadline) in.size_options.deadline_days = in.size_deadline_days;
+        if (*in.size_budget_option) in.size_options.budget_dollars = in.size_budget;
+        if (in.plan_csv) return fail("--size: prints its ranking as a table or as JSON, not CSV");
+        // As plan itself: a table on a terminal, JSON down a pipe; --json and --table choose.
+        in.size_options.json = output_format(in.plan_json, false, in.plan_table) == OutputFormat::json;
+        return run_size(load_scenario_file(in.plan_scenario, core::ScenarioUse::plan), in.size_options);  // sizing ignores the file's layout
     }
+    // plan ignores the file's own layout
+    return run_plan(load_scenario_file(in.plan_scenario, core::ScenarioUse::plan), {in.top, output_format(in.plan_json, in.plan_csv, in.plan_table)});
+}
 
+int run_cost_command(const CliInputs& in) {
+    if (*in.cost_budget_option && !(in.cost_budget >= 0 && in.cost_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
+    return run_cost(load_scenario_file(in.cost_scenario), in.cost_json, *in.cost_budget_option ? std::optional<double>(in.cost_budget) : std::nullopt);
+}
+
+int run_export_command(const CliInputs& in) {
+    ExportOptions options;
+    if (!parse_size(in.size, options.width, options.height)) return fail("--size: expected WxH between 64x64 and 16384x16384, got \"" + in.size + "\"");
+    if (!(in.scale >= 0.25f && in.scale <= 8.0f)) return fail("--scale: must be between 0.25 and 8");
+    if (!(in.t_seconds >= 0 && in.t_seconds <= 1e6)) return fail("--t: must be between 0 and 1e6 seconds");
+    std::string error;
+    const bool lesson_only = !in.lesson_path.empty() && in.exporter->count("--panel") == 0;
+    if (!lesson_only) options.panels = export_targets(in.export_panel, &error);
+    if (!error.empty()) return fail(error);
+    if (!in.lesson_path.empty()) {
+        std::vector<std::string> names;
+        for (const widgets::PanelDef& panel : widgets::make_all_panels()) names.push_back(panel.name);
+        options.lesson = load_lesson_file(in.lesson_path, names);
+    }
+    options.scenario = in.export_scenario.empty() ? core::default_scenario() : load_scenario_file(in.export_scenario);
+    core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
+    options.out_dir = in.out_dir;
+    options.scale = in.scale;
+    if (in.exporter->count("--t")) options.t_seconds = in.t_seconds;
+    options.controls = in.keep_controls;
+    options.light_theme = in.theme == "light";
+    std::vector<std::string> written;
+    error = run_export(options, &written);
+    for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
+    if (!error.empty()) {
+        std::fprintf(stderr, "shardscope: %s\n", error.c_str());
+        return 1;
+    }
+    return 0;
+}
+
+int run_window_command(const CliInputs& in) {
+    WindowOptions options;
+    options.scenario = in.window_scenario.empty() ? core::default_scenario() : load_scenario_file(in.window_scenario);
+    core::evaluate(options.scenario);
+    options.scenario_path = in.window_scenario;
+    options.light_theme = in.theme == "light";
+    return run_window(options);
+}
+
+// The command given, or the window; an invalid input is one line on standard error and exit status 2.
+int run_command(CliInputs& in) {
     try {
-        if (*eval) {
-            return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
-        }
-        if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
-        if (*serve) return run_serve(load_scenario_file(serve_scenario), output_format(serve_json, false, serve_table));
-        if (*plan) {
-            if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
-            if (size_requested) {
-                if (*size_deadline && !(size_deadline_days > 0 && size_deadline_days <= 1e6)) return fail("--deadline-days: must be between 0 and 1e6");
-                if (*size_budget_option && !(size_budget >= 0 && size_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
-                if (size_options.max_gpus < 1 || size_options.max_gpus > 1000000) return fail("--max-gpus: must be between 1 and 1000000");
-                size_options.top = top;
-                if (*size_deadline) size_options.deadline_days = size_deadline_days;
-                if (*size_budget_option) size_options.budget_dollars = size_budget;
-                if (plan_csv) return fail("--size: prints its ranking as a table or as JSON, not CSV");
-                // As plan itself: a table on a terminal, JSON down a pipe; --json and --table choose.
-                size_options.json = output_format(plan_json, false, plan_table) == OutputFormat::json;
-                return run_size(load_scenario_file(plan_scenario, core::ScenarioUse::plan), size_options);  // sizing ignores the file's layout
-            }
-            // plan ignores the file's own layout
-            return run_plan(load_scenario_file(plan_scenario, core::ScenarioUse::plan), {top, output_format(plan_json, plan_csv, plan_table)});
-        }
-        if (*cost) {
-            if (*cost_budget_option && !(cost_budget >= 0 && cost_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
-            return run_cost(load_scenario_file(cost_scenario), cost_json,
-                            *cost_budget_option ? std::optional<double>(cost_budget) : std::nullopt);
-        }
-        if (*exporter) {
-            ExportOptions options;
-            if (!parse_size(size, options.width, options.height)) return fail("--size: expected WxH between 64x64 and 16384x16384, got \"" + size + "\"");
-            if (!(scale >= 0.25f && scale <= 8.0f)) return fail("--scale: must be between 0.25 and 8");
-            if (!(t_seconds >= 0 && t_seconds <= 1e6)) return fail("--t: must be between 0 and 1e6 seconds");
-            std::string error;
-            const bool lesson_only = !lesson_path.empty() && exporter->count("--panel") == 0;
-            if (!lesson_only) options.panels = export_targets(export_panel, &error);
-            if (!error.empty()) return fail(error);
-            if (!lesson_path.empty()) {
-                std::vector<std::string> names;
-                for (const widgets::PanelDef& panel : widgets::make_all_panels()) names.push_back(panel.name);
-                options.lesson = load_lesson_file(lesson_path, names);
-            }
-            options.scenario = export_scenario.empty() ? core::default_scenario() : load_scenario_file(export_scenario);
-            core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
-            options.out_dir = out_dir;
-            options.scale = scale;
-            if (exporter->count("--t")) options.t_seconds = t_seconds;
-            options.controls = keep_controls;
-            options.light_theme = theme == "light";
-            std::vector<std::string> written;
-            error = run_export(options, &written);
-            for (const std::string& path : written) std::printf("wrote %s\n", path.c_str());
-            if (!error.empty()) {
-                std::fprintf(stderr, "shardscope: %s\n", error.c_str());
-                return 1;
-            }
-            return 0;
-        }
-        WindowOptions options;
-        options.scenario = window_scenario.empty() ? core::default_scenario() : load_scenario_file(window_scenario);
-        core::evaluate(options.scenario);
-        options.scenario_path = window_scenario;
-        options.light_theme = theme == "light";
-        return run_window(options);
+        if (*in.eval) return run_eval(load_scenario_file(in.eval_scenario), output_format(in.eval_json, false, in.eval_table));
+        if (*in.trace) return run_trace(load_scenario_file(in.trace_scenario), in.trace_out);
+        if (*in.serve) return run_serve(load_scenario_file(in.serve_scenario), output_format(in.serve_json, false, in.serve_table));
+        if (*in.plan) return run_plan_command(in);
+        if (*in.cost) return run_cost_command(in);
+        if (*in.exporter) return run_export_command(in);
+        return run_window_command(in);
     } catch (const core::InputError& error) {
         return fail(error.what());
     }
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    CLI::App cli(std::string("ShardScope: ") + kSummary + ".", "shardscope");
+    CliInputs in;
+    add_window_options(cli, in);
+    add_eval_command(cli, in);
+    add_serve_command(cli, in);
+    add_export_command(cli, in);
+    add_plan_command(cli, in);
+    add_trace_command(cli, in);
+    add_cost_command(cli, in);
+    add_generate_command(cli, in);
+    if (const std::optional<int> status = parse_command_line(cli, argc, argv)) return *status;
+    if (*in.generate) return print_generated(cli, in);
+    return run_command(in);
 }
 
 }  // namespace app

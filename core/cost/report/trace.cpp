@@ -612,79 +612,104 @@ private:
         Placement placement;
         placement.slices = &trace.slices;
         placement.free_us.assign(layout_.pp, {});
+        if (!place_hidden_param_gather(placement) || !place_pipeline_ops(placement) || !place_step_tails(placement)) return false;
+        name_stages(trace);
+        return true;
+    }
 
-        // The updated weights' all-gather runs behind the next step's first forward but for its exposed share: in a
-        // steady state this step opens with the previous one's hidden part, so the step holds one gather and ends on time.
+    // The updated weights' all-gather runs behind the next step's first forward but for its exposed share: in a steady
+    // state this step opens with the previous one's hidden part, so the step holds one gather and ends on time.
+    bool place_hidden_param_gather(Placement& placement) const {
         const double param_gather_hidden_us =
             in_.dp_group.ranks > 1 ? std::max(0.0, in_.dp.param_gather_seconds - step_.param_gather_exposed_seconds) * kMicroseconds : 0.0;
-        if (param_gather_hidden_us > 0) {
-            for (int stage = 0; stage < layout_.pp; ++stage) {
-                Item hidden = comm_item(TraceThread::dp, "all-gather", param_gather_hidden_us / kMicroseconds,
-                                        in_.dp.weight_bytes * param_gather_hidden_us / (in_.dp.param_gather_seconds * kMicroseconds), dp_ranks_, "step", -1);
-                hidden.name = "all-gather (the last step's update, behind the first forward)";
-                if (!emit(placement, slice_of(hidden, stage, -1, -1))) return false;
-            }
+        if (param_gather_hidden_us <= 0) return true;
+        for (int stage = 0; stage < layout_.pp; ++stage) {
+            Item hidden = comm_item(TraceThread::dp, "all-gather", param_gather_hidden_us / kMicroseconds,
+                                    in_.dp.weight_bytes * param_gather_hidden_us / (in_.dp.param_gather_seconds * kMicroseconds), dp_ranks_, "step", -1);
+            hidden.name = "all-gather (the last step's update, behind the first forward)";
+            if (!emit(placement, slice_of(hidden, stage, -1, -1))) return false;
         }
+        return true;
+    }
 
-        const std::string forward_name = pipeline_op_kind_name(PipelineOpKind::forward);
+    // Where an op's slices lie: an F&B cell lists its forward and backward chunk with one start and duration; the trace
+    // runs the forward first and the backward after it, each for its share of the cell by what it computes and waits.
+    // `cell_split_us` carries where the cell's forward half ends to its backward half (-1 outside a cell).
+    std::pair<double, double> op_span(const PipelineOp& op, double& cell_split_us) {
         const int m = step_.schedule.microbatches;
-        const int reps = naive() ? m : 1;  // the naive schedule pushes the whole batch through each op
+        double start_us = op.start_seconds * kMicroseconds;
+        double duration_us = op.duration_seconds * kMicroseconds;
+        if (op.overlapped && op.kind == PipelineOpKind::forward) {
+            const double forward_us = content_us(op_items(op, op.stage, op.microbatch == m - 1));
+            const PipelineOp* partner = &op + 1;
+            const bool paired = partner <= &timeline_.ops.back() && partner->overlapped && partner->device == op.device;
+            const double backward_us = paired ? content_us(op_items(*partner, partner->stage, partner->microbatch == m - 1)) : 0.0;
+            duration_us *= forward_us + backward_us > 0 ? forward_us / (forward_us + backward_us) : 1.0;
+            cell_split_us = start_us + duration_us;
+        } else if (op.overlapped && cell_split_us >= 0) {
+            duration_us = start_us + duration_us - cell_split_us;
+            start_us = cell_split_us;
+            cell_split_us = -1;
+        }
+        return {start_us, duration_us};
+    }
+
+    bool place_pipeline_ops(Placement& placement) {
         double cell_split_us = -1;  // DualPipe's F&B cell: where its forward half ends and its backward half starts
         for (const PipelineOp& op : timeline_.ops) {
-            const int virtual_stage = op.stage;
-            double start_us = op.start_seconds * kMicroseconds;
-            double duration_us = op.duration_seconds * kMicroseconds;
-            // An F&B cell lists its forward and backward chunk with one start and duration: the trace runs the forward
-            // first and the backward after it, each for its share of the cell by what it computes and waits.
-            if (op.overlapped && op.kind == PipelineOpKind::forward) {
-                const double forward_us = content_us(op_items(op, virtual_stage, op.microbatch == m - 1));
-                const PipelineOp* partner = &op + 1;
-                const bool paired = partner <= &timeline_.ops.back() && partner->overlapped && partner->device == op.device;
-                const double backward_us = paired ? content_us(op_items(*partner, partner->stage, partner->microbatch == m - 1)) : 0.0;
-                duration_us *= forward_us + backward_us > 0 ? forward_us / (forward_us + backward_us) : 1.0;
-                cell_split_us = start_us + duration_us;
-            } else if (op.overlapped && cell_split_us >= 0) {
-                duration_us = start_us + duration_us - cell_split_us;
-                start_us = cell_split_us;
-                cell_split_us = -1;
-            }
-            TraceSlice marker;
-            marker.name = std::string(pipeline_op_kind_name(op.kind)) + (naive() ? " (whole batch)" : op.overlapped ? " (F&B cell)" : "");
-            marker.category = "schedule";
-            marker.stage = op.device;
-            marker.thread = TraceThread::schedule;
-            marker.start_us = start_us;
-            marker.duration_us = duration_us;
-            marker.microbatch = naive() ? -1 : op.microbatch;
-            marker.chunk = op.chunk;
-            marker.pass = marker.name;
-            if (!emit(placement, marker)) return false;
-            const double rep_us = duration_us / reps;
-            for (int rep = 0; rep < reps; ++rep) {
-                const int microbatch = naive() ? rep : op.microbatch;
-                const std::vector<Item>& items = op_items(op, virtual_stage, microbatch == m - 1);
-                lay_out(placement, items, start_us + rep * rep_us, rep_us, op.device, microbatch, op.chunk);
-                if (placement.over) return false;
-            }
-            // The activation to the next stage after a forward, its gradient to the previous one after a backward.
-            const bool sends_forward = op.kind == PipelineOpKind::forward && virtual_stage + 1 < virtual_stages_;
-            const bool sends_backward = (op.kind == PipelineOpKind::backward || op.kind == PipelineOpKind::backward_input) && virtual_stage > 0;
-            const int to = sends_forward ? virtual_stage + 1 : virtual_stage - 1;
-            const auto to_device = stage_device_.find({to, op.microbatch});
-            const bool same_device = to_device != stage_device_.end() && to_device->second == op.device;  // DualPipeV's turn
-            if (layout_.pp > 1 && (sends_forward || sends_backward) && !same_device) {
-                Item send = comm_item(TraceThread::pp, sends_forward ? "send activation" : "send gradient", step_.schedule.p2p_seconds, in_.pp.message_bytes, 2,
-                                      sends_forward ? forward_name : std::string(pipeline_op_kind_name(op.kind)), -1);
-                TraceSlice slice = slice_of(send, op.device, naive() ? -1 : op.microbatch, op.chunk);
-                if (to_device != stage_device_.end()) slice.name += " to stage " + std::to_string(to_device->second);
-                slice.start_us = start_us + duration_us - (blocking_sends() ? send.us : 0.0);
-                if (blocking_sends()) slice.exposed_us = send.us;
-                if (!emit(placement, std::move(slice))) return false;
-            }
+            const auto [start_us, duration_us] = op_span(op, cell_split_us);
+            if (!place_op(placement, op, start_us, duration_us) || !place_send(placement, op, start_us, duration_us)) return false;
         }
+        return true;
+    }
 
-        // After the pipeline: the gradient reduction's exposed tail, the optimizer (every stage together: gradient
-        // clipping needs the global norm), then the updated weights' all-gather, partly behind the next step's forward.
+    // The op's marker on the schedule thread, then what it runs (the naive schedule pushes the whole batch through each op).
+    bool place_op(Placement& placement, const PipelineOp& op, double start_us, double duration_us) {
+        const int m = step_.schedule.microbatches;
+        const int reps = naive() ? m : 1;
+        TraceSlice marker;
+        marker.name = std::string(pipeline_op_kind_name(op.kind)) + (naive() ? " (whole batch)" : op.overlapped ? " (F&B cell)" : "");
+        marker.category = "schedule";
+        marker.stage = op.device;
+        marker.thread = TraceThread::schedule;
+        marker.start_us = start_us;
+        marker.duration_us = duration_us;
+        marker.microbatch = naive() ? -1 : op.microbatch;
+        marker.chunk = op.chunk;
+        marker.pass = marker.name;
+        if (!emit(placement, marker)) return false;
+        const double rep_us = duration_us / reps;
+        for (int rep = 0; rep < reps; ++rep) {
+            const int microbatch = naive() ? rep : op.microbatch;
+            const std::vector<Item>& items = op_items(op, op.stage, microbatch == m - 1);
+            lay_out(placement, items, start_us + rep * rep_us, rep_us, op.device, microbatch, op.chunk);
+            if (placement.over) return false;
+        }
+        return true;
+    }
+
+    // The activation to the next stage after a forward, its gradient to the previous one after a backward.
+    bool place_send(Placement& placement, const PipelineOp& op, double start_us, double duration_us) {
+        const int virtual_stage = op.stage;
+        const bool sends_forward = op.kind == PipelineOpKind::forward && virtual_stage + 1 < virtual_stages_;
+        const bool sends_backward = (op.kind == PipelineOpKind::backward || op.kind == PipelineOpKind::backward_input) && virtual_stage > 0;
+        const int to = sends_forward ? virtual_stage + 1 : virtual_stage - 1;
+        const auto to_device = stage_device_.find({to, op.microbatch});
+        const bool same_device = to_device != stage_device_.end() && to_device->second == op.device;  // DualPipeV's turn
+        if (layout_.pp <= 1 || !(sends_forward || sends_backward) || same_device) return true;
+        const std::string forward_name = pipeline_op_kind_name(PipelineOpKind::forward);
+        Item send = comm_item(TraceThread::pp, sends_forward ? "send activation" : "send gradient", step_.schedule.p2p_seconds, in_.pp.message_bytes, 2,
+                              sends_forward ? forward_name : std::string(pipeline_op_kind_name(op.kind)), -1);
+        TraceSlice slice = slice_of(send, op.device, naive() ? -1 : op.microbatch, op.chunk);
+        if (to_device != stage_device_.end()) slice.name += " to stage " + std::to_string(to_device->second);
+        slice.start_us = start_us + duration_us - (blocking_sends() ? send.us : 0.0);
+        if (blocking_sends()) slice.exposed_us = send.us;
+        return emit(placement, std::move(slice));
+    }
+
+    // After the pipeline: the gradient reduction's exposed tail, the optimizer (every stage together: gradient clipping
+    // needs the global norm), then the updated weights' all-gather, partly behind the next step's forward.
+    bool place_step_tails(Placement& placement) {
         const double makespan_us = step_.makespan_seconds * kMicroseconds;
         int optimizer_index = -1;
         for (int i = 0; i < static_cast<int>(report_.compute.kernels.size()); ++i)
@@ -711,22 +736,25 @@ private:
             lay_out(placement, tail, makespan_us, tail_us, stage, -1, -1);  // three slices at most: kept whole at any detail
             if (placement.over) return false;
         }
+        return true;
+    }
 
-        // By stage, then thread, then time: the order a reader expects, and what the overlap guard assumed per thread.
+    // By stage, then thread, then time: the order a reader expects, and what the overlap guard assumed per thread. Each
+    // stage's compute time, and its name: the rank that stands for it.
+    void name_stages(StepTrace& trace) const {
         std::stable_sort(trace.slices.begin(), trace.slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
             return std::tie(a.stage, a.thread, a.start_us) < std::tie(b.stage, b.thread, b.start_us);
         });
         trace.stage_compute_seconds.assign(layout_.pp, 0.0);
         for (const TraceSlice& slice : trace.slices)
             if (slice.thread == TraceThread::compute) trace.stage_compute_seconds[slice.stage] += slice.duration_us / kMicroseconds;
-        const int alike = layout_.tp * layout_.cp * layout_.dp;
+        const long long alike = layout_.stage_gpus();
         for (int stage = 0; stage < layout_.pp; ++stage) {
             const long long rank = 1LL * stage * layout_.tp * layout_.cp;
             std::string name = "stage " + std::to_string(stage) + ": rank " + std::to_string(rank) + " (tp 0, cp 0, dp 0)";
             if (alike > 1) name += ", one of " + std::to_string(alike) + " alike";
             trace.stage_names.push_back(name);
         }
-        return true;
     }
 };
 
@@ -745,20 +773,12 @@ void append_key(std::string& out, const char* key) {
     out += "\":";
 }
 
-}  // namespace
-
-StepTrace step_trace(const Scenario& scenario, const Report& report) { return TraceBuilder(scenario, report).build(); }
-
-std::string trace_to_json(const Scenario& scenario, const Report& report, const StepTrace& trace) {
-    std::string out;
-    out.reserve(trace.slices.size() * 240 + 4096);
-    out += "{\"traceEvents\":[\n";
-    bool first = true;
+// Names and order of the processes (stages) and their threads (streams): metadata events.
+void append_metadata_events(std::string& out, const StepTrace& trace, bool& first) {
     const auto begin_event = [&] {
         if (!first) out += ",\n";
         first = false;
     };
-    // Names and order of the processes (stages) and their threads (streams): metadata events.
     for (int stage = 0; stage < static_cast<int>(trace.stage_names.size()); ++stage) {
         const std::string pid = std::to_string(stage + 1);
         begin_event();
@@ -781,65 +801,73 @@ std::string trace_to_json(const Scenario& scenario, const Report& report, const 
             out += "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":" + pid + ",\"tid\":" + tid + ",\"args\":{\"sort_index\":" + tid + "}}";
         }
     }
-    for (const TraceSlice& slice : trace.slices) {
-        begin_event();
-        out += "{\"name\":";
-        append_string(out, slice.name);
-        out += ",\"cat\":";
-        append_string(out, slice.category);
-        out += ",\"ph\":\"X\",\"pid\":" + std::to_string(slice.stage + 1) + ",\"tid\":" + std::to_string(static_cast<int>(slice.thread) + 1) + ",\"ts\":";
-        append_number(out, slice.start_us);
-        out += ",\"dur\":";
-        append_number(out, slice.duration_us);
-        out += ",\"args\":{";
-        bool first_arg = true;
-        const auto arg = [&](const char* key) {
-            if (!first_arg) out += ',';
-            first_arg = false;
-            append_key(out, key);
-        };
-        if (!slice.pass.empty()) {
-            arg("pass");
-            append_string(out, slice.pass);
-        }
-        if (slice.microbatch >= 0) {
-            arg("microbatch");
-            out += std::to_string(slice.microbatch);
-        }
-        if (slice.chunk >= 0) {
-            arg("chunk");
-            out += std::to_string(slice.chunk);
-        }
-        if (slice.layer >= 0) {
-            arg("layer");
-            out += std::to_string(slice.layer);
-        }
-        if (slice.count > 1) {
-            arg("count");
-            out += std::to_string(slice.count);
-        }
-        if (slice.thread == TraceThread::compute) {
-            arg("flops");
-            append_number(out, slice.flops);
-            arg("bytes");
-            append_number(out, slice.bytes);
-            if (!slice.bound.empty()) {
-                arg("bound");
-                append_string(out, slice.bound);
-                arg("efficiency");
-                append_number(out, slice.efficiency);
-            }
-        } else if (slice.thread != TraceThread::schedule) {
-            arg("bytes");
-            append_number(out, slice.bytes);
-            arg("ranks");
-            out += std::to_string(slice.ranks);
-            arg("exposed_us");
-            append_number(out, slice.exposed_us);
-        }
-        out += "}}";
+}
+
+// A slice's args: where it sits in the step, and what it computes or sends.
+void append_slice_args(std::string& out, const TraceSlice& slice) {
+    bool first_arg = true;
+    const auto arg = [&](const char* key) {
+        if (!first_arg) out += ',';
+        first_arg = false;
+        append_key(out, key);
+    };
+    if (!slice.pass.empty()) {
+        arg("pass");
+        append_string(out, slice.pass);
     }
-    out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+    if (slice.microbatch >= 0) {
+        arg("microbatch");
+        out += std::to_string(slice.microbatch);
+    }
+    if (slice.chunk >= 0) {
+        arg("chunk");
+        out += std::to_string(slice.chunk);
+    }
+    if (slice.layer >= 0) {
+        arg("layer");
+        out += std::to_string(slice.layer);
+    }
+    if (slice.count > 1) {
+        arg("count");
+        out += std::to_string(slice.count);
+    }
+    if (slice.thread == TraceThread::compute) {
+        arg("flops");
+        append_number(out, slice.flops);
+        arg("bytes");
+        append_number(out, slice.bytes);
+        if (!slice.bound.empty()) {
+            arg("bound");
+            append_string(out, slice.bound);
+            arg("efficiency");
+            append_number(out, slice.efficiency);
+        }
+    } else if (slice.thread != TraceThread::schedule) {
+        arg("bytes");
+        append_number(out, slice.bytes);
+        arg("ranks");
+        out += std::to_string(slice.ranks);
+        arg("exposed_us");
+        append_number(out, slice.exposed_us);
+    }
+}
+
+void append_slice_event(std::string& out, const TraceSlice& slice) {
+    out += "{\"name\":";
+    append_string(out, slice.name);
+    out += ",\"cat\":";
+    append_string(out, slice.category);
+    out += ",\"ph\":\"X\",\"pid\":" + std::to_string(slice.stage + 1) + ",\"tid\":" + std::to_string(static_cast<int>(slice.thread) + 1) + ",\"ts\":";
+    append_number(out, slice.start_us);
+    out += ",\"dur\":";
+    append_number(out, slice.duration_us);
+    out += ",\"args\":{";
+    append_slice_args(out, slice);
+    out += "}}";
+}
+
+// What the trace is: the scenario, the layout, the step, and a paragraph saying how to read it.
+nlohmann::ordered_json trace_other_data(const Scenario& scenario, const Report& report, const StepTrace& trace) {
     nlohmann::ordered_json other;
     other["generator"] = "shardscope trace";
     other["model"] = scenario.model.name;
@@ -863,7 +891,26 @@ std::string trace_to_json(const Scenario& scenario, const Report& report, const 
                  std::to_string(trace.first_stage_layers) + " and the last " + std::to_string(trace.last_stage_layers) + ".";
     }
     other["about"] = about;
-    out += other.dump();
+    return other;
+}
+
+}  // namespace
+
+StepTrace step_trace(const Scenario& scenario, const Report& report) { return TraceBuilder(scenario, report).build(); }
+
+std::string trace_to_json(const Scenario& scenario, const Report& report, const StepTrace& trace) {
+    std::string out;
+    out.reserve(trace.slices.size() * 240 + 4096);
+    out += "{\"traceEvents\":[\n";
+    bool first = true;
+    append_metadata_events(out, trace, first);
+    for (const TraceSlice& slice : trace.slices) {
+        if (!first) out += ",\n";
+        first = false;
+        append_slice_event(out, slice);
+    }
+    out += "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":";
+    out += trace_other_data(scenario, report, trace).dump();
     out += "\n}\n";
     return out;
 }
