@@ -86,7 +86,7 @@ void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimat
         AxisComm comm;
         comm.axis = axis;
         comm.degree = group.ranks;
-        comm.crosses_nodes = axis == CommAxis::pp ? 1LL * layout.tp * layout.cp * layout.pp > cluster.gpus_per_node : group.crosses_nodes();
+        comm.crosses_nodes = axis == CommAxis::pp ? gpus_per_replica(layout) > cluster.gpus_per_node : group.crosses_nodes();
         switch (axis) {
             case CommAxis::tp: comm.collective = layout.sequence_parallel ? Collective::all_gather : Collective::all_reduce; break;
             case CommAxis::cp:
