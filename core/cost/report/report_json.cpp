@@ -124,6 +124,10 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
         kernels.push_back(std::move(entry));
     }
     json["compute"]["kernels"] = kernels;
+    const ExpectedError& expected = compute.expected_error;
+    json["compute"]["expected_error"] = {{"regime", expected.regime}, {"validated", expected.validated}, {"runs", expected.runs},
+                                         {"mean_abs_error", expected.mean_abs_error}, {"signed_mean_error", expected.signed_mean_error}};
+    json["compute"]["mfu_ceiling"] = compute.mfu_ceiling.mfu;
     json["compute"]["busiest_stage"] = compute.busiest_stage;
     nlohmann::ordered_json comm = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
