@@ -8,6 +8,7 @@
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
+#include "app/memory_command.h"
 #include "app/serve_command.h"
 #include "app/trace_command.h"
 #include "app/size_command.h"
@@ -82,6 +83,10 @@ struct CliInputs {
     CLI::App* serve = nullptr;
     std::string serve_scenario;
     bool serve_json = false, serve_table = false;
+    CLI::App* memory = nullptr;
+    std::string memory_scenario;
+    bool memory_csv = false, memory_json = false, memory_table = false;
+    int memory_stage = -1;
     CLI::App* exporter = nullptr;
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
     float scale = 1.0f;
@@ -127,6 +132,16 @@ void add_serve_command(CLI::App& cli, CliInputs& in) {
                                            "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
     in.serve->add_option("scenario", in.serve_scenario, "Scenario JSON")->required()->type_name("FILE");
     add_format_flags(in.serve, in.serve_json, nullptr, in.serve_table);
+}
+
+void add_memory_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* memory = in.memory = cli.add_subcommand("memory", "Print memory over one training step, point by point (each layer's forward and "
+                                                                "backward, the loss, the optimizer, zero_grad): allocated and reserved");
+    memory->add_option("scenario", in.memory_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    memory->add_flag("--csv", in.memory_csv, "Print CSV (the default when standard output is not a terminal)");
+    memory->add_flag("--json", in.memory_json, "Print JSON");
+    memory->add_flag("--table", in.memory_table, "Print an aligned table (the default on a terminal)");
+    memory->add_option("--stage", in.memory_stage, "Pipeline stage, 0 first (default: the heaviest)")->type_name("N");
 }
 
 void add_export_command(CLI::App& cli, CliInputs& in) {
@@ -223,6 +238,13 @@ int run_plan_command(CliInputs& in) {
     return run_plan(load_scenario_file(in.plan_scenario, core::ScenarioUse::plan), {in.top, output_format(in.plan_json, in.plan_csv, in.plan_table)});
 }
 
+// --json or --table as asked; otherwise CSV down a pipe and the table on a terminal.
+int run_memory_command(const CliInputs& in) {
+    const MemoryFormat format = in.memory_json ? MemoryFormat::json : in.memory_table ? MemoryFormat::table
+                                : in.memory_csv || !isatty(fileno(stdout)) ? MemoryFormat::csv : MemoryFormat::table;
+    return run_memory(load_scenario_file(in.memory_scenario), format, in.memory_stage);
+}
+
 int run_cost_command(const CliInputs& in) {
     if (*in.cost_budget_option && !(in.cost_budget >= 0 && in.cost_budget <= 1e12)) return fail("--budget: must be between 0 and 1e12 dollars");
     return run_cost(load_scenario_file(in.cost_scenario), in.cost_json, *in.cost_budget_option ? std::optional<double>(in.cost_budget) : std::nullopt);
@@ -273,6 +295,7 @@ int run_command(CliInputs& in) {
     try {
         if (*in.eval) return run_eval(load_scenario_file(in.eval_scenario), output_format(in.eval_json, false, in.eval_table));
         if (*in.trace) return run_trace(load_scenario_file(in.trace_scenario), in.trace_out);
+        if (*in.memory) return run_memory_command(in);
         if (*in.serve) return run_serve(load_scenario_file(in.serve_scenario), output_format(in.serve_json, false, in.serve_table));
         if (*in.plan) return run_plan_command(in);
         if (*in.cost) return run_cost_command(in);
@@ -291,6 +314,7 @@ int run_cli(int argc, char** argv) {
     add_window_options(cli, in);
     add_eval_command(cli, in);
     add_serve_command(cli, in);
+    add_memory_command(cli, in);
     add_export_command(cli, in);
     add_plan_command(cli, in);
     add_trace_command(cli, in);

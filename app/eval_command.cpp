@@ -161,6 +161,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
 
     const core::ComputeReport& compute = report.compute;
     row("step", "step time", figures.step_time.value + " (" + figures.step_time.formula + ")");
+    row("step", "expected error", figures.expected_error.value + ": " + figures.expected_error.formula);
     row("step", "compute", figures.compute_time.value);
     row("step", "pipeline bubble", figures.bubble_time.value);
     row("step", "exposed communication", figures.exposed_comm_time.value);

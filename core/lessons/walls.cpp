@@ -109,7 +109,7 @@ Wall serving_wall(const Scenario& scenario, const Report& report) {
     return wall;
 }
 
-int verdict_row(const WallsReport& walls, const Scenario& scenario, const Report& report) {
+int verdict_row(const WallsReport& walls, const Scenario&, const Report& report) {
     if (!walls.any_over) return -1;
     const MemoryReport& memory = report.memory;
     switch (walls.walls[walls.binding].kind) {

@@ -311,6 +311,24 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memor
 
 }  // namespace
 
+// A stage's forwards and backwards in the order its device runs them (a weight-gradient pass frees what its micro-batch
+// kept, as the backward of a one-pass schedule does); a chunk of an interleaved schedule holds its share of the layers.
+std::vector<StageOp> stage_order(const ScheduleTimeline* schedule, int stage) {
+    std::vector<StageOp> order;
+    if (!schedule || schedule->stages <= 1) return order;
+    const bool split_backward = std::any_of(schedule->ops.begin(), schedule->ops.end(),
+                                            [](const PipelineOp& op) { return op.kind == PipelineOpKind::weight_grad; });
+    const double share = 1.0 / std::max(1, schedule->virtual_chunks);
+    for (const PipelineOp& op : schedule->ops) {
+        if (op.device != stage) continue;
+        if (op.kind == PipelineOpKind::forward) order.push_back({true, op.microbatch, share});
+        else if (op.kind == PipelineOpKind::weight_grad || (!split_backward && op.kind != PipelineOpKind::forward)) {
+            order.push_back({false, op.microbatch, share});
+        }
+    }
+    return order;
+}
+
 MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order, double inflight) {
     if (!k.operator_recipe) {
         std::vector<StageOp> steps = order;

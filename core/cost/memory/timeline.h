@@ -5,6 +5,7 @@
 // caching allocator (core/cost/memory/allocator.h), a warm-up step then the step itself (the optimizer's state is made in
 // the first); block recipes (Megatron's family, the probe module) step through their per-layer figures, reserved being
 // allocated plus the measured allowance (memory.fragmentation).
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/memory/memory.h"
 
 #include <string>
@@ -19,6 +20,9 @@ struct StageOp {
     double share = 1;  // of the stage's layers it runs (an interleaved schedule's chunk: 1 / v)
 };
 
+
+// A stage's forwards and backwards in the order a generated schedule runs them on its device (empty: none generated).
+std::vector<StageOp> stage_order(const ScheduleTimeline*, int stage);
 
 // The stage's timeline. `order`: its micro-batches' forwards and backwards as its schedule runs them (empty: a pipeline
 // stage runs `inflight` forwards before the first backward, a single stage one micro-batch after another); `stage`: the

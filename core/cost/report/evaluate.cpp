@@ -206,6 +206,8 @@ Report evaluate(const Scenario& scenario) {
     compute.bubble_seconds = parts.bubble_seconds;
     compute.exposed_comm_seconds = parts.exposed_comm_total();
     compute.modelled_step_seconds = step.step_seconds;
+    compute.expected_error = expected_error(scenario);
+    compute.mfu_ceiling = mfu_ceiling(scenario, compute.fp8_gemms);
     if (scenario.efficiency.mfu) {
         compute.step_seconds = compute.model_flops_per_step / (gpus * compute.peak_flops_per_s * *scenario.efficiency.mfu);
         compute.step_basis = StepBasis::assumed_mfu;
@@ -215,6 +217,10 @@ Report evaluate(const Scenario& scenario) {
     } else {
         compute.step_seconds = step.step_seconds;
         compute.step_basis = StepBasis::modelled;
+        // No layout is modelled faster than the best MFU published for its framework on its GPU.
+        compute.step_seconds = step_within_ceiling_seconds(step.step_seconds, compute.model_flops_per_step, gpus * compute.peak_flops_per_s,
+                                                           compute.mfu_ceiling.mfu);
+        if (compute.step_seconds > step.step_seconds) compute.step_basis = StepBasis::published_ceiling;
     }
     const double peak_seconds = compute.step_seconds * gpus * compute.peak_flops_per_s;
     compute.mfu = compute.model_flops_per_step / peak_seconds;
@@ -253,6 +259,10 @@ Report evaluate(const Scenario& scenario) {
     if (scenario.train.global_batch_fitted) {
         report.warnings.push_back({WarningKind::global_batch_fitted, static_cast<double>(scenario.train.global_batch),
                                    static_cast<double>(report.layout.dp) * scenario.train.micro_batch});
+    }
+    if (compute.step_basis == StepBasis::published_ceiling) {
+        report.warnings.push_back({WarningKind::mfu_capped, compute.model_flops_per_step / (compute.modelled_step_seconds * gpus * compute.peak_flops_per_s),
+                                   compute.mfu_ceiling.mfu});
     }
     return report;
 }

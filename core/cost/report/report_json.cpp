@@ -148,6 +148,10 @@ Json compute_json(const ReportText& text, const ComputeReport& compute) {
                  {"gpu_hours", compute.gpu_hours}, {"cost_dollars", compute.cost_dollars}};
     json["breakdown_seconds"] = breakdown_json(compute.breakdown_seconds);
     json["kernels"] = kernels_json(compute.kernels);
+    const ExpectedError& expected = compute.expected_error;
+    json["expected_error"] = {{"regime", expected.regime}, {"validated", expected.validated}, {"runs", expected.runs},
+                              {"mean_abs_error", expected.mean_abs_error}, {"signed_mean_error", expected.signed_mean_error}};
+    json["mfu_ceiling"] = compute.mfu_ceiling.mfu;
     json["busiest_stage"] = compute.busiest_stage;
     return json;
 }

@@ -4,6 +4,7 @@
 
 #include "core/cost/kernels/flops.h"
 #include "core/cost/memory/memory.h"
+#include "core/cost/report/expected_error.h"
 #include "core/cost/step/step.h"
 #include "core/model/errors.h"
 #include "core/model/model_json.h"
@@ -84,7 +85,12 @@ private:
     std::pair<std::pair<int, int>, Maps>* last_ = nullptr;          // the entry found last
 };
 
-LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
+// The best MFU published for the scenario's framework on its GPU: evaluate() holds every layout's step under it, so does the plan.
+double ceiling_mfu_of(const Scenario& scenario) {
+    return mfu_ceiling(scenario, fp8_gemms(scenario.cluster.gpu, framework_traits(scenario))).mfu;
+}
+
+LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s, double ceiling_mfu) {
     LayoutEstimate estimate;
     estimate.memory_per_gpu_bytes = step.memory.peak_bytes;
     estimate.activations_bytes = step.memory.activation_bytes;
@@ -93,17 +99,20 @@ LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step
     estimate.compute_seconds = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds;
     estimate.bubble_seconds = parts.bubble_seconds;
     estimate.exposed_comm_seconds = parts.exposed_comm_total();
-    estimate.step_seconds = step.step_seconds;
-    estimate.mfu = model_flops_per_step / (step.step_seconds * gpus * peak_flops_per_s);
+    estimate.modelled_step_seconds = step.step_seconds;
+    estimate.step_seconds = step_within_ceiling_seconds(step.step_seconds, model_flops_per_step, gpus * peak_flops_per_s, ceiling_mfu);
+    estimate.mfu = model_flops_per_step / (estimate.step_seconds * gpus * peak_flops_per_s);
     estimate.breakdown = parts;
     return estimate;
 }
 
-// Ranking: step time at nanosecond resolution (so rounding noise does not split ties); among equal times the simpler
+// Ranking: step time at nanosecond resolution (so rounding noise does not split ties), then the modelled step where the
+// ceiling ties them; among equal times the simpler
 // layout (fewer GPUs per model replica), then the one with more memory to spare, then a fixed order.
 auto rank_key(const PlanEntry& entry) {
     const Layout& l = entry.layout;
-    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), gpus_per_replica(l), entry.estimate.memory_per_gpu_bytes,
+    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), std::llround(entry.estimate.modelled_step_seconds * 1e9),
+                           gpus_per_replica(l), entry.estimate.memory_per_gpu_bytes,
                            l.tp, l.pp, l.cp, l.zero, l.micro_batch, static_cast<int>(l.recompute), static_cast<int>(l.schedule),
                            l.virtual_stages, l.ep, l.etp);
 }
@@ -168,7 +177,7 @@ LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     const double flops = model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len;
     const StepEstimate step = estimate_step(scenario, layout, layer_cost(scenario, split_of(layout), false), PipelineTiming::timeline);
     const double gpus = 1.0 * gpus_per_replica(layout) * layout.dp;
-    return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s);
+    return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s, ceiling_mfu_of(scenario));
 }
 
 namespace {
@@ -267,6 +276,7 @@ struct Search {
         : scenario(scenario),
           options(options),
           model_flops(model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len),
+          ceiling_mfu(ceiling_mfu_of(scenario)),
           memory_constants(core::memory_constants(scenario)),
           moe_share(scenario.model.layers + 1, 0.0),
           chunk_counts_by_pp(scenario.model.layers + 1),
@@ -286,6 +296,7 @@ struct Search {
     const Scenario& scenario;
     const PlanOptions& options;
     double model_flops;
+    double ceiling_mfu;                                // the published MFU ceiling every layout's step is held to
     MemoryConstants memory_constants;
     std::vector<double> moe_share;                     // per pp: the share of a stage's layers with experts
     std::vector<std::vector<int>> chunk_counts_by_pp;  // the interleaved chunk counts of the pipeline at hand
@@ -477,7 +488,7 @@ TopLayouts price_candidates(Search& search, const std::vector<Candidate>& candid
             if (makespan + inputs.optimizer.seconds > top.admission_seconds()) return;
             const StepEstimate step = estimate_step(scenario, priced, *candidate.cost, inputs, PipelineTiming::closed_form);
             if (step.memory.fits && step.step_seconds <= top.admission_seconds()) {
-                top.offer({priced, estimate_of(step, search.model_flops, search.gpus(), search.peak())});
+                top.offer({priced, estimate_of(step, search.model_flops, search.gpus(), search.peak(), search.ceiling_mfu)});
             }
         };
         if (candidate.one_f_one_b) try_schedule(ScheduleKind::one_f_one_b, 1);
@@ -498,7 +509,7 @@ std::vector<PlanEntry> best_of(Search& search, TopLayouts top) {
     std::sort(kept.begin(), kept.end(), ranks_before);
     for (PlanEntry& entry : kept) {
         const StepEstimate step = estimate_step(search.scenario, entry.layout, search.costs.get(split_of(entry.layout)), PipelineTiming::timeline);
-        entry.estimate = estimate_of(step, search.model_flops, search.gpus(), search.peak());
+        entry.estimate = estimate_of(step, search.model_flops, search.gpus(), search.peak(), search.ceiling_mfu);
     }
     std::sort(kept.begin(), kept.end(), ranks_before);
     std::vector<PlanEntry> best;
