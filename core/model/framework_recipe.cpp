@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
@@ -182,9 +184,9 @@ bool parse_shape(std::string_view text, ShapeExpr& shape, std::string& error) {
             if (std::isdigit(static_cast<unsigned char>(c))) {
                 std::size_t end = i;
                 while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-                const double number = std::stod(std::string(text.substr(i, end - i)));
-                if (!(number > 0)) {
-                    error = "a size must be > 0, got " + std::string(text.substr(i, end - i));
+                const double number = std::strtod(std::string(text.substr(i, end - i)).c_str(), nullptr);
+                if (!(number > 0) || !std::isfinite(number)) {
+                    error = "a size must be a finite number > 0, got " + std::string(text.substr(i, end - i));
                     return false;
                 }
                 shape.factor = divide ? shape.factor / number : shape.factor * number;
@@ -213,6 +215,10 @@ bool parse_shape(std::string_view text, ShapeExpr& shape, std::string& error) {
     }
     if (expect_term) {
         error = "a shape is a product of sizes, such as \"n*h\"";
+        return false;
+    }
+    if (!(shape.factor > 0) || !std::isfinite(shape.factor)) {
+        error = "its numbers multiply to " + std::to_string(shape.factor) + ": a size must be a finite number > 0";
         return false;
     }
     return true;
