@@ -144,13 +144,19 @@ def scenario_of(run):
         # Megatron-LM before late 2023: gradients all-reduced after the backward (--overlap-grad-reduce and
         # --overlap-param-gather came later, off by default) and blocking pipeline sends (batch_isend_irecv, then
         # synchronize), as the 2021-2022 tables ran it; MegaScale (Jiang et al. 2024 sec 3.2) names both overlaps as its own.
+        # Attention as Megatron-LM ran it then: its fused scale-mask-softmax kernels (--use-flash-attn came in 2023, off by
+        # default); MegaScale (Jiang et al. 2024 sec 3.4) names FlashAttention-2 among its own operator changes.
         train["framework"] = "megatron"
+        train["flash_attention"] = False
         scenario["precision"] = {"recipe": "megatron-fp32-grads"}
         scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}
     elif family in ("megatron-deepspeed", "deepspeed"):
         # DeepSpeed's pipeline engine sends and receives between its schedule's steps and reduces the gradients after the
         # last micro-batch (deepspeed/runtime/pipe/engine.py: _exec_send_activations, _exec_reduce_grads).
+        # Megatron-DeepSpeed's attention in 2021-2022: fused scale-mask-softmax kernels, no FlashAttention (published May
+        # 2022, after MT-NLG; BLOOM, Le Scao et al. 2022 sec 3.5.3, lists its fused kernels: LayerNorm, scale-mask-softmax, bias-GeLU).
         train["framework"] = "deepspeed"
+        train["flash_attention"] = False
         parallel["zero"] = 1
         scenario["precision"] = {"recipe": "deepspeed-zero-bf16"}
         scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}
