@@ -22,6 +22,7 @@ constexpr std::pair<OpKind, const char*> kOpNames[] = {
     {OpKind::mean, "mean"}, {OpKind::cat, "cat"}, {OpKind::linear, "linear"}, {OpKind::sdpa, "sdpa"},
     {OpKind::dropout, "dropout"}, {OpKind::layer_norm, "layer_norm"}, {OpKind::rms_norm, "rms_norm"},
     {OpKind::embedding, "embedding"}, {OpKind::log_softmax, "log_softmax"}, {OpKind::nll_loss, "nll_loss"},
+    {OpKind::gather_sequence, "gather_sequence"}, {OpKind::scatter_sequence, "scatter_sequence"},
     {OpKind::fused_norm, "fused_norm"}, {OpKind::fused_rope, "fused_rope"}, {OpKind::fused_swiglu, "fused_swiglu"},
     {OpKind::fused_bias_gelu, "fused_bias_gelu"}, {OpKind::fused_residual_dropout, "fused_residual_dropout"},
     {OpKind::fused_cross_entropy, "fused_cross_entropy"}, {OpKind::block_norm, "block_norm"}, {OpKind::block_qkv, "block_qkv"},
