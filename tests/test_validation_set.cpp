@@ -146,7 +146,12 @@ void write_docs() {
            "tables, and Hugging Face models measured on one H200 with `measurements/hf_training_probe.py`). Error: the "
            "modelled step over the published one, minus 1: above 0 the model is slower than the run, below 0 faster. Each run is held, as evaluate holds "
            "any layout, to the best MFU published for its framework on its GPU, but by the other runs: its own is no check "
-           "(\"held\" marks the runs the ceiling moved). The runs the model cannot represent are listed in `validation/runs.json` under `excluded`, each with its reason.\n\n";
+           "(\"held\" marks the runs the ceiling moved). The runs the model cannot represent are listed in `validation/runs.json` under `excluded`, each with its reason. "
+           "Where the model still errs, and why as far as is known: Megatron-DeepSpeed's pipeline engine ran MT-NLG 530B "
+           "at 113-126 TFLOP/s per GPU where Megatron-LM's reached 163 with the same model, a gap the model does not price; "
+           "torchtitan's H100 runs used Meta's 500 W parts, whose lower GEMM clocks are not modelled (its long-context "
+           "runs, attention-bound, come out 20-38 % fast); float8 runs without tensor parallelism come out 14-16 % slow "
+           "(torch.compile's fusion of the float8 casts into their neighbours is not modelled).\n\n";
     out << "## By framework\n\n| family | runs | mean abs error | signed mean | worst |\n|---|---|---|---|---|\n";
     for (const auto& [family, stats] : families) {
         out << "| " << family << " | " << stats.runs << " | " << percent(stats.mean_abs()).substr(1) << " | " << percent(stats.mean())
