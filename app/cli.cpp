@@ -9,6 +9,7 @@
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
 #include "app/memory_command.h"
+#include "app/recipe_command.h"
 #include "app/serve_command.h"
 #include "app/trace_command.h"
 #include "app/size_command.h"
@@ -87,6 +88,9 @@ struct CliInputs {
     std::string memory_scenario;
     bool memory_csv = false, memory_json = false, memory_table = false;
     int memory_stage = -1;
+    CLI::App* recipe = nullptr;
+    std::string recipe_file;
+    bool recipe_json = false, recipe_table = false;
     CLI::App* exporter = nullptr;
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
     float scale = 1.0f;
@@ -142,6 +146,13 @@ void add_memory_command(CLI::App& cli, CliInputs& in) {
     memory->add_flag("--json", in.memory_json, "Print JSON");
     memory->add_flag("--table", in.memory_table, "Print an aligned table (the default on a terminal)");
     memory->add_option("--stage", in.memory_stage, "Pipeline stage, 0 first (default: the heaviest)")->type_name("N");
+}
+
+void add_recipe_command(CLI::App& cli, CliInputs& in) {
+    in.recipe = cli.add_subcommand("recipe", "Check a framework recipe file (the ops one transformer layer launches, each with its source) "
+                                             "and print its ops; exit status 2 naming the file, the op and the field when it is refused");
+    in.recipe->add_option("file", in.recipe_file, "Recipe JSON, in the format of the shipped recipes (frameworks/*.json)")->required()->type_name("FILE");
+    add_format_flags(in.recipe, in.recipe_json, nullptr, in.recipe_table);
 }
 
 void add_export_command(CLI::App& cli, CliInputs& in) {
@@ -296,6 +307,7 @@ int run_command(CliInputs& in) {
         if (*in.eval) return run_eval(load_scenario_file(in.eval_scenario), output_format(in.eval_json, false, in.eval_table));
         if (*in.trace) return run_trace(load_scenario_file(in.trace_scenario), in.trace_out);
         if (*in.memory) return run_memory_command(in);
+        if (*in.recipe) return run_recipe(in.recipe_file, output_format(in.recipe_json, false, in.recipe_table));
         if (*in.serve) return run_serve(load_scenario_file(in.serve_scenario), output_format(in.serve_json, false, in.serve_table));
         if (*in.plan) return run_plan_command(in);
         if (*in.cost) return run_cost_command(in);
@@ -315,6 +327,7 @@ int run_cli(int argc, char** argv) {
     add_eval_command(cli, in);
     add_serve_command(cli, in);
     add_memory_command(cli, in);
+    add_recipe_command(cli, in);
     add_export_command(cli, in);
     add_plan_command(cli, in);
     add_trace_command(cli, in);

@@ -21,9 +21,9 @@ std::vector<Blocks> blocks_of(const core::FrameworkRecipe& recipe) {
 
 }  // namespace
 
-int run_recipe(const std::string& path, RecipeFormat format) {
+int run_recipe(const std::string& path, OutputFormat format) {
     const core::FrameworkRecipe recipe = core::parse_framework_recipe(read_text_file(path, "recipe"), path);
-    if (format == RecipeFormat::json) {
+    if (format == OutputFormat::json) {
         nlohmann::ordered_json json = {{"id", recipe.id}, {"name", recipe.name}, {"version", recipe.version}, {"source", recipe.source}};
         for (const auto& [name, block] : blocks_of(recipe)) {
             nlohmann::ordered_json ops = nlohmann::ordered_json::array();

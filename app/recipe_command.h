@@ -3,11 +3,12 @@
 // the model reads its own, and prints its ops block by block, each with the line of the framework it cites; a file with
 // an unknown op, a missing source or a size that is not a finite number > 0 is refused naming the file, the op and the
 // field (exit status 2).
+#include "app/table.h"
+
 #include <string>
 
 namespace app {
 
-enum class RecipeFormat { json, table };
-int run_recipe(const std::string& path, RecipeFormat);
+int run_recipe(const std::string& path, OutputFormat);  // json, or else the table
 
 }  // namespace app

@@ -76,6 +76,14 @@ else echo "FAIL: serve of an unmeetable TPOT: status $status: $(head -c 400 "$wo
 "$binary" eval --json "$work/tpot1.json" >"$work/unmet.json" 2>"$work/stderr" || { echo "FAIL: eval of an unmeetable TPOT"; failures=$((failures + 1)); }
 if grep -v '"layer": null' "$work/unmet.json" | grep -Eqi ':[[:space:]]*(null|nan|-?inf)'; then echo "FAIL: eval of an unmeetable TPOT printed NaN or infinity"; failures=$((failures + 1)); fi
 
+# A recipe file with an unknown op, a missing source or a negative size: the file, the op and the field named.
+corpus="$source_dir/fuzz/corpus/recipe"
+expect_usage_error "recipe: unknown op" 'unknown_op.json: layer op 1 (input_layernorm.to_fp32): op: unknown op' "$binary" recipe "$corpus/unknown_op.json"
+expect_usage_error "recipe: missing source" 'missing_source.json: layer op 2 (input_layernorm.pow): source: missing' "$binary" recipe "$corpus/missing_source.json"
+expect_usage_error "recipe: negative size" "negative_size.json: layer op 3 (input_layernorm.mean): shape: unknown size '-'" "$binary" recipe "$corpus/negative_size.json"
+expect_usage_error "recipe: a size beyond a double" 'size_beyond_double.json: layer op 3 (input_layernorm.mean): shape: a size must be a finite number > 0' "$binary" recipe --json "$corpus/size_beyond_double.json"
+"$binary" recipe --json "$source_dir/assets/frameworks/torchtitan.json" | grep -q '"id": "torchtitan"' || { echo "FAIL: recipe --json of a shipped recipe"; failures=$((failures + 1)); }
+
 "$binary" --help >/dev/null || { echo "FAIL: --help"; failures=$((failures + 1)); }
 "$binary" --version | grep -q '^shardscope [0-9]' || { echo "FAIL: --version"; failures=$((failures + 1)); }
 exit $((failures > 0))
