@@ -53,6 +53,7 @@ struct Item {
     int layer = -1;
     int kernel = -1;
     int count = 0;
+    double launches = 0;         // compute: CUDA launches of all instances (the recipe's kernels per op)
     double us = 0;               // compute and comm: duration; wait: how long the compute stream idles
     double flops = 0, bytes = 0;
     std::string bound;
@@ -165,6 +166,7 @@ private:
         item.layer = layer;
         item.kernel = index;
         item.count = kernel.count;
+        item.launches = kernel.launches * kernel.count;
         item.us = kernel.total_seconds() * kMicroseconds;
         item.flops = kernel.flops * kernel.count;
         item.bytes = kernel.bytes * kernel.count;
@@ -553,6 +555,7 @@ private:
         slice.pass = item.pass;
         slice.kernel = item.kernel;
         slice.count = item.count;
+        slice.launches = item.launches;
         slice.flops = item.flops;
         slice.bytes = item.bytes;
         slice.bound = item.bound;
@@ -832,6 +835,10 @@ void append_slice_args(std::string& out, const TraceSlice& slice) {
         out += std::to_string(slice.count);
     }
     if (slice.thread == TraceThread::compute) {
+        if (slice.launches > 0) {
+            arg("launches");
+            append_number(out, slice.launches);
+        }
         arg("flops");
         append_number(out, slice.flops);
         arg("bytes");

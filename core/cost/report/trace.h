@@ -39,6 +39,7 @@ struct TraceSlice {
     std::string pass;             // "forward", "recompute", "backward_input", "backward_weight", or "F" / "B" / "W"
     int kernel = -1;              // index into ComputeReport::kernels (kernel detail only)
     int count = 0;                // kernels merged into this slice (instances)
+    double launches = 0;          // kernels: CUDA launches of all its instances
     double flops = 0;             // all instances
     double bytes = 0;             // kernels: to and from HBM; collectives and sends: one call's buffer
     std::string bound;            // kernels: "compute", "memory" or "launch"
