@@ -102,6 +102,11 @@ int run_cli(int argc, char** argv) {
     bool keep_controls = false;
     exporter->add_flag("--controls", keep_controls, "Keep the live controls and key hints (default: a clean figure)");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    std::string export_sidebar;
+    exporter->add_option("--sidebar", export_sidebar,
+                         "open or folded: each panel as the window shows it, its tab beside the scenario sidebar open or folded, "
+                         "with its controls (default: a panel alone, as a figure)")
+        ->check(CLI::IsMember({"open", "folded"}))->type_name("open|folded");
     std::string lesson_path;
     exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
 
@@ -215,6 +220,7 @@ int run_cli(int argc, char** argv) {
             options.scale = scale;
             if (exporter->count("--t")) options.t_seconds = t_seconds;
             options.controls = keep_controls;
+            if (!export_sidebar.empty()) options.sidebar = export_sidebar == "open" ? SidebarMode::shown : SidebarMode::folded;
             options.light_theme = theme == "light";
             std::vector<std::string> written;
             error = run_export(options, &written);
