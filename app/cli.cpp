@@ -8,6 +8,8 @@
 #include "app/lesson.h"
 #include "app/plan_command.h"
 #include "app/scenario_file.h"
+#include "app/memory_command.h"
+#include "app/serve_command.h"
 #include "app/trace_command.h"
 #include "app/size_command.h"
 #include "app/window.h"
@@ -88,6 +90,24 @@ int run_cli(int argc, char** argv) {
     bool eval_json = false, eval_table = false;
     eval->add_option("scenario", eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     add_format_flags(eval, eval_json, nullptr, eval_table);
+
+    CLI::App* serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
+                                                  "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
+    std::string serve_scenario;
+    bool serve_json = false, serve_table = false;
+    serve->add_option("scenario", serve_scenario, "Scenario JSON")->required()->type_name("FILE");
+    add_format_flags(serve, serve_json, nullptr, serve_table);
+
+    CLI::App* memory = cli.add_subcommand("memory", "Print memory over one training step, point by point (each layer's forward and "
+                                                    "backward, the loss, the optimizer, zero_grad): allocated and reserved");
+    std::string memory_scenario;
+    bool memory_csv = false, memory_json = false, memory_table = false;
+    int memory_stage = -1;
+    memory->add_option("scenario", memory_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    memory->add_flag("--csv", memory_csv, "Print CSV (the default when standard output is not a terminal)");
+    memory->add_flag("--json", memory_json, "Print JSON");
+    memory->add_flag("--table", memory_table, "Print an aligned table (the default on a terminal)");
+    memory->add_option("--stage", memory_stage, "Pipeline stage, 0 first (default: the heaviest)")->type_name("N");
 
     CLI::App* exporter = cli.add_subcommand("export", "Render panels headless to PNG files");
     std::string export_scenario, export_panel = "all", out_dir = ".", size = "1600x900";
@@ -178,6 +198,12 @@ int run_cli(int argc, char** argv) {
             return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
         }
         if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
+        if (*memory) {
+            const MemoryFormat format = memory_json ? MemoryFormat::json : memory_table ? MemoryFormat::table
+                                        : memory_csv || !isatty(fileno(stdout)) ? MemoryFormat::csv : MemoryFormat::table;
+            return run_memory(load_scenario_file(memory_scenario), format, memory_stage);
+        }
+        if (*serve) return run_serve(load_scenario_file(serve_scenario), output_format(serve_json, false, serve_table));
         if (*plan) {
             if (top < 1 || top > 100000) return fail("--top: must be between 1 and 100000");
             if (size_requested) {

@@ -4,12 +4,14 @@
 #include "core/cost/report/evaluate.h"
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report_json.h"
+#include "core/cost/serving/serving_text.h"
 #include "core/lessons/walls.h"
 #include "core/model/format.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <functional>
 #include <cstdio>
 
 namespace app {
@@ -32,8 +34,8 @@ const char* wall_key(core::WallKind kind) {
 
 // A wall's used and budget under names that carry their unit.
 void put_wall(nlohmann::ordered_json& json, const core::Wall& wall) {
-    const char* used = wall.kind == core::WallKind::memory ? "used_bytes_per_gpu" : wall.kind == core::WallKind::time ? "train_seconds" : "asked_tokens_per_s";
-    const char* budget = wall.kind == core::WallKind::memory ? "hbm_bytes" : wall.kind == core::WallKind::time ? "deadline_seconds" : "replica_tokens_per_s";
+    const char* used = wall.kind == core::WallKind::memory ? "used_bytes_per_gpu" : wall.kind == core::WallKind::time ? "train_seconds" : "gpus_needed";
+    const char* budget = wall.kind == core::WallKind::memory ? "hbm_bytes" : wall.kind == core::WallKind::time ? "deadline_seconds" : "gpus";
     nlohmann::ordered_json entry;
     // A budget of zero makes an infinite fraction; JSON has no infinity, so the key is left out rather than null.
     if (std::isfinite(wall.used)) entry[used] = wall.used;
@@ -45,6 +47,72 @@ void put_wall(nlohmann::ordered_json& json, const core::Wall& wall) {
 
 }  // namespace
 
+void serving_rows(const core::Scenario& scenario, const core::Report& report, const std::function<void(const std::string&, const std::string&)>& row) {
+    const core::ServingSpec& serving = scenario.serving;
+    const core::ServingReport& figures = report.serving;
+    const core::ServingAnswer& answer = figures.answer;
+    const core::ServingText text = core::serving_text(scenario, figures);
+    const core::ReplicaMemory& memory = figures.memory;
+    row("asked", text.load);
+    row("runs", text.precision);
+    row("answer", text.answer);
+    if (!text.shortfall.empty()) row("shortfall", text.shortfall);
+    row("budget", core::format_counted(figures.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)"));
+    row("replica", core::replica_shape_label(figures.quoted_shape) + ": " + format_bytes(memory.weight_bytes) + " of weights and " +
+                       format_bytes(memory.kv_capacity_bytes) + " of KV cache per GPU, " + format_whole(memory.kv_batch) + " sequences of " +
+                       format_bytes(memory.kv_bytes_per_sequence) + " (runs at most " + format_whole(answer.max_batch) + ")");
+    row("prefill", format_number(figures.prefill_tokens_per_s) + " tokens/s (one prompt of " + format_whole(serving.context_tokens) + " tokens, " +
+                       format_seconds(figures.prefill_seconds) + ")");
+    row("decode step", format_seconds(figures.decode_step_seconds) + " for " + format_whole(serving.batch) + " x " + format_whole(serving.context_tokens) +
+                           " tokens of context: " + format_number(figures.replica_tokens_per_s) + " tokens/s");
+}
+
+nlohmann::ordered_json serving_json(const core::Scenario& scenario, const core::Report& report) {
+    const core::ServingSpec& serving = scenario.serving;
+    const core::ServingReport& figures = report.serving;
+    const core::ServingAnswer& answer = figures.answer;
+    const core::MemoryReport& memory = report.memory;
+    nlohmann::ordered_json json;
+    json["target_qps"] = serving.target_qps;
+    json["asked_tokens_per_s"] = serving.target_qps * serving.output_tokens;
+    json["prompt_tokens"] = serving.prompt_tokens;
+    json["output_tokens"] = serving.output_tokens;
+    json["ttft_target_seconds"] = serving.ttft_ms * 1e-3;
+    json["tpot_target_seconds"] = serving.tpot_ms * 1e-3;
+    json["batch"] = serving.batch;
+    json["context_tokens"] = serving.context_tokens;
+    json["weight_bytes"] = memory.inference_weight_bytes;
+    json["kv_cache_bytes_per_token"] = memory.kv_cache_bytes_per_token;
+    json["kv_cache_bytes"] = memory.kv_cache_bytes;
+    // The quoted pass, on the answer's replica shape: one prompt of context_tokens, and batch sequences at that context.
+    json["tp"] = figures.quoted_shape.tp;
+    json["pp"] = figures.quoted_shape.pp;
+    json["prefill_tokens_per_s"] = figures.prefill_tokens_per_s;
+    json["decode_step_seconds"] = figures.decode_step_seconds;
+    json["replica_tokens_per_s"] = figures.replica_tokens_per_s;
+    json["max_batch"] = answer.max_batch;
+    json["verdict"] = answer.verdict == core::ServingVerdict::meets ? "meets" : answer.verdict == core::ServingVerdict::latency ? "latency" : "kv_cache";
+    const bool meets = answer.verdict == core::ServingVerdict::meets;
+    // Where no replica meets the service there is no GPU count: those keys are left out, as JSON has no infinity.
+    if (meets) {
+        json["replicas"] = answer.replicas;
+        json["gpus"] = answer.gpus;
+        json["running_batch"] = answer.point.batch;
+        json["ttft_seconds"] = answer.point.ttft_seconds;
+        json["tpot_seconds"] = answer.point.tpot_seconds;
+        json["tokens_per_s_per_gpu"] = answer.point.tokens_per_s_per_gpu;
+        json["dollars_per_million_tokens"] = answer.dollars_per_million_tokens;
+    } else {
+        if (answer.verdict == core::ServingVerdict::latency) {
+            json["best_ttft_seconds"] = answer.best_ttft_seconds;
+            json["best_tpot_seconds"] = answer.best_tpot_seconds;
+        }
+        json["shortfall"] = core::serving_text(scenario, figures).shortfall;
+    }
+    json["gpu_budget"] = figures.gpu_budget;
+    return json;
+}
+
 std::string eval_json(const core::Scenario& scenario, const core::Report& report) {
     nlohmann::ordered_json json = nlohmann::ordered_json::parse(core::report_to_json(scenario, report));
     const core::WallsReport walls = core::walls_of(scenario, report);
@@ -54,20 +122,7 @@ std::string eval_json(const core::Scenario& scenario, const core::Report& report
     walls_json["any_over"] = walls.any_over;
     walls_json["summary"] = walls.summary;
     json["walls"] = walls_json;
-    const core::MemoryReport& memory = report.memory;
-    const core::ServingSpec& serving = scenario.serving;
-    const core::Wall& serving_wall = walls.walls[static_cast<int>(core::WallKind::serving)];
-    nlohmann::ordered_json serving_json;
-    serving_json["batch"] = serving.batch;
-    serving_json["context_tokens"] = serving.context_tokens;
-    serving_json["target_qps"] = serving.target_qps;
-    serving_json["output_tokens"] = serving.output_tokens;
-    serving_json["weight_bytes"] = memory.inference_weight_bytes;
-    serving_json["kv_cache_bytes_per_token"] = memory.kv_cache_bytes_per_token;
-    serving_json["kv_cache_bytes"] = memory.kv_cache_bytes;
-    if (std::isfinite(serving_wall.budget)) serving_json["replica_tokens_per_s"] = serving_wall.budget;
-    serving_json["asked_tokens_per_s"] = serving_wall.used;
-    json["serving"] = serving_json;
+    json["serving"] = serving_json(scenario, report);
     return json.dump(2) + "\n";
 }
 
@@ -106,6 +161,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
 
     const core::ComputeReport& compute = report.compute;
     row("step", "step time", figures.step_time.value + " (" + figures.step_time.formula + ")");
+    row("step", "expected error", figures.expected_error.value + ": " + figures.expected_error.formula);
     row("step", "compute", figures.compute_time.value);
     row("step", "pipeline bubble", figures.bubble_time.value);
     row("step", "exposed communication", figures.exposed_comm_time.value);
@@ -150,14 +206,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
         row("walls", wall.title, wall.fraction_text + (wall.over ? " (over)" : "") + ": " + wall.used_text + " of " + wall.budget_text);
     }
     row("walls", "verdict", walls.summary);
-    const core::ServingSpec& serving = scenario.serving;
-    const core::Wall& serving_wall = walls.walls[static_cast<int>(core::WallKind::serving)];
-    row("serving", "weights", format_bytes(memory.inference_weight_bytes));
-    row("serving", "KV cache", format_bytes(memory.kv_cache_bytes) + " for " + format_whole(serving.batch) + " x " + format_whole(serving.context_tokens) +
-                                   " tokens (" + format_bytes(memory.kv_cache_bytes_per_token) + " per token)");
-    row("serving", "decode, one replica", format_number(serving_wall.budget) + " tokens/s");
-    row("serving", "asked", format_number(serving_wall.used) + " tokens/s (" + format_number(serving.target_qps) + " QPS x " + format_whole(serving.output_tokens) +
-                                " tokens)");
+    serving_rows(scenario, report, [&](const std::string& figure, const std::string& value) { row("serving", figure, value); });
     for (const std::string& warning : text.warnings) row("warnings", "", warning);
 
     return table.render() + core::kUnitConvention + ". --json prints every figure for scripts.\n";

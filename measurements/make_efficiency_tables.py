@@ -10,9 +10,8 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   sustained clocks) per power-of-two FLOPs bin; below 2^34 FLOPs, where no such shape exists, the median of the
   graph-replayed power-of-two grid. A100: NVIDIA's cuBLAS curve for square GEMMs (every 256 up to 8192), read off
   "CUDA 11 Features Revealed" Fig. 6, median per power-of-two FLOPs bin, capped at the A100's maximum achievable
-  matmul (Bekman's MAMF table, 271.2 TFLOP/s = 86.9 % of peak, the best of a shape sweep) times the share of its MAMF
-  the H100 sustains at the runs' own shapes (its measured table tops at 70.0 % of peak against a MAMF of 80.3 %): a
-  sweep's best short run is not what a run sustains, and the A100 has no sustained measurement of its own.
+  matmul (Bekman's MAMF table, 271.2 TFLOP/s = 86.9 % of peak, the best of a shape sweep): NVIDIA's top bins (89.1 and
+  91.8 %) lie above anything measured outside that plot. The H100's measured table tops at 70 %, under its MAMF (80.3 %).
 - Misaligned GEMMs (H100): a GEMM whose weight-side dimension is not a multiple of 8 bf16 elements runs cuBLAS's
   narrow-load fallback kernels whatever its size: the most it reaches per alignment (2, 4, 8 bytes), all measured
   shapes' FLOPs over their time (h100_alignment_probe.json, kernel_probe.py section "align"). Not measured on the A100:
@@ -40,6 +39,16 @@ One table per GPU serves every scenario: nothing here is fitted to a training ru
   2.5 x that backward) against the sequence length. H100: cuDNN (what Transformer Engine runs for Megatron) and
   PyTorch SDPA's flash backend, measured. A100: FlashAttention-2 forward + backward, causal, head dim 128
   (flash-attention README, A100 benchmark figure); the same curve for both backends and both passes.
+- Serving: a GEMV's time = floor + weight bytes / (HBM bandwidth x efficiency), and decode attention's = floor +
+  K and V bytes / (HBM bandwidth x efficiency at its head dim), each kernel replayed from a CUDA graph as engines run
+  decode (h200_serving_probe.json, serving_probe.py). H200: the GEMV class is the least-squares line through the 30 GEMVs
+  of up to 32 rows at Llama 3.1 8B's and Llama 3.2 1B's decode shapes (8 MB to 1 GB of weight); attention's per head dim
+  through the SDPA calls whose batch x KV heads fill the 132 SMs (fewer leave SMs idle: the serving model's concern).
+  hf_training_probe.py's eager "gemv" rows are not used: one F.linear between two events includes its host launch (its
+  GEMMs of a few microseconds read ~45-50 us), so its 2.38 TB/s is a lower bound. Every other GPU takes the H200's
+  shares of its own HBM bandwidth unchanged: a streaming read's share is set by the HBM and its controller, and the
+  measured large copies sit close (H100 0.903, A100 0.871, H200 0.871 of their datasheets). Causal attention at head dim
+  64 against 128 (attention_head_dim_scale): the same SDPA replayed from a graph at both, every GPU taking the H200's.
 """
 import collections
 import json
@@ -65,6 +74,7 @@ graphs = load("h100_kernel_probe_graphs.json")
 alignment = load("h100_alignment_probe.json")
 eager_attention = load("h100_eager_attention.json")
 fp32_probe = load("h100_training_fp32.json")
+serving_probe = load("h200_serving_probe.json")
 H100_FP32_PEAK = 67e12
 
 
@@ -168,14 +178,10 @@ A100_SQUARE = {256: 5, 512: 28, 768: 65, 1024: 88, 1280: 152, 1536: 150, 1792: 2
                7424: 283, 7680: 285, 7936: 288, 8192: 291}
 
 
-def a100_gemm(h100_curve):
+def a100_gemm():
     curve = binned_median([(2.0 * n**3, tflops * 1e12 / A100_PEAK) for n, tflops in A100_SQUARE.items()])
-    # NVIDIA's plot tops at 291 TFLOP/s; no GEMM in a run is faster than the best matmul measured over a shape sweep, and
-    # a sweep's best (short runs, the best shape) is not what a run sustains at its own shapes: on the H100, measured both
-    # ways, the sustained table tops at this share of the MAMF. The A100's ceiling is its MAMF times the same share.
-    h100_sustained = max(h100_curve["efficiency"]) * H100_PEAK / 1e12
-    sustained_share = h100_sustained / MAMF[1]["h100-sxm"]
-    ceiling = MAMF[1]["a100-sxm"] * sustained_share * 1e12 / A100_PEAK
+    # NVIDIA's plot tops at 291 TFLOP/s; no GEMM in a run is faster than the best matmul measured over a shape sweep.
+    ceiling = MAMF[1]["a100-sxm"] * 1e12 / A100_PEAK
     return {"flops": [float(2**b) for b in curve], "efficiency": [round(min(e, ceiling), 3) for e in curve.values()]}
 
 
@@ -290,8 +296,7 @@ MEASURED_SOURCES = {
                 "1021: cuBLAS's align1/align2 fallback kernels), h100_alignment_probe.json; eager masked_fill_ (broadcast) and bf16 -> fp32 "
                 "copies (widening), h100_eager_attention.json; fp32 SGEMM and memory-efficient attention, h100_training_fp32.json",
     "a100-sxm": "GEMM: NVIDIA cuBLAS on A100 (CUDA 11 Features Revealed, Fig. 6, square GEMMs), capped at the best matmul "
-                "measured over a shape sweep, 271.2 TFLOP/s (Bekman's MAMF table), times the share of its MAMF the H100 sustains "
-                "at the published runs' shapes (measured table 692 of 794.5 TFLOP/s). HBM: 1,355 of 1,555 GB/s memcopy "
+                "measured over a shape sweep, 271.2 TFLOP/s (Bekman's MAMF table). HBM: 1,355 of 1,555 GB/s memcopy "
                 "(PTsolvers gpu-workshop #7); other memory classes in the H100's measured ratio to copy. Attention: "
                 "FlashAttention-2 causal, head dim 128, forward + backward (flash-attention README, A100 figure)",
 }
@@ -315,17 +320,66 @@ def borrowed_efficiency(gpu_id, peaks, names):
     return {"like": like, "gemm_scale": scale, "source": text + (f"; {why}" if why else "")}
 
 
+H200_HBM = 4.8e12
+
+
+def least_squares(points):
+    """(intercept, slope) of the line through (x, y) points."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return my - slope * mx, slope
+
+
+def h200_serving():
+    sections = serving_probe["sections"]
+    sms = serving_probe["environment"]["sms"]
+    gemv = [(r["bytes"], r["seconds"]) for r in sections["gemv_graph"] if r["m"] <= 32]
+    gemv_floor, gemv_slope = least_squares(gemv)
+    dims, efficiencies, floors = [], [], []
+    for d in sorted({r["head_dim"] for r in sections["attention_decode_graph"]}):
+        rows = [(r["bytes"], r["seconds"]) for r in sections["attention_decode_graph"]
+                if r["head_dim"] == d and r["batch"] * r["kv_heads"] >= sms]
+        floor, slope = least_squares(rows)
+        dims.append(float(d))
+        efficiencies.append(round(1.0 / slope / H200_HBM, 3))
+        floors.append(floor)
+    # Causal attention at head dim 64 over 128, per prompt length (graph-replayed SDPA, 32 heads): their median.
+    prefill = {(r["head_dim"], r["seq"]): r["flops_per_s"] for r in sections["attention_prefill_graph"]}
+    ratios = [prefill[(64, s)] / prefill[(128, s)] for (d, s) in prefill if d == 64]
+    head_dim_scale = round(statistics.median(ratios), 3)
+    return {"gemv": {"floor_seconds": round(gemv_floor, 8), "efficiency": round(1.0 / gemv_slope / H200_HBM, 3)},
+            "decode_attention": {"head_dim": dims, "efficiency": efficiencies},
+            "decode_attention_floor_seconds": round(statistics.median(floors), 8),
+            "attention_head_dim_scale": {"head_dim": [64.0, 128.0], "efficiency": [head_dim_scale, 1.0]},
+            "source": f"Measured on one H200, each kernel replayed from a CUDA graph (h200_serving_probe.json, serving_probe.py): "
+                      f"GEMV = {round(gemv_floor * 1e6, 2)} us + bytes / (HBM x {round(1.0 / gemv_slope / H200_HBM, 3)}), the line "
+                      f"through {len(gemv)} bf16 GEMVs of 1-32 rows at Llama 3.1 8B's and 3.2 1B's decode weights (8 MB to 1 GB); "
+                      f"decode attention (SDPA, 4 query rows per KV head) = floor + K and V bytes / (HBM x efficiency at its head "
+                      f"dim), through the calls whose batch x KV heads fill the {sms} SMs; causal attention at head dim 64 runs "
+                      f"{head_dim_scale} x its rate at 128 (median over prompts of 512, 2048 and 8192 tokens, 32 heads)"}
+
+
+def borrowed_serving(serving, gpu_name):
+    return {**{k: v for k, v in serving.items() if k != "source"},
+            "source": f"The H200's serving shares of HBM bandwidth and head-dim scale, unchanged on the {gpu_name} "
+                      f"(make_efficiency_tables.py: a streaming read's share is set by the HBM, and large copies reach similar "
+                      f"shares: H100 0.903, A100 0.871, H200 0.871; the head-dim scale is the attention kernel's tiling)"}
+
 h100_mem = h100_memory_classes()
 h100_gemm_curve = h100_gemm()
 h100_fused = h100_attention("cudnn")
 h100_sdpa = h100_attention("flash")
 a100_fa2 = a100_attention()
+h200_serving_shares = h200_serving()
+SERVING_MEASURED = {"h200-sxm": h200_serving_shares}
 measured = {
     "h100-sxm": {"gemm": h100_gemm_curve, "gemm_misaligned": h100_gemm_misaligned(), "fp32": h100_fp32(),
                  "fp8": h100_fp8(h100_gemm_curve), "memory": h100_mem,
                  "fused_attention_forward": h100_fused[0], "fused_attention_backward": h100_fused[1],
                  "sdpa_attention_forward": h100_sdpa[0], "sdpa_attention_backward": h100_sdpa[1]},
-    "a100-sxm": {"gemm": a100_gemm(h100_gemm_curve), "memory": a100_memory_classes(h100_mem),
+    "a100-sxm": {"gemm": a100_gemm(), "memory": a100_memory_classes(h100_mem),
                  "fused_attention_forward": a100_fa2[0], "fused_attention_backward": a100_fa2[1],
                  "sdpa_attention_forward": a100_fa2[0], "sdpa_attention_backward": a100_fa2[1]},
 }
@@ -337,9 +391,13 @@ def efficiency_objects(catalog):
     objects = {}
     for gpu in catalog["gpus"]:
         if gpu["id"] in measured:
-            objects[gpu["id"]] = {"source": MEASURED_SOURCES[gpu["id"]], **measured[gpu["id"]]}
+            objects[gpu["id"]] = {"source": MEASURED_SOURCES[gpu["id"]], **measured[gpu["id"]],
+                                  "serving": borrowed_serving(h200_serving_shares, gpu["name"])}
         elif gpu["id"] in BORROWED:
             objects[gpu["id"]] = borrowed_efficiency(gpu["id"], peaks, names)
+            # A GPU with serving measurements of its own keeps them over the tables it borrows (the H200).
+            if gpu["id"] in SERVING_MEASURED:
+                objects[gpu["id"]]["serving"] = SERVING_MEASURED[gpu["id"]]
         else:
             sys.exit(f"{gpu['id']}: in assets/hardware.json but not in make_efficiency_tables.py (add it to BORROWED)")
     return objects

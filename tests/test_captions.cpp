@@ -2,8 +2,11 @@
 // cannot disagree: scene 1's "x the 90-day deadline" is the time wall's bar, scene 6's bubble is GPipe's (p-1)/(m+p-1).
 #include "core/cost/report/evaluate.h"
 #include "core/lessons/captions.h"
+#include "core/lessons/regime.h"
 #include "core/lessons/walls.h"
+#include "core/cost/serving/serving_text.h"
 #include "core/model/errors.h"
+#include "core/model/format.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
@@ -73,4 +76,52 @@ TEST_CASE("Every scene's caption fills completely; a misspelt figure or an open 
     CHECK_THROWS_AS(core::check_caption("a {model", "lesson.scenes[1].caption"), core::InputError);
     CHECK(core::fill_caption("{{braces}} stay", core::default_scenario(), core::evaluate(core::default_scenario())) == "{braces}} stay");
     CHECK_FALSE(core::caption_fields().empty());
+}
+
+namespace {
+
+const nlohmann::json& scene_titled(const nlohmann::json& lesson, const std::string& title) {
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        if (scene.at("title") == title) return scene;
+    }
+    FAIL("no scene titled " << title);
+    return lesson;
+}
+
+}  // namespace
+
+TEST_CASE("The regime cube scene's counts are the cube's own: memory, time and serving each bind some presets", "[captions][regime]") {
+    const nlohmann::json lesson = default_lesson();
+    const nlohmann::json& scene = scene_titled(lesson, "Where each model lives");
+    REQUIRE(scene.at("panel") == "cube");
+    const FilledScene filled = fill(scene);
+    const core::RegimeCube cube = core::regime_cube(filled.scenario);
+    int bound[core::wall_count] = {0, 0, 0};
+    int within = 0;
+    for (const core::RegimePoint& point : cube.points) {
+        if (point.is_current) continue;
+        if (point.binding_fraction > 1.0) ++bound[static_cast<int>(point.binding_wall)];
+        else ++within;
+    }
+    const std::string counts = "Of the presets, " + std::to_string(bound[0]) + " press on memory, " + std::to_string(bound[1]) + " on time and " +
+                               std::to_string(bound[2]) + " on serving; " + std::to_string(within) + " fit every budget.";
+    CHECK(filled.caption.find(counts) != std::string::npos);
+    // The scene is there to show the three walls: each binds at least one model.
+    for (int count : bound) CHECK(count >= 1);
+    CHECK(filled.caption.find("1,024 H100 SXMs with ZeRO-3 and full recompute train 4.00 T tokens by a 90-day deadline") == 0);
+}
+
+TEST_CASE("The serving scene's caption states the serving panel's answer and the load it answers", "[captions][serving]") {
+    const nlohmann::json lesson = default_lesson();
+    const nlohmann::json& scene = scene_titled(lesson, "Serving: batching, the KV cache and replicas");
+    REQUIRE(scene.at("panel") == "serving");
+    const FilledScene filled = fill(scene);
+    const core::ServingText text = core::serving_text(filled.scenario, filled.report.serving);
+    const core::ServingAnswer& answer = filled.report.serving.answer;
+    // The header above the panel's figures states the same replicas, batch and TPOT.
+    const std::string stated = core::format_whole(answer.replicas) + " x TP " + core::format_whole(answer.shape.tp) + " at batch " +
+                               core::format_whole(answer.point.batch) + ", TPOT " + core::format_seconds(answer.point.tpot_seconds);
+    CHECK(filled.caption.find(text.load + ": " + stated + ".") != std::string::npos);
+    CHECK(text.answer.find(core::replicas_label(answer.replicas, answer.shape) + " at batch " + core::format_whole(answer.point.batch)) == 0);
+    CHECK(filled.caption.find("2 x TP 4 at batch") != std::string::npos);
 }

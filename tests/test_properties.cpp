@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -137,7 +139,12 @@ void require_all_finite(const core::Scenario& scenario) {
         INFO(text);
         REQUIRE_FALSE(mentions_non_number(text));
     }
-    REQUIRE(core::report_to_json(scenario, report).find("null") == std::string::npos);  // nlohmann writes NaN and inf as null
+    // nlohmann writes NaN and inf as null; memory.timeline's points name no layer at a phase boundary (null, a value).
+    std::string json = core::report_to_json(scenario, report);
+    for (const char* boundary : {"\"layer\":null", "\"layer\": null"}) {
+        for (auto at = json.find(boundary); at != std::string::npos; at = json.find(boundary)) json.erase(at, std::strlen(boundary));
+    }
+    REQUIRE(json.find("null") == std::string::npos);
     REQUIRE(report.memory.per_gpu.total_bytes > 0);
     REQUIRE(report.compute.step_seconds > 0);
     REQUIRE(report.compute.mfu > 0);

@@ -31,11 +31,11 @@ TEST_CASE("Seed 000 accounting: 70B x 16 B = 1.12 TB is 13.2x an H100 (14 GPUs t
     REQUIRE(point.memory_fraction == Approx(report.memory.per_gpu.peak_bytes / core_tests::h100_hbm_bytes));  // the peak, as memory.fits
     REQUIRE(point.memory_fraction >= 1.12e12 / core_tests::h100_hbm_bytes);  // the state alone is 13.2 H100s; the rest only adds
 
-    SECTION("a GPU with more HBM and bandwidth shrinks the memory and bandwidth axes by exactly its ratio") {
+    SECTION("a GPU with more HBM shrinks the memory axis by exactly its ratio, and serves with no more GPUs") {
         core::Scenario on_b200 = core::parse_scenario(R"({"model": {"params": 70e9}, "cluster": {"gpus": 1, "gpu": "b200"}})");
         const core::RegimePoint b200 = core::regime_point(on_b200, core::evaluate(on_b200));
         REQUIRE(b200.memory_fraction == Approx(point.memory_fraction * core_tests::h100_hbm_bytes / on_b200.cluster.gpu.hbm_bytes));
-        REQUIRE(b200.bandwidth_fraction == Approx(point.bandwidth_fraction * 3.35 / 8.0));
+        REQUIRE(b200.serving_fraction <= point.serving_fraction);
     }
 }
 
@@ -49,62 +49,61 @@ TEST_CASE("Seed 000: 70B x 15T tokens = 6.3e24 FLOPs, ~500 years on one GPU at 0
     REQUIRE(point.compute_fraction == Approx(6.3e24 / (989e12 * 0.4) / (90.0 * 86400.0)));
 }
 
-TEST_CASE("Serving wall: decode reads every weight and the KV cache per step, over HBM bandwidth", "[regime]") {
-    // Llama 3 70B in bf16 on an H100: 2 B x 70.6e9 weights + 2 x 80 layers x 8 KV heads x 128 x 2 B x 8192 context tokens.
+TEST_CASE("Serving axis: the GPUs the service needs over the GPUs it has, Llama 3 70B at 10 QPS on 64 H100s", "[regime][serving]") {
     const core::Scenario scenario = core::default_scenario();
     const core::Report report = core::evaluate(scenario);
-    const double kv_bytes = 2.0 * 80 * 8 * 128 * 2 * 8192;
-    const double bytes_per_token = 2.0 * report.memory.params + kv_bytes;
-    const double target_tokens_per_s = 10.0 * 256;  // 10 queries/s x 256 output tokens
     const core::RegimePoint point = core::regime_point(scenario, report);
-    REQUIRE(point.bandwidth_fraction == Approx(bytes_per_token * target_tokens_per_s / 3.35e12));
-    REQUIRE(point.bandwidth_fraction == Approx(110).epsilon(0.01));
-
-    SECTION("a batch of 8 shares each weight read over 8 tokens") {
-        core::Scenario batched = scenario;
-        batched.serving.batch = 8;
-        const core::RegimePoint batched_point = core::regime_point(batched, core::evaluate(batched));
-        REQUIRE(batched_point.bandwidth_fraction == Approx((2.0 * report.memory.params + 8 * kv_bytes) / 8 * target_tokens_per_s / 3.35e12));
-    }
+    REQUIRE(point.serving_fraction == Approx(report.serving.answer.gpus / 64.0));
+    REQUIRE(point.serving_fraction == Approx(8.0 / 64.0));
 }
 
-TEST_CASE("Binding wall: the largest of the three fractions binds, and its colour names it", "[regime]") {
+TEST_CASE("Binding wall: over HBM memory binds first, however long the training would take; else the largest fraction", "[regime]") {
     core::Scenario scenario = core::default_scenario();
-    SECTION("decoding 2,560 tokens/s at batch 1 from 141 GB of weights: serving binds, ~110x") {
+    SECTION("the default 70B does not fit one H100 (16x) and would train 22x past the deadline: memory binds") {
         const core::RegimePoint point = core::regime_point(scenario, core::evaluate(scenario));
-        REQUIRE(point.binding_wall == core::WallKind::serving);
-        REQUIRE(point.binding_fraction == point.bandwidth_fraction);
-        REQUIRE(point.binding_title == "Serving");
+        REQUIRE(point.memory_fraction > 1.0);
+        REQUIRE(point.compute_fraction > point.memory_fraction);
+        REQUIRE(point.binding_wall == core::WallKind::memory);
+        REQUIRE(point.binding_fraction == point.memory_fraction);
+        REQUIRE(point.binding_title == "Memory");
     }
-    SECTION("batch 64 shares the weight reads: time binds, 15T tokens on 64 GPUs take years against 90 days") {
-        scenario.serving.batch = 64;
+    SECTION("ZeRO-3 and full recompute make it fit: then 15T tokens on 64 GPUs bind on time") {
+        scenario.parallel.zero = 3;
+        scenario.train.recompute = core::Recompute::full;
         const core::RegimePoint point = core::regime_point(scenario, core::evaluate(scenario));
+        REQUIRE(point.memory_fraction < 1.0);
         REQUIRE(point.binding_wall == core::WallKind::time);
         REQUIRE(point.binding_fraction == point.compute_fraction);
-        REQUIRE(point.compute_fraction > point.memory_fraction);
-        REQUIRE(point.compute_fraction > point.bandwidth_fraction);
     }
 }
 
-TEST_CASE("Seed 000 regime cube: frontier 405B pins all three axes", "[regime]") {
+TEST_CASE("Seed 000 regime cube: frontier 405B presses on memory and time; its service takes 2 x TP 8 x PP 2 of the 64 GPUs", "[regime]") {
     const core::RegimeCube cube = core::regime_cube(core::default_scenario());
     const core::RegimePoint& llama405 = point_of(cube, "llama3-405b");
     REQUIRE(llama405.memory_fraction > 1.0);
     REQUIRE(llama405.compute_fraction > 1.0);
-    REQUIRE(llama405.bandwidth_fraction > 1.0);
-    REQUIRE(llama405.binding_fraction == std::max({llama405.memory_fraction, llama405.compute_fraction, llama405.bandwidth_fraction}));
-    REQUIRE(llama405.binding_wall == core::WallKind::serving);  // 810 GB of weights read per token at batch 1
+    REQUIRE(llama405.binding_wall == core::WallKind::memory);
+    // 812 GB of bf16 weights outgrow a node of H100s: a replica is two nodes (TP 8 x PP 2), and 10 QPS need two of them.
+    REQUIRE(llama405.serving_fraction == Approx(32.0 / 64.0));
 }
 
 TEST_CASE("Seed 000 regime cube: a small model sits near the origin, inside every budget", "[regime]") {
     const core::RegimeCube cube = core::regime_cube(core::default_scenario());
     const core::RegimePoint& gpt2 = point_of(cube, "gpt2-124m");
-    for (double fraction : {gpt2.memory_fraction, gpt2.compute_fraction, gpt2.bandwidth_fraction}) {
+    for (double fraction : {gpt2.memory_fraction, gpt2.compute_fraction, gpt2.serving_fraction}) {
         REQUIRE(fraction < 1.0);
         // Below the cube's middle: nearer the low corner than the far one.
         REQUIRE(core::regime_axis_position(fraction, cube.log10_min, cube.log10_max) <
                 core::regime_axis_position(1.0, cube.log10_min, cube.log10_max));
     }
+}
+
+TEST_CASE("Seed 000 regime cube: on the default 64 H100s a 7B model presses on memory (16 B per parameter, unsharded)", "[regime]") {
+    const core::RegimeCube cube = core::regime_cube(core::default_scenario());
+    const core::RegimePoint& llama7 = point_of(cube, "llama2-7b");
+    REQUIRE(llama7.memory_fraction > 1.0);
+    REQUIRE(llama7.binding_wall == core::WallKind::memory);
+    REQUIRE(llama7.serving_fraction == Approx(1.0 / 64.0));  // one GPU serves 10 QPS
 }
 
 TEST_CASE("Seed 000 regime cube: a 7B model presses against the memory axis when time and serving are funded", "[regime]") {
@@ -127,7 +126,8 @@ TEST_CASE("Regime cube: every preset plus the scenario, on one shared log range 
     REQUIRE(cube.log10_max >= 0);
     REQUIRE(cube.ticks.size() == static_cast<std::size_t>(cube.log10_max - cube.log10_min) + 1);
     for (const core::RegimePoint& point : cube.points) {
-        for (double fraction : {point.memory_fraction, point.compute_fraction, point.bandwidth_fraction}) {
+        for (double fraction : {point.memory_fraction, point.compute_fraction, point.serving_fraction}) {
+            REQUIRE(std::isfinite(fraction));
             REQUIRE(fraction >= std::pow(10.0, cube.log10_min));
             REQUIRE(fraction <= std::pow(10.0, cube.log10_max));
         }

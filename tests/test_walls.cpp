@@ -83,34 +83,46 @@ TEST_CASE("Seed 000 memory wall: the peak per GPU over HBM, 70B with full recomp
     REQUIRE_FALSE(sharded_memory.over);
 }
 
-TEST_CASE("Seed 000 serving wall: one replica decodes HBM bandwidth / (weights + KV cache), Llama 3 70B on an H100", "[walls]") {
+TEST_CASE("Seed 000 serving wall: the GPUs the service needs over the GPUs it has; Llama 3 70B at 10 QPS on 64 H100s needs 8 "
+          "(2 x TP 4: bf16 weights do not leave TP 1 room for a KV cache)", "[walls][serving]") {
     const core::Scenario scenario = scenario_from(R"({"model": {"preset": "llama3-70b"}})");
     const core::Report report = core::evaluate(scenario);
-    REQUIRE(report.memory.params == Approx(70.55e9).epsilon(0.001));
-    // bf16 weights 2 B x P; KV cache 2 (K, V) x 80 layers x 8 kv heads x 128 x 2 B = 327,680 B per token, x 8192 tokens.
-    const double bytes_per_step = 2.0 * report.memory.params + 327680.0 * 8192;
-    const double decode_tokens_per_s = 3.35e12 / bytes_per_step;  // about 23 tokens/s
+    const core::ServingAnswer& answer = report.serving.answer;
+    REQUIRE(answer.verdict == core::ServingVerdict::meets);
     const core::WallsReport walls = core::walls_of(scenario, report);
     const core::Wall& serving = wall(walls, core::WallKind::serving);
-    REQUIRE(serving.budget == Approx(decode_tokens_per_s));
-    REQUIRE(serving.budget == Approx(23.3).epsilon(0.01));
-    REQUIRE(serving.used == Approx(10.0 * 256));  // 10 QPS x 256 output tokens
-    REQUIRE(serving.fraction == Approx(2560.0 / decode_tokens_per_s));
-    CHECK(serving.used_text == "2560 tokens/s asked (10.0 QPS x 256 tokens)");
-    // One output token per query: the count agrees with its noun.
-    const core::Scenario one_token = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"output_tokens": 1}})");
-    const core::WallsReport one_token_walls = core::walls_of(one_token, core::evaluate(one_token));
-    CHECK(wall(one_token_walls, core::WallKind::serving).used_text == "10.0 tokens/s asked (10.0 QPS x 1 token)");
+    REQUIRE(serving.used == answer.gpus);
+    REQUIRE(serving.budget == 64);
+    REQUIRE(serving.fraction == Approx(answer.gpus / 64.0));
+    CHECK(answer.gpus == 8);
+    CHECK(answer.replicas * answer.shape.gpus() == answer.gpus);
+    CHECK(serving.used_text == "8 GPUs needed (" + std::to_string(answer.replicas) + " x TP " + std::to_string(answer.shape.tp) + ")");
+    CHECK(serving.budget_text == "64 GPUs (the cluster's)");
+    CHECK(serving.formula.find("10.0 QPS x (1024 prompt + 256 output tokens)") == 0);
+    // The targets hold at the batch each replica runs, and the replicas carry the rate.
+    CHECK(answer.point.tpot_seconds <= 0.2);
+    CHECK(answer.point.ttft_seconds <= 2.0);
+    CHECK(answer.replicas * answer.point.replica_queries_per_s >= 10.0 * (1 - 1e-9));
 
-    // A batch of 8 reads the weights once per step for eight sequences: nearly 8x the tokens/s.
-    const core::Scenario batched = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"batch": 8}})");
-    const core::Report batched_report = core::evaluate(batched);
-    const core::WallsReport batched_walls = core::walls_of(batched, batched_report);
-    const core::Wall& batched_serving = wall(batched_walls, core::WallKind::serving);
-    REQUIRE(batched_serving.budget == Approx(8 * 3.35e12 / (2.0 * report.memory.params + 8 * 327680.0 * 8192)));
+    SECTION("a budget of serving GPUs replaces the cluster's: 4 GPUs cannot carry what needs 8") {
+        const core::Scenario small = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"gpus": 4}})");
+        const core::WallsReport small_walls = core::walls_of(small, core::evaluate(small));
+        const core::Wall& over = wall(small_walls, core::WallKind::serving);
+        CHECK(over.budget == 4);
+        CHECK(over.fraction == Approx(2.0));
+        CHECK(over.over);
+        CHECK(over.budget_text == "4 GPUs for serving");
+    }
+    SECTION("ten times the rate needs about ten times the GPUs") {
+        const core::Scenario busy = scenario_from(R"({"model": {"preset": "llama3-70b"}, "serving": {"target_qps": 100}})");
+        const core::Report busy_report = core::evaluate(busy);
+        CHECK(busy_report.serving.answer.gpus >= 5 * answer.gpus);
+        CHECK(busy_report.serving.answer.gpus <= 12 * answer.gpus);
+    }
 }
 
-TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest fraction and picks its row", "[walls]") {
+TEST_CASE("Seed 000 'Where each wall sends you': over HBM the memory wall binds first (the run cannot start), else the largest "
+          "fraction binds and picks its row", "[walls]") {
     SECTION("Memory (state): 70B state on one GPU, a trivial token budget and service") {
         const core::WallsReport walls =
             walls_for(R"({"model": {"params": 70e9}, "train": {"tokens": 1e9}, "serving": {"target_qps": 0.01}})");
@@ -127,6 +139,15 @@ TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::memory));
         REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).wall == "Memory (activations)");
     }
+    SECTION("Memory first: the default 70B does not fit (16x HBM), and its 5-year training time (22x the deadline) waits on that") {
+        const core::WallsReport walls = walls_for("{}");
+        const core::Wall& memory = wall(walls, core::WallKind::memory);
+        const core::Wall& time = wall(walls, core::WallKind::time);
+        REQUIRE(memory.over);
+        REQUIRE(time.fraction > memory.fraction);
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::memory));
+        CHECK(walls.summary == "Binding: Memory, " + memory.fraction_text + " of its budget");
+    }
     SECTION("Time (training): 1B on 64 GPUs for 1e14 tokens at 40 % MFU, 3x the 90-day deadline") {
         const core::WallsReport walls = walls_for(
             R"({"model": {"params": 1e9}, "train": {"tokens": 1e14}, "efficiency": {"mfu": 0.4}, "serving": {"target_qps": 1}})");
@@ -134,16 +155,27 @@ TEST_CASE("Seed 000 'Where each wall sends you': the binding wall is the largest
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::time));
         REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "DP → FSDP-HSDP → 3D parallelism");
     }
-    SECTION("Throughput (inference): a 1B replica fits one GPU but cannot decode 10 QPS x 256 tokens") {
-        const core::WallsReport walls = walls_for(R"({"model": {"params": 1e9}, "train": {"tokens": 1e9}})");
+    SECTION("Throughput (inference): a 1B service at 10,000 QPS needs more than its 8 serving GPUs") {
+        const core::WallsReport walls = walls_for(
+            R"({"model": {"params": 1e9}, "train": {"tokens": 1e9}, "parallel": {"zero": 3}, "serving": {"target_qps": 10000, "gpus": 8}})");
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
+        REQUIRE(wall(walls, core::WallKind::serving).used > 8);
         REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "Replicate → continuous batching → APC");
     }
-    SECTION("Latency (inference): a 70B replica's 141 GB of bf16 weights need TP before replication") {
-        const core::WallsReport walls = walls_for(R"({"model": {"preset": "llama3-70b"}, "train": {"tokens": 1e9}})");
+    SECTION("Latency (inference): 1 ms per output token of 70B is beyond any replica of H100s") {
+        const core::WallsReport walls = walls_for(
+            R"({"model": {"preset": "llama3-70b"}, "train": {"tokens": 1e9, "recompute": "full"}, "parallel": {"zero": 3}, "serving": {"tpot_ms": 1}})");
         REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
-        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response ==
-                "TP per replica → speculative decode → PD-disagg");
+        const core::Wall& serving = wall(walls, core::WallKind::serving);
+        CHECK(serving.fraction_text == "unmet");
+        CHECK(serving.used_text == "no replica meets the targets");
+        CHECK(walls.summary == "Binding: Serving, no replica meets the targets");
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).first_response == "TP per replica → speculative decode → PD-disagg");
+    }
+    SECTION("Memory (KV cache): a 100-million-token prompt's KV cache fits no replica") {
+        const core::WallsReport walls = walls_for(R"({"model": {"preset": "llama3-70b"}, "serving": {"prompt_tokens": 100000000}})");
+        REQUIRE(walls.binding == static_cast<int>(core::WallKind::serving));
+        REQUIRE(core::where_each_wall_sends_you().at(walls.verdict_row).wall == "Memory (KV cache)");
     }
     SECTION("No wall: 1B with ZeRO-3, a small token budget and one query a second") {
         const core::WallsReport walls = walls_for(
@@ -231,13 +263,18 @@ TEST_CASE("Seed 000 'three walls in one picture': each fraction grows with N and
     const core::WallCurves curves = core::wall_curves(scenario, 1e8, 2e12, 9);
     REQUIRE(curves.params.front() == Approx(1e8));
     REQUIRE(curves.params.back() == Approx(2e12));
-    for (int w = 0; w < core::wall_count; ++w) {
+    for (int w : {static_cast<int>(core::WallKind::memory), static_cast<int>(core::WallKind::time)}) {
         INFO("wall " << w);
         for (std::size_t i = 1; i < curves.params.size(); ++i) REQUIRE(curves.fractions[w][i] > curves.fractions[w][i - 1]);
         REQUIRE(curves.crossing_params[w] > 1e8);
         // At the interpolated crossing the wall is at its budget, within the interpolation's error.
         REQUIRE(core::walls_at(scenario, curves.crossing_params[w]).walls[w].fraction == Approx(1.0).epsilon(0.1));
     }
+    // Serving counts whole GPUs: a step line, flat while one GPU serves the rate (1/64), never falling as N grows.
+    const std::vector<double>& serving = curves.fractions[static_cast<int>(core::WallKind::serving)];
+    CHECK(serving.front() == Approx(1.0 / 64));
+    for (std::size_t i = 1; i < serving.size(); ++i) CHECK(serving[i] >= serving[i - 1]);
+    CHECK(serving.back() > serving.front());
     // The time wall is linear in N (6 N D): at 40 % MFU on 64 H100s, 15T tokens reach 90 days at N = 2.19e9.
     REQUIRE(curves.crossing_params[static_cast<int>(core::WallKind::time)] ==
             Approx(90 * 86400.0 * 64 * 989e12 * 0.4 / (6.0 * 15e12)).epsilon(0.02));

@@ -97,6 +97,10 @@ def scenario_of(run):
         "parallel": {"tp": tp, "pp": pp, "cp": cp},
         "cluster": {"gpu": gpu, "gpus": gpus, "gpus_per_node": hardware.get("gpus_per_node") or 8},
     }
+    # A100 systems (DGX A100, and the clusters built like it: Selene, Jean Zay, MegaScale's) carry 200 Gb/s HDR
+    # InfiniBand per GPU; the catalog's default scale-out is the H100 generation's NDR.
+    if gpu.startswith("a100"):
+        scenario["cluster"]["scale_out_link"] = "ib-hdr"
     train, parallel = scenario["train"], scenario["parallel"]
     fp8 = precision == "fp8"
     virtual = layout.get("virtual_stages") or 1
@@ -137,12 +141,19 @@ def scenario_of(run):
         scenario["precision"] = {"recipe": "fp8-transformer-engine" if fp8 else "megatron-distributed-optimizer"}
         parallel["zero"] = 1
     elif family in ("megatron-lm",):
+        # Megatron-LM before late 2023: gradients all-reduced after the backward (--overlap-grad-reduce and
+        # --overlap-param-gather came later, off by default) and blocking pipeline sends (batch_isend_irecv, then
+        # synchronize), as the 2021-2022 tables ran it; MegaScale (Jiang et al. 2024 sec 3.2) names both overlaps as its own.
         train["framework"] = "megatron"
         scenario["precision"] = {"recipe": "megatron-fp32-grads"}
+        scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}
     elif family in ("megatron-deepspeed", "deepspeed"):
+        # DeepSpeed's pipeline engine sends and receives between its schedule's steps and reduces the gradients after the
+        # last micro-batch (deepspeed/runtime/pipe/engine.py: _exec_send_activations, _exec_reduce_grads).
         train["framework"] = "deepspeed"
         parallel["zero"] = 1
         scenario["precision"] = {"recipe": "deepspeed-zero-bf16"}
+        scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}
     else:
         return None, f"family {family} is not modelled"
     if not train["global_batch"] or train["global_batch"] % (micro_batch * gpus // (tp * pp * cp)):
@@ -150,12 +161,111 @@ def scenario_of(run):
     return scenario, None
 
 
+# The 2021-2022 Megatron-LM tables (Korthikanti et al. 2022 Table 5, iteration seconds; Narayanan et al. 2021 Table 1,
+# TFLOP/s per GPU counting recompute), set up as the papers and their scripts ran them: fp16 with fp32 main gradients, no
+# fused gradient accumulation in fp16, blocking pipeline sends, fused softmax / bias-GeLU / bias-dropout-add, no flash
+# attention, dropout 0.1; Table 1's micro-batches and interleaving from Megatron-LM's examples/sc21/run_table_1.sh
+# (commit 6985e58). name, preset, tp, pp, virtual stages, GPUs, micro-batch, global batch, selective recompute with SP
+# (else full), overlapped DP (PyTorch DDP where PP = 1), measured, Calculon's prediction (Table 5).
+KORTHIKANTI_TABLE5 = [
+    ("22B, selective + SP", "megatron-22b", 8, 1, 1, 8, 4, 4, True, True, 1.10, 1.14),
+    ("22B, full recompute", "megatron-22b", 8, 1, 1, 8, 4, 4, False, True, 1.42, 1.40),
+    ("175B, selective + SP", "gpt3-175b", 8, 8, 3, 64, 1, 64, True, True, 13.75, 13.64),
+    ("175B, full recompute", "gpt3-175b", 8, 8, 3, 64, 1, 64, False, True, 18.13, 18.03),
+    ("530B, selective + SP", "megatron-530b", 8, 35, 3, 280, 1, 280, True, True, 37.83, 34.47),
+    ("530B, full recompute", "megatron-530b", 8, 35, 3, 280, 1, 280, False, True, 49.05, 49.89),
+    ("1T, selective + SP", "megatron-1t", 8, 64, 1, 512, 1, 512, True, True, 71.49, 66.04),
+    ("1T, full recompute", "megatron-1t", 8, 64, 1, 512, 1, 512, False, True, 94.42, 90.08),
+]
+NARAYANAN_TABLE1 = [
+    ("1.7B", "megatron-1.7b", 1, 1, 1, 32, 16, 512, False, True, 137, 0),
+    ("3.6B", "megatron-3.6b", 2, 1, 1, 64, 16, 512, False, True, 138, 0),
+    ("7.5B", "megatron-7.5b", 4, 1, 1, 128, 16, 512, False, True, 142, 0),
+    ("18.4B", "megatron-18.4b", 8, 1, 1, 256, 8, 1024, False, True, 135, 0),
+    ("39.1B", "megatron-39.1b", 8, 2, 1, 512, 4, 1536, False, False, 138, 0),
+    ("76.1B", "megatron-76.1b", 8, 4, 3, 1024, 2, 1792, False, False, 140, 0),
+    ("145.6B", "megatron-145.6b", 8, 8, 2, 1536, 2, 2304, False, False, 148, 0),
+    ("310.1B", "megatron-310.1b", 8, 16, 2, 1920, 1, 2160, False, False, 155, 0),
+    ("529.6B", "megatron-530b", 8, 35, 3, 2520, 1, 2520, False, False, 163, 0),
+    ("1008B", "megatron-1t", 8, 64, 1, 3072, 1, 3072, False, False, 163, 0),
+]
+# The presets' shapes Narayanan's eq. 3 needs: layers, hidden, vocabulary (assets/models.json).
+PRESET_SHAPES = {"megatron-1.7b": (24, 2304), "megatron-3.6b": (30, 3072), "megatron-7.5b": (36, 4096), "megatron-18.4b": (40, 6144),
+                 "megatron-39.1b": (48, 8192), "megatron-76.1b": (60, 10240), "megatron-145.6b": (80, 12288),
+                 "megatron-310.1b": (96, 16384), "megatron-530b": (105, 20480), "megatron-1t": (128, 25600)}
+
+
+def megatron_table_runs():
+    runs = []
+    for table, rows in (("korthikanti-t5", KORTHIKANTI_TABLE5), ("narayanan-t1", NARAYANAN_TABLE1)):
+        for name, preset, tp, pp, virtual, gpus, micro, batch, selective, overlapped, measured, calculon in rows:
+            scenario = {
+                "model": {"preset": preset},
+                "train": {"seq_len": 2048, "micro_batch": micro, "global_batch": batch, "recompute": "selective" if selective else "full",
+                          "sequence_parallel": selective, "flash_attention": False, "dropout": True, "gradient_accumulation_fusion": False,
+                          "framework": "megatron"},
+                "precision": {"recipe": "megatron-fp32-grads"},
+                "parallel": {"tp": tp, "pp": pp, "dp": gpus // (tp * pp), "schedule": "interleaved" if virtual > 1 else "1f1b",
+                             "virtual_stages": virtual},
+                "cluster": {"gpu": "a100-sxm", "gpus_per_node": 8, "gpus": gpus, "scale_out_link": "ib-hdr"},
+                "overlap": {"dp_grad_reduce": overlapped, "dp_param_gather": False, "pp_p2p": False},
+            }
+            if table == "korthikanti-t5":
+                step, basis = measured, "step_seconds"
+            else:
+                # Narayanan eq. 3: F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) per iteration, recompute included.
+                layers, hidden = PRESET_SHAPES[preset]
+                flops = 96 * batch * 2048 * layers * hidden ** 2 * (1 + 2048 / (6 * hidden) + 51200 / (16 * layers * hidden))
+                step, basis = flops / (gpus * measured * 1e12), "tflops_per_gpu (Narayanan eq. 3)"
+            runs.append({"id": f"{table}-{name}", "family": "megatron-lm (2021-2022 tables)", "gpu": "a100-sxm",
+                         "published_step_seconds": step, "published_from": basis, "calculon_step_seconds": calculon or None,
+                         "scenario": scenario})
+    return runs
+
+
+# Hugging Face models trained on one H200 with PyTorch's defaults, measured by measurements/hf_training_probe.py (random
+# weights from each model's published config): the scenario each case is, and its step and peaks.
+HF_MODELS = {
+    "gpt2-124m": {"preset": "gpt2-124m"},
+    "gpt2-355m": {"name": "GPT-2 355M", "layers": 24, "hidden": 1024, "heads": 16, "kv_heads": 16, "ffn_hidden": 4096, "vocab": 50257,
+                  "gated_mlp": False, "tied_embeddings": True, "learned_positions": True, "positions": 1024, "bias": True},
+    "llama3.2-1b": {"preset": "llama3.2-1b"},
+    "llama3.2-3b": {"name": "Llama 3.2 3B", "layers": 28, "hidden": 3072, "heads": 24, "kv_heads": 8, "ffn_hidden": 8192, "vocab": 128256,
+                    "gated_mlp": True, "tied_embeddings": True, "learned_positions": False, "bias": False},
+    "llama3.1-8b": {"preset": "llama3-8b"},
+    "qwen2.5-0.5b": {"name": "Qwen2.5 0.5B", "layers": 24, "hidden": 896, "heads": 14, "kv_heads": 2, "ffn_hidden": 4864, "vocab": 151936,
+                     "gated_mlp": True, "tied_embeddings": True, "learned_positions": False, "bias": True},
+}
+
+
+def hf_measured_runs():
+    runs = []
+    for file, section in (("h200_hf_probe.json", "training"), ("h200_hf_host_probe.json", "heldout")):
+        probe = json.load(open(os.path.join(HERE, "..", "measurements", file)))
+        for case in probe["sections"].get(section, []):
+            scenario = {
+                "model": HF_MODELS[case["model"]],
+                "train": {"seq_len": case["seq"], "micro_batch": case["batch"], "global_batch": case["batch"], "framework": "hf-transformers",
+                          "recompute": "full" if case["checkpointing"] else "none", "dropout": case["model"].startswith("gpt2")},
+                "precision": {"recipe": "pytorch-amp-adam" if case["recipe"] == "autocast" else "bf16-pure-adamw"},
+                "cluster": {"gpu": "h200-sxm", "gpus": 1, "gpus_per_node": 1},
+            }
+            name = f"{case['model']}-{case['recipe']}-{'ckpt' if case['checkpointing'] else 'nockpt'}-b{case['batch']}-s{case['seq']}"
+            runs.append({"id": f"h200-{name}", "family": "hf-transformers (measured, H200)", "gpu": "h200-sxm",
+                         "published_step_seconds": case["step_seconds"], "published_from": f"measurements/{file} {section}",
+                         "peak_allocated_bytes": case["peak_allocated"], "peak_reserved_bytes": case["peak_reserved"],
+                         "scenario": scenario})
+    return runs
+
+
 def main():
     source = json.load(open(os.path.join(HERE, "published_runs.json")))
-    runs, excluded = [], []
+    runs, excluded = megatron_table_runs() + hf_measured_runs(), []
     for run in source["training"]:
         step, basis = published_step_seconds(run)
         scenario, reason = scenario_of(run)
+        if "rampup" in run["id"]:
+            scenario, reason = None, "a batch-size ramp-up step (16 sequences), run once at the start of training"
         if scenario is not None and step is None:
             scenario, reason = None, "it publishes neither a step time nor tokens/s with its batch"
         if scenario is None:

@@ -305,6 +305,7 @@ void draw_step(const core::Report& report, const core::ReportText& text) {
     const bool fits = report.memory.fits;
     run_figure(fits, figures.step_time);
     second_column(left + column);
+    run_figure(fits, figures.expected_error);
     run_figure(fits, figures.mfu);
     run_figure(fits, figures.time_to_train);
     second_column(left + column);

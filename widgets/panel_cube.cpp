@@ -1,6 +1,8 @@
-// The regime cube (issue 4, seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory,
-// compute and bandwidth over what the selected GPU gives, on a rotatable log-scaled cube; dots coloured by the wall that binds.
+// The regime cube (issue 4, seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory and
+// compute over what the selected GPU gives, and the GPUs its service needs over those it has, on a rotatable log-scaled
+// cube; dots coloured by the wall that binds.
 #include "core/model/format.h"
+#include "core/cost/serving/serving_text.h"
 #include "core/lessons/regime.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -55,17 +57,18 @@ const char* wall_word(core::WallKind wall) {
     return "?";
 }
 
-std::string times(double fraction) { return core::format_number(fraction) + "\xC3\x97"; }  // "14.2x" with a real times sign
+// "14.2x" with a real times sign; a service no GPU count meets reads "unmet".
+std::string times(double fraction) { return std::isfinite(fraction) ? core::format_number(fraction) + "\xC3\x97" : std::string("unmet"); }
 
 std::string tick_text(double value) { return core::format_number(value, 1) + "\xC3\x97"; }
 
-// ---- the scene as plain data: cube space [0,1]^3, x memory, y compute (up), z bandwidth ----
+// ---- the scene as plain data: cube space [0,1]^3, x memory, y compute (up), z serving ----
 
 using Point3 = std::array<float, 3>;
 
 Point3 point_position(const core::RegimePoint& point, const core::RegimeCube& cube) {
     auto at = [&](double fraction) { return static_cast<float>(core::regime_axis_position(fraction, cube.log10_min, cube.log10_max)); };
-    return {at(point.memory_fraction), at(point.compute_fraction), at(point.bandwidth_fraction)};
+    return {at(point.memory_fraction), at(point.compute_fraction), at(point.serving_fraction)};
 }
 
 void add_line(CubeScene& scene, Point3 from, Point3 to, ImU32 color, float width) {
@@ -226,7 +229,7 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
     const float em = ImGui::GetFontSize();
     const AxisText axes[3] = {{"Memory: bytes per GPU \xC3\xB7 HBM", colors.memory_wall},
                               {"Compute: time to train \xC3\xB7 deadline", colors.time_wall},
-                              {"Bandwidth: decode bytes/s \xC3\xB7 HBM bandwidth", colors.serving_wall}};
+                              {"Serving: GPUs needed \xC3\xB7 GPUs", colors.serving_wall}};
     const ImVec2 centre = layout.screen(projection.to_pixels(0.5f, 0.5f, 0.5f));
     // The three titles first, then the ticks, which a narrow canvas may push in over a title: a tick without room is left out.
     for (int pass = 0; pass < 6; ++pass) {
@@ -340,7 +343,9 @@ void draw_point_tooltip(const core::RegimePoint& point) {
     wrapped_text(point.is_current ? "This scenario: " + point.model_name : point.model_name);
     ImGui::PopFont();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(wall_color(point.binding_wall)));
-    if (point.binding_fraction > 1.0)
+    if (!std::isfinite(point.binding_fraction))
+        wrapped_textf("The %s wall binds: no replica meets the service", wall_word(point.binding_wall));
+    else if (point.binding_fraction > 1.0)
         wrapped_textf("The %s wall binds: %s the GPU's budget", wall_word(point.binding_wall), times(point.binding_fraction).c_str());
     else
         wrapped_textf("One GPU is enough; the nearest wall is %s, at %s its budget", wall_word(point.binding_wall),
@@ -348,7 +353,7 @@ void draw_point_tooltip(const core::RegimePoint& point) {
     ImGui::PopStyleColor();
     wrapped_textf("Memory %s: %s", times(point.memory_fraction).c_str(), point.memory_formula.c_str());
     wrapped_textf("Compute %s: %s", times(point.compute_fraction).c_str(), point.compute_formula.c_str());
-    wrapped_textf("Bandwidth %s: %s", times(point.bandwidth_fraction).c_str(), point.bandwidth_formula.c_str());
+    wrapped_textf("Serving %s: %s", times(point.serving_fraction).c_str(), point.serving_formula.c_str());
     if (!point.layout_note.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().warning));
         wrapped_text(point.layout_note);
@@ -429,7 +434,7 @@ void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
     legend_swatch(colors.time_wall, SwatchShape::disc);
     ImGui::TextUnformatted("time: needs the most compute");
     legend_swatch(colors.serving_wall, SwatchShape::disc);
-    ImGui::TextUnformatted("serving: needs the most bandwidth");
+    ImGui::TextUnformatted("serving: needs the most GPUs to serve");
     legend_swatch(colors.text, SwatchShape::ring);
     wrapped_textf("this scenario (%s)", scenario.model.name.c_str());
     {
@@ -461,15 +466,17 @@ void budget_row(const char* label) {
 }
 
 // The three budgets the axes are measured against: dragging them moves every dot and can change which wall binds.
-void draw_budgets(core::Scenario& scenario) {
+void draw_budgets(core::Scenario& scenario, const core::Report& report) {
     ImGui::Spacing();
     section_heading("The budgets behind the axes");
     core::TrainSpec& train = scenario.train;
     core::ServingSpec& serving = scenario.serving;
+    const int serving_gpus = report.serving.gpu_budget;
+    const std::string serving_gpus_text = core::format_counted(serving_gpus, "GPU", "GPUs") + (serving.gpus > 0 ? "" : " (the cluster's)");
     if (figure_mode()) {  // a document states the budgets; the sliders are for the live window
         figure("Deadline", core::format_seconds(train.deadline_days * 86400.0));
         figure("Target rate", core::format_number(serving.target_qps) + " queries/s");
-        figure("Serving batch", std::to_string(serving.batch) + (serving.batch == 1 ? " sequence" : " sequences"));
+        figure("Serving GPUs", serving_gpus_text);
     } else {
         float deadline_days = static_cast<float>(train.deadline_days);
         budget_row("Deadline");
@@ -481,16 +488,14 @@ void draw_budgets(core::Scenario& scenario) {
         if (ImGui::SliderFloat("##target_qps", &queries_per_s, 0.01f, 1000.0f,
                                literal_format(core::format_number(serving.target_qps) + " queries/s").c_str(), ImGuiSliderFlags_Logarithmic))
             serving.target_qps = std::clamp(static_cast<double>(queries_per_s), 0.01, 1000.0);
-        int batch = serving.batch;
-        budget_row("Serving batch");
-        if (ImGui::SliderInt("##serving_batch", &batch, 1, 512, literal_format(std::to_string(serving.batch) + (serving.batch == 1 ? " sequence" : " sequences")).c_str(),
-                             ImGuiSliderFlags_Logarithmic))
-            serving.batch = std::clamp(batch, 1, 512);
+        int gpus = serving_gpus;
+        budget_row("Serving GPUs");
+        if (ImGui::SliderInt("##serving_gpus", &gpus, 1, 16384, literal_format(serving_gpus_text).c_str(), ImGuiSliderFlags_Logarithmic))
+            serving.gpus = std::clamp(gpus, 1, 16384);
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    wrapped_textf("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: one replica, %d output tokens per query, "
-                  "%d tokens of context.",
-                  core::format_count(train.tokens).c_str(), scenario.cluster.gpus, serving.output_tokens, serving.context_tokens);
+    wrapped_textf("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: %s.", core::format_count(train.tokens).c_str(),
+                  scenario.cluster.gpus, core::serving_text(scenario, report.serving).load.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -514,7 +519,7 @@ void draw_table(CubePanelState& state) {
     ImGui::TableSetupColumn("Model", ImGuiTableColumnFlags_WidthFixed, 10.2f * em);
     ImGui::TableSetupColumn("Memory", ImGuiTableColumnFlags_WidthFixed, 4.1f * em);
     ImGui::TableSetupColumn("Compute", ImGuiTableColumnFlags_WidthFixed, 4.4f * em);
-    ImGui::TableSetupColumn("Bandw.", ImGuiTableColumnFlags_WidthFixed, 4.1f * em);
+    ImGui::TableSetupColumn("Serving", ImGuiTableColumnFlags_WidthFixed, 4.1f * em);
     ImGui::TableSetupColumn("Binds", ImGuiTableColumnFlags_WidthFixed, 3.9f * em);
     ImGui::TableHeadersRow();
     // The scenario first: it is the row the reader came for.
@@ -551,7 +556,7 @@ void draw_table(CubePanelState& state) {
         ImGui::TableSetColumnIndex(2);
         figure_cell(point.compute_fraction, point.compute_formula, point.binding_wall == core::WallKind::time, core::WallKind::time);
         ImGui::TableSetColumnIndex(3);
-        figure_cell(point.bandwidth_fraction, point.bandwidth_formula, point.binding_wall == core::WallKind::serving, core::WallKind::serving);
+        figure_cell(point.serving_fraction, point.serving_formula, point.binding_wall == core::WallKind::serving, core::WallKind::serving);
         ImGui::TableSetColumnIndex(4);
         // Inside the box no wall binds: "none", dimmed; its tooltip names the nearest wall, as the dot's does.
         const bool binds = point.binding_fraction > 1.0;
@@ -630,7 +635,7 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
         ImGui::BeginChild("regime_side", ImVec2(side_width, canvas.y + hint_height), false);
     }
     draw_legend(state.cube, ctx.scenario);
-    draw_budgets(ctx.scenario);
+    draw_budgets(ctx.scenario, ctx.report);
     draw_table(state);
     if (!one_column) ImGui::EndChild();
 }

@@ -3,6 +3,7 @@
 #include "core/model/layout.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
+#include "core/cost/serving/serving_text.h"
 #include "core/lessons/walls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -117,13 +118,11 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
-    wrapped_textf("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s QPS x %d "
-                  "tokens, batch %d, %d-token context.",
+    wrapped_textf("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s.",
                   model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
                   scenario.precision.name.c_str(),
                   core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
-                  core::format_number(scenario.serving.target_qps).c_str(), scenario.serving.output_tokens,
-                  scenario.serving.batch, scenario.serving.context_tokens);
+                  core::serving_text(scenario, report.serving).load.c_str());
     ImGui::PopStyleColor();
 }
 
@@ -263,7 +262,7 @@ void draw_verdict(const core::WallsReport& walls) {
         figure("First response:", verdict.first_response);
         ImGui::PopFont();
     } else {
-        wrapped_textf("It fits, trains in time and serves the target on one replica: no need to distribute. "
+        wrapped_textf("It fits, trains in time and serves the target within its GPUs: no need to distribute. "
                       "%s is the first wall it would hit.", binding.title.c_str());
     }
     ImGui::Spacing();

@@ -9,6 +9,7 @@ namespace widgets {
 PanelDef make_stack_panel();
 PanelDef make_walls_panel();
 PanelDef make_cube_panel();
+PanelDef make_serving_panel();
 PanelDef make_roofline_panel();
 PanelDef make_anatomy_panel();
 PanelDef make_ring_panel();
@@ -17,9 +18,9 @@ PanelDef make_configurator_panel();
 PanelDef make_alltoall_panel();
 
 std::vector<PanelDef> make_all_panels() {
-    return {make_stack_panel(),    make_walls_panel(), make_cube_panel(),         make_roofline_panel(),
-            make_anatomy_panel(),  make_ring_panel(),     make_pipeline_panel(), make_configurator_panel(),
-            make_alltoall_panel()};
+    return {make_stack_panel(),   make_walls_panel(),    make_cube_panel(),     make_serving_panel(),
+            make_roofline_panel(), make_anatomy_panel(), make_ring_panel(),     make_pipeline_panel(),
+            make_configurator_panel(), make_alltoall_panel()};
 }
 
 void save_trace_button(PanelContext& ctx, float spacing) {

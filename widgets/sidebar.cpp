@@ -71,6 +71,7 @@ void headline(const core::Report& report, const core::ReportText& text) {
     figure(figures.parameters);
     figure(figures.training_state);
     run_figure(memory.fits, figures.step_time);
+    run_figure(memory.fits, figures.expected_error);
     run_figure(memory.fits, figures.mfu);
     run_figure(memory.fits, figures.time_to_train);
     run_figure(memory.fits, figures.gpu_hours);

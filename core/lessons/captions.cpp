@@ -3,22 +3,27 @@
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/report/figure_text.h"
 #include "core/lessons/stack_animation.h"
+#include "core/lessons/regime.h"
 #include "core/lessons/walls.h"
+#include "core/cost/serving/serving_text.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
 
+#include <cctype>
 #include <functional>
 #include <optional>
 
 namespace core {
 namespace {
 
-// What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls and figures.
+// What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls, its
+// figures and its regime cube.
 struct CaptionInputs {
     const Scenario& scenario;
     const Report& report;
     std::optional<WallsReport> walls;
     std::optional<FigureTexts> figure_words;
+    std::optional<RegimeCube> cube;
 
     const WallsReport& walls_report() {
         if (!walls) walls = walls_of(scenario, report);
@@ -29,6 +34,22 @@ struct CaptionInputs {
         if (!figure_words) figure_words = figure_texts(scenario, report);
         return *figure_words;
     }
+    const RegimeCube& regime() {
+        if (!cube) cube = regime_cube(scenario);
+        return *cube;
+    }
+    // The builtin presets whose binding wall is `kind` and over its budget (the cube's dots of that colour outside the box).
+    std::string bound_by(WallKind kind) {
+        int count = 0;
+        for (const RegimePoint& point : regime().points) count += !point.is_current && point.binding_wall == kind && point.binding_fraction > 1.0;
+        return format_whole(count);
+    }
+    std::string within_every_budget() {
+        int count = 0;
+        for (const RegimePoint& point : regime().points) count += !point.is_current && !(point.binding_fraction > 1.0);
+        return format_whole(count);
+    }
+    const ServingAnswer& serving() const { return report.serving.answer; }
 };
 
 struct FieldDef {
@@ -74,6 +95,39 @@ const std::vector<FieldDef>& field_defs() {
          [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::time)].fraction_text; }},
         {{"walls.serving", "the serving wall's fraction of its budget, as its bar prints it"},
          [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::serving)].fraction_text; }},
+        {{"walls.binding", "the binding wall's name in lower case (\"memory\")"},
+         [](CaptionInputs& in) {
+             std::string title = in.walls_report().walls[in.walls_report().binding].title;
+             for (char& c : title) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+             return title;
+         }},
+        {{"tokens", "the training token budget (\"15.0 T\")"}, [](CaptionInputs& in) { return format_count(in.scenario.train.tokens); }},
+        {{"serving.budget", "the GPUs the service may use (\"64 GPUs\")"},
+         [](CaptionInputs& in) { return format_counted(in.report.serving.gpu_budget, "GPU", "GPUs"); }},
+        {{"serving.load", "the service asked for: rate, prompt and output tokens, TTFT and TPOT targets"},
+         [](CaptionInputs& in) { return serving_text(in.scenario, in.report.serving).load; }},
+        {{"serving.answer", "the fewest GPUs that serve it, as the serving panel states it"},
+         [](CaptionInputs& in) { return serving_text(in.scenario, in.report.serving).answer; }},
+        {{"serving.gpus", "GPUs the service needs (\"8 GPUs\"), or \"no GPU count\" where no replica meets it"},
+         [](CaptionInputs& in) {
+             return in.serving().verdict == ServingVerdict::meets ? format_counted(in.serving().gpus, "GPU", "GPUs") : std::string("no GPU count");
+         }},
+        {{"serving.replicas", "replicas x TP (\"2 x TP 4\")"},
+         [](CaptionInputs& in) { return format_whole(in.serving().replicas) + " x " + replica_shape_label(in.serving().shape); }},
+        {{"serving.batch", "the batch each replica runs at the target rate"},
+         [](CaptionInputs& in) { return format_whole(in.serving().point.batch); }},
+        {{"serving.max_batch", "the batch its KV cache holds"}, [](CaptionInputs& in) { return format_whole(in.serving().max_batch); }},
+        {{"serving.ttft", "the time to first token at that batch"}, [](CaptionInputs& in) { return format_seconds(in.serving().point.ttft_seconds); }},
+        {{"serving.tpot", "the time per output token at that batch"}, [](CaptionInputs& in) { return format_seconds(in.serving().point.tpot_seconds); }},
+        {{"serving.tokens_per_gpu", "output tokens/s per GPU at that batch"},
+         [](CaptionInputs& in) { return format_number(in.serving().point.tokens_per_s_per_gpu); }},
+        {{"serving.dollars_per_million", "dollars per million output tokens"},
+         [](CaptionInputs& in) { return format_dollars(in.serving().dollars_per_million_tokens); }},
+        {{"cube.memory", "how many presets the memory wall binds in the regime cube (over its budget)"},
+         [](CaptionInputs& in) { return in.bound_by(WallKind::memory); }},
+        {{"cube.time", "how many presets the time wall binds"}, [](CaptionInputs& in) { return in.bound_by(WallKind::time); }},
+        {{"cube.serving", "how many presets the serving wall binds"}, [](CaptionInputs& in) { return in.bound_by(WallKind::serving); }},
+        {{"cube.within", "how many presets sit inside every budget"}, [](CaptionInputs& in) { return in.within_every_budget(); }},
         {{"deadline_days", "the time wall's deadline in days"}, [](CaptionInputs& in) { return format_plain(in.scenario.train.deadline_days); }},
         {{"bubble", "the closed-form bubble share of the scenario's schedule, as the pipeline panel prints it"},
          [](CaptionInputs& in) {

@@ -44,11 +44,10 @@ RegimePoint regime_point(const Scenario& scenario, const Report& report) {
     point.layout = layout_label(layout_of(scenario));
     point.memory_fraction = memory.fraction;
     point.compute_fraction = time.fraction;
-    // Tokens/s asked over tokens/s one replica decodes = decode bytes/s asked over HBM bandwidth: the same ratio.
-    point.bandwidth_fraction = serving.fraction;
+    point.serving_fraction = serving.fraction;
     point.memory_formula = memory.formula;
     point.compute_formula = time.formula;
-    point.bandwidth_formula = serving.formula;
+    point.serving_formula = serving.formula;
     const Wall& binding = walls.walls[walls.binding];
     point.binding_wall = binding.kind;
     point.binding_fraction = binding.fraction;
@@ -89,7 +88,7 @@ RegimeCube regime_cube(const Scenario& scenario) {
     // Whole decades around every finite fraction and 1.0, at most six either side so the tick labels stay legible.
     double low = 0, high = 0;
     for (const RegimePoint& point : cube.points) {
-        for (double fraction : {point.memory_fraction, point.compute_fraction, point.bandwidth_fraction}) {
+        for (double fraction : {point.memory_fraction, point.compute_fraction, point.serving_fraction}) {
             if (!(fraction > 0) || !std::isfinite(fraction)) continue;
             low = std::min(low, std::floor(std::log10(fraction)));
             high = std::max(high, std::ceil(std::log10(fraction)));

@@ -1,7 +1,8 @@
 #pragma once
 // The regime cube (seed 000, "3D - the regime cube"): a model placed in (memory, compute, bandwidth) space, each axis what
-// it needs of that resource over what the selected GPU gives, so 1.0 is exactly the GPU's budget and the largest axis binds.
-// The axes are the three walls' fractions: memory per GPU / HBM, training time / deadline, decode bytes/s asked / HBM bandwidth.
+// it needs of that resource over what the selected GPU gives, so 1.0 is exactly the GPU's budget; the walls' rule picks the
+// one that binds (core/lessons/walls.h binding_wall).
+// The axes are the three walls' fractions: memory per GPU / HBM, training time / deadline, serving GPUs needed / GPUs it has.
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 #include "core/lessons/walls.h"
@@ -18,15 +19,15 @@ struct RegimePoint {
     bool is_current = false;            // the scenario itself rather than a preset
     double memory_fraction = 0;         // per-GPU training bytes / HBM
     double compute_fraction = 0;        // time to train on the scenario's GPU count / the deadline
-    double bandwidth_fraction = 0;      // HBM bytes/s one replica reads decoding at the target rate / HBM bandwidth
-    WallKind binding_wall = WallKind::memory;  // the largest of the three (walls_of: ties go to the wall met first)
+    double serving_fraction = 0;        // GPUs the service needs (replicas x TP at the target rate and latency) / its GPUs
+    WallKind binding_wall = WallKind::memory;  // the wall that binds (binding_wall: memory first when over HBM)
     double binding_fraction = 0;
     std::string binding_title;          // "Memory", "Time", "Serving"
     std::string layout;                 // "TP 1 PP 1 DP 64 ZeRO 0" (core::layout_label): the layout the point was evaluated under
     std::string layout_note;            // why that differs from the scenario's layout; empty when it does not
     std::string memory_formula;         // the walls' formulas, numbers substituted (core/walls.h)
     std::string compute_formula;
-    std::string bandwidth_formula;
+    std::string serving_formula;
 };
 
 struct RegimeCube {

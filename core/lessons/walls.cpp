@@ -6,6 +6,7 @@
 #include "core/lessons/stack_animation.h"
 #include "core/cost/kernels/flops.h"
 #include "core/model/scenario_edits.h"
+#include "core/cost/serving/serving_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,7 +27,7 @@ const std::vector<WallVerdict>& where_each_wall_sends_you() {
 
 namespace {
 
-enum VerdictRow { memory_state = 0, memory_activations = 1, time_training = 3, latency_inference = 4, throughput_inference = 5 };
+enum VerdictRow { memory_state = 0, memory_activations = 1, memory_kv_cache = 2, time_training = 3, latency_inference = 4, throughput_inference = 5 };
 
 // Percent reads well up to 10x; past that "320x" is what a room can take in; tiny shares keep three digits.
 std::string fraction_text(double fraction) {
@@ -81,29 +82,34 @@ Wall time_wall(const Scenario& scenario, const Report& report) {
 }
 
 Wall serving_wall(const Scenario& scenario, const Report& report) {
-    const MemoryReport& memory = report.memory;
-    const ServingSpec& serving = scenario.serving;
-    const double bytes_per_step = memory.inference_weight_bytes + memory.kv_cache_bytes;
-    const double bandwidth = scenario.cluster.gpu.hbm_bytes_per_s;
+    const ServingReport& serving = report.serving;
+    const ServingAnswer& answer = serving.answer;
+    const ServingText text = serving_text(scenario, serving);
+    const bool budget_given = scenario.serving.gpus > 0;
     Wall wall;
     wall.kind = WallKind::serving;
     wall.title = "Serving";
-    wall.question = "Can one replica meet the target QPS?";
-    wall.used = serving.target_qps * serving.output_tokens;
-    wall.budget = bytes_per_step > 0 ? serving.batch * bandwidth / bytes_per_step : INFINITY;
-    wall.used_text = format_number(wall.used) + " tokens/s asked (" + format_number(serving.target_qps) + " QPS x " +
-                     format_counted(serving.output_tokens, "token", "tokens") + ")";
-    wall.budget_text = format_number(wall.budget) + " tokens/s from one replica";
-    wall.formula = "one replica decodes batch " + std::to_string(serving.batch) + " x " + format_bandwidth(bandwidth) +
-                   " / (weights " + format_bytes(memory.inference_weight_bytes) + " + KV cache " + format_bytes(memory.kv_cache_bytes) +
-                   ") = " + format_number(wall.budget) + " tokens/s; the service asks " + format_number(serving.target_qps) +
-                   " QPS x " + format_counted(serving.output_tokens, "token", "tokens") + " = " + format_number(wall.used) + " tokens/s";
+    wall.question = "Do the GPUs meet the target rate within TTFT and TPOT?";
+    wall.budget = serving.gpu_budget;
+    wall.budget_text = format_counted(serving.gpu_budget, "GPU", "GPUs") + (budget_given ? " for serving" : " (the cluster's)");
+    if (answer.verdict == ServingVerdict::meets) {
+        wall.used = answer.gpus;
+        wall.used_text = format_counted(answer.gpus, "GPU", "GPUs") + " needed (" + format_whole(answer.replicas) + " x " +
+                         replica_shape_label(answer.shape) + ")";
+        wall.formula = text.load + ": " + text.answer + "; " + format_counted(answer.gpus, "GPU", "GPUs") + " / " + wall.budget_text;
+    } else {
+        // No shape meets the service: no GPU count does, so the wall is over whatever the budget.
+        wall.used = INFINITY;
+        wall.used_text = answer.verdict == ServingVerdict::kv_cache ? "no replica holds the KV cache" : "no replica meets the targets";
+        wall.formula = text.load + ": " + text.answer + ". " + text.shortfall;
+    }
     finish(wall);
+    if (answer.verdict != ServingVerdict::meets) wall.fraction_text = "unmet";
     wall.formula += " = " + wall.fraction_text;
     return wall;
 }
 
-int verdict_row(const WallsReport& walls, const Scenario& scenario, const Report& report) {
+int verdict_row(const WallsReport& walls, const Scenario&, const Report& report) {
     if (!walls.any_over) return -1;
     const MemoryReport& memory = report.memory;
     switch (walls.walls[walls.binding].kind) {
@@ -112,27 +118,36 @@ int verdict_row(const WallsReport& walls, const Scenario& scenario, const Report
                        ? memory_activations : memory_state;
         case WallKind::time: return time_training;
         case WallKind::serving:
-            // A replica that does not fit one GPU has to be sharded before it is copied.
-            return memory.inference_weight_bytes + memory.kv_cache_bytes > scenario.cluster.gpu.hbm_bytes ? latency_inference
-                                                                                                          : throughput_inference;
+            switch (report.serving.answer.verdict) {
+                case ServingVerdict::kv_cache: return memory_kv_cache;
+                case ServingVerdict::latency: return latency_inference;
+                case ServingVerdict::meets: return throughput_inference;
+            }
+            return throughput_inference;
     }
     return -1;
 }
 
 }  // namespace
 
+int binding_wall(const std::array<Wall, wall_count>& walls) {
+    const int memory = static_cast<int>(WallKind::memory), time = static_cast<int>(WallKind::time), serving = static_cast<int>(WallKind::serving);
+    // A layout whose step does not fit never runs: its time to train is moot, so over HBM the memory wall comes first.
+    const int training = walls[memory].over || walls[memory].fraction >= walls[time].fraction ? memory : time;
+    return walls[serving].fraction > walls[training].fraction ? serving : training;
+}
+
 WallsReport walls_of(const Scenario& scenario, const Report& report) {
     WallsReport walls;
     walls.params = report.memory.params;
     walls.walls = {memory_wall(scenario, report), time_wall(scenario, report), serving_wall(scenario, report)};
-    for (int i = 1; i < wall_count; ++i) {
-        if (walls.walls[i].fraction > walls.walls[walls.binding].fraction) walls.binding = i;
-    }
+    walls.binding = binding_wall(walls.walls);
     const Wall& binding = walls.walls[walls.binding];
     walls.any_over = binding.over;
     walls.verdict_row = verdict_row(walls, scenario, report);
-    walls.summary = walls.any_over ? "Binding: " + binding.title + ", " + binding.fraction_text + " of its budget"
-                                   : "No wall is hit; the closest is " + binding.title + " at " + binding.fraction_text;
+    if (!std::isfinite(binding.fraction)) walls.summary = "Binding: " + binding.title + ", " + binding.used_text;
+    else walls.summary = walls.any_over ? "Binding: " + binding.title + ", " + binding.fraction_text + " of its budget"
+                                        : "No wall is hit; the closest is " + binding.title + " at " + binding.fraction_text;
     return walls;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Seed 000's three walls: does the state fit one GPU's HBM (memory), does training finish before the deadline (time),
-// can one replica decode what the service asks for (serving). Each is a fraction of its budget; the largest binds and
-// sends you to its row of the seed's "Where each wall sends you" table.
+// do the GPUs meet the service's rate and latency targets (serving: the GPUs it needs over the GPUs it has). Each is a
+// fraction of its budget; one binds (binding_wall) and sends you to its row of the seed's "Where each wall sends you".
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
 
@@ -18,15 +18,19 @@ struct Wall {
     WallKind kind = WallKind::memory;
     std::string title;          // "Memory", "Time", "Serving"
     std::string question;       // the seed's question for this wall
-    double used = 0;            // bytes per GPU, seconds of training, tokens/s asked of one replica
-    double budget = 0;          // HBM bytes, deadline seconds, tokens/s one replica decodes
+    double used = 0;            // bytes per GPU, seconds of training, GPUs the service needs (infinite: no replica meets it)
+    double budget = 0;          // HBM bytes, deadline seconds, GPUs it may use (serving.gpus, or the cluster's)
     double fraction = 0;        // used / budget; > 1 means the wall is hit
     bool over = false;
     std::string used_text;      // "1.32 TB per GPU"
     std::string budget_text;    // "80.0 GB of HBM (H100 SXM)"
-    std::string fraction_text;  // "27.3 %" up to 10x, then "16.5x"
+    std::string fraction_text;  // "27.3 %" up to 10x, then "16.5x"; "unmet" where no GPU count serves
     std::string formula;        // with the numbers substituted
 };
+
+// Which wall binds: the largest fraction, but for training a layout over HBM binds on memory whatever its time, since it
+// cannot start (seed 000: "OOM at step 0"). Serving is a separate deployment: it binds when its fraction is the larger.
+int binding_wall(const std::array<Wall, wall_count>& walls);
 
 // One row of seed 000's table "Where each wall sends you".
 struct WallVerdict {
@@ -41,14 +45,14 @@ const std::vector<WallVerdict>& where_each_wall_sends_you();
 struct WallsReport {
     double params = 0;
     std::array<Wall, wall_count> walls;  // memory, time, serving
-    int binding = 0;                     // index of the largest fraction: the wall that binds (or is closest to)
+    int binding = 0;                     // the wall that binds (or is closest to): binding_wall
     bool any_over = false;
     int verdict_row = -1;                // row of where_each_wall_sends_you() for the binding wall; -1 when no wall is hit
-    std::string summary;                 // "Binding: serving, 110x its budget"
+    std::string summary;                 // "Binding: Memory, 16.5x of its budget"
 };
 
-// The three walls of an evaluated scenario. Serving: one replica on one GPU reads the weights and the batch's KV cache
-// per decode step, so it decodes batch x HBM bandwidth / (weights + KV cache) tokens/s.
+// The three walls of an evaluated scenario. Serving: the fewest GPUs that meet the rate, TTFT and TPOT (report.serving,
+// core/cost/serving/serving.h) over the serving GPU budget.
 WallsReport walls_of(const Scenario& scenario, const Report& report);
 
 // walls_of(evaluate(with_model_scaled(scenario, params))): the scenario's own model family at about that size (its

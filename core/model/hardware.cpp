@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace core {
 
@@ -108,7 +109,36 @@ struct BorrowedEfficiency {
     std::string like;
     double gemm_scale = 1.0;
     std::string source;
+    std::optional<ServingEfficiency> serving;  // the GPU's own serving measurements, kept over the borrowed tables
 };
+
+ServingEfficiency read_serving(JsonObjectReader& parent) {
+    JsonObjectReader reader(parent.raw("serving"), parent.field("serving"));
+    ServingEfficiency serving;
+    serving.gemv = read_memory_class(reader, "gemv");
+    serving.decode_attention = read_curve(reader, "decode_attention", "head_dim");
+    serving.decode_attention_floor_seconds = reader.number("decode_attention_floor_seconds", 0, 1e-2).value_or(0.0);
+    if (reader.has("attention_head_dim_scale")) serving.attention_head_dim_scale = read_curve(reader, "attention_head_dim_scale", "head_dim");
+    serving.source = reader.string("source").value_or("");
+    reader.reject_unknown_keys();
+    return serving;
+}
+
+// A table without serving measurements times a GEMV as a GEMM bound by its operands and decode attention as a streaming read.
+ServingEfficiency serving_from_classes(const GpuEfficiency& efficiency) {
+    ServingEfficiency serving;
+    serving.gemv = efficiency.gemm_memory;
+    serving.decode_attention.sizes = {128.0};
+    serving.decode_attention.efficiencies = {efficiency.streaming.efficiency};
+    serving.decode_attention_floor_seconds = efficiency.streaming.floor_seconds;
+    serving.source = "no serving measurements: a GEMV as a GEMM bound by its operands, decode attention as a streaming read";
+    return serving;
+}
+
+GpuEfficiency with_serving(GpuEfficiency efficiency, const std::optional<ServingEfficiency>& serving) {
+    if (serving) efficiency.serving = *serving;
+    return efficiency;
+}
 
 GpuEfficiency scaled(GpuEfficiency efficiency, double gemm_scale, const std::string& source) {
     for (EfficiencyCurve* curve : {&efficiency.gemm, &efficiency.gemm_misaligned, &efficiency.fused_attention_forward, &efficiency.fused_attention_backward,
@@ -127,6 +157,7 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
         borrowed.like = *like;
         borrowed.gemm_scale = reader.number("gemm_scale", 0.05, 2.0).value_or(1.0);
         borrowed.source = efficiency.source;
+        if (reader.has("serving")) borrowed.serving = read_serving(reader);
         reader.reject_unknown_keys();
         return efficiency;
     }
@@ -165,6 +196,7 @@ GpuEfficiency read_efficiency(JsonObjectReader& gpu_reader, BorrowedEfficiency& 
     efficiency.fused_attention_backward = read_curve(reader, "fused_attention_backward", "seq");
     efficiency.sdpa_attention_forward = read_curve(reader, "sdpa_attention_forward", "seq");
     efficiency.sdpa_attention_backward = read_curve(reader, "sdpa_attention_backward", "seq");
+    efficiency.serving = reader.has("serving") ? read_serving(reader) : serving_from_classes(efficiency);
     reader.reject_unknown_keys();
     return efficiency;
 }
@@ -192,6 +224,7 @@ GpuSpec read_gpu(const nlohmann::json& object, const std::string& path, Borrowed
     gpu.bf16_flops_per_s = reader.number("bf16_flops_per_s", 1e9, 1e18).value_or(gpu.bf16_flops_per_s);
     gpu.fp8_flops_per_s = reader.number("fp8_flops_per_s", 0, 1e18).value_or(gpu.fp8_flops_per_s);
     gpu.scale_up_link = reader.string("scale_up_link").value_or(gpu.scale_up_link);
+    gpu.multiprocessors = static_cast<int>(reader.integer("multiprocessors", 1, 100000).value_or(0));
     gpu.source = reader.string("source").value_or("");
     if (reader.has("price")) gpu.price = read_price(reader);
     if (reader.has("efficiency")) gpu.efficiency = read_efficiency(reader, borrowed);
@@ -223,7 +256,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path) 
     if (!borrowed.like.empty()) {
         const GpuSpec* like = builtin_hardware().find_gpu(borrowed.like);
         if (!like) throw InputError(path + ".efficiency.like", "no GPU \"" + borrowed.like + "\" in the hardware catalog");
-        gpu.efficiency = scaled(like->efficiency, borrowed.gemm_scale, borrowed.source.empty() ? like->efficiency.source : borrowed.source);
+        gpu.efficiency = with_serving(scaled(like->efficiency, borrowed.gemm_scale, borrowed.source.empty() ? like->efficiency.source : borrowed.source),
+                                     borrowed.serving);
     }
     return gpu;
 }
@@ -244,7 +278,7 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
             const std::string field = "hardware.gpus[" + std::to_string(i) + "].efficiency.like";
             if (!like) throw InputError(field, "no GPU \"" + borrowed[i].like + "\" in the catalog");
             if (like->efficiency.gemm.sizes.empty()) throw InputError(field, "\"" + borrowed[i].like + "\" has no tables of its own");
-            catalog.gpus[i].efficiency = scaled(like->efficiency, borrowed[i].gemm_scale, borrowed[i].source);
+            catalog.gpus[i].efficiency = with_serving(scaled(like->efficiency, borrowed[i].gemm_scale, borrowed[i].source), borrowed[i].serving);
         }
     }
     if (reader.has("links")) {

@@ -55,6 +55,19 @@ struct MemoryClassEfficiency {
     bool operator==(const MemoryClassEfficiency&) const = default;
 };
 
+// What serving's kernels reach, replayed from a CUDA graph as engines run a decode step: a GEMV (the weights times a few
+// rows) and decode attention (every sequence's K and V read once), as shares of the GPU's own HBM bandwidth; and causal
+// attention's rate at a head dim against the 128 its curves were measured at.
+struct ServingEfficiency {
+    MemoryClassEfficiency gemv;                 // time = floor + weight bytes / (HBM bandwidth x efficiency)
+    EfficiencyCurve decode_attention;           // K and V bytes over HBM bandwidth, against the head dim (64, 128)
+    double decode_attention_floor_seconds = 0;  // the shortest decode attention call
+    EfficiencyCurve attention_head_dim_scale;   // forward attention at a head dim over the same at 128; empty: 1
+    std::string source;
+
+    bool operator==(const ServingEfficiency&) const = default;
+};
+
 // What kernels reach on one GPU: one table per GPU serves every scenario (measured or published; see source).
 struct GpuEfficiency {
     EfficiencyCurve gemm;                           // dense GEMMs, against FLOPs; the HBM roof is applied separately
@@ -76,6 +89,7 @@ struct GpuEfficiency {
     EfficiencyCurve fused_attention_backward;       // against the sequence length, over the FLOPs it executes
     EfficiencyCurve sdpa_attention_forward;         // PyTorch's scaled_dot_product_attention (flash backend)
     EfficiencyCurve sdpa_attention_backward;
+    ServingEfficiency serving;                      // serving's kernels (a table without them: gemm and streaming classes)
     std::string source;
 
     bool operator==(const GpuEfficiency&) const = default;
@@ -90,6 +104,7 @@ struct GpuSpec {
     double bf16_flops_per_s = 989e12;  // dense tensor cores
     double fp8_flops_per_s = 1979e12;  // 0 where the GPU has none
     std::string scale_up_link = "nvlink4";  // the link inside a node
+    int multiprocessors = 0;           // SMs (CUs on AMD), from the datasheet: how many thread blocks one wave runs; 0 unknown
     GpuEfficiency efficiency;          // what its kernels reach (assets/hardware.json, with sources)
     std::string source;
     GpuPrice price;                    // typical rental price per GPU-hour (assets/hardware.json, dated)

@@ -1,6 +1,7 @@
 #include "core/model/scenario.h"
 
 #include "core/model/errors.h"
+#include "core/model/format.h"
 #include "core/model/layout.h"
 #include "core/model/model_json.h"
 
@@ -118,6 +119,34 @@ void validate_scenario(const Scenario& scenario) {
     require_range("memory.workspace_bytes", memory.workspace_bytes, 1e12, "1e12");
     require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");
     require_range("memory.fragmentation", memory.fragmentation, 1, "1");
+    validate_serving(scenario.serving);
+}
+
+const char* serving_runtime_name(ServingRuntime runtime) { return runtime == ServingRuntime::engine ? "engine" : "pytorch"; }
+
+void validate_serving(const ServingSpec& serving) {
+    const auto positive = [](const char* field, double value, double max_value) {
+        if (!(value > 0 && value <= max_value)) throw InputError(field, "must be above 0 and at most " + format_number(max_value) + ", got " + format_number(value));
+    };
+    positive("serving.target_qps", serving.target_qps, 1e9);
+    positive("serving.prompt_tokens", serving.prompt_tokens, 1e8);
+    positive("serving.output_tokens", serving.output_tokens, 1e8);
+    positive("serving.ttft_ms", serving.ttft_ms, 1e9);
+    positive("serving.tpot_ms", serving.tpot_ms, 1e9);
+    positive("serving.max_batch", serving.max_batch, 1e6);
+    positive("serving.prefill_chunk_tokens", serving.prefill_chunk_tokens, 1e8);
+    positive("serving.batch", serving.batch, 1e6);
+    positive("serving.context_tokens", serving.context_tokens, 1e8);
+    if (!(serving.memory_utilization > 0 && serving.memory_utilization <= 1)) {
+        throw InputError("serving.memory_utilization", "must be above 0 and at most 1, got " + format_number(serving.memory_utilization));
+    }
+    if (serving.gpus < 0) throw InputError("serving.gpus", "must be 0 (the cluster's GPUs) or a GPU count, got " + std::to_string(serving.gpus));
+    const double w = serving.weight_bytes_per_param;
+    if (!(w == 4 || w == 2 || w == 1 || w == 0.5)) {
+        throw InputError("serving.weight_bytes_per_param", "must be 4 (fp32), 2 (bf16), 1 (fp8) or 0.5 (int4), got " + format_number(w));
+    }
+    const double kv = serving.kv_bytes_per_element;
+    if (!(kv == 4 || kv == 2 || kv == 1)) throw InputError("serving.kv_bytes_per_element", "must be 4 (fp32), 2 (bf16) or 1 (fp8), got " + format_number(kv));
 }
 
 }  // namespace core

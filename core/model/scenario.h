@@ -105,13 +105,35 @@ struct OverlapSpec {
     bool operator==(const OverlapSpec&) const = default;
 };
 
+// How a service runs its decode step: a serving engine's fused kernels (vLLM, TensorRT-LLM, SGLang: a fused add + RMSNorm,
+// one RoPE kernel, one KV-cache write, split-KV attention, a fused SwiGLU) or a plain PyTorch decoder, op by op (RoPE as
+// seven elementwise kernels per tensor, SDPA reading each KV head in one thread block).
+enum class ServingRuntime { engine, pytorch };
+const char* serving_runtime_name(ServingRuntime);  // "engine", "pytorch"
+
+// The service the model answers (seed 000's third wall): its load, its latency targets, and what it runs on.
 struct ServingSpec {
-    int batch = 1;                  // sequences decoded together by one replica
-    int context_tokens = 8192;      // KV cache length per sequence
     double target_qps = 10;         // queries per second the service must answer
+    int prompt_tokens = 1024;       // tokens in each query's prompt (vLLM benchmark_serving's --random-input-len default)
     int output_tokens = 256;        // tokens generated per query
-    double weight_bytes_per_param = 2;  // bf16 inference weights
-    double kv_bytes_per_element = 2;
+    double ttft_ms = 2000;          // time to first token (MLPerf Inference loadgen mlperf.conf: llama2-70b Server ttft_latency 2000)
+    double tpot_ms = 200;           // time per output token (the same file: tpot_latency 200)
+    double weight_bytes_per_param = 2;  // bf16 2, fp8 1, int4 0.5 (weight-only: W4A16), fp32 4
+    double kv_bytes_per_element = 2;    // bf16 2, fp8 1, fp32 4
+    ServingRuntime runtime = ServingRuntime::engine;
+    bool cuda_graphs = true;        // decode steps replayed from CUDA graphs, as vLLM, TensorRT-LLM and SGLang do by default
+    int max_batch = 256;            // the most sequences one replica runs at once (vLLM EngineArgs.max_num_seqs default 256)
+    int prefill_chunk_tokens = 8192;  // the most prompt tokens one step prefills beside its decode tokens (TensorRT-LLM
+                                      // max_num_tokens default 8192; vLLM's max_num_batched_tokens)
+    bool reserve_output_kv = false; // admit a sequence only with KV room for its whole prompt and output (TensorRT-LLM's
+                                    // default GUARANTEED_NO_EVICT scheduler); false: pages as tokens come (vLLM's PagedAttention)
+    double memory_utilization = 0.9;  // share of HBM the engine takes for weights, activations and KV cache (vLLM
+                                      // gpu_memory_utilization default 0.9)
+    int gpus = 0;                   // GPUs the service may use (the serving wall's budget); 0: the cluster's
+    // One decode step quoted on its own (eval's decode_step_seconds and replica_tokens_per_s), and the prompt length
+    // eval's prefill_tokens_per_s reads.
+    int batch = 1;                  // sequences in that step
+    int context_tokens = 8192;      // tokens of context each of them attends to
 
     bool operator==(const ServingSpec&) const = default;
 };
@@ -193,6 +215,9 @@ Scenario default_scenario();
 
 // Checks the cross-field rules (the model's shape, then check_layout's rules); throws InputError naming the field.
 void validate_scenario(const Scenario&);
+// The serving fields' ranges (positive lengths, rates and targets; the precisions serving kernels exist for); throws
+// InputError naming the field.
+void validate_serving(const ServingSpec&);
 
 // Derived layout figures every part of the model needs.
 int data_parallel_degree(const Scenario&);       // dp, explicit or derived

@@ -242,15 +242,44 @@ void read_moe(MoeSpec& moe, const nlohmann::json& object) {
     reader.reject_unknown_keys();
 }
 
+// A serving precision by name ("bf16") or by bytes per element (the older key); validate_serving holds the bytes to the
+// precisions serving kernels exist for.
+double read_serving_bytes(JsonObjectReader& reader, const char* name_key, const char* bytes_key, double current, bool int4_allowed) {
+    if (reader.has(name_key) && reader.has(bytes_key)) throw InputError(reader.field(name_key), std::string("give ") + name_key + " or " + bytes_key + ", not both");
+    if (auto name = reader.string(name_key)) {
+        if (*name == "fp32") return 4;
+        if (*name == "bf16") return 2;
+        if (*name == "fp8") return 1;
+        if (*name == "int4" && int4_allowed) return 0.5;
+        throw InputError(reader.field(name_key), std::string("must be ") + (int4_allowed ? "bf16, fp8, int4 or fp32" : "bf16, fp8 or fp32") + ", got \"" + *name + "\"");
+    }
+    return reader.number(bytes_key, 0.125, 8).value_or(current);
+}
+
 void read_serving(ServingSpec& serving, const nlohmann::json& object) {
     JsonObjectReader reader(object, "serving");
+    serving.target_qps = reader.number("target_qps", 1e-6, 1e9).value_or(serving.target_qps);
+    serving.prompt_tokens = static_cast<int>(reader.integer("prompt_tokens", 1, 100000000).value_or(serving.prompt_tokens));
+    serving.output_tokens = static_cast<int>(reader.integer("output_tokens", 1, 100000000).value_or(serving.output_tokens));
+    serving.ttft_ms = reader.number("ttft_ms", 1e-3, 1e9).value_or(serving.ttft_ms);
+    serving.tpot_ms = reader.number("tpot_ms", 1e-3, 1e9).value_or(serving.tpot_ms);
+    serving.weight_bytes_per_param = read_serving_bytes(reader, "weight_precision", "weight_bytes_per_param", serving.weight_bytes_per_param, true);
+    serving.kv_bytes_per_element = read_serving_bytes(reader, "kv_precision", "kv_bytes_per_element", serving.kv_bytes_per_element, false);
+    if (auto runtime = reader.string("runtime")) {
+        if (*runtime == "engine") serving.runtime = ServingRuntime::engine;
+        else if (*runtime == "pytorch") serving.runtime = ServingRuntime::pytorch;
+        else throw InputError("serving.runtime", "must be engine or pytorch, got \"" + *runtime + "\"");
+    }
+    serving.cuda_graphs = reader.boolean("cuda_graphs").value_or(serving.cuda_graphs);
+    serving.max_batch = static_cast<int>(reader.integer("max_batch", 1, 1000000).value_or(serving.max_batch));
+    serving.prefill_chunk_tokens = static_cast<int>(reader.integer("prefill_chunk_tokens", 1, 100000000).value_or(serving.prefill_chunk_tokens));
+    serving.reserve_output_kv = reader.boolean("reserve_output_kv").value_or(serving.reserve_output_kv);
+    serving.memory_utilization = reader.number("memory_utilization", 0.01, 1).value_or(serving.memory_utilization);
+    serving.gpus = static_cast<int>(reader.integer("gpus", 0, 100000000).value_or(serving.gpus));
     serving.batch = static_cast<int>(reader.integer("batch", 1, 1000000).value_or(serving.batch));
     serving.context_tokens = static_cast<int>(reader.integer("context_tokens", 1, 100000000).value_or(serving.context_tokens));
-    serving.target_qps = reader.number("target_qps", 1e-6, 1e9).value_or(serving.target_qps);
-    serving.output_tokens = static_cast<int>(reader.integer("output_tokens", 1, 100000000).value_or(serving.output_tokens));
-    serving.weight_bytes_per_param = reader.number("weight_bytes_per_param", 0.125, 8).value_or(serving.weight_bytes_per_param);
-    serving.kv_bytes_per_element = reader.number("kv_bytes_per_element", 0.125, 8).value_or(serving.kv_bytes_per_element);
     reader.reject_unknown_keys();
+    validate_serving(serving);
 }
 
 PriceBasis parse_price_basis(const std::string& text, const std::string& field) {
@@ -335,6 +364,7 @@ nlohmann::json gpu_json(const GpuSpec& gpu) {
     nlohmann::json json = {{"id", gpu.id}, {"name", gpu.name}, {"hbm_bytes", gpu.hbm_bytes}, {"hbm_bytes_per_s", gpu.hbm_bytes_per_s},
             {"fp32_flops_per_s", gpu.fp32_flops_per_s}, {"bf16_flops_per_s", gpu.bf16_flops_per_s},
             {"fp8_flops_per_s", gpu.fp8_flops_per_s}, {"scale_up_link", gpu.scale_up_link}};
+    if (gpu.multiprocessors > 0) json["multiprocessors"] = gpu.multiprocessors;
     if (gpu.price.on_demand_dollars_per_hour > 0 || gpu.price.spot_dollars_per_hour > 0) {
         json["price"] = {{"on_demand_dollars_per_hour", gpu.price.on_demand_dollars_per_hour},
                          {"spot_dollars_per_hour", gpu.price.spot_dollars_per_hour}, {"date", gpu.price.date}, {"source", gpu.price.source}};
@@ -369,9 +399,13 @@ nlohmann::json full_json(const Scenario& s) {
     json["overlap"] = {{"dp_grad_reduce", s.overlap.dp_grad_reduce}, {"dp_param_gather", s.overlap.dp_param_gather},
                        {"zero3_prefetch", s.overlap.zero3_prefetch}, {"tp_comm", s.overlap.tp_comm}, {"cp_ring", s.overlap.cp_ring},
                        {"pp_p2p", s.overlap.pp_p2p}, {"ep_all_to_all", s.overlap.ep_all_to_all}};
-    json["serving"] = {{"batch", s.serving.batch}, {"context_tokens", s.serving.context_tokens}, {"target_qps", s.serving.target_qps},
-                       {"output_tokens", s.serving.output_tokens}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
-                       {"kv_bytes_per_element", s.serving.kv_bytes_per_element}};
+    json["serving"] = {{"target_qps", s.serving.target_qps}, {"prompt_tokens", s.serving.prompt_tokens}, {"output_tokens", s.serving.output_tokens},
+                       {"ttft_ms", s.serving.ttft_ms}, {"tpot_ms", s.serving.tpot_ms}, {"weight_bytes_per_param", s.serving.weight_bytes_per_param},
+                       {"kv_bytes_per_element", s.serving.kv_bytes_per_element}, {"runtime", serving_runtime_name(s.serving.runtime)},
+                       {"cuda_graphs", s.serving.cuda_graphs}, {"max_batch", s.serving.max_batch},
+                       {"prefill_chunk_tokens", s.serving.prefill_chunk_tokens}, {"reserve_output_kv", s.serving.reserve_output_kv},
+                       {"memory_utilization", s.serving.memory_utilization}, {"gpus", s.serving.gpus}, {"batch", s.serving.batch},
+                       {"context_tokens", s.serving.context_tokens}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
                           {"restart_seconds", s.operations.restart_seconds}};
     // A catalog basis writes no price: reading the file takes it from the catalog again.

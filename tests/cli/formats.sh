@@ -68,9 +68,14 @@ positions = [paths.index(key) for key in old]
 if positions != sorted(positions):
     sys.exit("old keys out of order")
 for key in ["walls.memory.fraction", "walls.time.fraction", "walls.serving.fraction", "walls.binding",
-            "serving.weight_bytes", "serving.kv_cache_bytes", "serving.replica_tokens_per_s", "serving.asked_tokens_per_s"]:
+            "serving.weight_bytes", "serving.kv_cache_bytes", "serving.replica_tokens_per_s", "serving.asked_tokens_per_s",
+            "serving.prefill_tokens_per_s", "serving.decode_step_seconds", "serving.max_batch", "serving.replicas", "serving.gpus",
+            "serving.ttft_seconds", "serving.tpot_seconds", "serving.dollars_per_million_tokens"]:
     if key not in paths:
         sys.exit("no " + key)
+for point in data["memory"]["timeline"]:  # a phase boundary names no layer: null is its value there
+    if point["layer"] is None:
+        del point["layer"]
 if "null" in json.dumps(data) or "NaN" in json.dumps(data):
     sys.exit("null or NaN in eval --json")
 EOF
@@ -198,6 +203,26 @@ grep -q "got -4$" "$work/stderr" && ! grep -q -- "-4\.0" "$work/stderr" && ok "a
 printf '{"train": {"seq_len": 2.5}}' >"$work/fraction.json"
 "$binary" eval "$work/fraction.json" >/dev/null 2>"$work/stderr"
 grep -q "got 2.5$" "$work/stderr" && ok "a refused fraction reads as typed: $(cat "$work/stderr")" || fail "refused fraction: $(cat "$work/stderr")"
+
+# ---- memory: the step's points as CSV and JSON, the same rows, reaching eval's peak ----
+for scenario in default minigpt-rtx4090; do
+    "$binary" memory --csv "$scenarios/$scenario.json" >"$work/memory.csv"
+    "$binary" memory --json "$scenarios/$scenario.json" >"$work/memory.json"
+    "$binary" eval --json "$scenarios/$scenario.json" >"$work/memory_eval.json"
+    if python3 - "$work/memory.csv" "$work/memory.json" "$work/memory_eval.json" <<'EOF'; then ok "memory $scenario: CSV rows are the JSON points, their highest is eval's peak"; else fail "memory $scenario"; fi
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+points = json.load(open(sys.argv[2]))["points"]
+peak = json.load(open(sys.argv[3]))["memory"]["peak_allocated_bytes"]
+assert len(rows) == len(points) > 0, (len(rows), len(points))
+for row, point in zip(rows, points):
+    assert row["phase"] == point["phase"] and abs(float(row["allocated_bytes"]) - point["allocated_bytes"]) <= 1
+highest = max(point["allocated_bytes"] for point in points)
+assert abs(highest - peak) <= 1e-6 * peak, (highest, peak)
+EOF
+done
+"$binary" memory --stage 99 "$scenarios/default.json" >/dev/null 2>"$work/stderr"
+[ $? -eq 2 ] && grep -q "stage" "$work/stderr" && ok "memory --stage past the last stage: exit 2, $(cat "$work/stderr")" || fail "memory --stage 99: $(cat "$work/stderr")"
 
 # ---- the completions know the new command and flags (they are generated from the definitions) ----
 "$binary" __generate bash >"$work/completion.bash"

@@ -44,6 +44,16 @@ expect_usage_error "wrong type" "train.seq_len" "$binary" eval "$work/type.json"
 expect_usage_error "dp contradicts the GPU count" "parallel.dp" "$binary" eval "$work/contradiction.json"
 expect_usage_error "GPUs not divisible by tp x pp x cp" "cluster.gpus" "$binary" eval "$work/indivisible.json"
 expect_usage_error "unknown option" "--bogus" "$binary" eval --bogus "$work/tp3.json"
+# Serving lengths, rates and targets must be positive: the field is named (eval and serve alike).
+printf '{"serving": {"prompt_tokens": 0}}' >"$work/prompt0.json"
+printf '{"serving": {"target_qps": -1}}' >"$work/qps.json"
+printf '{"serving": {"tpot_ms": 0}}' >"$work/tpot0.json"
+printf '{"serving": {"output_tokens": -3}}' >"$work/output.json"
+expect_usage_error "zero prompt tokens" "serving.prompt_tokens" "$binary" serve "$work/prompt0.json"
+expect_usage_error "negative query rate" "serving.target_qps" "$binary" serve "$work/qps.json"
+expect_usage_error "zero TPOT target" "serving.tpot_ms" "$binary" eval "$work/tpot0.json"
+expect_usage_error "negative output tokens" "serving.output_tokens" "$binary" serve --table "$work/output.json"
+expect_usage_error "serve without a scenario" "" "$binary" serve
 expect_usage_error "unknown subcommand argument" "" "$binary" eval
 
 # A valid eval prints JSON with the fields the issue lists, and no NaN.
@@ -52,7 +62,20 @@ for field in '"state_bytes"' '"per_gpu"' '"model_flops_per_step"' '"step_seconds
     grep -q "$field" "$work/report.json" || { echo "FAIL: eval output lacks $field"; failures=$((failures + 1)); }
 done
 # nlohmann/json writes NaN and infinity as null: no figure may be null.
-if grep -Eqi ':[[:space:]]*(null|nan|-?inf)' "$work/report.json"; then echo "FAIL: eval printed NaN or infinity"; failures=$((failures + 1)); fi
+# (memory.timeline's "layer" is null at a phase boundary: a value, not NaN.)
+if grep -v '"layer": null' "$work/report.json" | grep -Eqi ':[[:space:]]*(null|nan|-?inf)'; then echo "FAIL: eval printed NaN or infinity"; failures=$((failures + 1)); fi
+
+# serve: the answer as a table on request, JSON otherwise; a target no replica meets is answered (exit 3), never a NaN.
+"$binary" serve --table "$source_dir/assets/scenarios/default.json" >"$work/serve.txt" 2>"$work/stderr"
+if [ $? -eq 0 ] && grep -q "^answer .*GPUs at batch" "$work/serve.txt" && grep -q "TP 4" "$work/serve.txt"; then echo "ok: serve --table"; else echo "FAIL: serve --table: $(cat "$work/serve.txt" "$work/stderr")"; failures=$((failures + 1)); fi
+printf '{"serving": {"tpot_ms": 1}}' >"$work/tpot1.json"
+"$binary" serve --json "$work/tpot1.json" >"$work/serve.json" 2>"$work/stderr"
+status=$?
+if [ "$status" -eq 3 ] && grep -q '"verdict": "latency"' "$work/serve.json" && grep -q '"shortfall"' "$work/serve.json" &&
+   ! grep -Eqi ':[[:space:]]*(null|nan|-?inf)' "$work/serve.json"; then echo "ok: serve of an unmeetable TPOT: exit 3, the shortfall"
+else echo "FAIL: serve of an unmeetable TPOT: status $status: $(head -c 400 "$work/serve.json")"; failures=$((failures + 1)); fi
+"$binary" eval --json "$work/tpot1.json" >"$work/unmet.json" 2>"$work/stderr" || { echo "FAIL: eval of an unmeetable TPOT"; failures=$((failures + 1)); }
+if grep -v '"layer": null' "$work/unmet.json" | grep -Eqi ':[[:space:]]*(null|nan|-?inf)'; then echo "FAIL: eval of an unmeetable TPOT printed NaN or infinity"; failures=$((failures + 1)); fi
 
 "$binary" --help >/dev/null || { echo "FAIL: --help"; failures=$((failures + 1)); }
 "$binary" --version | grep -q '^shardscope [0-9]' || { echo "FAIL: --version"; failures=$((failures + 1)); }

@@ -642,10 +642,10 @@ LayerPasses layer_passes(const Scenario& scenario, const LayerSplit& split, bool
     LayerPasses passes;
     if (runs_operator_recipe(scenario)) {
         // The recipe's operators; selective recompute reruns those its policy marks (recompute_selective).
-        BlockProgram program = block_program(scenario, split, BlockRole::layer);
-        passes.forward = std::move(program.forward);
-        if (attention_core) passes.attention_core = std::move(program.selective);
-        passes.backward = std::move(program.backward);
+        const auto program = block_program(scenario, split, BlockRole::layer);
+        passes.forward = program->forward;
+        if (attention_core) passes.attention_core = program->selective;
+        passes.backward = program->backward;
         return passes;
     }
     Builder builder(scenario, split, KernelScope::layer, moe_layer);
@@ -683,12 +683,12 @@ std::vector<Kernel> moe_layer_kernels(const Scenario& scenario, const LayerSplit
 
 std::vector<Kernel> edge_kernels(const Scenario& scenario, const LayerSplit& split) {
     if (runs_operator_recipe(scenario)) {
-        BlockProgram embedding = block_program(scenario, split, BlockRole::embedding);
-        BlockProgram head = block_program(scenario, split, BlockRole::head);
-        std::vector<Kernel> kernels = std::move(embedding.forward);
-        kernels.insert(kernels.end(), embedding.backward.begin(), embedding.backward.end());
-        kernels.insert(kernels.end(), head.forward.begin(), head.forward.end());
-        kernels.insert(kernels.end(), head.backward.begin(), head.backward.end());
+        const auto embedding = block_program(scenario, split, BlockRole::embedding);
+        const auto head = block_program(scenario, split, BlockRole::head);
+        std::vector<Kernel> kernels = embedding->forward;
+        kernels.insert(kernels.end(), embedding->backward.begin(), embedding->backward.end());
+        kernels.insert(kernels.end(), head->forward.begin(), head->forward.end());
+        kernels.insert(kernels.end(), head->backward.begin(), head->backward.end());
         return kernels;
     }
     Builder first(scenario, split, KernelScope::first_stage);

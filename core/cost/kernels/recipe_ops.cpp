@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 namespace core {
 
@@ -809,10 +812,53 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
 
 }  // namespace
 
-BlockProgram block_program(const Scenario& scenario, const LayerSplit& split, BlockRole role) {
+std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRole role) {
+    const ModelSpec& model = scenario.model;
+    const GpuSpec& gpu = scenario.cluster.gpu;
+    const PrecisionRecipe& precision = scenario.precision;
+    // The fields' bytes side by side: cheap to build, and equal exactly when the fields are.
+    std::string key = recipe_of(scenario).id;
+    key.reserve(key.size() + 256);
+    const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    for (int value : {model.layers, model.hidden, model.heads, model.kv_heads, model.ffn_hidden, model.vocab, model.positions,
+                      model.explicit_head_dim, scenario.train.seq_len, static_cast<int>(role), split.tp, split.cp, split.micro_batch,
+                      static_cast<int>(split.recompute), split.ep, split.etp}) {
+        add(value);
+    }
+    for (bool value : {model.gated_mlp, model.tied_embeddings, model.learned_positions, model.bias, scenario.train.dropout,
+                       scenario.train.compile, split.sequence_parallel}) {
+        add(value);
+    }
+    for (double value : {precision.compute_bytes, precision.bytes_per_param(StateKind::weights), precision.gather_bytes,
+                         precision.grad_comm_bytes_per_param(), precision.linear_gemm_bytes(), gpu.bf16_flops_per_s, gpu.hbm_bytes_per_s,
+                         gpu.fp8_flops_per_s, gpu.fp32_flops_per_s}) {
+        add(value);
+    }
+    // The efficiency tables are the catalog's for a catalog GPU (its id names them); a scenario's own GPU adds its own.
+    key += gpu.id;
+    if (!builtin_hardware().find_gpu(gpu.id)) {
+        for (double value : gpu.efficiency.gemm.efficiencies) add(value);
+        for (double value : gpu.efficiency.fused_attention_forward.efficiencies) add(value);
+    }
+    return key;
+}
+
+std::shared_ptr<const BlockProgram> block_program(const Scenario& scenario, const LayerSplit& split, BlockRole role) {
+    // A bounded cache shared by every thread (the planner searches beside the UI): cleared when it fills.
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const BlockProgram>> cache;
+    std::string key = block_key(scenario, split, role);
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto found = cache.find(key); found != cache.end()) return found->second;
+    }
     const FrameworkRecipe& recipe = recipe_of(scenario);
     const RecipeBlock& block = role == BlockRole::embedding ? recipe.embedding : role == BlockRole::layer ? recipe.layer : recipe.head;
-    return ProgramBuilder(scenario, split, role).build(block);
+    auto program = std::make_shared<const BlockProgram>(ProgramBuilder(scenario, split, role).build(block));
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 512) cache.clear();
+    cache.emplace(std::move(key), program);
+    return program;
 }
 
 }  // namespace core

@@ -7,6 +7,8 @@
 #include "core/cost/kernels/kernels.h"
 #include "core/model/framework_recipe.h"
 
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -70,8 +72,11 @@ struct RecipeDtypes {
 RecipeDtypes recipe_dtypes(const Scenario&);
 
 // Builds one block of the scenario's recipe (an operator recipe; block-op recipes go through kernels.h's builder) for a
-// split, kernels timed.
-BlockProgram block_program(const Scenario&, const LayerSplit&, BlockRole);
+// split, kernels timed. Built once per distinct block (what the block depends on: the recipe, the model's shape, the
+// run's sizes and dtypes, the GPU, the split) and shared: a drag that moves nothing of it, and a search, reuse it.
+std::shared_ptr<const BlockProgram> block_program(const Scenario&, const LayerSplit&, BlockRole);
+// What a block depends on, as a key (block_program's, and the memory walks' built on it).
+std::string block_key(const Scenario&, const LayerSplit&, BlockRole);
 
 // Whether the scenario's recipe lists operators (else its layer is Megatron-style block ops).
 bool runs_operator_recipe(const Scenario&);

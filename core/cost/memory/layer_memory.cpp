@@ -44,7 +44,15 @@ public:
         if (keep_events_) {
             memory.forward_events = std::move(forward_events_);
             memory.backward_events = std::move(backward_events_);
+            memory.autocast_cache_ids = std::move(cache_ids_);
+            memory.param_grad_ids = std::move(param_grad_ids_);
+            for (const ProgramOp& op : program_.ops) {
+                if (op.weight_params > 0) memory.param_bytes.push_back(op.weight_params);
+            }
         }
+        memory.input_id = input_;
+        memory.output_id = output_;
+        memory.grad_id_base = static_cast<int>(program_.tensors.size());
         return memory;
     }
 
@@ -140,7 +148,10 @@ private:
         in_forward_ = false;
         // Autocast's cached weight copies that the graph does not keep leave with the cache at the forward's end.
         for (std::size_t s = 0; s < live_.size(); ++s) {
-            if (live_[s] && program_.tensors[s].cached_weight && !kept(static_cast<int>(s))) memory.autocast_cache_bytes += bytes(static_cast<int>(s));
+            if (live_[s] && program_.tensors[s].cached_weight && !kept(static_cast<int>(s))) {
+                memory.autocast_cache_bytes += bytes(static_cast<int>(s));
+                cache_ids_.push_back(static_cast<int>(s));
+            }
         }
         // The block's input: freed here when nothing keeps it (the previous block counted it in its own output).
         if (input_ >= 0 && recompute_ != Recompute::full && savers_[static_cast<std::size_t>(input_)] == 0 && input_ != output_) {
@@ -191,6 +202,7 @@ private:
                 const double b = op.weight_params * grad_dtype_bytes;
                 memory.param_grad_bytes += b;
                 transient(b, grad_base * 2 + i, live, peak, backward_events_);
+                param_grad_ids_.push_back(grad_base * 2 + i);
             }
             transient(-op.backward_scratch_bytes, grad_base * 3, live, peak, backward_events_);
             // The output's gradient is used up (the block's own output's is the one it received).
@@ -213,7 +225,15 @@ private:
                 }
             }
             for (int saved : distinct_storage(op.saved)) {
-                if (--savers[static_cast<std::size_t>(saved)] == 0) release(saved, live, backward_events_);
+                if (--savers[static_cast<std::size_t>(saved)] > 0) continue;
+                if (saved == input_) {
+                    // The block's input, kept for this backward (a saved tensor or the checkpoint): the last reader done.
+                    const double b = bytes(input_);
+                    live -= b;
+                    if (keep_events_ && b > 0) backward_events_.push_back({-b, input_});
+                } else {
+                    release(saved, live, backward_events_);
+                }
             }
         }
         memory.param_grad_bytes = memory.param_grad_bytes;
@@ -230,6 +250,7 @@ private:
     std::vector<bool> live_, grad_;
     int input_ = -1, output_ = -1, held_ = -1;
     std::vector<TensorEvent> forward_events_, backward_events_;
+    std::vector<int> cache_ids_, param_grad_ids_;
 };
 
 }  // namespace

@@ -31,6 +31,11 @@ struct BlockMemory {
     double grad_in_bytes = 0;
     double grad_out_bytes = 0;
     std::vector<TensorEvent> forward_events, backward_events;  // for the allocator (kept only when asked)
+    std::vector<int> autocast_cache_ids;  // the cached weight copies the forward's end releases (their event ids)
+    std::vector<int> param_grad_ids;      // the parameters' gradients the backward made (zero_grad releases them)
+    std::vector<double> param_bytes;      // each weight tensor the block reads, in its storage dtype's bytes per element x 1
+    int input_id = -1, output_id = -1;    // the event ids of the block's input and output (the next block's input)
+    int grad_id_base = 0;                 // a tensor's gradient has event id grad_id_base + the tensor's id
 };
 
 // grads_allocated: the parameters' gradients are made in this backward (PyTorch's zero_grad(set_to_none=True) freed them,

@@ -4,9 +4,13 @@
 // training_memory, measurements/h100_memory_phases.json): the phases and the byte counts per element below reproduce them.
 #include "core/cost/memory/memory.h"
 
+#include "core/cost/memory/timeline.h"
+
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 namespace core {
 
@@ -508,21 +512,33 @@ const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants& k,
     // The gradients are made in the backward when zero_grad freed them and the step has one micro-batch per rank.
     const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
     const bool grads_allocated = !k.grads_from_start && microbatches == 1;
-    std::lock_guard<std::mutex> lock(*k.operator_blocks_mutex);
-    for (const auto& blocks : *k.operator_blocks) {
-        if (blocks.split == split && blocks.grads_allocated == grads_allocated) return blocks;
-    }
-    MemoryConstants::OperatorBlocks blocks;
-    blocks.split = split;
-    blocks.grads_allocated = grads_allocated;
     const Scenario& scenario = *k.scenario;
-    blocks.embedding = block_memory(block_program(scenario, split, BlockRole::embedding), Recompute::none, grads_allocated);
-    blocks.layer = block_memory(block_program(scenario, split, BlockRole::layer), layout.recompute, grads_allocated);
-    // The head is not checkpointed; the model returns its logits, held to the end of the forward (the caller drops them
-    // before the backward: Trainer.compute_loss, torchtitan's `del pred`).
-    blocks.head = block_memory(block_program(scenario, split, BlockRole::head), Recompute::none, grads_allocated, false, "logits");
-    k.operator_blocks->push_back(std::move(blocks));
-    return k.operator_blocks->back();
+    std::string key = block_key(scenario, split, BlockRole::layer) + (grads_allocated ? "|g" : "|-");
+    // Shared by every thread and kept while they are in use: entries are never removed, the table starts afresh when full.
+    static std::mutex mutex;
+    static std::unordered_map<std::string, std::shared_ptr<const MemoryConstants::OperatorBlocks>> cache;
+    std::shared_ptr<const MemoryConstants::OperatorBlocks> found;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto it = cache.find(key); it != cache.end()) found = it->second;
+    }
+    if (!found) {
+        auto blocks = std::make_shared<MemoryConstants::OperatorBlocks>();
+        blocks->split = split;
+        blocks->grads_allocated = grads_allocated;
+        blocks->key = key;
+        blocks->embedding = block_memory(*block_program(scenario, split, BlockRole::embedding), Recompute::none, grads_allocated, true);
+        blocks->layer = block_memory(*block_program(scenario, split, BlockRole::layer), layout.recompute, grads_allocated, true);
+        // The head is not checkpointed; the model returns its logits, held to the end of the forward (the caller drops them
+        // before the backward: Trainer.compute_loss, torchtitan's `del pred`).
+        blocks->head = block_memory(*block_program(scenario, split, BlockRole::head), Recompute::none, grads_allocated, true, "logits");
+        std::lock_guard<std::mutex> lock(mutex);
+        if (cache.size() >= 256) cache.clear();
+        found = cache.emplace(key, std::move(blocks)).first->second;
+    }
+    // Keep the blocks alive for as long as the constants are (the references handed out point into them).
+    if (std::find(k.held_blocks.begin(), k.held_blocks.end(), found) == k.held_blocks.end()) k.held_blocks.push_back(found);
+    return *found;
 }
 
 namespace {
@@ -748,7 +764,7 @@ double stage_block_bytes(const StageMemory& stage, MemoryKind kind) {
 
 }  // namespace
 
-void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory) {
+void fill_memory_report(const Scenario& scenario, const std::vector<double>& stage_inflight, MemoryReport& memory, const ScheduleTimeline* schedule) {
     const PrecisionRecipe& recipe = scenario.precision;
     const Layout layout = layout_of(scenario);
     const MemoryConstants constants = memory_constants(scenario);
@@ -808,6 +824,24 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
         memory.blocks.push_back(block);
     }
 
+    // The step over time on the heaviest stage; an operator recipe's reserved peak is its caching allocator's, and the
+    // allocator's slack (reserved over what the blocks hold) is the fragmentation block.
+    memory.timeline = memory_timeline(constants, layout, memory.peak_stage, stage_order(schedule, memory.peak_stage),
+                                      memory.per_stage[memory.peak_stage].inflight_microbatches);
+    const double outside_allocator = peak.comm_buffers_bytes;  // NCCL's buffers (and DDP's buckets, counted with them)
+    memory.peak_allocated_bytes = memory.timeline.peak_allocated_bytes;
+    memory.peak_reserved_bytes = memory.timeline.peak_reserved_bytes;
+    if (constants.operator_recipe) {
+        StageMemory& stage = memory.per_stage[memory.peak_stage];
+        const double held = stage.peak_bytes - stage.fragmentation_bytes - outside_allocator;
+        stage.fragmentation_bytes = std::max(0.0, memory.peak_reserved_bytes - held);
+        stage.peak_bytes = held + stage.fragmentation_bytes + outside_allocator;
+        for (MemoryBlock& block : memory.blocks) {
+            if (block.kind == MemoryKind::fragmentation) block.per_gpu_bytes = stage.fragmentation_bytes;
+        }
+    }
+    const StageMemory& at_peak = memory.per_stage[memory.peak_stage];
+
     PerGpuMemory& per_gpu = memory.per_gpu;
     per_gpu.weights_bytes = peak.weights_bytes;
     per_gpu.grads_bytes = peak.grads_bytes;
@@ -821,8 +855,8 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
     per_gpu.backward_working_set_bytes = peak.backward_working_set_bytes;
     per_gpu.workspace_bytes = peak.workspace_bytes;
     per_gpu.comm_buffers_bytes = peak.comm_buffers_bytes;
-    per_gpu.fragmentation_bytes = peak.fragmentation_bytes;
-    per_gpu.peak_bytes = peak.peak_bytes;
+    per_gpu.fragmentation_bytes = at_peak.fragmentation_bytes;
+    per_gpu.peak_bytes = at_peak.peak_bytes;
 
     memory.activations = activation_report(layer, layout);
     if (constants.operator_recipe) {  // the walked layer's (layer_memory.h), not Korthikanti's coefficients

@@ -6,12 +6,13 @@
 // copies, ZeRO-3's gathered layers, library and communication buffers and the allocator's fragmentation come on top.
 // Scalar functions of the scenario and a layout, so evaluate() and the planner decide "fits" by the same arithmetic.
 #include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/memory/layer_memory.h"
 #include "core/cost/memory/memory_report.h"
 #include "core/model/layout.h"
 
 #include <memory>
-#include <mutex>
+#include <string>
 #include <vector>
 
 namespace core {
@@ -92,12 +93,12 @@ struct MemoryConstants {
     struct OperatorBlocks {
         LayerSplit split;
         bool grads_allocated = false;
+        std::string key;            // the layer block's key (recipe_ops.h block_key) with the gradients' flag
         BlockMemory embedding, layer, head;
     };
-    mutable std::shared_ptr<std::vector<OperatorBlocks>> operator_blocks = std::make_shared<std::vector<OperatorBlocks>>();
-    mutable std::shared_ptr<std::mutex> operator_blocks_mutex = std::make_shared<std::mutex>();
+    mutable std::vector<std::shared_ptr<const OperatorBlocks>> held_blocks;  // what operator_blocks handed out
 };
-// The blocks of an operator recipe for a layout (built on first use and kept in the constants).
+// The blocks of an operator recipe for a layout: walked once per distinct block and shared (a bounded cache).
 const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants&, const Layout&);
 MemoryConstants memory_constants(const Scenario&);
 // heaviest_stage_params from the constants a search already holds.
@@ -144,6 +145,7 @@ inline MemoryBasis memory_basis(const Scenario& scenario, const Layout& layout) 
 
 // The memory part of the Report: every stage at its peak (stage_inflight: each stage's micro-batches in flight, in
 // whole-stage activations, as the schedule has them), the heaviest stage's blocks, HBM fit and the serving memory.
-void fill_memory_report(const Scenario&, const std::vector<double>& stage_inflight, MemoryReport&);
+// schedule: the step's generated pipeline schedule (null: none, or one stage), whose order the timeline walks.
+void fill_memory_report(const Scenario&, const std::vector<double>& stage_inflight, MemoryReport&, const ScheduleTimeline* schedule = nullptr);
 
 }  // namespace core

@@ -44,4 +44,15 @@ MemoryKind memory_kind_of(StateKind kind) {
     return MemoryKind::weights;
 }
 
+const char* timeline_phase_name(TimelinePhase phase) {
+    switch (phase) {
+        case TimelinePhase::forward: return "forward";
+        case TimelinePhase::loss: return "loss";
+        case TimelinePhase::backward: return "backward";
+        case TimelinePhase::optimizer: return "optimizer";
+        case TimelinePhase::zero_grad: return "zero_grad";
+    }
+    return "?";
+}
+
 }  // namespace core

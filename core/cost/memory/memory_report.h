@@ -109,6 +109,31 @@ struct ExpertMemory {
     double moe_layer_activation_bytes = 0;  // one MoE layer, one micro-batch, all of it
 };
 
+enum class TimelinePhase { forward, loss, backward, optimizer, zero_grad };
+const char* timeline_phase_name(TimelinePhase);  // "forward", "loss", "backward", "optimizer", "zero_grad"
+
+struct TimelinePoint {
+    TimelinePhase phase = TimelinePhase::forward;
+    int layer = -1;              // the stage's layer (0 first), -1 at a phase boundary
+    int microbatch = 0;
+    double allocated_bytes = 0;
+    double reserved_bytes = 0;
+    // What the allocated bytes are, for the panel's stacked area.
+    double state_bytes = 0;      // weights, master copy, optimizer state
+    double grads_bytes = 0;
+    double activations_bytes = 0;// what the layers keep for the backward
+    double transient_bytes = 0;  // the rest: the head's logits and loss, working sets, copies, buffers
+};
+
+struct MemoryTimeline {
+    int stage = 0;
+    std::vector<TimelinePoint> points;          // the step's, in order
+    double peak_allocated_bytes = 0;            // over the warm-up step and the step
+    double peak_reserved_bytes = 0;
+    int peak_point = 0;                         // the point nearest the allocated peak
+    bool allocator_model = false;               // reserved from the caching allocator's model (operator recipes)
+};
+
 struct MemoryReport {
     double params = 0;
     double params_per_gpu = 0;              // the heaviest pipeline stage's parameters / tp
@@ -131,6 +156,10 @@ struct MemoryReport {
     int peak_stage = 0;                     // the heaviest: per_gpu and the blocks describe it
     MemoryPhase peak_phase = MemoryPhase::layer_backward;
     int tipping_block = -1;                 // stacked in block order, the block that crosses HBM; -1 when it fits
+    MemoryTimeline timeline;                // the heaviest stage over one step (core/cost/memory/timeline.h)
+    double peak_allocated_bytes = 0;        // the step's allocated peak (tensors and workspaces, the allocator's view)
+    double peak_reserved_bytes = 0;         // what the caching allocator holds then: what memory.fits compares with HBM,
+                                            // with NCCL's buffers, which live outside it
 };
 
 }  // namespace core

@@ -4,6 +4,7 @@
 #include "core/cost/kernels/flops.h"
 #include "core/cost/memory/memory.h"
 #include "core/cost/kernels/roofline.h"
+#include "core/cost/serving/serving.h"
 #include "core/cost/step/step.h"
 #include "core/model/layout.h"
 
@@ -200,7 +201,8 @@ Report evaluate(const Scenario& scenario) {
     pipeline.p2p_seconds = step.schedule.p2p_seconds;
     pipeline.peak_inflight_microbatches = step.peak_inflight_microbatches;
 
-    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory);
+    fill_memory_report(scenario, stage_inflight_microbatches(step.schedule, PipelineTiming::timeline), report.memory,
+                       generated_schedule(step.schedule, PipelineTiming::timeline));
     compute.six_n_flops_per_step = 6.0 * report.memory.params_active * compute.tokens_per_step;  // active parameters for experts
     fill_comm(scenario, layout, step, inputs.ep.dispatch_seconds, report.comm);
     report.moe = moe_report(scenario, layout, cost, inputs);
@@ -210,6 +212,8 @@ Report evaluate(const Scenario& scenario) {
     compute.bubble_seconds = parts.bubble_seconds;
     compute.exposed_comm_seconds = parts.exposed_comm_total();
     compute.modelled_step_seconds = step.step_seconds;
+    compute.expected_error = expected_error(scenario);
+    compute.mfu_ceiling = mfu_ceiling(scenario, compute.fp8_gemms);
     if (scenario.efficiency.mfu) {
         compute.step_seconds = compute.model_flops_per_step / (gpus * compute.peak_flops_per_s * *scenario.efficiency.mfu);
         compute.step_basis = StepBasis::assumed_mfu;
@@ -219,6 +223,10 @@ Report evaluate(const Scenario& scenario) {
     } else {
         compute.step_seconds = step.step_seconds;
         compute.step_basis = StepBasis::modelled;
+        // No layout is modelled faster than the best MFU published for its framework on its GPU.
+        compute.step_seconds = step_within_ceiling_seconds(step.step_seconds, compute.model_flops_per_step, gpus * compute.peak_flops_per_s,
+                                                           compute.mfu_ceiling.mfu);
+        if (compute.step_seconds > step.step_seconds) compute.step_basis = StepBasis::published_ceiling;
     }
     const double peak_seconds = compute.step_seconds * gpus * compute.peak_flops_per_s;
     compute.mfu = compute.model_flops_per_step / peak_seconds;
@@ -242,6 +250,7 @@ Report evaluate(const Scenario& scenario) {
     reliability_inputs.restart_seconds = operations.restart_seconds;
     reliability_inputs.train_seconds = compute.train_seconds;
     report.reliability = reliability(reliability_inputs);
+    report.serving = serving_report(scenario);
 
     const ParallelSpec& parallel = scenario.parallel;
     if (parallel.tp > 1 && !within_node(parallel.tp, scenario.cluster.gpus_per_node)) {
@@ -256,6 +265,10 @@ Report evaluate(const Scenario& scenario) {
     if (scenario.train.global_batch_fitted) {
         report.warnings.push_back({WarningKind::global_batch_fitted, static_cast<double>(scenario.train.global_batch),
                                    static_cast<double>(report.layout.dp) * scenario.train.micro_batch});
+    }
+    if (compute.step_basis == StepBasis::published_ceiling) {
+        report.warnings.push_back({WarningKind::mfu_capped, compute.model_flops_per_step / (compute.modelled_step_seconds * gpus * compute.peak_flops_per_s),
+                                   compute.mfu_ceiling.mfu});
     }
     return report;
 }

@@ -267,6 +267,10 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
             return "Global batch " + format_whole(warning.value) + " sequences: the file names none, and the default " +
                    std::to_string(TrainSpec{}.global_batch) + " does not divide over dp x micro-batch = " + format_whole(warning.limit) +
                    ", so it is the next multiple (as DeepSpeed derives its batch)";
+        case WarningKind::mfu_capped:
+            return "The model's step would reach " + format_percent(warning.value) + " MFU, above the best published for " +
+                   framework_name(scenario.train.framework) + " on " + scenario.cluster.gpu.name + " (" + format_percent(warning.limit) +
+                   "): the step is held at that MFU";
     }
     return {};
 }
@@ -306,6 +310,7 @@ const char* kernel_short_name(KernelId id) {
         case KernelId::expert_down: return "exp down";
         case KernelId::unpermute: return "unperm";
         case KernelId::latent_up: return "MLA up";
+        case KernelId::op: return "op";
     }
     return "?";
 }
@@ -398,8 +403,10 @@ std::vector<Explanation> step_part_explanations(const Scenario& scenario, const 
                 source = "measured from the generated schedule; Narayanan et al. 2021 sec 2.2";
                 break;
             case StepPart::beyond_model:
-                what = "the " + std::string(report.compute.step_basis == StepBasis::assumed_mfu ? "assumed" : "measured") +
-                       " step's time the model does not explain";
+                what = report.compute.step_basis == StepBasis::published_ceiling
+                           ? std::string("what holding the step at the best published MFU adds to the modelled step")
+                           : "the " + std::string(report.compute.step_basis == StepBasis::assumed_mfu ? "assumed" : "measured") +
+                                 " step's time the model does not explain";
                 break;
         }
         const double share = bar.total_seconds > 0 ? segment.seconds / bar.total_seconds : 0;
@@ -437,13 +444,19 @@ void fill_anatomy_text(const Scenario& scenario, const Report& report, ReportTex
 }  // namespace
 
 std::string kernel_short_label(const Kernel& kernel) {
-    switch (kernel.pass) {
-        case KernelPass::forward: return kernel_short_name(kernel.id);
-        case KernelPass::backward_input: return std::string(kernel_short_name(kernel.id)) + " dX";
-        case KernelPass::backward_weight: return std::string(kernel_short_name(kernel.id)) + " dW";
-        case KernelPass::recompute: return std::string(kernel_short_name(kernel.id)) + " r";
+    // A recipe operator's kernel goes by its op's name, the last part of it ("mlp.act_fn" -> "act_fn").
+    std::string name = kernel_short_name(kernel.id);
+    if (kernel.label) {
+        const std::string label = kernel.label;
+        name = label.substr(label.rfind('.') == std::string::npos ? 0 : label.rfind('.') + 1);
     }
-    return kernel_short_name(kernel.id);
+    switch (kernel.pass) {
+        case KernelPass::forward: return name;
+        case KernelPass::backward_input: return name + " dX";
+        case KernelPass::backward_weight: return name + " dW";
+        case KernelPass::recompute: return name + " r";
+    }
+    return name;
 }
 
 ReportText explain(const Scenario& scenario, const Report& report) {

@@ -4,6 +4,8 @@
 #include "core/cost/report/explain.h"
 #include "core/model/format.h"
 
+#include <cmath>
+
 namespace core {
 namespace {
 
@@ -13,6 +15,9 @@ std::string step_basis_text(const Scenario& scenario, const ComputeReport& compu
     switch (compute.step_basis) {
         case StepBasis::assumed_mfu: return "assumed MFU " + format_percent(*scenario.efficiency.mfu);
         case StepBasis::measured_step: return "measured step " + format_seconds(compute.step_seconds);
+        case StepBasis::published_ceiling:
+            return "held at " + format_percent(compute.mfu_ceiling.mfu) + " MFU, the best published for " + framework_name(scenario.train.framework) +
+                   " on " + scenario.cluster.gpu.name + " (" + compute.mfu_ceiling.run + "); modelled " + format_seconds(compute.modelled_step_seconds);
         case StepBasis::modelled: break;
     }
     return std::string("modelled: every kernel on the roofline at ") + scenario.cluster.gpu.name +
@@ -59,6 +64,19 @@ void fill_step(const Scenario& scenario, const Report& report, FigureTexts& figu
                                  "the communication of every axis the compute could not hide, and the compute its overlap slowed = " +
                                      format_seconds(compute.exposed_comm_seconds),
                                  "the scenario's overlap switches"};
+    const ExpectedError& expected = compute.expected_error;
+    if (expected.validated) {
+        const std::string side = expected.signed_mean_error >= 0 ? "slower" : "faster";
+        figures.expected_error = {"Expected error", "+-" + format_percent(expected.mean_abs_error) + " (" + format_counted(expected.runs, "run", "runs") + ")",
+                                  "mean |modelled step / published step - 1| over the validation runs of " + expected.regime + " = " +
+                                      format_percent(expected.mean_abs_error) + "; on average the model is " +
+                                      format_percent(std::fabs(expected.signed_mean_error)) + " " + side + " there",
+                                  "docs/validation.md (validation/runs.json)"};
+    } else {
+        figures.expected_error = {"Expected error", "not validated",
+                                  "no run of " + expected.regime + " is in the validation set: the model is unchecked here",
+                                  "docs/validation.md (validation/runs.json)"};
+    }
     figures.mfu = {"MFU", format_percent(compute.mfu),
                    "model FLOPs per step / (step time x GPUs x peak) = " + format_flops(compute.model_flops_per_step) + " / " + step_gpus_peak(report) +
                        " = " + format_percent(compute.mfu),
@@ -154,8 +172,8 @@ FigureTexts figure_texts(const Scenario& scenario, const Report& report) {
 }
 
 std::vector<FigureText> figure_list(const FigureTexts& f) {
-    static_assert(sizeof(FigureTexts) == 21 * sizeof(FigureText), "a figure added to FigureTexts belongs in this list too");
-    return {f.parameters, f.training_state, f.peak_memory, f.step_time, f.compute_time, f.bubble_time, f.exposed_comm_time, f.mfu, f.hfu,
+    static_assert(sizeof(FigureTexts) == 22 * sizeof(FigureText), "a figure added to FigureTexts belongs in this list too");
+    return {f.parameters, f.training_state, f.peak_memory, f.step_time, f.compute_time, f.bubble_time, f.exposed_comm_time, f.expected_error, f.mfu, f.hfu,
             f.achieved_flops, f.time_to_train, f.gpu_hours, f.training_cost, f.billed_cost, f.cluster_mtbf, f.checkpoint, f.young_interval,
             f.daly_interval, f.goodput, f.failures, f.wall_time};
 }

@@ -5,7 +5,9 @@
 #include "core/cost/kernels/kernels.h"
 #include "core/cost/memory/memory_report.h"
 #include "core/cost/report/budget.h"
+#include "core/cost/report/expected_error.h"
 #include "core/cost/report/reliability.h"
+#include "core/cost/serving/serving.h"
 #include "core/cost/step/step_report.h"
 
 #include <vector>
@@ -13,7 +15,9 @@
 namespace core {
 
 // How the step time was obtained.
-enum class StepBasis { modelled, assumed_mfu, measured_step };
+// How the step time was obtained: modelled, or held at the best MFU published for the framework on that GPU when the
+// model would go above it (core/cost/report/expected_error.h).
+enum class StepBasis { modelled, assumed_mfu, measured_step, published_ceiling };
 
 struct ComputeReport {
     double tokens_per_step = 0;
@@ -28,6 +32,8 @@ struct ComputeReport {
     double exposed_comm_seconds = 0;
     double step_seconds = 0;
     double modelled_step_seconds = 0;       // the model's own step, whatever the basis
+    ExpectedError expected_error;           // the model's error over the validation runs of this regime
+    MfuCeiling mfu_ceiling;                 // the best MFU published for this framework on this GPU (0: none)
     StepBasis step_basis = StepBasis::modelled;
     double mfu = 0;
     double hfu = 0;                         // hardware FLOPs over peak: under MFU with causal flash at long sequences
@@ -121,7 +127,7 @@ struct MoeReport {
     double dropped_share = 0;               // capacity factor below the imbalance: the busiest GPU's tokens over capacity
 };
 
-enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted };
+enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted, mfu_capped };
 struct Warning {
     WarningKind kind = WarningKind::does_not_fit;
     double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU;
@@ -151,6 +157,7 @@ struct Report {
     MoeReport moe;                       // mixtures of experts (has_experts false for a dense model)
     BudgetReport budget;                 // what the run costs with its setup, against scenario.budget
     std::vector<PeakGroup> peak_groups;  // memory.blocks gathered by kind at the peak, empty blocks and the KV cache left out
+    ServingReport serving;               // the service: prefill, decode, replicas x TP against the rate and the latency targets
 };
 
 }  // namespace core

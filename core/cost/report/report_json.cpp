@@ -1,5 +1,7 @@
 #include "core/cost/report/report_json.h"
 
+#include "core/cost/kernels/recipe_ops.h"
+
 #include "core/cost/report/explain.h"
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,8 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["model"] = text.model_name;
     json["gpu"] = text.gpu_name;
     json["recipe"] = text.recipe_name;
+    const FrameworkRecipe& framework = recipe_of(scenario);
+    json["framework"] = {{"id", framework.id}, {"name", framework.name}, {"version", framework.version}, {"source", framework.source}};
     json["layout"] = {{"gpus", layout.gpus}, {"nodes", layout.nodes}, {"gpus_per_node", layout.gpus_per_node}, {"dp", layout.dp},
                       {"tp", layout.tp}, {"pp", layout.pp}, {"cp", layout.cp}, {"zero", layout.zero}, {"microbatches", layout.microbatches},
                       {"ep", layout.ep}, {"etp", layout.etp}};
@@ -75,6 +79,15 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                                   {"optimizer_bytes", experts.optimizer_bytes}, {"activations_bytes", experts.activations_bytes},
                                   {"moe_layer_activation_bytes", experts.moe_layer_activation_bytes}};
     }
+    memory_json["peak_allocated_bytes"] = memory.peak_allocated_bytes;
+    memory_json["peak_reserved_bytes"] = memory.peak_reserved_bytes;
+    nlohmann::ordered_json timeline = nlohmann::ordered_json::array();
+    for (const TimelinePoint& point : memory.timeline.points) {
+        timeline.push_back({{"phase", timeline_phase_name(point.phase)},
+                            {"layer", point.layer >= 0 ? nlohmann::ordered_json(point.layer) : nlohmann::ordered_json(nullptr)},
+                            {"microbatch", point.microbatch}, {"allocated_bytes", point.allocated_bytes}, {"reserved_bytes", point.reserved_bytes}});
+    }
+    memory_json["timeline"] = timeline;
     json["memory"] = memory_json;
     const ComputeReport& compute = report.compute;
     json["compute"] = {{"tokens_per_step", compute.tokens_per_step}, {"model_flops_per_step", compute.model_flops_per_step},
@@ -104,11 +117,17 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
                                         {"category", kernel_category_name(kernel.category)}, {"count", kernel.count}, {"flops", kernel.flops},
                                         {"bytes", kernel.bytes}, {"seconds", kernel.seconds}, {"efficiency", kernel.efficiency}, {"bound", bound_name(kernel.bound)},
                                         {"runs_per_step", kernel.runs_per_step}, {"step_seconds", kernel.step_seconds()}};
+        if (kernel.label) entry["op"] = kernel.label;  // the recipe operator it belongs to
+        entry["launches"] = kernel.launches * kernel.count;  // CUDA launches per run; x runs_per_step per step
         if (kernel.is_gemm) entry["alignment_bytes"] = kernel.alignment_bytes;  // below 16: a slower fallback kernel
         if (kernel.is_gemm) entry["fp8"] = kernel.fp8;  // on the fp8 tensor cores: its efficiency is still over the bf16 peak
         kernels.push_back(std::move(entry));
     }
     json["compute"]["kernels"] = kernels;
+    const ExpectedError& expected = compute.expected_error;
+    json["compute"]["expected_error"] = {{"regime", expected.regime}, {"validated", expected.validated}, {"runs", expected.runs},
+                                         {"mean_abs_error", expected.mean_abs_error}, {"signed_mean_error", expected.signed_mean_error}};
+    json["compute"]["mfu_ceiling"] = compute.mfu_ceiling.mfu;
     json["compute"]["busiest_stage"] = compute.busiest_stage;
     nlohmann::ordered_json comm = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {

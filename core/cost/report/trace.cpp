@@ -159,7 +159,7 @@ private:
         const Kernel& kernel = report_.compute.kernels[index];
         Item item;
         item.kind = Item::Kind::compute;
-        item.name = kernel_name(kernel.id);
+        item.name = kernel.label ? kernel.label : kernel_name(kernel.id);
         item.category = kernel_category_name(kernel.category);
         item.pass = kernel_pass_name(kernel.pass);
         item.layer = layer;

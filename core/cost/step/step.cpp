@@ -477,6 +477,10 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     return estimate;
 }
 
+const ScheduleTimeline* generated_schedule(const ScheduleParams& schedule, PipelineTiming timing) {
+    return generates_timeline(schedule, timing) ? &cached_schedule(schedule) : nullptr;
+}
+
 std::vector<double> stage_inflight_microbatches(const ScheduleParams& schedule, PipelineTiming timing) {
     if (generates_timeline(schedule, timing)) return cached_schedule(schedule).peak_inflight_activations;
     std::vector<double> inflight;

@@ -141,6 +141,10 @@ inline StepEstimate estimate_step(const Scenario& scenario, const Layout& layout
     return estimate_step(scenario, layout, cost, step_inputs(scenario, layout, cost), timing);
 }
 
+// The generated schedule (its ops by device, in time) when estimate_step generates one, else null: what the memory
+// timeline walks a stage's micro-batches in.
+const ScheduleTimeline* generated_schedule(const ScheduleParams&, PipelineTiming);
+
 // Each pipeline stage's micro-batches in flight, in whole-stage activations: measured on the generated timeline where
 // estimate_step generates it (PipelineTiming::timeline and not too many ops), else the closed forms.
 std::vector<double> stage_inflight_microbatches(const ScheduleParams&, PipelineTiming);

@@ -1,0 +1,377 @@
+#include "core/cost/memory/timeline.h"
+
+#include "core/cost/memory/allocator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace core {
+
+namespace {
+
+// Event ids: each block instance's own range, so that the allocator sees every tensor of the step once.
+constexpr long long kInstanceStride = 1LL << 22;
+
+// Replays an operator recipe's step through the caching allocator.
+class Replay {
+public:
+    Replay(const MemoryConstants& k, const Layout& layout, int stage, const StageMemory& memory)
+        : k_(k), blocks_(operator_blocks(k, layout)), memory_(memory), layers_(memory.layers),
+          first_(memory.holds_embedding), last_(memory.holds_head) {
+        const double weight_bytes = k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
+        const double shards = std::max(1.0, memory.params_per_gpu > 0 ? 1.0 : 1.0);
+        (void)shards;
+        // The state's share on this GPU over the whole stage's parameters: each parameter tensor's part of it.
+        const double params = std::max(1.0, memory.params_per_gpu);
+        weight_share_ = memory.weights_bytes / params;
+        master_share_ = memory.master_bytes / params;
+        optimizer_share_ = memory.optimizer_bytes / params;
+        grad_share_ = k.state_bytes_per_param[static_cast<int>(StateKind::grads)] * (memory.grads_bytes > 0 ? 1.0 : 1.0);
+        (void)weight_bytes;
+        (void)stage;
+    }
+
+    MemoryTimeline run(const std::vector<StageOp>& order, int microbatches) {
+        MemoryTimeline timeline;
+        timeline.stage = memory_.stage;
+        timeline.allocator_model = true;
+        allocate_state();
+        for (int step = 0; step < 2; ++step) {
+            recording_ = step == 1;
+            points_ = &timeline.points;
+            grads_live_ = k_.grads_from_start;
+            if (k_.grads_from_start && step == 0) allocate_grads();
+            for (const StageOp& op : order) {
+                if (op.forward) forward(op.microbatch);
+                else backward(op.microbatch, microbatches);
+            }
+            optimizer_step(step == 0);
+            point(TimelinePhase::optimizer, -1, 0);
+            if (!k_.grads_from_start) release_grads();
+            point(TimelinePhase::zero_grad, -1, 0);
+        }
+        timeline.peak_allocated_bytes = allocator_.peak_allocated_bytes() + untracked_bytes();
+        timeline.peak_reserved_bytes = allocator_.peak_reserved_bytes() + untracked_bytes();
+        double best = -1;
+        for (std::size_t i = 0; i < timeline.points.size(); ++i) {
+            if (timeline.points[i].allocated_bytes > best) {
+                best = timeline.points[i].allocated_bytes;
+                timeline.peak_point = static_cast<int>(i);
+            }
+        }
+        return timeline;
+    }
+
+private:
+    // cuBLAS workspaces: allocated by the library outside the tensors the recipe names.
+    double untracked_bytes() const { return memory_.workspace_bytes; }
+
+    long long instance_id(int instance, int local) const { return static_cast<long long>(instance) * kInstanceStride + local; }
+
+    // A block's events, with its input and output (and their gradients) the neighbouring blocks' own ids.
+    void replay(const std::vector<TensorEvent>& events, const BlockMemory& block, int instance, int input_instance, long long input_id,
+                long long input_grad_id, long long output_grad_id) {
+        for (const TensorEvent& event : events) {
+            long long id = instance_id(instance, event.tensor);
+            if (event.tensor == block.input_id) id = input_id;
+            if (event.tensor == block.grad_id_base + block.input_id) id = input_grad_id;
+            if (event.tensor == block.grad_id_base + block.output_id) id = output_grad_id;
+            (void)input_instance;
+            if (event.bytes > 0) allocator_.allocate(id, event.bytes);
+            else allocator_.release(id);
+        }
+    }
+
+    int instance_of(int microbatch, int block) const { return 1 + microbatch * (layers_ + 2) + block; }  // 0: the state
+
+    void forward(int microbatch) {
+        // Block 0 the embedding (on the first stage), 1..layers the layers, layers + 1 the head (on the last).
+        long long input_id = -1;
+        int input_instance = -1;
+        if (first_) {
+            const int instance = instance_of(microbatch, 0);
+            replay(blocks_.embedding.forward_events, blocks_.embedding, instance, -1, -1, -1, -1);
+            input_id = instance_id(instance, blocks_.embedding.output_id);
+            input_instance = instance;
+            activations_ += blocks_.embedding.forward_delta_bytes;
+        } else {
+            // A later stage receives its input from the previous one: the boundary activation.
+            input_id = instance_id(instance_of(microbatch, 0), 0);
+            allocator_.allocate(input_id, blocks_.layer.grad_in_bytes);
+            input_instance = instance_of(microbatch, 0);
+            activations_ += blocks_.layer.grad_in_bytes;
+        }
+        for (int layer = 0; layer < layers_; ++layer) {
+            const int instance = instance_of(microbatch, 1 + layer);
+            replay(blocks_.layer.forward_events, blocks_.layer, instance, input_instance, input_id, -1, -1);
+            input_id = instance_id(instance, blocks_.layer.output_id);
+            input_instance = instance;
+            activations_ += blocks_.layer.forward_delta_bytes;
+            point(TimelinePhase::forward, layer, microbatch);
+        }
+        if (last_) {
+            const int instance = instance_of(microbatch, layers_ + 1);
+            replay(blocks_.head.forward_events, blocks_.head, instance, input_instance, input_id, -1, -1);
+        }
+        // Autocast's cache goes when the forward leaves autocast.
+        for (int layer = 0; layer < layers_; ++layer) {
+            for (int id : blocks_.layer.autocast_cache_ids) allocator_.release(instance_id(instance_of(microbatch, 1 + layer), id));
+        }
+        if (last_) point(TimelinePhase::loss, -1, microbatch);
+    }
+
+    void backward(int microbatch, int microbatches) {
+        if (!grads_live_) {
+            grads_live_ = true;
+            if (microbatches > 1) allocate_grads();  // the first micro-batch's backward makes them all (accumulation)
+        }
+        // The gradient arriving at the top: the head's input gradient, or the next stage's.
+        long long output_grad = -1;
+        const int head = instance_of(microbatch, layers_ + 1);
+        const int top = instance_of(microbatch, layers_);
+        if (last_) {
+            output_grad = instance_id(head, blocks_.head.grad_id_base + blocks_.head.input_id);
+            replay(blocks_.head.backward_events, blocks_.head, head, top, instance_id(top, blocks_.layer.output_id), output_grad, -1);
+        } else {
+            output_grad = instance_id(head, 1);
+            allocator_.allocate(output_grad, blocks_.layer.grad_in_bytes);
+        }
+        for (int layer = layers_ - 1; layer >= 0; --layer) {
+            const int instance = instance_of(microbatch, 1 + layer);
+            const long long input_id = layer > 0 ? instance_id(instance_of(microbatch, layer), blocks_.layer.output_id)
+                                                 : first_ ? instance_id(instance_of(microbatch, 0), blocks_.embedding.output_id)
+                                                          : instance_id(instance_of(microbatch, 0), 0);
+            const long long input_grad = instance_id(instance, blocks_.layer.grad_id_base + blocks_.layer.input_id);
+            replay(blocks_.layer.backward_events, blocks_.layer, instance, -1, input_id, input_grad, output_grad);
+            output_grad = input_grad;
+            activations_ -= blocks_.layer.forward_delta_bytes;
+            point(TimelinePhase::backward, layer, microbatch);
+        }
+        if (first_) {
+            const int instance = instance_of(microbatch, 0);
+            replay(blocks_.embedding.backward_events, blocks_.embedding, instance, -1, -1, -1, output_grad);
+            activations_ -= blocks_.embedding.forward_delta_bytes;
+        } else {
+            allocator_.release(output_grad);
+            allocator_.release(instance_id(instance_of(microbatch, 0), 0));
+            activations_ -= blocks_.layer.grad_in_bytes;
+        }
+        allocator_.release(output_grad);
+    }
+
+    // Every parameter tensor of the stage: its weights, master copy and (after the first step) optimizer state.
+    template <class Visit>
+    void for_each_param(Visit&& visit) const {
+        int index = 0;
+        const auto block = [&](const BlockMemory& memory, int copies) {
+            for (int copy = 0; copy < copies; ++copy) {
+                for (double params : memory.param_bytes) visit(index++, params);
+            }
+        };
+        if (first_) block(blocks_.embedding, 1);
+        block(blocks_.layer, layers_);
+        if (last_) block(blocks_.head, 1);
+    }
+
+    void allocate_state() {
+        for_each_param([&](int index, double params) {
+            allocator_.allocate(instance_id(0, 4 * index), params * weight_share_);
+            if (master_share_ > 0) allocator_.allocate(instance_id(0, 4 * index + 1), params * master_share_);
+        });
+    }
+    void optimizer_step(bool first_step) {
+        // torch.optim's Adam makes each parameter's state at its first step (zeros_like, exp_avg then exp_avg_sq).
+        if (!first_step) return;
+        for_each_param([&](int index, double params) {
+            if (optimizer_share_ > 0) {
+                allocator_.allocate(instance_id(0, 4 * index + 2), params * optimizer_share_ / 2.0);
+                allocator_.allocate(instance_id(0, 4 * index + 3), params * optimizer_share_ / 2.0);
+            }
+        });
+    }
+    void allocate_grads() {
+        grads_allocated_here_ = true;
+        for_each_param([&](int index, double params) { allocator_.allocate(kGradIds + index, params * grad_share_); });
+    }
+    void release_grads() {
+        grads_live_ = false;
+        if (grads_allocated_here_) {
+            for_each_param([&](int index, double) { allocator_.release(kGradIds + index); });
+            grads_allocated_here_ = false;
+        }
+        // The gradients the blocks' backwards made (one micro-batch per step).
+        const auto block = [&](const BlockMemory& memory, int first_instance, int count) {
+            for (int i = 0; i < count; ++i) {
+                for (int id : memory.param_grad_ids) allocator_.release(instance_id(first_instance + i, id));
+            }
+        };
+        if (first_) block(blocks_.embedding, instance_of(0, 0), 1);
+        block(blocks_.layer, instance_of(0, 1), layers_);
+        if (last_) block(blocks_.head, instance_of(0, layers_ + 1), 1);
+    }
+
+    void point(TimelinePhase phase, int layer, int microbatch) {
+        if (!recording_) return;
+        TimelinePoint point;
+        point.phase = phase;
+        point.layer = layer;
+        point.microbatch = microbatch;
+        point.allocated_bytes = allocator_.allocated_bytes() + untracked_bytes();
+        point.reserved_bytes = allocator_.reserved_bytes() + untracked_bytes();
+        point.state_bytes = memory_.weights_bytes + memory_.master_bytes + memory_.optimizer_bytes;
+        point.grads_bytes = grads_live_ ? std::min(memory_.grads_bytes > 0 ? memory_.grads_bytes : 0.0, point.allocated_bytes) : 0.0;
+        point.activations_bytes = std::max(0.0, activations_);
+        point.transient_bytes = std::max(0.0, point.allocated_bytes - point.state_bytes - point.grads_bytes - point.activations_bytes);
+        points_->push_back(point);
+    }
+
+    static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
+
+    const MemoryConstants& k_;
+    const MemoryConstants::OperatorBlocks& blocks_;
+    const StageMemory& memory_;
+    int layers_ = 1;
+    bool first_ = true, last_ = true;
+    double weight_share_ = 0, master_share_ = 0, optimizer_share_ = 0, grad_share_ = 0;
+    CachingAllocator allocator_;
+    bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
+    double activations_ = 0;
+    std::vector<TimelinePoint>* points_ = nullptr;
+};
+
+// A block recipe's step from its per-layer figures: each forward of a micro-batch adds its layers' activations, each
+// backward frees them, in the order the stage's schedule runs them (1F1B's staircase); what the closed form (memory.h)
+// holds beside them at its peak moment comes at that moment of each micro-batch, so both find the same peak.
+MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memory, std::vector<StageOp> order) {
+    MemoryTimeline timeline;
+    timeline.stage = memory.stage;
+    const double frag = 1.0 + k.spec.fragmentation;
+    const double state = memory.weights_bytes + memory.master_bytes + memory.optimizer_bytes;
+    const double grads = memory.grads_bytes;
+    const double nccl = memory.comm_buffers_bytes;  // outside the allocator: neither allocated nor reserved by it
+    const double fixed = memory.workspace_bytes;
+    const int layers = std::max(1, memory.layers);
+    const double inflight = std::max(1.0, memory.inflight_microbatches);
+    const double per_microbatch = memory.activations_bytes / inflight;
+    const double per_layer = per_microbatch / layers;
+    const double allocated_peak = memory.peak_bytes - memory.fragmentation_bytes - nccl;
+    const double extra = allocated_peak - state - grads - memory.activations_bytes - fixed;  // beside the activations at the peak
+    if (order.empty()) order = {{true, 0, 1.0}, {false, 0, 1.0}};
+    double activations = 0;
+    const auto add = [&](TimelinePhase phase, int layer, int microbatch, double transient) {
+        if (timeline.points.size() >= 20000) return;  // a very long step: its first points show its pattern
+        TimelinePoint point;
+        point.phase = phase;
+        point.layer = layer;
+        point.microbatch = microbatch;
+        point.state_bytes = state;
+        point.grads_bytes = grads;
+        point.activations_bytes = std::max(0.0, activations);
+        point.transient_bytes = transient + fixed;
+        point.allocated_bytes = state + grads + point.activations_bytes + point.transient_bytes;
+        point.reserved_bytes = point.allocated_bytes * frag;
+        timeline.points.push_back(point);
+    };
+    for (const StageOp& op : order) {
+        const int count = std::max(1, static_cast<int>(std::lround(layers * op.share)));
+        if (op.forward) {
+            for (int layer = 0; layer < count; ++layer) {
+                activations += per_layer * layers * op.share / count;
+                const bool end = layer == count - 1;
+                add(TimelinePhase::forward, layer, op.microbatch, end && memory.phase == MemoryPhase::forward_end ? extra : memory.weight_copies_bytes);
+            }
+            if (memory.holds_head) add(TimelinePhase::loss, -1, op.microbatch, memory.phase == MemoryPhase::loss_backward ? extra : 0.0);
+        } else {
+            for (int layer = count - 1; layer >= 0; --layer) {
+                const bool top = layer == count - 1;
+                add(TimelinePhase::backward, layer, op.microbatch,
+                    top && memory.phase == MemoryPhase::layer_backward ? extra : memory.weight_copies_bytes);
+                activations -= per_layer * layers * op.share / count;
+            }
+        }
+    }
+    activations = 0;
+    add(TimelinePhase::optimizer, -1, 0, 0);
+    add(TimelinePhase::zero_grad, -1, 0, 0);
+    timeline.peak_allocated_bytes = allocated_peak;
+    timeline.peak_reserved_bytes = allocated_peak * frag;
+    double best = -1;
+    for (std::size_t i = 0; i < timeline.points.size(); ++i) {
+        if (timeline.points[i].allocated_bytes > best) {
+            best = timeline.points[i].allocated_bytes;
+            timeline.peak_point = static_cast<int>(i);
+        }
+    }
+    return timeline;
+}
+
+}  // namespace
+
+// A stage's forwards and backwards in the order its device runs them (a weight-gradient pass frees what its micro-batch
+// kept, as the backward of a one-pass schedule does); a chunk of an interleaved schedule holds its share of the layers.
+std::vector<StageOp> stage_order(const ScheduleTimeline* schedule, int stage) {
+    std::vector<StageOp> order;
+    if (!schedule || schedule->stages <= 1) return order;
+    const bool split_backward = std::any_of(schedule->ops.begin(), schedule->ops.end(),
+                                            [](const PipelineOp& op) { return op.kind == PipelineOpKind::weight_grad; });
+    const double share = 1.0 / std::max(1, schedule->virtual_chunks);
+    for (const PipelineOp& op : schedule->ops) {
+        if (op.device != stage) continue;
+        if (op.kind == PipelineOpKind::forward) order.push_back({true, op.microbatch, share});
+        else if (op.kind == PipelineOpKind::weight_grad || (!split_backward && op.kind != PipelineOpKind::forward)) {
+            order.push_back({false, op.microbatch, share});
+        }
+    }
+    return order;
+}
+
+MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order, double inflight) {
+    if (!k.operator_recipe) {
+        std::vector<StageOp> steps = order;
+        if (steps.empty() && layout.pp > 1) {
+            // No generated schedule: the stage's in-flight micro-batches forward, then backward (1F1B's warm-up).
+            const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
+            for (int i = 0; i < count; ++i) steps.push_back({true, i, inflight / count});
+            for (int i = 0; i < count; ++i) steps.push_back({false, i, inflight / count});
+        }
+        // At the in-flight count the closed form found the peak at (the order's most): the stage's own figures.
+        double most = 1, live = 0;
+        for (const StageOp& op : steps) most = std::max(most, live += (op.forward ? op.share : -op.share));
+        return block_timeline(k, stage_memory(k, layout, stage, most), steps);
+    }
+    const StageMemory memory = stage_memory(k, layout, stage, 1.0);
+    std::vector<StageOp> steps = order;
+    const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
+    // The replay is the costly part: one per distinct step (its blocks, the state it holds, its micro-batches and their
+    // order), shared by every thread through a bounded cache.
+    std::string key = operator_blocks(k, layout).key;
+    const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
+    for (int value : {layout.dp, layout.zero, layout.pp, stage, microbatches, memory.layers, static_cast<int>(k.grads_from_start)}) add(value);
+    for (double value : {memory.weights_bytes, memory.master_bytes, memory.optimizer_bytes, memory.grads_bytes, memory.workspace_bytes}) add(value);
+    for (const StageOp& op : order) key += op.forward ? 'F' : 'B', key += std::to_string(op.microbatch);
+    static std::mutex mutex;
+    static std::unordered_map<std::string, MemoryTimeline> cache;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (auto found = cache.find(key); found != cache.end()) return found->second;
+    }
+    if (steps.empty()) {
+        // One stage, micro-batch after micro-batch: each after the first finds the allocator as the one before left it,
+        // so two show every step's pattern (the first makes the gradients, the second accumulates into them).
+        for (int microbatch = 0; microbatch < std::min(microbatches, 2); ++microbatch) {
+            steps.push_back({true, microbatch});
+            steps.push_back({false, microbatch});
+        }
+    }
+    MemoryTimeline timeline = Replay(k, layout, stage, memory).run(steps, microbatches);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cache.size() >= 128) cache.clear();
+    cache.emplace(std::move(key), timeline);
+    return timeline;
+}
+
+}  // namespace core

@@ -1,0 +1,254 @@
+// The validation set: every run of validation/runs.json (validation/make_scenarios.py writes it from the published runs
+// of published_runs.json, the 2021-2022 Megatron tables, and the Hugging Face models measured on an H200), its scenario
+// evaluated and its step set against the published one. Writes docs/validation.md (the table, by run and by framework)
+// and checks assets/expected_error.json, the regimes' errors and the MFU ceilings evaluate reads, against the same
+// figures: `SHARDSCOPE_UPDATE_VALIDATION=1 build/shardscope_tests "[validation-set]"` rewrites the asset when the model
+// moved. Nothing here is fitted: a run is set up from its own source, the model from its own tables.
+#include "core/cost/kernels/flops.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/expected_error.h"
+#include "core/model/format.h"
+#include "core/model/scenario_json.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Row {
+    std::string id, family, framework, gpu, regime;
+    double published_seconds = 0, modelled_seconds = 0, error = 0;
+    double published_mfu = 0, modelled_mfu = 0;  // the model's MFU definition at the published and the modelled step
+    double unheld_seconds = 0;                   // the modelled step before any MFU ceiling holds it
+    double model_flops = 0, peak_flops_per_s = 0;// per step; all its GPUs' peak
+    bool fp8 = false;
+    bool held = false;                           // held to the best MFU the other runs published
+    std::string ceiling_key() const { return framework + " / " + gpu + (fp8 ? " / fp8" : ""); }
+    double peak_allocated = 0, peak_reserved = 0, modelled_allocated = 0, modelled_reserved = 0;  // measured runs only
+};
+
+std::string source_file(const std::string& path) {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/" + path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+const std::vector<Row>& rows() {
+    static const std::vector<Row> all = [] {
+        std::vector<Row> out;
+        const nlohmann::json runs = nlohmann::json::parse(source_file("validation/runs.json"));
+        for (const nlohmann::json& run : runs["runs"]) {
+            const core::Scenario scenario = core::parse_scenario(run["scenario"].dump());
+            const core::Report report = core::evaluate(scenario);
+            Row row;
+            row.id = run["id"];
+            row.family = run["family"];
+            row.framework = core::framework_name(scenario.train.framework);
+            row.gpu = scenario.cluster.gpu.id;
+            row.regime = core::regime_of(scenario).name();
+            row.published_seconds = run["published_step_seconds"];
+            row.unheld_seconds = report.compute.modelled_step_seconds;
+            row.model_flops = report.compute.model_flops_per_step;
+            row.peak_flops_per_s = report.compute.peak_flops_per_s * report.layout.gpus;
+            row.published_mfu = row.model_flops / (row.published_seconds * row.peak_flops_per_s);
+            row.fp8 = report.compute.fp8_gemms;
+            if (run.contains("peak_allocated_bytes")) {
+                row.peak_allocated = run["peak_allocated_bytes"];
+                row.peak_reserved = run["peak_reserved_bytes"];
+                row.modelled_allocated = report.memory.peak_allocated_bytes;
+                row.modelled_reserved = report.memory.peak_reserved_bytes;
+            }
+            out.push_back(row);
+        }
+        // Each run held to the best MFU the others published for its framework and GPU, as evaluate holds an unseen
+        // layout: its own published MFU is not a ceiling it may be checked against.
+        for (Row& row : out) {
+            double ceiling = 0;
+            for (const Row& other : out) {
+                if (&other != &row && other.ceiling_key() == row.ceiling_key()) ceiling = std::max(ceiling, other.published_mfu);
+            }
+            row.modelled_seconds = core::step_within_ceiling_seconds(row.unheld_seconds, row.model_flops, row.peak_flops_per_s, ceiling);
+            row.held = row.modelled_seconds > row.unheld_seconds;
+            row.error = row.modelled_seconds / row.published_seconds - 1.0;
+            row.modelled_mfu = row.model_flops / (row.modelled_seconds * row.peak_flops_per_s);
+        }
+        return out;
+    }();
+    return all;
+}
+
+struct Stats {
+    int runs = 0;
+    double sum_abs = 0, sum = 0, worst = 0;
+    void add(double error) {
+        ++runs;
+        sum_abs += std::fabs(error);
+        sum += error;
+        worst = std::max(worst, std::fabs(error));
+    }
+    double mean_abs() const { return runs ? sum_abs / runs : 0; }
+    double mean() const { return runs ? sum / runs : 0; }
+};
+
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f %%", 100.0 * fraction);
+    return text;
+}
+
+// The asset evaluate reads: each regime's error, and the best published MFU per framework and GPU.
+nlohmann::ordered_json expected_error_asset() {
+    std::map<std::string, Stats> regimes;
+    std::map<std::string, std::pair<double, std::string>> ceilings;
+    for (const Row& row : rows()) {
+        regimes[row.regime].add(row.error);
+        const std::string key = row.ceiling_key();
+        if (row.published_mfu > ceilings[key].first) ceilings[key] = {row.published_mfu, row.id};
+    }
+    nlohmann::ordered_json asset;
+    asset["about"] = "Written by tests/test_validation_set.cpp from validation/runs.json: do not edit. regimes: the model's step "
+                     "error over the validation runs of each framework / GPU generation / scale; mfu_ceilings: the best MFU "
+                     "published for each framework on each GPU (its step against the model's FLOPs), which evaluate holds every "
+                     "layout under.";
+    nlohmann::ordered_json by_regime = nlohmann::ordered_json::object();
+    for (const auto& [name, stats] : regimes) {
+        by_regime[name] = {{"runs", stats.runs}, {"mean_abs_error", std::round(stats.mean_abs() * 1e4) / 1e4},
+                           {"signed_mean_error", std::round(stats.mean() * 1e4) / 1e4}};
+    }
+    asset["regimes"] = by_regime;
+    nlohmann::ordered_json by_gpu = nlohmann::ordered_json::object();
+    for (const auto& [key, best] : ceilings) by_gpu[key] = {{"mfu", std::round(best.first * 1e4) / 1e4}, {"run", best.second}};
+    asset["mfu_ceilings"] = by_gpu;
+    return asset;
+}
+
+void write_docs() {
+    std::map<std::string, Stats> families;
+    Stats all;
+    for (const Row& row : rows()) {
+        families[row.family].add(row.error);
+        all.add(row.error);
+    }
+    std::ostringstream out;
+    out << "## The validation set\n\nWritten by `tests/test_validation_set.cpp` from `validation/runs.json` (the runs of "
+           "`validation/published_runs.json` set up as scenarios by `validation/make_scenarios.py`, the 2021-2022 Megatron-LM "
+           "tables, and Hugging Face models measured on one H200 with `measurements/hf_training_probe.py`). Error: the "
+           "modelled step over the published one, minus 1: above 0 the model is slower than the run, below 0 faster. Each run is held, as evaluate holds "
+           "any layout, to the best MFU published for its framework on its GPU, but by the other runs: its own is no check "
+           "(\"held\" marks the runs the ceiling moved). The runs the model cannot represent are listed in `validation/runs.json` under `excluded`, each with its reason.\n\n";
+    out << "## By framework\n\n| family | runs | mean abs error | signed mean | worst |\n|---|---|---|---|---|\n";
+    for (const auto& [family, stats] : families) {
+        out << "| " << family << " | " << stats.runs << " | " << percent(stats.mean_abs()).substr(1) << " | " << percent(stats.mean())
+            << " | " << percent(stats.worst).substr(1) << " |\n";
+    }
+    out << "| **all** | " << all.runs << " | " << percent(all.mean_abs()).substr(1) << " | " << percent(all.mean()) << " | "
+        << percent(all.worst).substr(1) << " |\n\n";
+    out << "## By run\n\n| run | family | GPU | published step | modelled step | error |\n|---|---|---|---|---|---|\n";
+    for (const Row& row : rows()) {
+        out << "| " << row.id << " | " << row.family << " | " << row.gpu << " | " << core::format_seconds(row.published_seconds) << " | "
+            << core::format_seconds(row.modelled_seconds) << (row.held ? " (held)" : "") << " | " << percent(row.error) << " |\n";
+    }
+    // docs/validation.md keeps its other sections; this one sits between its markers (after the introduction if new).
+    const std::string path = std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/validation.md";
+    std::string page = source_file("docs/validation.md");
+    const std::string begin = "<!-- validation-set: written by tests/test_validation_set.cpp -->\n", end = "<!-- validation-set end -->\n";
+    const std::string section = begin + out.str() + "\n" + end;
+    const auto first = page.find(begin), last = page.find(end);
+    if (first != std::string::npos && last != std::string::npos) {
+        page.replace(first, last + end.size() - first, section);
+    } else {
+        const auto heading = page.find("\n## ");
+        page.insert(heading == std::string::npos ? page.size() : heading + 1, section + "\n");
+    }
+    std::ofstream(path) << page;
+}
+
+}  // namespace
+
+// The goal is 8 % mean |error|, a signed mean within 3 % and every framework within 15 %; the model is not there yet
+// (docs/validation.md: 9.5 % and -3.9 % on 152 runs). These bounds hold what it reaches so that no change loses ground,
+// and name the two families still outside 15 %: MT-NLG's strong scaling on DeepSpeed's 2021 pipeline engine and
+// MegaScale's Megatron-LM baseline at thousands of GPUs, both modelled too fast as the GPU count grows.
+TEST_CASE("Validation set: mean |error| of the step <= 10 %, signed mean within 4 %, each framework's mean within 15 % but two named gaps", "[validation-set]") {
+    write_docs();
+    std::map<std::string, Stats> families;
+    Stats all;
+    for (const Row& row : rows()) {
+        families[row.family].add(row.error);
+        all.add(row.error);
+    }
+    REQUIRE(all.runs >= 150);
+    REQUIRE(families.size() >= 9);
+    INFO("mean |error| " << all.mean_abs() << ", signed " << all.mean());
+    CHECK(all.mean_abs() <= 0.10);
+    CHECK(std::fabs(all.mean()) <= 0.04);
+    const std::map<std::string, double> known_gaps = {{"megatron-deepspeed", 0.21}, {"megatron-lm", 0.16}};
+    for (const auto& [family, stats] : families) {
+        INFO(family << ": mean |error| " << stats.mean_abs() << " over " << stats.runs << " runs");
+        const auto gap = known_gaps.find(family);
+        CHECK(stats.mean_abs() <= (gap == known_gaps.end() ? 0.15 : gap->second));
+    }
+}
+
+// Each within 15 % is the goal; three small-model runs are not there yet (GPT-2 124M at one short sequence, where the
+// host's launch rate sets the step, is modelled 30 % slow; two others 17-20 % fast). The family's mean stays within 8 %.
+TEST_CASE("Validation set: Hugging Face models trained on one H200 (measured): mean within 8 %, each within 30 % of the step", "[validation-set]") {
+    int checked = 0;
+    Stats family;
+    for (const Row& row : rows()) {
+        if (row.family.rfind("hf-transformers", 0) != 0) continue;
+        INFO(row.id << ": measured " << row.published_seconds << " s, modelled " << row.modelled_seconds << " s");
+        CHECK(std::fabs(row.error) <= 0.30);
+        family.add(row.error);
+        ++checked;
+    }
+    REQUIRE(checked >= 15);
+    CHECK(family.mean_abs() <= 0.08);
+}
+
+TEST_CASE("Validation set: no run models an MFU above the best published for its framework on its GPU", "[validation-set]") {
+    const nlohmann::ordered_json asset = expected_error_asset();
+    for (const Row& row : rows()) {
+        const std::string key = row.ceiling_key();
+        INFO(row.id << ": modelled MFU " << row.modelled_mfu << " against " << key);
+        REQUIRE(asset["mfu_ceilings"].contains(key));
+        CHECK(row.modelled_mfu <= asset["mfu_ceilings"][key]["mfu"].get<double>() + 1e-3);
+    }
+}
+
+TEST_CASE("Validation set: assets/expected_error.json holds the regimes' errors and MFU ceilings of this model", "[validation-set]") {
+    const std::string expected = expected_error_asset().dump(1) + "\n";
+    if (std::getenv("SHARDSCOPE_UPDATE_VALIDATION")) {
+        std::ofstream(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/expected_error.json") << expected;
+    }
+    INFO("run SHARDSCOPE_UPDATE_VALIDATION=1 build/shardscope_tests \"[validation-set]\" and rebuild when the model moved");
+    CHECK(source_file("assets/expected_error.json") == expected);
+}
+
+// The reserved peak may be modelled above the measured one (a pessimistic "fits"; Qwen2.5 0.5B at 4 x 4,096 checkpointed
+// is 24 % over: the modelled allocator fragments its 10 GB fp32 logits in the second step where PyTorch's did not), never
+// more than 10 % below it, which would send a run into an out-of-memory error.
+TEST_CASE("Validation set: Hugging Face on one H200: the allocated peak within 10 %, the reserved no more than 10 % under and 25 % over (measured)", "[validation-set][memory]") {
+    int checked = 0;
+    for (const Row& row : rows()) {
+        if (row.peak_allocated <= 0) continue;
+        INFO(row.id << ": allocated " << row.peak_allocated << " modelled " << row.modelled_allocated << "; reserved " << row.peak_reserved
+                    << " modelled " << row.modelled_reserved);
+        CHECK(std::fabs(row.modelled_allocated / row.peak_allocated - 1.0) <= 0.10);
+        CHECK(row.modelled_reserved / row.peak_reserved - 1.0 >= -0.10);
+        CHECK(row.modelled_reserved / row.peak_reserved - 1.0 <= 0.25);
+        ++checked;
+    }
+    REQUIRE(checked >= 15);
+}
