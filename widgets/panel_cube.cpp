@@ -219,6 +219,22 @@ ImRect clamped_into(ImRect box, ImVec2 min, ImVec2 max) {
     return box;
 }
 
+// Two titles clamped into a small canvas can meet (the floor axes' at 1024x768): the title slides along its axis, a
+// quarter em at a time either way, to the nearest free spot; where none is, it stays (the clip checker names it).
+ImRect free_title_box(const LabelLayout& layout, const ImRect& box, ImVec2 along) {
+    if (layout.free(box)) return box;
+    const float step = 0.25f * ImGui::GetFontSize();
+    for (int k = 1; k <= 120; ++k) {
+        for (const float sign : {1.0f, -1.0f}) {
+            ImRect moved = box;
+            moved.Translate(ImVec2(along.x * step * k * sign, along.y * step * k * sign));
+            moved = clamped_into(moved, layout.canvas_min, layout.canvas_max);
+            if (layout.free(moved)) return moved;
+        }
+    }
+    return box;
+}
+
 struct AxisText {
     const char* title;
     ImU32 color;
@@ -273,6 +289,7 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
         }
         box = clamped_into(box, layout.canvas_min, layout.canvas_max);
         if (titles) {
+            box = free_title_box(layout, box, along);
             layout.text(box, axes[axis].color, title, fonts().bold);
             continue;
         }
