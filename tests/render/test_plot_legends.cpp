@@ -1,5 +1,5 @@
 // Figures whose legend or labels hide their data (classroom issue, item 5): the Pareto plot's legend over a third of its
-// clusters, the roofline's over "ReLU" and "decode". Checked on the exporter's own layout, not by eye: the plot helper
+// clusters, the roofline's over "ReLU" and "decode". Checked on the exporter's own layout, not by eye: the log plot
 // records each plot's legend, points and labels (widgets/clip_check.h), and no legend may cover a point or a label, in any
 // panel of any shipped scenario, as a figure and in the window beside the sidebar at 1280x720.
 #include "app/export.h"
