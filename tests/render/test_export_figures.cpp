@@ -329,3 +329,34 @@ TEST_CASE("Llama 2 7B on 140 B tokens: the sidebar, the configurator and eval pr
     CHECK(table.find(figures.mfu.value + " / " + figures.hfu.value) != std::string::npos);
     CHECK(table.find(figures.time_to_train.value + " (" + figures.time_to_train.formula + ")") != std::string::npos);
 }
+
+TEST_CASE("All-to-all mid-step: the packet labels ('1002 tok') sit between the GPUs, over no GPU's name or count, beside the "
+          "sidebar at 1024x768 and as a figure at 1280x720",
+          "[render][layout][alltoall]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.panels = {"alltoall"};
+    options.settle_frames = 3;
+    struct Look {
+        int width, height;
+        app::SidebarMode sidebar;
+    };
+    int labelled = 0;
+    for (const Look look : {Look{1024, 768, app::SidebarMode::shown}, Look{1280, 720, app::SidebarMode::automatic}}) {
+        for (double t : {0.3, 1.2, 2.5, 5.0, 20.0}) {  // dispatch steps 1, 2 and 4, then later steps and combine
+            options.width = look.width;
+            options.height = look.height;
+            options.sidebar = look.sidebar;
+            options.t_seconds = t;
+            options.out_dir = fresh_directory("alltoall-labels");
+            std::vector<std::vector<widgets::DrawnText>> texts;
+            options.texts_out = &texts;
+            REQUIRE(app::run_export(options).empty());
+            INFO("alltoall at " << look.width << "x" << look.height << ", t = " << t);
+            labelled += drew(texts[0], " tok") ? 1 : 0;
+            for (const widgets::TextOverlap& overlap : widgets::overlapping_texts(texts[0]))
+                FAIL_CHECK("over each other: " << describe(overlap.first) << " and " << describe(overlap.second));
+        }
+    }
+    CHECK(labelled >= 6);  // packets are in flight, labelled, at most of these moments
+}
