@@ -96,6 +96,7 @@ struct CliInputs {
     float scale = 1.0f;
     double t_seconds = 0;
     bool keep_controls = false;
+    std::string export_sidebar;  // "open", "folded", or empty: a panel alone, as a figure
     std::string lesson_path;
     CLI::App* plan = nullptr;
     std::string plan_scenario;
@@ -165,6 +166,10 @@ void add_export_command(CLI::App& cli, CliInputs& in) {
     exporter->add_option("--t", in.t_seconds, "Animation time in seconds (default: each panel at the end of its animation)");
     exporter->add_flag("--controls", in.keep_controls, "Keep the live controls and key hints (default: a clean figure)");
     exporter->add_option("--theme", in.theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    exporter->add_option("--sidebar", in.export_sidebar,
+                         "open or folded: each panel as the window shows it, its tab beside the scenario sidebar open or folded, "
+                         "with its controls (default: a panel alone, as a figure)")
+        ->check(CLI::IsMember({"open", "folded"}))->type_name("open|folded");
     exporter->add_option("--lesson", in.lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
 }
 
@@ -281,6 +286,7 @@ int run_export_command(const CliInputs& in) {
     options.scale = in.scale;
     if (in.exporter->count("--t")) options.t_seconds = in.t_seconds;
     options.controls = in.keep_controls;
+    if (!in.export_sidebar.empty()) options.sidebar = in.export_sidebar == "open" ? SidebarMode::shown : SidebarMode::folded;
     options.light_theme = in.theme == "light";
     std::vector<std::string> written;
     error = run_export(options, &written);

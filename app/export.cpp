@@ -56,10 +56,11 @@ void append_bytes(void* context, void* data, int size) {
 // Renders frames of draw() and returns the last one as top-down RGBA rows; texts_out, if given, gets the last frame's texts.
 template <typename Draw>
 std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& framebuffer, int frames, Draw draw,
-                                         std::vector<widgets::DrawnText>* texts_out = nullptr) {
+                                         std::vector<widgets::DrawnText>* texts_out = nullptr,
+                                         std::vector<widgets::PlotLayout>* plots_out = nullptr) {
     ImGuiIO& io = ImGui::GetIO();
     for (int frame = 0; frame < frames; ++frame) {
-        const bool recording = texts_out && frame == frames - 1;
+        const bool recording = (texts_out || plots_out) && frame == frames - 1;
         if (recording) widgets::start_text_record();
         io.DisplaySize = ImVec2(static_cast<float>(framebuffer.width), static_cast<float>(framebuffer.height));
         io.DisplayFramebufferScale = ImVec2(1, 1);
@@ -68,7 +69,11 @@ std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& fra
         ImGui::NewFrame();
         draw();
         ImGui::Render();
-        if (recording) *texts_out = widgets::stop_text_record();
+        if (recording) {
+            std::vector<widgets::DrawnText> texts = widgets::stop_text_record();
+            if (texts_out) *texts_out = std::move(texts);
+            if (plots_out) *plots_out = widgets::recorded_plots();
+        }
         apply_scenario_edits(state);
         glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.framebuffer);
         glViewport(0, 0, framebuffer.width, framebuffer.height);
@@ -93,13 +98,20 @@ std::vector<unsigned char> render_frames(AppState& state, const Framebuffer& fra
 
 // A panel alone is a figure for a document (no controls unless asked for); the window is the app as it looks.
 std::vector<unsigned char> render_target(AppState& state, const std::string& target, const Framebuffer& framebuffer, int frames,
-                                         const ExportOptions& options, std::vector<widgets::DrawnText>* texts_out) {
+                                         const ExportOptions& options, std::vector<widgets::DrawnText>* texts_out,
+                                         std::vector<widgets::PlotLayout>* plots_out) {
     const int panel = panel_index(state, target);
     UiSession session;
-    widgets::set_figure_mode(panel >= 0 && !options.controls);
+    session.sidebar = options.sidebar;
+    const bool in_window = panel < 0 || options.sidebar != SidebarMode::automatic;  // the app as it looks
+    if (panel >= 0 && in_window) {
+        state.visible[panel] = true;
+        state.select_panel_request = panel;
+    }
+    widgets::set_figure_mode(!in_window && !options.controls);
     const auto draw = [&] {
         UiRequests requests;
-        if (panel >= 0) draw_single_panel(state, panel, true);
+        if (!in_window) draw_single_panel(state, panel, true);
         else draw_main_ui(state, session, requests, true);
     };
     if (!options.t_seconds) {
@@ -107,7 +119,7 @@ std::vector<unsigned char> render_target(AppState& state, const std::string& tar
         render_frames(state, framebuffer, 1, draw);
         for (widgets::Playback& playback : state.playbacks) playback.cue(playback.settled_seconds());
     }
-    std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out);
+    std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out, plots_out);
     widgets::set_figure_mode(false);
     return pixels;
 }
@@ -228,9 +240,11 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
             for (const std::string& target : options.panels) {
                 if (!error.empty()) break;
                 std::vector<widgets::DrawnText> texts;
-                std::vector<unsigned char> pixels =
-                    render_target(state, target, framebuffer, options.settle_frames, options, options.texts_out ? &texts : nullptr);
+                std::vector<widgets::PlotLayout> plots;
+                std::vector<unsigned char> pixels = render_target(state, target, framebuffer, options.settle_frames, options,
+                                                                  options.texts_out ? &texts : nullptr, options.plots_out ? &plots : nullptr);
                 if (options.texts_out) options.texts_out->push_back(std::move(texts));
+                if (options.plots_out) options.plots_out->push_back(std::move(plots));
                 error = pngs.submit(options.out_dir + "/" + target + ".png", std::move(pixels));
                 const int panel = panel_index(state, target);
                 if (options.settled_t_out && panel >= 0) options.settled_t_out->push_back(state.playbacks[panel].t_seconds);

@@ -2,6 +2,7 @@
 // Headless export: the same draw functions as the window, rendered offscreen and written as PNG files.
 #include "app/app_state.h"
 #include "app/lesson.h"
+#include "app/ui.h"
 #include "core/model/scenario.h"
 #include "widgets/clip_check.h"
 
@@ -24,8 +25,12 @@ struct ExportOptions {
     int settle_frames = 4;            // frames rendered before the read-back, so the layout settles
     std::optional<Lesson> lesson;     // also write one PNG per scene: NN-<title>.png
     bool controls = false;            // keep the live controls and key hints; by default a panel is a clean figure
+    // Draw each panel as the window shows it, its tab selected beside the scenario sidebar open (shown) or folded, with
+    // the menu, the tabs and the panel's controls; "window" follows it too. automatic: a panel alone, as a figure.
+    SidebarMode sidebar = SidebarMode::automatic;
     std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
     std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's last frame's texts (the clip checker)
+    std::vector<std::vector<widgets::PlotLayout>>* plots_out = nullptr;  // if set, each target's last frame's plot layouts
 };
 
 // Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error. `written`, when given, gets the

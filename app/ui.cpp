@@ -32,7 +32,9 @@ constexpr const char* kSaveDialog = "Save scenario as";
 constexpr const char* kUnsavedDialog = "Unsaved changes";
 constexpr const char* kErrorDialog = "File error";
 
-constexpr float kSidebarEm = 23.0f;          // the sidebar's width
+constexpr float kSidebarEm = 23.0f;          // the sidebar's width in a wide window
+constexpr float kSidebarMinEm = 14.0f;       // and in a narrow one: its controls then take their labels above them
+constexpr float kSidebarShare = 0.3f;        // between the two, this share of the window: the panels keep the rest
 constexpr float kFoldSidebarBelowEm = 68.0f;  // narrower windows fold it: the panels need about 45 em
 
 struct Shortcut {
@@ -598,17 +600,61 @@ void sidebar_strip(UiSession& session) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the scenario sidebar (Ctrl+B)");
 }
 
-// Whether every visible panel's full title fits in `width` as a tab with its close button (ImGui's TabItemCalcSize:
-// the label, the frame padding each side, the close button, and the spacing between tabs).
-bool tab_titles_fit(const AppState& state, float width) {
+const char* short_title(const widgets::PanelDef& panel) { return panel.tab_title ? panel.tab_title : panel.title; }
+
+// Whether every visible panel's title (full or short) fits in `width` as a tab with its close button (ImGui's
+// TabItemCalcSize: the label, the frame padding each side, the close button, and the spacing between tabs).
+bool tab_titles_fit(const AppState& state, float width, bool short_titles) {
     const ImGuiStyle& style = ImGui::GetStyle();
     float needed = 0;
     for (std::size_t i = 0; i < state.panels.size(); ++i) {
         if (!state.visible[i]) continue;
-        needed += ImGui::CalcTextSize(state.panels[i].title).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x + ImGui::GetFontSize() +
+        const char* title = short_titles ? short_title(state.panels[i]) : state.panels[i].title;
+        needed += ImGui::CalcTextSize(title).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x + ImGui::GetFontSize() +
                   style.ItemInnerSpacing.x;
     }
     return needed <= width;
+}
+
+// The panel bodies' child window: the panel scrolls in it when it is taller than the window.
+void panel_body(AppState& state, int index, bool exporting, UiRequests& requests) {
+    state.current_panel = index;
+    ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
+    draw_panel_body(state, index, exporting, &requests);
+    ImGui::EndChild();
+}
+
+// When even the short titles do not fit one row (a narrow window beside the sidebar, or zoomed): the tabs wrap onto as
+// many rows as they need, each title whole, instead of shrinking to "Regim...". The full title shows on hover; the View
+// menu hides and shows panels.
+void wrapped_tabs(AppState& state, bool exporting, UiRequests& requests) {
+    int selected = state.select_panel_request;
+    if (selected < 0 || !state.visible[selected]) selected = state.current_panel;
+    if (selected < 0 || selected >= static_cast<int>(state.panels.size()) || !state.visible[selected]) {
+        selected = -1;
+        for (std::size_t i = 0; i < state.panels.size() && selected < 0; ++i)
+            if (state.visible[i]) selected = static_cast<int>(i);
+    }
+    if (selected < 0) return;
+    const ImGuiStyle& style = ImGui::GetStyle();
+    bool first = true;
+    for (std::size_t i = 0; i < state.panels.size(); ++i) {
+        if (!state.visible[i]) continue;
+        const widgets::PanelDef& panel = state.panels[i];
+        const char* title = short_title(panel);
+        if (!first) widgets::same_line_if_fits(ImGui::CalcTextSize(title).x + style.FramePadding.x * 2, style.ItemInnerSpacing.x);
+        first = false;
+        const bool active = static_cast<int>(i) == selected;
+        ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(active ? ImGuiCol_TabActive : ImGuiCol_Tab));
+        ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImGui::GetStyleColorVec4(ImGuiCol_TabHovered));
+        ImGui::PushStyleColor(ImGuiCol_ButtonActive, ImGui::GetStyleColorVec4(ImGuiCol_TabActive));
+        const std::string label = std::string(title) + "###" + panel.name;
+        if (ImGui::Button(label.c_str())) selected = static_cast<int>(i);
+        ImGui::PopStyleColor(3);
+        if (panel.tab_title && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", panel.title);
+    }
+    ImGui::Separator();
+    panel_body(state, selected, exporting, requests);
 }
 
 }  // namespace
@@ -660,7 +706,8 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
     const float font = ImGui::GetFontSize();
     const bool folded = sidebar_folded(session, viewport->WorkSize.x / font);
-    const float sidebar_width = folded ? ImGui::GetFrameHeight() + 2.0f * ImGui::GetStyle().WindowPadding.x : font * kSidebarEm;
+    const float sidebar_em = std::clamp(viewport->WorkSize.x / font * kSidebarShare, kSidebarMinEm, kSidebarEm);
+    const float sidebar_width = folded ? ImGui::GetFrameHeight() + 2.0f * ImGui::GetStyle().WindowPadding.x : std::floor(font * sidebar_em);
     const ImVec2 origin = viewport->WorkPos;
     const ImVec2 size = viewport->WorkSize;
 
@@ -689,22 +736,27 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
         welcome_line(session);
         // Full titles when they fit on one row, else the short ones ("Stack", the full title on hover); tabs that still
         // do not fit shrink rather than scroll out of sight. The ID is the panel's name, so the label may change.
-        const bool full_titles = tab_titles_fit(state, ImGui::GetContentRegionAvail().x);
-        if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyResizeDown)) {
+        const float tabs_width = ImGui::GetContentRegionAvail().x;
+        const bool full_titles = tab_titles_fit(state, tabs_width, false);
+        const bool one_row = full_titles || tab_titles_fit(state, tabs_width, true);
+        if (!one_row) {
+            wrapped_tabs(state, exporting, requests);
+            session.tabs_wrapped = true;
+        } else if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_Reorderable | ImGuiTabBarFlags_FittingPolicyResizeDown)) {
+            // Back from wrapped tabs: the tab bar shows the panel they showed.
+            if (session.tabs_wrapped && state.select_panel_request < 0) state.select_panel_request = state.current_panel;
+            session.tabs_wrapped = false;
             for (std::size_t i = 0; i < state.panels.size(); ++i) {
                 if (!state.visible[i]) continue;
                 bool open = true;
                 const ImGuiTabItemFlags flags = state.select_panel_request == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
                 const widgets::PanelDef& panel = state.panels[i];
-                const bool short_title = !full_titles && panel.tab_title != nullptr;
-                const std::string label = std::string(short_title ? panel.tab_title : panel.title) + "###" + panel.name;
+                const bool shortened = !full_titles && panel.tab_title != nullptr;
+                const std::string label = std::string(shortened ? panel.tab_title : panel.title) + "###" + panel.name;
                 const bool selected = ImGui::BeginTabItem(label.c_str(), &open, flags);
-                if (short_title && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", panel.title);
+                if (shortened && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", panel.title);
                 if (selected) {
-                    state.current_panel = static_cast<int>(i);
-                    ImGui::BeginChild("panel_body", ImVec2(0, 0), false);
-                    draw_panel_body(state, static_cast<int>(i), exporting, &requests);
-                    ImGui::EndChild();
+                    panel_body(state, static_cast<int>(i), exporting, requests);
                     ImGui::EndTabItem();
                 }
                 if (!open) state.visible[i] = false;

@@ -42,6 +42,7 @@ struct UiSession {
     std::vector<std::string> dropped_paths;  // files dropped on the window, opened by the next frame
     bool welcome = false;             // first launch: one line on how to start (F5, shipped scenarios), until dismissed
     SidebarMode sidebar = SidebarMode::automatic;  // Ctrl+B or the strip's button folds and unfolds it
+    bool tabs_wrapped = false;        // the last frame's tabs wrapped onto rows (the tab bar did not hold their short titles)
 };
 
 // The main window: menu bar, the shared sidebar on the left, the visible panels as tabs beside it (or the lesson scene).

@@ -1,4 +1,5 @@
 // The ring all-reduce step sequence, its animation frames, and its cost against naive and recursive doubling.
+#include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -375,4 +376,96 @@ TEST_CASE("comparison curves for the ring panel: powers of two 2..1024, each poi
         for (std::size_t index = 1; index < dense.rank_counts.size(); ++index)
             REQUIRE(dense.rank_counts[index] > dense.rank_counts[index - 1]);
     }
+}
+
+TEST_CASE("seed 003 at the default scenario's 64 ranks: the panel's window of 7 ranks around rank 0 is the ring's own state",
+          "[ring][view]") {
+    const core::RingSchedule schedule = core::make_ring_schedule(64, 141e9);
+    for (int steps_done : {0, 1, 30, 63, 64, 100, 126}) {
+        INFO("after " << steps_done << " steps");
+        const core::RingState state = core::ring_state_after(schedule, steps_done);
+        const core::RingView view = core::ring_view(schedule, steps_done, 0, 8);
+        REQUIRE(view.rank_count == 64);
+        REQUIRE(view.drawn_ranks == 7);
+        // Ranks 61, 62, 63, 0, 1, 2, 3 clockwise, then one slot for the other 57.
+        REQUIRE(view.slots.size() == 8);
+        const std::vector<int> ranks = {61, 62, 63, 0, 1, 2, 3};
+        for (std::size_t i = 0; i < ranks.size(); ++i) REQUIRE(view.slots[i].rank == ranks[i]);
+        REQUIRE(view.slots[7].rank == -1);
+        REQUIRE(view.slots[7].hidden_ranks == 57);
+        // Each drawn rank shows the chunks these ranks own once reduce-scatter is over (rank r: chunk r + 1), then its others.
+        REQUIRE(view.chunk_order == std::vector<int>{62, 63, 0, 1, 2, 3, 4});
+        for (std::size_t i = 0; i < ranks.size(); ++i) {
+            const core::RingViewSlot& slot = view.slots[i];
+            REQUIRE(slot.chunks.size() == 8);
+            long long others = 0;
+            bool others_complete = true;
+            for (int chunk = 0; chunk < 64; ++chunk) {
+                const core::ChunkHolding& holding = state.at(slot.rank, chunk);
+                const auto drawn = std::find(view.chunk_order.begin(), view.chunk_order.end(), chunk);
+                if (drawn != view.chunk_order.end()) {
+                    const core::RingViewChunk& cell = slot.chunks[drawn - view.chunk_order.begin()];
+                    REQUIRE(cell.chunk == chunk);
+                    REQUIRE(cell.holding.contributor_count == holding.contributor_count);
+                    REQUIRE(cell.contributor_share == Approx(holding.contributor_count / 64.0));
+                    REQUIRE(cell.complete == holding.complete);
+                } else {
+                    others += holding.contributor_count;
+                    others_complete = others_complete && holding.complete;
+                }
+            }
+            REQUIRE(slot.chunks.back().chunk == -1);
+            REQUIRE(slot.chunks.back().contributor_share == Approx(others / (57.0 * 64.0)));
+            REQUIRE(slot.chunks.back().complete == others_complete);
+        }
+        // In flight: each drawn rank's send to its right neighbour, and into the window rank 60's send to rank 61.
+        REQUIRE(view.transfers.size() == 8);
+        for (std::size_t i = 0; i < view.transfers.size(); ++i) {
+            const core::RingViewTransfer& transfer = view.transfers[i];
+            REQUIRE(transfer.moving == (steps_done < 126));
+            if (!transfer.moving) continue;
+            const int sender = i < ranks.size() ? ranks[i] : 60;
+            const int chunk = schedule.steps[steps_done].transfers[sender].chunk;
+            const bool drawn = std::find(view.chunk_order.begin(), view.chunk_order.end(), chunk) != view.chunk_order.end();
+            REQUIRE(transfer.chunk.chunk == (drawn ? chunk : -1));
+            REQUIRE(transfer.chunk.holding.contributor_count == state.at(sender, chunk).contributor_count);
+        }
+    }
+    // After reduce-scatter each drawn rank r holds its own chunk r + 1 whole: the window's diagonal is complete.
+    const core::RingView scattered = core::ring_view(schedule, 63, 0, 8);
+    for (std::size_t i = 0; i + 1 < scattered.slots.size(); ++i) {
+        REQUIRE(scattered.slots[i].chunks[i].complete);
+        REQUIRE(scattered.slots[i].chunks[i].chunk == (scattered.slots[i].rank + 1) % 64);
+    }
+    const core::RingView end = core::ring_view(schedule, 126, 0, 8);
+    for (const core::RingViewSlot& slot : end.slots)
+        for (const core::RingViewChunk& chunk : slot.chunks) REQUIRE(chunk.complete);
+    CHECK(end.caption.find("ranks 61 to 3 of 64") == 0);
+    CHECK(end.caption.find("the other 57 ranks") != std::string::npos);
+}
+
+TEST_CASE("ring view: up to the drawn limit every rank and chunk in order; a window wraps around the ring at any focus",
+          "[ring][view]") {
+    const core::RingSchedule eight = core::make_ring_schedule(8, 1e9);
+    const core::RingView whole = core::ring_view(eight, 5, 3, 16);
+    REQUIRE(whole.slots.size() == 8);
+    REQUIRE(whole.drawn_ranks == 8);
+    const core::RingState state = core::ring_state_after(eight, 5);
+    for (int rank = 0; rank < 8; ++rank) {
+        REQUIRE(whole.slots[rank].rank == rank);
+        REQUIRE(whole.slots[rank].chunks.size() == 8);  // no cell for "the others"
+        for (int chunk = 0; chunk < 8; ++chunk)
+            REQUIRE(whole.slots[rank].chunks[chunk].holding.contributor_count == state.at(rank, chunk).contributor_count);
+    }
+    CHECK(whole.caption == "all 8 ranks");
+
+    const core::RingSchedule large = core::make_ring_schedule(1024, 1e9);
+    const core::RingView around_last = core::ring_view(large, 1500, 1023, 8);
+    REQUIRE(around_last.slots.front().rank == 1020);
+    REQUIRE(around_last.slots[6].rank == 2);
+    REQUIRE(around_last.slots.back().hidden_ranks == 1017);
+
+    REQUIRE_THROWS_AS(core::ring_view(eight, 0, 8, 16), core::InputError);
+    REQUIRE_THROWS_AS(core::ring_view(eight, 0, 0, 2), core::InputError);
+    REQUIRE_THROWS_AS(core::ring_view(eight, 15, 0, 16), core::InputError);  // steps_done past 2(n-1)
 }

@@ -2,6 +2,7 @@
 #include "widgets/controls.h"
 
 #include "core/model/format.h"
+#include "widgets/clip_check.h"
 #include "widgets/figure.h"
 #include "widgets/palette.h"
 #include "widgets/text_wrap.h"
@@ -23,11 +24,30 @@ namespace widgets {
 
 std::string fitted_preview(const char* preview) {
     const float room = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2.0f * ImGui::GetStyle().FramePadding.x;
-    return fit_text(preview, std::max(0.0f, room));
+    std::string shown = fit_text(preview, std::max(0.0f, room));
+    if (shown != preview) note_combo_preview(shown);
+    return shown;
 }
+
+namespace {
+bool g_labels_above = false;
+}  // namespace
+
+void set_labels_above(bool above) { g_labels_above = above; }
+bool labels_above() { return g_labels_above; }
 
 // In figure mode (a clean exported figure) every control below draws nothing and returns false.
 namespace {
+
+// The label to hand the ImGui widget: `label` itself, or, with labels above, its visible part drawn on a line of its own
+// and "##" + label, so the widget draws none beside itself.
+std::string widget_label(const char* label) {
+    const std::string whole(label);
+    const std::size_t hidden = whole.find("##");
+    if (!g_labels_above || hidden == 0) return whole;
+    ImGui::TextUnformatted(whole.substr(0, hidden).c_str());
+    return "##" + whole;
+}
 
 // A combo over items; each item is offered only if its edit is valid. Returns whether the scenario changed.
 // explain(item), when given, attaches a hover note to each entry (what the catalog holds for it, and from where).
@@ -35,7 +55,8 @@ template <typename Item, typename Name, typename Same, typename EditOf, typename
 bool edit_combo(const char* label, const char* preview, const std::vector<Item>& items, Name name, Same same, EditOf edit_of,
                 core::Scenario& scenario, EditFeedback& feedback, Explain explain = nullptr) {
     bool changed = false;
-    if (ImGui::BeginCombo(label, fitted_preview(preview).c_str())) {
+    const std::string shown_label = widget_label(label);
+    if (ImGui::BeginCombo(shown_label.c_str(), fitted_preview(preview).c_str())) {
         for (const Item& item : items) {
             const bool selected = same(item);
             if (ImGui::Selectable(name(item), selected)) changed = apply_edit(edit_of(item), scenario, feedback, label);
@@ -106,6 +127,7 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
     const float button = ImGui::GetFrameHeight();
     const float spacing = ImGui::GetStyle().ItemInnerSpacing.x;
     ImGui::PushID(label);
+    if (g_labels_above) ImGui::TextUnformatted(label);
     ImGui::SetNextItemWidth(std::max(button, ImGui::CalcItemWidth() - 2 * (button + spacing)));
     const ImGuiID id = ImGui::GetID("##value");
     std::string text = g_editing.id == id ? g_editing.text : std::to_string(value);
@@ -144,8 +166,10 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
         const int following = next(+1);
         if (following != value) changed = apply_stepped_edit(edit_of(following), value, following, scenario, feedback, label);
     }
-    ImGui::SameLine(0, spacing);
-    ImGui::TextUnformatted(label);
+    if (!g_labels_above) {
+        ImGui::SameLine(0, spacing);
+        ImGui::TextUnformatted(label);
+    }
     draw_feedback(label, feedback);  // in the field's id scope, where its edits were recorded
     ImGui::PopID();
     return changed;
@@ -275,7 +299,8 @@ bool model_combo(const char* label, core::Scenario& scenario, EditFeedback& feed
 bool precision_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     bool changed = false;
-    if (ImGui::BeginCombo(label, fitted_preview(scenario.precision.name.c_str()).c_str())) {
+    const std::string shown_label = widget_label(label);
+    if (ImGui::BeginCombo(shown_label.c_str(), fitted_preview(scenario.precision.name.c_str()).c_str())) {
         for (const core::PrecisionRecipe& recipe : core::builtin_recipes()) {
             if (ImGui::Selectable(recipe.name.c_str(), recipe.id == scenario.precision.id)) {
                 changed = apply_edit(core::with_precision(scenario, recipe), scenario, feedback, label);
@@ -338,16 +363,18 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
         case core::LayoutAxis::etp: values = &choices.etp; current = now.etp; break;
     }
     bool changed = false;
+    const std::string shown_label = widget_label(label);
     if (values->empty()) {
         ImGui::BeginDisabled();
         int shown = current;
-        ImGui::SliderInt(label, &shown, current, current);
+        ImGui::SliderInt(shown_label.c_str(), &shown, current, current);
         ImGui::EndDisabled();
     } else {
         int index = core::nearest_choice_index(*values, current);
         const std::string shown = std::to_string(current);  // the slider prints the value, not the index
         const int last = static_cast<int>(values->size()) - 1;
-        if (ImGui::SliderInt(label, &index, 0, std::max(0, last), shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && (*values)[index] != current) {
+        if (ImGui::SliderInt(shown_label.c_str(), &index, 0, std::max(0, last), shown.c_str(), ImGuiSliderFlags_AlwaysClamp) &&
+            (*values)[index] != current) {
             changed = apply_stepped_edit(core::with_axis(scenario, axis, (*values)[index]), current, (*values)[index], scenario, feedback, label);
         }
     }
@@ -363,7 +390,7 @@ bool zero_slider(const char* label, core::Scenario& scenario, EditFeedback& feed
     if (figure_mode()) return false;
     int stage = scenario.parallel.zero;
     bool changed = false;
-    if (ImGui::SliderInt(label, &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
+    if (ImGui::SliderInt(widget_label(label).c_str(), &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
         changed = apply_edit(core::with_zero(scenario, stage), scenario, feedback, label);
     }
     explain_last_item("ZeRO-1 shards the optimizer state over the data-parallel ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights.",
@@ -415,7 +442,7 @@ bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeed
     if (figure_mode()) return false;
     float imbalance = static_cast<float>(scenario.moe.load_imbalance);
     bool changed = false;
-    if (ImGui::SliderFloat(label, &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
+    if (ImGui::SliderFloat(widget_label(label).c_str(), &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
         static_cast<double>(imbalance) != scenario.moe.load_imbalance) {
         changed = apply_edit(core::with_load_imbalance(scenario, imbalance), scenario, feedback, label);
     }
@@ -431,7 +458,7 @@ bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback
     int nodes = scenario.moe.node_limit;
     bool changed = false;
     const std::string shown = nodes == 0 ? std::string("any") : core::format_counted(nodes, "node", "nodes");
-    if (ImGui::SliderInt(label, &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
+    if (ImGui::SliderInt(widget_label(label).c_str(), &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
         changed = apply_edit(core::with_node_limit(scenario, nodes), scenario, feedback, label);
     }
     explain_last_item("Node-limited routing: each token's experts on at most this many nodes, one InfiniBand copy per node, "
@@ -489,7 +516,7 @@ bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& 
 bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
     bool changed = false;
-    if (ImGui::SliderFloat(label, &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
+    if (ImGui::SliderFloat(widget_label(label).c_str(), &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
         changed = apply_edit(core::with_fragmentation(scenario, percent / 100.0), scenario, feedback, label);
     }
     draw_feedback(label, feedback);

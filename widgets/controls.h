@@ -11,6 +11,12 @@
 
 namespace widgets {
 
+// Where the controls below put their labels: beside them (ImGui's way, the default) or each on its own line above its
+// control, which then takes the item width whole (a narrow sidebar: "Llama 3 70B" whole, not "Llama 3..."). Checkboxes
+// keep theirs beside. The label still names the control (its feedback, its undo step).
+void set_labels_above(bool above);
+bool labels_above();
+
 // A combo's preview as it fits the next combo's box (left of its arrow button): shortened with an ellipsis, never cut
 // mid-letter. Set the item width first.
 std::string fitted_preview(const char* preview);

@@ -76,7 +76,7 @@ void run_figure(bool fits, const core::FigureText& text) {
 
 void section_heading(const char* text) {
     ImGui::PushFont(fonts().bold);
-    ImGui::TextUnformatted(text);
+    wrapped_text(text);  // a narrow column breaks a long heading at its spaces
     ImGui::PopFont();
     ImGui::Separator();
 }

@@ -7,7 +7,9 @@
 #include <cstring>
 #include <vector>
 
+#include "widgets/clip_check.h"
 #include "widgets/palette.h"
+#include "widgets/text_wrap.h"
 
 namespace widgets {
 namespace {
@@ -29,6 +31,7 @@ struct PendingText {
     std::string text;
     ImU32 color = 0;
     bool gives_way = false;  // PlotTextIfRoom: left out rather than drawn over another text or the legend
+    bool keeps_side = false; // PlotRegionText: moved up or down only, never mirrored across its anchor
 };
 
 struct Tick {
@@ -55,8 +58,13 @@ struct PlotState {
     std::vector<LegendEntry> legend;
     std::vector<PendingText> texts;
     std::vector<ImVec4> marker_boxes;   // min x, min y, max x, max y of markers >= 0.3 em: texts keep off them
+    std::vector<ImVec4> small_marker_boxes;  // the smaller ones (a cloud, a trail): texts prefer spots off them too
     std::vector<ImVec2> data_marks;     // every marker and text anchor: the legend keeps off them
     std::vector<ImVec2> line_marks;     // the vertices of the lines drawn: the legend covers as few as it can
+    ImVec2 frame_min, frame_max;        // the whole item: plot, margins, and the legend below when it went there
+    ImVec2 full_plot_max;               // plot_max with neither a legend below nor the growth for it: the legend decides here
+    ImGuiID legend_rows_id = 0;         // storage: how many rows the legend below took last frame (0: inside)
+    int legend_rows_below = 0;          // rows reserved below this frame
 };
 
 PlotState plot;
@@ -243,12 +251,50 @@ struct Rect {
 struct LegendLayout {
     Rect box;
     int rows = 0;
+    int columns = 0;
     float column_width = 0;
     float row_height = 0;
     float swatch_width = 0;
     float padding = 0;
     float label_width = 0;   // the widest label that fits
+    bool below = false;      // under the plot, its entries in a row that wraps (entry_x: where each starts)
+    std::vector<float> entry_x;
+    std::vector<int> entry_row;
+    int rows_below_needed = 0;  // what the legend takes below the plot when no corner of it is free of data
 };
+
+float legend_row_height() { return ImGui::GetTextLineHeight() + 0.15f * plot.em; }
+float legend_entry_width(const LegendEntry& entry) { return 1.6f * plot.em + 0.4f * plot.em + ImGui::CalcTextSize(entry.label.c_str()).x; }
+
+// The legend under the plot: entries left to right, a new row when the next would pass the item's right edge.
+LegendLayout legend_below(float top) {
+    const float em = plot.em;
+    LegendLayout layout;
+    layout.below = true;
+    layout.padding = 0.3f * em;
+    layout.row_height = legend_row_height();
+    layout.swatch_width = 1.6f * em;
+    const float left = plot.plot_min.x, right = plot.frame_max.x;
+    const float gap = 1.2f * em;
+    float x = left;
+    int row = 0;
+    float widest = 0;
+    for (const LegendEntry& entry : plot.legend) {
+        const float width = std::min(legend_entry_width(entry), right - left);
+        if (x > left && x + width > right) {
+            x = left;
+            ++row;
+        }
+        layout.entry_x.push_back(x);
+        layout.entry_row.push_back(row);
+        x += width + gap;
+        widest = std::max(widest, width);
+    }
+    layout.rows = row + 1;
+    layout.label_width = right - left - layout.swatch_width - 0.4f * em;
+    layout.box = Rect{ImVec2(left - layout.padding, top), ImVec2(right, top + layout.rows * layout.row_height + layout.padding)};
+    return layout;
+}
 
 LegendLayout layout_legend() {
     constexpr float inset_em = 0.5f;  // the legend's distance from the plot's edges
@@ -256,57 +302,86 @@ LegendLayout layout_legend() {
     if (plot.legend.empty() || plot.axes.legend == LegendCorner::none) return layout;
     const float em = plot.em;
     layout.padding = 0.4f * em;
-    layout.row_height = ImGui::GetTextLineHeight() + 0.15f * em;
+    layout.row_height = legend_row_height();
     layout.swatch_width = 1.6f * em;
     float widest = 0;
     for (const LegendEntry& entry : plot.legend) widest = std::max(widest, ImGui::CalcTextSize(entry.label.c_str()).x);
-    const float available_height = (plot.plot_max.y - plot.plot_min.y) - 2 * layout.padding - em;
-    const int max_rows = std::max(1, static_cast<int>(available_height / layout.row_height));
     const int count = static_cast<int>(plot.legend.size());
+    // Decided on the plot as it would be without a legend below (full_plot_max), so the choice does not flip from one frame
+    // to the next as the plot shrinks for it; the marks drawn on this frame's plot are mapped onto that one.
+    const ImVec2 plot_min = plot.plot_min, plot_max = plot.full_plot_max;
+    const auto full = [&](ImVec2 p) {
+        const float height = plot.plot_max.y - plot.plot_min.y;
+        const float share = height > 0 ? (p.y - plot.plot_min.y) / height : 0.0f;
+        return ImVec2(p.x, plot_min.y + share * (plot_max.y - plot_min.y));
+    };
+    const float available_height = (plot_max.y - plot_min.y) - 2 * layout.padding - em;
+    const int max_rows = std::max(1, static_cast<int>(available_height / layout.row_height));
     const int columns = (count + max_rows - 1) / max_rows;
+    layout.columns = columns;
     layout.rows = (count + columns - 1) / columns;
-    // Never wider than the plot: each column's labels get an equal share, and longer ones are shortened when drawn.
-    const float plot_width = plot.plot_max.x - plot.plot_min.x - 2.0f * inset_em * em;
+    const float plot_width = plot_max.x - plot_min.x - 2.0f * inset_em * em;
     const float label_room = (plot_width - 2 * layout.padding + 0.8f * em) / columns - layout.swatch_width - 1.2f * em;
+    const bool labels_whole = widest <= label_room;
     widest = std::max(0.0f, std::min(widest, label_room));
     layout.label_width = widest;
     layout.column_width = layout.swatch_width + 0.4f * em + widest + 0.8f * em;
     const ImVec2 size(columns * layout.column_width - 0.8f * em + 2 * layout.padding,
                       layout.rows * layout.row_height + 2 * layout.padding - 0.15f * em);
     const float inset = inset_em * em;
-    const auto box_at = [&](LegendCorner corner) {
+    const auto box_in = [&](LegendCorner corner, ImVec2 min, ImVec2 max) {
         const bool left = corner == LegendCorner::top_left || corner == LegendCorner::bottom_left;
         const bool top = corner == LegendCorner::top_left || corner == LegendCorner::top_right;
-        const float x = left ? plot.plot_min.x + inset : plot.plot_max.x - inset - size.x;
-        const float y = top ? plot.plot_min.y + inset : plot.plot_max.y - inset - size.y;
+        const float x = left ? min.x + inset : max.x - inset - size.x;
+        const float y = top ? min.y + inset : max.y - inset - size.y;
         return Rect{ImVec2(x, y), ImVec2(x + size.x, y + size.y)};
     };
     // A legend keeps off the data: the asked-for corner unless it covers some and another corner covers less. A marker or a
-    // label's anchor weighs far more than a stretch of line (a line can be followed past a legend, a point is lost under one).
-    const auto covered = [&](const Rect& box) {
+    // label weighs far more than a stretch of line (a line can be followed past a legend, a point is lost under one).
+    constexpr float kOnData = 100.0f;
+    const auto covered = [&](const Rect& box, bool on_full_plot) {
+        const auto at = [&](ImVec2 p) { return on_full_plot ? full(p) : p; };
         const auto inside = [&](ImVec2 p) { return p.x >= box.min.x - 0.3f * em && p.x <= box.max.x + 0.3f * em && p.y >= box.min.y - 0.3f * em && p.y <= box.max.y + 0.3f * em; };
         float cost = 0;
-        for (const ImVec2& mark : plot.data_marks) cost += inside(mark) ? 100.0f : 0.0f;
+        for (const ImVec2& mark : plot.data_marks) cost += inside(at(mark)) ? kOnData : 0.0f;
         for (const PendingText& text : plot.texts) {  // where each label asks to sit
             const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
-            const ImVec2 at(text.point.x + text.offset.x - text.pivot.x * size.x, text.point.y + text.offset.y - text.pivot.y * size.y);
-            const bool overlaps = at.x < box.max.x && at.x + size.x > box.min.x && at.y < box.max.y && at.y + size.y > box.min.y;
-            cost += overlaps ? 100.0f : 0.0f;
+            const ImVec2 point = at(text.point);
+            const ImVec2 min(point.x + text.offset.x - text.pivot.x * size.x, point.y + text.offset.y - text.pivot.y * size.y);
+            const bool overlaps = min.x < box.max.x && min.x + size.x > box.min.x && min.y < box.max.y && min.y + size.y > box.min.y;
+            cost += overlaps && !text.gives_way ? kOnData : 0.0f;
         }
-        for (const ImVec2& mark : plot.line_marks) cost += inside(mark) ? 1.0f : 0.0f;
+        for (const ImVec2& mark : plot.line_marks) cost += inside(at(mark)) ? 1.0f : 0.0f;
         return cost;
     };
-    LegendCorner chosen = plot.axes.legend;
-    float least = covered(box_at(chosen));
-    for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
-        if (least <= 0.0f) break;
-        const float cost = covered(box_at(corner));
-        if (cost < least) {
-            least = cost;
-            chosen = corner;
+    const auto best_corner = [&](ImVec2 min, ImVec2 max, bool on_full_plot, float* least_out) {
+        LegendCorner chosen = plot.axes.legend;
+        float least = covered(box_in(chosen, min, max), on_full_plot);
+        for (LegendCorner corner : {LegendCorner::top_left, LegendCorner::top_right, LegendCorner::bottom_right, LegendCorner::bottom_left}) {
+            if (least <= 0.0f) break;
+            const float cost = covered(box_in(corner, min, max), on_full_plot);
+            if (cost < least) {
+                least = cost;
+                chosen = corner;
+            }
         }
+        if (least_out) *least_out = least;
+        return chosen;
+    };
+    // Inside when a corner covers no point and no label, the labels are whole and the legend leaves the plot most of its
+    // height; else under the plot, outside it.
+    float least = 0;
+    best_corner(plot_min, plot_max, true, &least);
+    const bool fits_inside = least < kOnData && labels_whole && size.y <= 0.5f * (plot_max.y - plot_min.y);
+    if (!fits_inside) {
+        // What it takes below the plot, measured where it will be drawn: the rows kept from the next frame on.
+        const float top = plot.frame_max.y - plot.legend_rows_below * layout.row_height - layout.padding;
+        LegendLayout below = legend_below(top);
+        below.rows_below_needed = below.rows;
+        if (plot.legend_rows_below > 0) return below;
+        layout.rows_below_needed = below.rows;  // this frame still inside, as the room below is not there yet
     }
-    layout.box = box_at(chosen);
+    layout.box = box_in(best_corner(plot.plot_min, plot.plot_max, false, nullptr), plot.plot_min, plot.plot_max);
     return layout;
 }
 
@@ -315,14 +390,18 @@ void draw_legend(const LegendLayout& layout) {
     ImDrawList* draw_list = plot.draw_list;
     const float em = plot.em;
     const Palette& colors = palette();
-    draw_list->AddRectFilled(layout.box.min, layout.box.max, with_alpha(colors.panel_background, 0.92f), 0.2f * em);
-    draw_list->AddRect(layout.box.min, layout.box.max, with_alpha(colors.axis, 0.5f), 0.2f * em);
+    if (!layout.below) {
+        draw_list->AddRectFilled(layout.box.min, layout.box.max, with_alpha(colors.panel_background, 0.92f), 0.2f * em);
+        draw_list->AddRect(layout.box.min, layout.box.max, with_alpha(colors.axis, 0.5f), 0.2f * em);
+    }
     const ImU32 outline = colors.panel_background;
     for (size_t i = 0; i < plot.legend.size(); ++i) {
         const LegendEntry& entry = plot.legend[i];
-        const int column = static_cast<int>(i) / layout.rows, row = static_cast<int>(i) % layout.rows;
-        const ImVec2 origin(layout.box.min.x + layout.padding + column * layout.column_width,
-                            layout.box.min.y + layout.padding + row * layout.row_height);
+        const int column = layout.below ? 0 : static_cast<int>(i) / layout.rows;
+        const int row = layout.below ? layout.entry_row[i] : static_cast<int>(i) % layout.rows;
+        const ImVec2 origin = layout.below ? ImVec2(layout.entry_x[i], layout.box.min.y + layout.padding + row * layout.row_height)
+                                           : ImVec2(layout.box.min.x + layout.padding + column * layout.column_width,
+                                                    layout.box.min.y + layout.padding + row * layout.row_height);
         const float middle = origin.y + ImGui::GetTextLineHeight() * 0.5f;
         if (entry.swatch == LegendSwatch::line) {
             draw_dashed(ImVec2(origin.x, middle), ImVec2(origin.x + layout.swatch_width, middle), entry.color,
@@ -345,10 +424,11 @@ float overlap_area(const Rect& a, const Rect& b) {
 // Places each text inside the plot, off the legend and off the texts placed before it, over a halo: the asked-for
 // spot, then spots a line above or below, then the same mirrored to the other side of the anchor; else the least covered.
 // Texts that give way come after the others, and only where they cover no text and not the legend (markers they may).
-void draw_texts(const LegendLayout& legend) {
-    std::vector<Rect> markers, texts;  // texts: the legend and every text placed so far
-    if (legend.rows > 0) texts.push_back(legend.box);
+void draw_texts(const LegendLayout& legend, std::vector<ImVec4>& placed) {
+    std::vector<Rect> markers, small_markers, texts;  // texts: the legend and every text placed so far
+    if (legend.rows > 0 && !legend.below) texts.push_back(legend.box);
     for (const ImVec4& box : plot.marker_boxes) markers.push_back({ImVec2(box.x, box.y), ImVec2(box.z, box.w)});
+    for (const ImVec4& box : plot.small_marker_boxes) small_markers.push_back({ImVec2(box.x, box.y), ImVec2(box.z, box.w)});
     const float em = plot.em;
     const float pad = 0.15f * em;
     const ImU32 halo = with_alpha(palette().panel_background, 0.8f);
@@ -359,25 +439,29 @@ void draw_texts(const LegendLayout& legend) {
         const PendingText& text = *pending;
         const ImVec2 size = ImGui::CalcTextSize(text.text.c_str());
         const float step = size.y + 2 * pad;
-        const float sides[2] = {text.point.x + text.offset.x - text.pivot.x * size.x,
-                                text.point.x - text.offset.x - (1 - text.pivot.x) * size.x};
+        const float own_side = text.point.x + text.offset.x - text.pivot.x * size.x;
+        const float sides[2] = {own_side, text.keeps_side ? own_side : text.point.x - text.offset.x - (1 - text.pivot.x) * size.x};
         const float base_y = text.point.y + text.offset.y - text.pivot.y * size.y;
         ImVec2 chosen, chosen_unclamped;
         float least_covered = -1;
         bool found = false;
-        // Nearest first: either side of the anchor on its own line, then a line up or down, then two.
-        for (float shift : {0.0f, -1.0f, 1.0f, -2.0f, 2.0f}) {
+        // Nearest first: either side of the anchor on its own line, then a line up or down, then two (a text that gives
+        // way goes no further), three, four.
+        for (float shift : {0.0f, -1.0f, 1.0f, -2.0f, 2.0f, -3.0f, 3.0f, -4.0f, 4.0f}) {
+            if (text.gives_way && std::fabs(shift) > 2.0f) break;
             for (float side_x : sides) {
                 const ImVec2 unclamped(side_x, base_y + shift * step);
                 ImVec2 candidate = unclamped;
                 candidate.x = std::clamp(candidate.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
                 candidate.y = std::clamp(candidate.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
                 const Rect box{ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate.x + size.x + pad, candidate.y + size.y + pad)};
-                float on_texts = 0, on_markers = 0;
+                float on_texts = 0, on_markers = 0, on_small_markers = 0;
                 for (const Rect& rect : texts) on_texts += overlap_area(box, rect);
                 for (const Rect& rect : markers) on_markers += overlap_area(box, rect);
-                if (text.gives_way && on_texts > 0) continue;
-                const float covered = on_texts + on_markers;
+                for (const Rect& rect : small_markers) on_small_markers += overlap_area(box, rect);
+                // A name that gives way sits on no point at all; the others prefer a spot off the small ones too.
+                if (text.gives_way && on_texts + on_markers + on_small_markers > 0) continue;
+                const float covered = on_texts + on_markers + 0.25f * on_small_markers;
                 if (!found || covered < least_covered) {
                     found = true;
                     least_covered = covered;
@@ -402,6 +486,7 @@ void draw_texts(const LegendLayout& legend) {
                                       0.15f * em);
         plot.draw_list->AddText(chosen, text.color, text.text.c_str());
         texts.push_back({ImVec2(chosen.x - pad, chosen.y - pad), ImVec2(chosen_max.x + pad, chosen_max.y + pad)});
+        placed.push_back(ImVec4(chosen.x, chosen.y, chosen_max.x, chosen_max.y));
     }
 }
 
@@ -443,6 +528,16 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     size.x = std::max(size.x, 10 * em);
     size.y = std::max(size.y, 8 * em);
     const ImVec2 frame_min = ImGui::GetCursorScreenPos();
+    ImGui::PushID(id);
+    const ImGuiID legend_rows_id = ImGui::GetID("legend rows below");
+    ImGui::PopID();
+    const int legend_rows_below = axes.legend == LegendCorner::none ? 0 : ImGui::GetStateStorage()->GetInt(legend_rows_id, 0);
+    const float asked_height = size.y;  // the legend's place is decided on the plot as asked for, before it grows for one
+    if (axes.min_plot_height_em > 0 && legend_rows_below > 0) {
+        const float legend_height = legend_rows_below * (ImGui::GetTextLineHeight() + 0.15f * em) + 0.5f * em;
+        const float without_legend = size.y - legend_height;
+        size.y += std::max(0.0f, axes.min_plot_height_em * em + 5.0f * em - without_legend);  // about 5 em of titles and ticks
+    }
     ImGui::InvisibleButton(id, size);
     if (!ImGui::IsItemVisible()) return false;
     if (!valid_range(axes.x_min, axes.x_max, axes.x_scale) || !valid_range(axes.y_min, axes.y_max, axes.y_scale)) {
@@ -460,16 +555,26 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     ImGui::PushID(id);
     plot.storage_id = ImGui::GetID("point hovered last frame");
     ImGui::PopID();
+    plot.legend_rows_id = legend_rows_id;
+    plot.legend_rows_below = legend_rows_below;
     plot.point_hovered_last_frame = ImGui::GetStateStorage()->GetBool(plot.storage_id, false);
     plot.x_axis_min = to_axis(axes.x_min, axes.x_scale);
     plot.x_axis_max = to_axis(axes.x_max, axes.x_scale);
     plot.y_axis_min = to_axis(axes.y_min, axes.y_scale);
     plot.y_axis_max = to_axis(axes.y_max, axes.y_scale);
 
-    // Margins from what sits in them: y tick labels left, y title on top, x tick labels and title below.
+    // Margins from what sits in them: y tick labels left, y title on top, x tick labels and title below, and the legend
+    // under them when no corner of the plot is free of data. A title wider than the item wraps at spaces.
     const float line = ImGui::GetTextLineHeight();
-    const float top_margin = (axes.y_title && axes.y_title[0]) ? line + 0.5f * em : 0.6f * em;
-    const float bottom_margin = 0.4f * em + line + ((axes.x_title && axes.x_title[0]) ? 0.3f * em + line : 0) + 0.2f * em;
+    const bool has_y_title = axes.y_title && axes.y_title[0], has_x_title = axes.x_title && axes.x_title[0];
+    const ImVec2 y_title_size = has_y_title ? wrapped_text_size(axes.y_title, size.x) : ImVec2(0, 0);
+    const float top_margin = has_y_title ? y_title_size.y + 0.5f * em : 0.6f * em;
+    const float x_ticks_margin = 0.4f * em + line + 0.2f * em;
+    const float legend_below_height = plot.legend_rows_below > 0 ? plot.legend_rows_below * legend_row_height() + 0.5f * em : 0.0f;
+    // The x title is measured against the plot's width, known once the left margin is: a first guess of 4 em for it.
+    const ImVec2 x_title_guess = has_x_title ? wrapped_text_size(axes.x_title, size.x - 4.0f * em - 1.4f * em) : ImVec2(0, 0);
+    const float x_title_margin = has_x_title ? 0.3f * em + x_title_guess.y : 0.0f;
+    const float bottom_margin = x_ticks_margin + x_title_margin + legend_below_height;
     const double y_pixels_estimate = size.y - top_margin - bottom_margin;
     std::vector<Tick> y_ticks = make_ticks(plot.y_axis_min, plot.y_axis_max, axes.y_scale, y_pixels_estimate, em);
     float widest_y_label = 0;
@@ -480,6 +585,9 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     const float right_margin = 1.4f * em;   // room for half of the last x tick label
     plot.plot_min = ImVec2(std::floor(frame_min.x + left_margin), std::floor(frame_min.y + top_margin));
     plot.plot_max = ImVec2(std::floor(frame_min.x + size.x - right_margin), std::floor(frame_min.y + size.y - bottom_margin));
+    plot.full_plot_max = ImVec2(plot.plot_max.x, std::floor(frame_min.y + asked_height - bottom_margin + legend_below_height));
+    plot.frame_min = frame_min;
+    plot.frame_max = ImVec2(frame_min.x + size.x, frame_min.y + size.y);
     plot.hovered = plot.hovered && plot.mouse.x >= plot.plot_min.x && plot.mouse.x <= plot.plot_max.x &&
                    plot.mouse.y >= plot.plot_min.y && plot.mouse.y <= plot.plot_max.y;
 
@@ -528,14 +636,15 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     }
     draw_list->AddRect(plot.plot_min, plot.plot_max, axis_color);
 
-    if (axes.x_title && axes.x_title[0]) {
-        const ImVec2 title_size = ImGui::CalcTextSize(axes.x_title);
-        draw_list->AddText(ImVec2(plot.plot_min.x + (plot_width - title_size.x) * 0.5f, plot.plot_max.y + 0.7f * em + line),
-                           text_color, axes.x_title);
+    if (has_x_title) {
+        // Centred under the plot; wider than it, from the item's left edge; wider than the item, wrapped at spaces.
+        const float room = plot.frame_max.x - frame_min.x;
+        const ImVec2 title_size = wrapped_text_size(axes.x_title, room);
+        const float x = std::clamp(plot.plot_min.x + (plot_width - title_size.x) * 0.5f, frame_min.x, plot.frame_max.x - title_size.x);
+        add_wrapped_text(draw_list, ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(x, plot.plot_max.y + 0.7f * em + line), text_color,
+                         axes.x_title, room);
     }
-    if (axes.y_title && axes.y_title[0]) {
-        draw_list->AddText(ImVec2(frame_min.x, frame_min.y), text_color, axes.y_title);
-    }
+    if (has_y_title) add_wrapped_text(draw_list, ImGui::GetFont(), ImGui::GetFontSize(), frame_min, text_color, axes.y_title, size.x);
     draw_list->PushClipRect(plot.plot_min, plot.plot_max, true);
     return true;
 }
@@ -556,14 +665,27 @@ void LegendKey(const char* label, ImU32 color, MarkerShape shape) {
 void EndLogPlot() {
     IM_ASSERT(plot.active && "EndLogPlot without a successful BeginLogPlot");
     const LegendLayout legend = layout_legend();
-    draw_texts(legend);
-    draw_legend(legend);
+    std::vector<ImVec4> labels;
+    draw_texts(legend, labels);
+    if (!legend.below) draw_legend(legend);
     plot.draw_list->PopClipRect();
+    if (legend.below) draw_legend(legend);  // outside the plot's clip rectangle
     ImGui::GetStateStorage()->SetBool(plot.storage_id, plot.point_hovered_this_frame);
+    ImGui::GetStateStorage()->SetInt(plot.legend_rows_id, legend.rows_below_needed);
+    if (text_record_active()) {
+        PlotLayout layout;
+        if (legend.rows > 0) layout.legend = ImVec4(legend.box.min.x, legend.box.min.y, legend.box.max.x, legend.box.max.y);
+        layout.points = plot.marker_boxes;
+        layout.points.insert(layout.points.end(), plot.small_marker_boxes.begin(), plot.small_marker_boxes.end());
+        layout.labels = std::move(labels);
+        layout.plot = ImVec4(plot.plot_min.x, plot.plot_min.y, plot.plot_max.x, plot.plot_max.y);
+        record_plot(std::move(layout));
+    }
     plot.active = false;
     plot.legend.clear();
     plot.texts.clear();
     plot.marker_boxes.clear();
+    plot.small_marker_boxes.clear();
     plot.data_marks.clear();
     plot.line_marks.clear();
 }
@@ -630,7 +752,7 @@ bool PlotSegment(const char* label, double x0, double y0, double x1, double y1, 
     return PlotLine(label, xs, ys, 2, color, thickness_em, dash_em);
 }
 
-bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em, MarkerShape shape, bool background) {
+bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em, MarkerShape shape) {
     IM_ASSERT(plot.active);
     add_legend_entry(label, color, LegendSwatch::marker, shape);
     const double px = pixel_x(x), py = pixel_y(y);
@@ -642,8 +764,9 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
     }
     const ImVec2 center(static_cast<float>(px), static_cast<float>(py));
     draw_marker(plot.draw_list, center, radius, color, shape, palette().panel_background, plot.em);
-    (background ? plot.line_marks : plot.data_marks).push_back(center);
-    if (radius_em >= 0.3f) plot.marker_boxes.push_back(ImVec4(center.x - radius, center.y - radius, center.x + radius, center.y + radius));
+    plot.data_marks.push_back(center);  // a point of a cloud too: the legend covers no point
+    const ImVec4 box(center.x - radius, center.y - radius, center.x + radius, center.y + radius);
+    (radius_em >= 0.3f ? plot.marker_boxes : plot.small_marker_boxes).push_back(box);
     const bool hovered = plot.hovered && !plot.point_hovered_this_frame &&
                          std::hypot(plot.mouse.x - center.x, plot.mouse.y - center.y) <= std::max(radius, 0.5f * plot.em);
     if (hovered) {
@@ -655,7 +778,8 @@ bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_
 
 namespace {
 
-void queue_text(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em, bool gives_way) {
+void queue_text(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em, bool gives_way,
+                bool keeps_side = false) {
     IM_ASSERT(plot.active);
     const double px = pixel_x(x), py = pixel_y(y);
     if (!std::isfinite(px) || !std::isfinite(py)) return;
@@ -667,7 +791,7 @@ void queue_text(double x, double y, const char* text, ImU32 color, ImVec2 pivot,
         return;
     }
     plot.texts.push_back({ImVec2(static_cast<float>(px), static_cast<float>(py)), ImVec2(offset_em.x * em, offset_em.y * em),
-                          pivot, text, color, gives_way});
+                          pivot, text, color, gives_way, keeps_side});
     plot.data_marks.push_back(plot.texts.back().point);
 }
 
@@ -675,6 +799,10 @@ void queue_text(double x, double y, const char* text, ImU32 color, ImVec2 pivot,
 
 void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
     queue_text(x, y, text, color, pivot, offset_em, false);
+}
+
+void PlotRegionText(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {
+    queue_text(x, y, text, color, pivot, offset_em, false, true);
 }
 
 void PlotTextIfRoom(double x, double y, const char* text, ImU32 color, ImVec2 pivot, ImVec2 offset_em) {

@@ -28,8 +28,12 @@
 // - Primitives are clipped to the plot rectangle; points and texts outside it are culled. Texts are laid out at
 //   EndLogPlot: kept inside the plot, moved off the legend, off each other and off markers of radius >= 0.3 em
 //   (mirrored to the other side of the anchor, or a line or two up or down, with a leader line back to the anchor),
-//   drawn over a halo. Smaller markers
-//   (trails, ridge dots, overlays) may be covered by a label.
+//   drawn over a halo. Smaller markers (trails, ridge dots, a cloud) are avoided where a spot allows: a PlotText may
+//   cover one when no spot near its anchor is free, a PlotTextIfRoom never.
+// - The legend covers no point and no label: it takes the asked-for corner, or another, where none lies under it, and
+//   covers as little of the lines as it can; when no corner is free (or its labels would not fit whole), it goes under
+//   the plot, outside it, its entries in rows, and the plot gives it the room from the next frame on.
+// - A title wider than the item wraps at spaces; the plot's margins grow to hold it.
 // - Hover: PlotPoint returns true while the mouse is on the point (at most one point per frame); PlotLine, PlotSegment
 //   and the reference lines return true while the mouse is near them and no point was hovered on the previous frame,
 //   so a point on a line wins. Show a tooltip from the caller.
@@ -51,6 +55,8 @@ struct LogPlotAxes {
     AxisScale x_scale = AxisScale::log10;
     AxisScale y_scale = AxisScale::log10;
     LegendCorner legend = LegendCorner::top_left;
+    float min_plot_height_em = 0;      // > 0: the item grows (past the size asked for) so the data rectangle keeps this
+                                       // height when the legend goes under it; for a plot in a column that scrolls
 };
 
 // Starts a plot as one ImGui item. Returns false (and draws nothing more) when the item is clipped or an axis range is
@@ -65,14 +71,17 @@ bool PlotLine(const char* label, const double* xs, const double* ys, int count, 
               float dash_em = 0);
 bool PlotSegment(const char* label, double x0, double y0, double x1, double y1, ImU32 color, float thickness_em = 0.12f,
                  float dash_em = 0);
-// A marker with a thin outline in the window background colour, so overlapping points stay distinct. A background
-// point (one of a cloud, as the dominated clusters) weighs like a line where the legend looks for a corner.
+// A marker with a thin outline in the window background colour, so overlapping points stay distinct.
 bool PlotPoint(const char* label, double x, double y, ImU32 color, float radius_em = 0.3f,
-               MarkerShape shape = MarkerShape::circle, bool background = false);
+               MarkerShape shape = MarkerShape::circle);
 // Text at data coordinates; pivot (0..1) picks which point of the text sits there, offset_em moves it in em
 // (positive y is down, as on screen).
 void PlotText(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),
               ImVec2 offset_em = ImVec2(0, 0));
+// A text that names the region on its side of x ("<- memory-bound" left of a ridge): moved up or down when another
+// text or a point is in its way, never mirrored to the other side.
+void PlotRegionText(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),
+                    ImVec2 offset_em = ImVec2(0, 0));
 // A text that gives way: placed after every PlotText, and left out where it would cover another text or the legend.
 // For names a point's tooltip also gives, in a cloud of points.
 void PlotTextIfRoom(double x, double y, const char* text, ImU32 color, ImVec2 pivot = ImVec2(0, 0),

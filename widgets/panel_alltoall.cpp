@@ -227,7 +227,9 @@ void draw_gpu_box(ImDrawList* draw, const GpuBox& box, int rank, const core::All
     const float width = box.max.x - box.min.x;
     ImFont* font = ImGui::GetFont();
     const float small = em * 0.78f;
-    const std::string title = "GPU " + std::to_string(rank + 1);
+    // "GPU 12", or "12" in a box too narrow for the word.
+    const std::string number = std::to_string(rank + 1);
+    const std::string title = ImGui::CalcTextSize(("GPU " + number).c_str()).x <= width - em * 0.5f ? "GPU " + number : number;
     draw->AddText(font, em, ImVec2(box.min.x + em * 0.25f, box.min.y + em * 0.12f), colors.text, title.c_str());
     if (height > em * 2.6f) {
         // Its experts, and a star where the followed token has one.
@@ -245,7 +247,7 @@ void draw_gpu_box(ImDrawList* draw, const GpuBox& box, int rank, const core::All
         const float share = float(std::min(1.0, held / double(routing.max_received_copies)));
         draw->AddRect(bar_min, bar_max, colors.grid, 0, 0, std::max(1.0f, em * 0.05f));
         draw->AddRectFilled(bar_min, ImVec2(bar_min.x + (bar_max.x - bar_min.x) * share, bar_max.y), colors.activations);
-        if (height > em * 3.4f) {
+        if (height > em * 3.75f) {  // under the experts' line, clear of it
             const std::string count = core::format_whole(std::round(held)) + " tokens in";
             draw->AddText(font, small, ImVec2(box.min.x + em * 0.25f, bar_top - small * 1.15f), colors.text_dim, count.c_str());
         }
@@ -262,6 +264,7 @@ void draw_mesh(const core::AllToAllRouting& routing, const std::vector<core::All
     const int ranks = routing.inputs.ep_ranks;
     const int per_node = ranks / routing.nodes;
     const MeshLayout mesh = layout_mesh(ranks, per_node, origin, size, em);
+    std::vector<GpuBox> node_titles;  // packets keep off them too
     for (int node = 0; node < routing.nodes; ++node) {
         const GpuBox& box = mesh.nodes[node];
         draw->AddRectFilled(box.min, box.max, with_alpha(colors.nvlink, 0.07f), em * 0.4f);
@@ -270,8 +273,11 @@ void draw_mesh(const core::AllToAllRouting& routing, const std::vector<core::All
         const std::string name = "node " + std::to_string(node + 1);
         const float room = box.max.x - box.min.x - em;
         for (const std::string& label : {per_node > 1 ? name + ": " + scale_up_name + " inside" : name, name, std::to_string(node + 1)}) {
-            if (ImGui::CalcTextSize(label.c_str()).x > room) continue;
-            draw->AddText(ImVec2(box.min.x + em * 0.5f, box.min.y + em * 0.3f), colors.text_dim, label.c_str());
+            const ImVec2 label_size = ImGui::CalcTextSize(label.c_str());
+            if (label_size.x > room) continue;
+            const ImVec2 at(box.min.x + em * 0.5f, box.min.y + em * 0.3f);
+            draw->AddText(at, colors.text_dim, label.c_str());
+            node_titles.push_back({at, ImVec2(at.x + label_size.x, at.y + label_size.y)});
             break;
         }
     }
@@ -290,16 +296,41 @@ void draw_mesh(const core::AllToAllRouting& routing, const std::vector<core::All
     if (!step) return;
     ImFont* font = ImGui::GetFont();
     const float small = em * 0.78f;
+    // A packet never covers a GPU's box (its name, its experts), a node's title or a packet placed before it: it travels along the stretches
+    // of its path clear of them, and where its path has none it is a small unlabelled square between the two GPUs.
+    std::vector<GpuBox> taken = mesh.gpus;
+    taken.insert(taken.end(), node_titles.begin(), node_titles.end());
+    const auto clear_of_taken = [&](ImVec2 min, ImVec2 max) {
+        return std::none_of(taken.begin(), taken.end(), [&](const GpuBox& box) {
+            return min.x < box.max.x && box.min.x < max.x && min.y < box.max.y && box.min.y < max.y;
+        });
+    };
+    constexpr int kSamples = 64;
     for (std::size_t i = 0; i < step->transfers.size(); ++i) {
         const core::AllToAllTransfer& transfer = step->transfers[i];
         if (transfer.copies <= 0) continue;
-        const ImVec2 at = bezier(paths[i].from, paths[i].control, paths[i].to, float(frame.transfer_fraction));
         const std::string count = core::format_whole(double(transfer.copies)) + " tok";
         const float side = em * (0.7f + 0.6f * std::sqrt(float(transfer.copies) / float(largest)));
         const float half_width = std::max(side, font->CalcTextSizeA(small, 1e9f, 0, count.c_str()).x * 0.5f + em * 0.2f);
+        std::vector<ImVec2> clear;
+        for (int k = 0; k <= kSamples; ++k) {
+            const ImVec2 at = bezier(paths[i].from, paths[i].control, paths[i].to, float(k) / kSamples);
+            if (clear_of_taken(ImVec2(at.x - half_width, at.y - side * 0.5f), ImVec2(at.x + half_width, at.y + side * 0.5f))) clear.push_back(at);
+        }
+        const ImU32 fill = tier_color(transfer.tier);
+        if (clear.empty()) {
+            const ImVec2 at = bezier(paths[i].from, paths[i].control, paths[i].to, 0.5f);
+            const float half = em * 0.3f;
+            draw->AddRectFilled(ImVec2(at.x - half, at.y - half), ImVec2(at.x + half, at.y + half), fill, em * 0.1f);
+            if (transfer.tier == LinkTier::infiniband)
+                draw->AddRect(ImVec2(at.x - half, at.y - half), ImVec2(at.x + half, at.y + half), colors.text, em * 0.1f, 0, em * 0.08f);
+            continue;
+        }
+        const int index = std::clamp(static_cast<int>(std::lround(frame.transfer_fraction * (clear.size() - 1))), 0, static_cast<int>(clear.size()) - 1);
+        const ImVec2 at = clear[index];
         const ImVec2 min(at.x - half_width, at.y - side * 0.5f);
         const ImVec2 max(at.x + half_width, at.y + side * 0.5f);
-        const ImU32 fill = tier_color(transfer.tier);
+        taken.push_back({min, max});
         draw->AddRectFilled(min, max, fill, em * 0.2f);
         // InfiniBand packets carry a second outline: the tier is readable without the colour.
         if (transfer.tier == LinkTier::infiniband) draw->AddRect(min, max, colors.text, em * 0.2f, 0, em * 0.1f);
@@ -557,11 +588,16 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side_width = std::clamp(avail.x * 0.36f, std::min(em * 26.0f, avail.x * 0.5f), em * 34.0f);
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    ImGui::BeginChild("alltoall_view", ImVec2(avail.x - side_width - spacing, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // Beside the sidebar or zoomed the mesh needs the whole width: the mesh first, then the controls and figures, scrolling.
+    const bool one_column = avail.x - side_width - spacing < em * 30.0f;
+    const ImVec2 view_size = one_column ? ImVec2(avail.x, std::max(avail.y * 0.85f, em * 28.0f)) : ImVec2(avail.x - side_width - spacing, avail.y);
+    ImGui::BeginChild("alltoall_view", view_size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_view(state, frame, ctx.scenario.cluster.scale_up.name, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("alltoall_side", ImVec2(side_width, avail.y), false);
+    if (!one_column) {
+        ImGui::SameLine();
+        ImGui::BeginChild("alltoall_side", ImVec2(side_width, avail.y), false);
+    }
     if (figure_mode()) {  // a document states the set-up the controls would show
         const core::AllToAllInputs& inputs = state.routing.inputs;
         dim_text("EP " + core::format_counted(inputs.ep_ranks, "GPU", "GPUs") + " in nodes of " + std::to_string(inputs.gpus_per_node) + ", " +
@@ -578,7 +614,7 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     ImGui::PushTextWrapPos(0.0f);
     draw_figures(state, frame);
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (!one_column) ImGui::EndChild();
 }
 
 }  // namespace

@@ -223,6 +223,9 @@ AxisUnit axis_unit(double span_seconds) {
     return {1.0, "s"};
 }
 
+// Right of an axis's end: its unit ("ms", the widest), written em * 0.4 past it, and a little air.
+float unit_room() { return ImGui::CalcTextSize("ms").x + ImGui::GetFontSize() * 0.6f; }
+
 void draw_time_ticks(ImDrawList* draw, const TimeAxis& axis, float y, double unit_seconds, const char* unit) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
@@ -350,7 +353,7 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
 
     TimeAxis axis;
     axis.x0 = origin.x + label_width;
-    axis.x1 = origin.x + width - em * 1.6f;
+    axis.x1 = origin.x + width - unit_room();
     axis.seconds = compute.layer_timeline_seconds > 0 ? compute.layer_timeline_seconds : 1.0;
     const float box_gap = std::min(em * 0.04f, (axis.x1 - axis.x0) * 0.0005f);
 
@@ -521,7 +524,7 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
 
     TimeAxis axis;
     axis.x0 = origin.x + label_width;
-    axis.x1 = origin.x + width - em * 1.2f;
+    axis.x1 = origin.x + width - unit_room();
     axis.seconds = std::max(bar.total_seconds, bar.ideal_step_seconds);
     if (!(axis.seconds > 0)) return;
     const float step_top = origin.y + marks_height, step_bottom = step_top + step_height;

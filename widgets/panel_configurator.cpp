@@ -608,7 +608,7 @@ void draw_sizing_plot(const ConfiguratorState& state, PanelContext& ctx) {
     for (std::size_t i = 0; i < sizing.rows.size(); ++i) {
         const core::SizingRow& row = sizing.rows[i];
         if (PlotPoint(i == 0 ? "GPU type x count" : "##cluster", row.train_seconds / unit.seconds, row.cost.total_dollars, candidate, 0.18f,
-                      MarkerShape::circle, true)) {
+                      MarkerShape::circle)) {
             ImGui::SetTooltip("%s: %s, %s", cluster_name(row).c_str(), core::format_seconds(row.train_seconds).c_str(),
                               core::format_dollars(row.cost.total_dollars).c_str());
         }

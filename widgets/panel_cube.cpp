@@ -219,6 +219,22 @@ ImRect clamped_into(ImRect box, ImVec2 min, ImVec2 max) {
     return box;
 }
 
+// Two titles clamped into a small canvas can meet (the floor axes' at 1024x768): the title slides along its axis, a
+// quarter em at a time either way, to the nearest free spot; where none is, it stays (the clip checker names it).
+ImRect free_title_box(const LabelLayout& layout, const ImRect& box, ImVec2 along) {
+    if (layout.free(box)) return box;
+    const float step = 0.25f * ImGui::GetFontSize();
+    for (int k = 1; k <= 120; ++k) {
+        for (const float sign : {1.0f, -1.0f}) {
+            ImRect moved = box;
+            moved.Translate(ImVec2(along.x * step * k * sign, along.y * step * k * sign));
+            moved = clamped_into(moved, layout.canvas_min, layout.canvas_max);
+            if (layout.free(moved)) return moved;
+        }
+    }
+    return box;
+}
+
 struct AxisText {
     const char* title;
     ImU32 color;
@@ -231,7 +247,10 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
                               {"Compute: time to train \xC3\xB7 deadline", colors.time_wall},
                               {"Serving: GPUs needed \xC3\xB7 GPUs", colors.serving_wall}};
     const ImVec2 centre = layout.screen(projection.to_pixels(0.5f, 0.5f, 0.5f));
-    for (int axis = 0; axis < 3; ++axis) {
+    // The three titles first, then the ticks, which a narrow canvas may push in over a title: a tick without room is left out.
+    for (int pass = 0; pass < 6; ++pass) {
+        const int axis = pass % 3;
+        const bool titles = pass < 3;
         const int a = (axis + 1) % 3, b = (axis + 2) % 3;
         // The edge to label: the lowest on screen for the floor axes, the leftmost for the vertical one.
         int best = 0;
@@ -255,16 +274,8 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
 
         float tick_reach = 0;
         for (double tick : cube.ticks) {
-            const float at = static_cast<float>(core::regime_axis_position(tick, cube.log10_min, cube.log10_max));
-            const Point3 position = on_axes(axis, at, a, first, b, second);
-            const ImVec2 anchor = layout.screen(projection.to_pixels(position[0], position[1], position[2]));
-            const std::string label = tick_text(tick);
-            const ImVec2 size = text_size(label);
-            const ImRect box = box_beyond(anchor, outward, 0.35f * em, size);
+            const ImVec2 size = text_size(tick_text(tick));
             tick_reach = std::max(tick_reach, std::fabs(outward.x) * size.x + std::fabs(outward.y) * size.y);
-            if (!layout.free(box)) continue;  // foreshortened: skip rather than overlap
-            const bool unit = tick == 1.0;
-            layout.text(box, unit ? colors.within_budget : colors.text_dim, label);
         }
         const std::string title = axes[axis].title;
         const ImVec2 size = text_size(title, fonts().bold);
@@ -277,7 +288,21 @@ void draw_axis_labels(LabelLayout& layout, const core::RegimeCube& cube, const C
             box = box_beyond(middle, outward, 0.6f * em + tick_reach, size);
         }
         box = clamped_into(box, layout.canvas_min, layout.canvas_max);
-        layout.text(box, axes[axis].color, title, fonts().bold);
+        if (titles) {
+            box = free_title_box(layout, box, along);
+            layout.text(box, axes[axis].color, title, fonts().bold);
+            continue;
+        }
+        for (double tick : cube.ticks) {
+            const float at = static_cast<float>(core::regime_axis_position(tick, cube.log10_min, cube.log10_max));
+            const Point3 position = on_axes(axis, at, a, first, b, second);
+            const ImVec2 anchor = layout.screen(projection.to_pixels(position[0], position[1], position[2]));
+            const std::string label = tick_text(tick);
+            const ImRect tick_box = box_beyond(anchor, outward, 0.35f * em, text_size(label));
+            if (!layout.free(tick_box)) continue;  // foreshortened: skip rather than overlap
+            const bool unit = tick == 1.0;
+            layout.text(tick_box, unit ? colors.within_budget : colors.text_dim, label);
+        }
     }
 }
 
@@ -428,7 +453,7 @@ void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
     legend_swatch(colors.serving_wall, SwatchShape::disc);
     ImGui::TextUnformatted("serving: needs the most GPUs to serve");
     legend_swatch(colors.text, SwatchShape::ring);
-    ImGui::Text("this scenario (%s)", scenario.model.name.c_str());
+    wrapped_textf("this scenario (%s)", scenario.model.name.c_str());
     {
         const ImVec2 at = ImGui::GetCursorScreenPos();
         const float line = ImGui::GetTextLineHeight();
@@ -438,7 +463,7 @@ void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
         draw->AddRect(min, max, colors.within_budget, 0, 0, 0.1f * em);
         ImGui::Dummy(ImVec2(1.1f * em, line));
         ImGui::SameLine();
-        ImGui::Text("one %s is enough: \xE2\x89\xA4 1\xC3\x97 on all three", cube.gpu_name.c_str());
+        wrapped_textf("one %s is enough: \xE2\x89\xA4 1\xC3\x97 on all three", cube.gpu_name.c_str());
     }
 }
 
@@ -452,7 +477,8 @@ std::string literal_format(const std::string& text) {
 void budget_row(const char* label) {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(label);
-    ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
+    // Beside its label while the slider keeps 10 em, else under it.
+    if (ImGui::GetContentRegionAvail().x >= ImGui::GetFontSize() * (9.5f + 10.0f)) ImGui::SameLine(ImGui::GetFontSize() * 9.5f);
     ImGui::SetNextItemWidth(-1.0f);
 }
 
@@ -583,7 +609,7 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
     state.hovered_next = -1;
 
     ImGui::PushFont(fonts().bold);
-    ImGui::Text("Where each model lives: what one rank needs, in units of one %s", state.cube.gpu_name.c_str());
+    wrapped_textf("Where each model lives: what one rank needs, in units of one %s", state.cube.gpu_name.c_str());
     ImGui::PopFont();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     wrapped_text("Every axis is logarithmic and 1\xC3\x97 is exactly the GPU's budget: inside the green box one GPU is enough "
@@ -599,8 +625,11 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
     const ImVec2 available = ImGui::GetContentRegionAvail();
     const float side_width = kSideColumnEm * em;
     const float hint_height = ctx.exporting ? 0.0f : ImGui::GetFrameHeightWithSpacing();
-    const ImVec2 canvas(std::max(8.0f * em, available.x - side_width - ImGui::GetStyle().ItemSpacing.x * 2.0f),
-                        std::max(8.0f * em, available.y - hint_height));
+    // Beside the sidebar or zoomed: the cube takes the whole width and the legend, budgets and table follow under it.
+    const bool one_column = available.x - side_width - ImGui::GetStyle().ItemSpacing.x * 2.0f < 24.0f * em;
+    const ImVec2 canvas = one_column ? ImVec2(available.x, std::max(22.0f * em, available.y * 0.75f))
+                                     : ImVec2(std::max(8.0f * em, available.x - side_width - ImGui::GetStyle().ItemSpacing.x * 2.0f),
+                                              std::max(8.0f * em, available.y - hint_height));
     ImGui::BeginGroup();
     const float group_left = ImGui::GetCursorPosX();
     draw_canvas(state, ctx, canvas);
@@ -618,12 +647,14 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
         if (shown != hint && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", hint);
     }
     ImGui::EndGroup();
-    ImGui::SameLine();
-    ImGui::BeginChild("regime_side", ImVec2(side_width, canvas.y + hint_height), false);
+    if (!one_column) {
+        ImGui::SameLine();
+        ImGui::BeginChild("regime_side", ImVec2(side_width, canvas.y + hint_height), false);
+    }
     draw_legend(state.cube, ctx.scenario);
     draw_budgets(ctx.scenario, ctx.report);
     draw_table(state);
-    ImGui::EndChild();
+    if (!one_column) ImGui::EndChild();
 }
 
 }  // namespace

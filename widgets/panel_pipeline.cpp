@@ -293,7 +293,7 @@ void draw_legend(const PipelinePanelState& state) {
         const char* directions = "DualPipe: micro-batches 1..m/2 enter at GPU 1, the rest (lighter) at GPU p; DualPipeV: lighter = the way back up";
         same_line_if_fits(ImGui::CalcTextSize(directions).x, font * 1.2f);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-        ImGui::TextUnformatted(directions);
+        wrapped_text(directions);
         ImGui::PopStyleColor();
     }
     const char* key = shows_interleaved(state)
@@ -301,7 +301,7 @@ void draw_legend(const PipelinePanelState& state) {
                           : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU";
     same_line_if_fits(ImGui::CalcTextSize(key).x, font * 1.2f);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
-    ImGui::TextUnformatted(key);
+    wrapped_text(key);
     ImGui::PopStyleColor();
 }
 
@@ -569,7 +569,10 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
                            const GridLayout& layout, double t, bool exporting) {
     const float font = ImGui::GetFontSize();
     const float figures_width = font * 22.0f;
-    const float grid_width = std::max(font * 20.0f, ImGui::GetContentRegionAvail().x - figures_width - font);
+    // The figures beside the grid while it keeps 24 em, else under it (beside the sidebar, zoomed), the grid then whole.
+    const float available = ImGui::GetContentRegionAvail().x;
+    const bool figures_beside = available - figures_width - font >= font * 24.0f;
+    const float grid_width = figures_beside ? available - figures_width - font : std::max(font * 16.0f, available);
 
     ImGui::PushID(index);
     const ImVec2 header_origin = ImGui::GetCursorScreenPos();
@@ -588,12 +591,20 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
         }
         ImGui::EndCombo();
     }
-    // Header of the live in-flight column, right-aligned over it on the combo's line.
+    // Header of the live in-flight column, centred over it on the combo's line, or on a line of its own when the combo
+    // (or the schedule's name) reaches that far.
     const float header_width = ImGui::CalcTextSize(kInflightHeader).x;
-    ImGui::GetWindowDrawList()->AddText(
-        ImVec2(header_origin.x + grid_width - (layout.inflight_width + header_width) * 0.5f,
-               header_origin.y + ImGui::GetStyle().FramePadding.y),
-        palette().text_dim, kInflightHeader);
+    const float header_x = header_origin.x + grid_width - (layout.inflight_width + header_width) * 0.5f;
+    const float title_right = figure_mode() ? header_origin.x + ImGui::CalcTextSize(schedule_title(state.kinds[index])).x
+                                            : header_origin.x + font * 19.0f;
+    if (header_x >= title_right + font * 0.5f) {
+        ImGui::GetWindowDrawList()->AddText(ImVec2(header_x, header_origin.y + ImGui::GetStyle().FramePadding.y), palette().text_dim,
+                                            kInflightHeader);
+    } else {
+        const ImVec2 line = ImGui::GetCursorScreenPos();
+        ImGui::GetWindowDrawList()->AddText(ImVec2(std::max(line.x, header_x), line.y), palette().text_dim, kInflightHeader);
+        ImGui::Dummy(ImVec2(header_width, ImGui::GetTextLineHeight()));
+    }
 
     const ScheduleTimeline& timeline = state.timelines[index];
     if (!state.errors[index].empty()) {
@@ -609,9 +620,9 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
     ImGui::BeginGroup();
     draw_timeline(timeline, axis, layout, t, grid_width, exporting);
     ImGui::EndGroup();
-    ImGui::SameLine(0, font);
+    if (figures_beside) ImGui::SameLine(0, font);
     ImGui::BeginGroup();
-    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + figures_width);
+    ImGui::PushTextWrapPos(figures_beside ? ImGui::GetCursorPosX() + figures_width : 0.0f);
     draw_figures(timeline, state.cached_params[index]);
     ImGui::PopTextWrapPos();
     ImGui::EndGroup();

@@ -36,15 +36,21 @@ struct RingPanelOptions {
     float custom_latency_us = 5.0f;            // custom link, alpha in microseconds
     bool buffer_from_model = true;             // S = the gradients the scenario's DP group reduces (one GPU's TP x PP shard)
     float custom_buffer_gb = 1.0f;             // S otherwise, decimal GB
+    int focus_rank = 0;                        // a ring too large to draw whole shows a window of ranks around this one
+    int window_slots = 8;                      // that window: 7 ranks and the rest of the ring, on one circle
 };
 
-constexpr int max_drawn_ranks = 16;  // beyond this the chunks are too small to read
+constexpr int max_drawn_ranks = 16;  // up to this every rank is drawn with all its chunks; beyond, a window of the ring
 constexpr int curve_points_per_doubling = 4;
 
-// The schedule of n = 1024 is 2046 steps of 1024 transfers: build it only when n or S changes.
+// The schedule of n = 1024 is 2046 steps of 1024 transfers: build it only when n or S changes; the view (its state after
+// the steps done) only when the step or the window changes.
 struct RingPanelState {
     RingPanelOptions options;
     core::RingSchedule schedule;
+    core::RingView view;
+    int view_steps_done = -1, view_focus = -1, view_slots = -1;
+    double view_buffer_bytes = -1;
 };
 
 struct AlgorithmStyle {
@@ -138,12 +144,19 @@ ImVec2 lerp(ImVec2 a, ImVec2 b, float t) { return ImVec2(a.x + (b.x - a.x) * t, 
 float box_reach(ImVec2 half, ImVec2 d) { return std::abs(d.x) * half.x + std::abs(d.y) * half.y; }
 
 // A chunk cell: its fill rises with the share of ranks whose contributions it sums; a complete chunk is outlined.
-void draw_chunk_cell(ImDrawList* draw, ImVec2 min, ImVec2 max, ImU32 color, const core::ChunkHolding& holding, int rank_count,
-                     float em) {
+void draw_chunk_cell(ImDrawList* draw, ImVec2 min, ImVec2 max, ImU32 color, const core::RingViewChunk& chunk, float em) {
     draw->AddRectFilled(min, max, with_alpha(color, 0.22f));
-    const float share = static_cast<float>(holding.contributor_count) / rank_count;
+    const float share = static_cast<float>(std::clamp(chunk.contributor_share, 0.0, 1.0));
     draw->AddRectFilled(ImVec2(min.x, max.y - (max.y - min.y) * share), max, color);
-    if (holding.complete) draw->AddRect(min, max, palette().text, 0, 0, em * 0.08f);
+    if (chunk.complete) draw->AddRect(min, max, palette().text, 0, 0, em * 0.08f);
+}
+
+// A drawn chunk's colour: by its place in the view's chunk order; the other chunks together in grey.
+ImU32 view_chunk_color(const core::RingView& view, int chunk) {
+    if (chunk < 0) return palette().text_dim;
+    const auto at = std::find(view.chunk_order.begin(), view.chunk_order.end(), chunk);
+    const int index = static_cast<int>(at - view.chunk_order.begin());
+    return chunk_color(index, static_cast<int>(view.chunk_order.size()));
 }
 
 struct RankBox {
@@ -152,24 +165,24 @@ struct RankBox {
     ImVec2 outward;  // unit vector from the ring's centre
 };
 
-// Ranks 0..n-1 clockwise from the top; each holds its buffer as n chunk cells, in rows of at most 8.
-void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingSchedule& schedule,
-                     const core::RingFrame& frame, ImU32 link_color, float em) {
-    const int n = schedule.rank_count;
-    const core::RingState state = core::ring_state_after(schedule, frame.steps_done);
-    const core::RingStep* moving = frame.done ? nullptr : &schedule.steps[frame.steps_done];
+// The view's slots clockwise from the top: each rank holds its chunk cells in rows of at most 8; the rest of the ring (a
+// window's) is one box saying how many ranks it stands for.
+void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingView& view, const core::RingFrame& frame,
+                     ImU32 link_color, float em) {
+    const int slots = static_cast<int>(view.slots.size());
+    const int cells = static_cast<int>(view.slots.front().chunks.size());
     const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
-    const int columns = std::min(n, 8);
-    const int rows = (n + columns - 1) / columns;
+    const int columns = std::min(cells, 8);
+    const int rows = (cells + columns - 1) / columns;
     const float cell_height = rows == 1 ? em * 2.0f : em * 1.0f;
     const auto cell_width_at = [&](float radius) {
-        return std::clamp(2.0f * radius * std::sin(std::numbers::pi_v<float> / n) * 0.62f / columns, em * 0.35f, em * 1.2f);
+        return std::clamp(2.0f * radius * std::sin(std::numbers::pi_v<float> / slots) * 0.62f / columns, em * 0.35f, em * 1.2f);
     };
     const auto half_at = [&](float cell_width) {
         return ImVec2(cell_width * columns * 0.5f + em * 0.25f, cell_height * rows * 0.5f + em * 0.25f);
     };
     // Few ranks leave the middle empty: labels go outside; many ranks need the outside for the boxes themselves.
-    const bool labels_outside = n <= 4;
+    const bool labels_outside = slots <= 4;
     const ImVec2 margin = labels_outside ? ImVec2(ImGui::CalcTextSize("GPU 0").x + em * 0.6f, em * 1.6f)
                                          : ImVec2(em * 0.4f, em * 0.4f);
     const float first_guess = std::min(area.x, area.y) * 0.5f - em * 3.0f;
@@ -179,136 +192,104 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
     const float cell_width = cell_width_at(radius);
     const ImVec2 half = half_at(cell_width);
 
-    std::vector<RankBox> boxes(n);
-    for (int rank = 0; rank < n; ++rank) {
-        const float angle = -std::numbers::pi_v<float> / 2 + 2 * std::numbers::pi_v<float> * rank / n;
+    std::vector<RankBox> boxes(slots);
+    for (int slot = 0; slot < slots; ++slot) {
+        const float angle = -std::numbers::pi_v<float> / 2 + 2 * std::numbers::pi_v<float> * slot / slots;
         const ImVec2 outward(std::cos(angle), std::sin(angle));
-        boxes[rank] = {add(center, scaled(outward, radius)), half, outward};
+        boxes[slot] = {add(center, scaled(outward, radius)), half, outward};
     }
 
     // Links first, so boxes and travelling chunks sit on top; offset sideways so n = 2's two directions stay apart.
-    std::vector<ImVec2> link_start(n), link_end(n);
-    for (int rank = 0; rank < n; ++rank) {
-        const RankBox& from = boxes[rank];
-        const RankBox& to = boxes[(rank + 1) % n];
+    std::vector<ImVec2> link_start(slots), link_end(slots);
+    for (int slot = 0; slot < slots; ++slot) {
+        const RankBox& from = boxes[slot];
+        const RankBox& to = boxes[(slot + 1) % slots];
         ImVec2 d(to.center.x - from.center.x, to.center.y - from.center.y);
         const float length = std::sqrt(d.x * d.x + d.y * d.y);
         d = scaled(d, 1.0f / length);
-        const ImVec2 side = scaled(ImVec2(-d.y, d.x), n == 2 ? em * 1.2f : 0.0f);
-        link_start[rank] = add(add(from.center, scaled(d, box_reach(half, d) + em * 0.3f)), side);
-        link_end[rank] = add(add(to.center, scaled(d, -box_reach(half, d) - em * 0.3f)), side);
-        draw->AddLine(link_start[rank], link_end[rank], with_alpha(link_color, 0.75f), em * 0.14f);
-        const ImVec2 tip = link_end[rank];
+        const ImVec2 side = scaled(ImVec2(-d.y, d.x), slots == 2 ? em * 1.2f : 0.0f);
+        link_start[slot] = add(add(from.center, scaled(d, box_reach(half, d) + em * 0.3f)), side);
+        link_end[slot] = add(add(to.center, scaled(d, -box_reach(half, d) - em * 0.3f)), side);
+        draw->AddLine(link_start[slot], link_end[slot], with_alpha(link_color, 0.75f), em * 0.14f);
+        const ImVec2 tip = link_end[slot];
         const ImVec2 back = add(tip, scaled(d, -em * 0.6f));
         const ImVec2 across = scaled(ImVec2(-d.y, d.x), em * 0.35f);
         draw->AddTriangleFilled(tip, add(back, across), add(back, scaled(across, -1)), link_color);
     }
 
-    for (int rank = 0; rank < n; ++rank) {
-        const RankBox& box = boxes[rank];
+    for (int slot = 0; slot < slots; ++slot) {
+        const RankBox& box = boxes[slot];
+        const core::RingViewSlot& shown = view.slots[slot];
         const ImVec2 min = add(box.center, scaled(half, -1));
         const ImVec2 max = add(box.center, half);
         draw->AddRectFilled(min, max, palette().panel_background, em * 0.2f);
-        draw->AddRect(min, max, palette().axis, em * 0.2f, 0, em * 0.06f);
+        draw->AddRect(min, max, shown.rank >= 0 ? palette().axis : palette().grid, em * 0.2f, 0, em * 0.06f);
+        if (shown.rank < 0) {
+            // The rest of the ring: how many ranks, in as many lines as the box needs.
+            const std::string text = std::to_string(shown.hidden_ranks) + " more ranks";
+            const float width = std::max(em, max.x - min.x - em * 0.4f);
+            const ImVec2 size = wrapped_text_size(text, width);
+            add_wrapped_text(draw, ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(box.center.x - size.x * 0.5f, box.center.y - size.y * 0.5f),
+                             palette().text_dim, text, width);
+            continue;
+        }
         const ImVec2 cells_origin(box.center.x - cell_width * columns * 0.5f, min.y + em * 0.25f);
-        for (int chunk = 0; chunk < n; ++chunk) {
-            const ImVec2 cell_min(cells_origin.x + (chunk % columns) * cell_width, cells_origin.y + (chunk / columns) * cell_height);
+        for (int index = 0; index < cells; ++index) {
+            const core::RingViewChunk& chunk = shown.chunks[index];
+            const ImVec2 cell_min(cells_origin.x + (index % columns) * cell_width, cells_origin.y + (index / columns) * cell_height);
             const ImVec2 cell_max(cell_min.x + cell_width - std::max(1.0f, em * 0.06f),
                                   cell_min.y + cell_height - std::max(1.0f, em * 0.06f));
-            draw_chunk_cell(draw, cell_min, cell_max, chunk_color(chunk, n), state.at(rank, chunk), n, em);
+            draw_chunk_cell(draw, cell_min, cell_max, view_chunk_color(view, chunk.chunk), chunk, em);
             // The cells taking part in the step in flight: the one leaving and the one it lands on.
-            if (moving && (moving->transfers[rank].chunk == chunk ||
-                           moving->transfers[(rank + n - 1) % n].chunk == chunk))
-                draw->AddRect(add(cell_min, ImVec2(-1, -1)), add(cell_max, ImVec2(1, 1)), palette().warning, 0, 0,
-                              em * 0.1f);
+            if (chunk.in_step && !frame.done)
+                draw->AddRect(add(cell_min, ImVec2(-1, -1)), add(cell_max, ImVec2(1, 1)), palette().warning, 0, 0, em * 0.1f);
         }
-        const std::string label = "GPU " + std::to_string(rank);
+        const std::string label = "GPU " + std::to_string(shown.rank);
         const ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
         const float label_distance = box_reach(half, box.outward) + box_reach(scaled(text_size, 0.5f), box.outward) + em * 0.25f;
         const ImVec2 label_center = add(box.center, scaled(box.outward, labels_outside ? label_distance : -label_distance));
         draw->AddText(add(label_center, scaled(text_size, -0.5f)), palette().text_dim, label.c_str());
     }
 
-    if (!moving) return;
+    if (frame.done) return;
     // The chunks in flight: each carries its sender's holding, fill included, along the link.
     const float flight_width = std::max(cell_width, em * 0.7f);
-    for (const core::RingTransfer& transfer : moving->transfers) {
-        const ImVec2 at = lerp(link_start[transfer.from_rank], link_end[transfer.from_rank],
-                               static_cast<float>(frame.transfer_fraction));
+    for (int slot = 0; slot < slots; ++slot) {
+        const core::RingViewTransfer& transfer = view.transfers[slot];
+        if (!transfer.moving) continue;
+        const ImVec2 at = lerp(link_start[slot], link_end[slot], static_cast<float>(frame.transfer_fraction));
         const float flight_half_height = std::max(cell_height, em * 1.2f) * 0.5f;
         const ImVec2 min(at.x - flight_width * 0.5f, at.y - flight_half_height);
         const ImVec2 max(at.x + flight_width * 0.5f, at.y + flight_half_height);
         draw->AddRectFilled(add(min, ImVec2(-2, -2)), add(max, ImVec2(2, 2)), palette().panel_background);
-        draw_chunk_cell(draw, min, max, chunk_color(transfer.chunk, n), state.at(transfer.from_rank, transfer.chunk), n, em);
+        draw_chunk_cell(draw, min, max, view_chunk_color(view, transfer.chunk.chunk), transfer.chunk, em);
     }
 }
 
-// Beyond max_drawn_ranks: a progress ring and the numbers instead of the chunks.
-void draw_ring_summary(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingSchedule& schedule,
-                       const core::RingFrame& frame, float em) {
-    const int n = schedule.rank_count;
-    const ImVec2 center(area_min.x + area.x * 0.5f, area_min.y + area.y * 0.5f);
-    const float radius = std::max(em * 3.0f, std::min(area.x, area.y) * 0.5f - em * 1.0f);
-    draw->AddCircle(center, radius, palette().grid, 96, em * 0.5f);
-    const float progress = static_cast<float>((frame.steps_done + frame.transfer_fraction) / frame.step_count);
-    const float start = -std::numbers::pi_v<float> / 2;
-    const float half_turn = std::numbers::pi_v<float>;
-    // Reduce-scatter fills the first half turn, all-gather the second.
-    draw->PathArcTo(center, radius, start, start + 2 * half_turn * std::min(progress, 0.5f), 64);
-    draw->PathStroke(phase_color(core::RingPhase::reduce_scatter), 0, em * 0.5f);
-    if (progress > 0.5f) {
-        draw->PathArcTo(center, radius, start + half_turn, start + 2 * half_turn * progress, 64);
-        draw->PathStroke(phase_color(core::RingPhase::all_gather), 0, em * 0.5f);
-    }
-    if (n <= 256) {
-        for (int rank = 0; rank < n; ++rank) {
-            const float angle = start + 2 * half_turn * rank / n;
-            draw->AddCircleFilled(add(center, ImVec2(std::cos(angle) * radius, std::sin(angle) * radius)), em * 0.12f,
-                                  palette().text_dim);
-        }
-    }
-    const std::string lines[] = {
-        std::to_string(n) + " ranks: too many to draw chunk by chunk (up to " + std::to_string(max_drawn_ranks) + ")",
-        std::to_string(frame.step_count) + " steps; in each, every rank sends S/n = " +
-            core::format_bytes(schedule.chunk_bytes),
-        "to its right neighbour and receives one chunk from its left"};
-    // Centred inside the ring, each line wrapped to the ring's inner width.
-    const float width = std::max(em * 6.0f, std::min(area.x - em, radius * 1.8f));
-    ImFont* font = ImGui::GetFont();
-    float y = center.y - em * 2.0f;
-    for (const std::string& line : lines) {
-        const ImVec2 size = wrapped_text_size(line, width, font, font->FontSize);
-        add_wrapped_text(draw, font, font->FontSize, ImVec2(center.x - size.x * 0.5f, y), palette().text, line, width);
-        y += size.y + em * 0.4f;
-    }
-}
-
-void draw_ring_view(const core::RingSchedule& schedule, const core::RingFrame& frame, ImU32 link_color, ImVec2 size) {
+void draw_ring_view(const core::RingView& view, const core::RingSchedule& schedule, const core::RingFrame& frame, ImU32 link_color,
+                    ImVec2 size) {
     const float em = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::PushFont(fonts().large);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(frame.done ? palette().text : phase_color(frame.phase)));
-    ImGui::TextUnformatted(frame.caption.c_str());
+    wrapped_text(frame.caption);
     ImGui::PopStyleColor();
     ImGui::PopFont();
-    const bool drawn_one_by_one = schedule.rank_count <= max_drawn_ranks;
-    const std::string legend = drawn_one_by_one ? "cell fill = share of the " + std::to_string(schedule.rank_count) +
-                                                      " ranks' gradients summed"
-                                                : std::string("arc = progress: reduce-scatter, then all-gather");
+    const bool window = view.drawn_ranks < view.rank_count;
+    const std::string legend = "cell fill = share of the " + std::to_string(schedule.rank_count) + " ranks' gradients summed" +
+                               (window ? "; grey: a rank's other chunks, their mean" : "");
     const std::string subtitle = "step " + std::to_string(std::min(frame.steps_done + 1, frame.step_count)) + " of " +
                                  std::to_string(frame.step_count) + "  |  one transfer = S/n = " +
                                  core::format_bytes(schedule.chunk_bytes) + "  |  " + legend;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     wrapped_text(subtitle);
+    if (window) wrapped_text("Shown: " + view.caption + ".");
     ImGui::PopStyleColor();
     const float header = ImGui::GetCursorScreenPos().y - origin.y;
-    const ImVec2 area(size.x, std::max(em * 8.0f, size.y - header));
+    const ImVec2 area(size.x, std::max(em * 12.0f, size.y - header));
     const ImVec2 area_min = ImGui::GetCursorScreenPos();
     ImGui::Dummy(area);
-
-    ImDrawList* draw = ImGui::GetWindowDrawList();
-    if (drawn_one_by_one) draw_ring_ranks(draw, area_min, area, schedule, frame, link_color, em);
-    else draw_ring_summary(draw, area_min, area, schedule, frame, em);
+    draw_ring_ranks(ImGui::GetWindowDrawList(), area_min, area, view, frame, link_color, em);
 }
 
 void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, const core::Report& report,
@@ -318,6 +299,12 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
     if (ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
         options.follow_scenario = false;  // exploring: the scenario no longer moves the slider
+    if (options.rank_count > max_drawn_ranks) {
+        ImGui::SetNextItemWidth(em * 12.0f);
+        ImGui::SliderInt("shown around rank", &options.focus_rank, 0, options.rank_count - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
+        explain_last_item("The ring is too large to draw rank by rank: the panel shows the ranks around this one; the others pass "
+                          "their chunks the same way in the same step.");
+    }
     const core::AxisComm* dp = dp_axis(report);
     if (dp && !options.follow_scenario) {
         const std::string use_dp = "back to this scenario's DP group (" + std::to_string(dp->degree) + ")";
@@ -532,12 +519,26 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float side_width = std::clamp(avail.x * 0.5f, std::min(em * 36.0f, avail.x * 0.6f), em * 48.0f);
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
-    const ImVec2 view_size(avail.x - side_width - spacing, avail.y);
+    // Beside the sidebar or zoomed the ring needs the whole width: the ring first, then the figures, scrolling in the panel.
+    const bool one_column = avail.x - side_width - spacing < em * 24.0f;
+    const ImVec2 view_size = one_column ? ImVec2(avail.x, std::max(avail.y * 0.8f, em * 26.0f)) : ImVec2(avail.x - side_width - spacing, avail.y);
+    options.focus_rank = std::clamp(options.focus_rank, 0, schedule.rank_count - 1);
+    const int slots = schedule.rank_count <= max_drawn_ranks ? max_drawn_ranks : options.window_slots;
+    if (state.view_steps_done != frame.steps_done || state.view_focus != options.focus_rank || state.view_slots != slots ||
+        state.view.rank_count != schedule.rank_count || state.view_buffer_bytes != schedule.buffer_bytes) {
+        state.view = core::ring_view(schedule, frame.steps_done, options.focus_rank, slots);
+        state.view_steps_done = frame.steps_done;
+        state.view_focus = options.focus_rank;
+        state.view_slots = slots;
+        state.view_buffer_bytes = schedule.buffer_bytes;
+    }
     ImGui::BeginChild("ring_view", view_size, false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    draw_ring_view(schedule, frame, link_color, ImGui::GetContentRegionAvail());
+    draw_ring_view(state.view, schedule, frame, link_color, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
+    if (!one_column) {
+        ImGui::SameLine();
+        ImGui::BeginChild("ring_side", ImVec2(side_width, avail.y), false);
+    }
     if (figure_mode()) dim_text(std::to_string(options.rank_count) + " ranks: " + link_label(link));  // what the controls would say
     else draw_controls(options, ctx.scenario, ctx.report, group);
     ImGui::Spacing();
@@ -553,7 +554,7 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
     // Stacked while both charts get 10 lines; on a short window (a projector's 720) side by side, so neither scrolls out
     // of sight, under one key that shows each algorithm's colour and marker.
-    const ImVec2 room = ImGui::GetContentRegionAvail();
+    const ImVec2 room(ImGui::GetContentRegionAvail().x, one_column ? em * 24.0f : ImGui::GetContentRegionAvail().y);
     const float min_plot_height = em * 10.0f;
     const bool side_by_side = room.y < 2.0f * min_plot_height + ImGui::GetStyle().ItemSpacing.y && room.x >= em * 32.0f;
     if (side_by_side) {
@@ -575,7 +576,7 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
                     {&curves.naive_seconds, &curves.ring_seconds, &curves.recursive_doubling_seconds},
                     {costs[0].seconds, costs[1].seconds, costs[2].seconds}, styles, options.rank_count, plot_size,
                     !side_by_side);
-    ImGui::EndChild();
+    if (!one_column) ImGui::EndChild();
 }
 
 }  // namespace

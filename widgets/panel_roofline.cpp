@@ -265,6 +265,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     const core::HardwareCatalog& catalog = core::builtin_hardware();
     const Palette& colors = palette();
     LogPlotAxes axes;
+    axes.min_plot_height_em = 12.0f;
     axes.x_title = "arithmetic intensity (FLOP per byte of HBM traffic)";
     axes.y_title = "attainable (FLOP/s)";
     axes.x_min = 0.1;
@@ -297,8 +298,8 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     // Either side of the reference ridge, the regime in words.
     const double reference_ridge = core::ridge_flops_per_byte(ceiling);
     PlotVLine("##reference ridge", reference_ridge, with_alpha(colors.text_dim, 0.6f), 0.06f, 0.3f);
-    PlotText(reference_ridge, axes.y_max, "<- memory-bound", colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.4f));
-    PlotText(reference_ridge, axes.y_max, "compute-bound ->", colors.text_dim, ImVec2(0, 0), ImVec2(0.4f, 0.4f));
+    PlotRegionText(reference_ridge, axes.y_max, "<- memory-bound", colors.text_dim, ImVec2(1, 0), ImVec2(-0.4f, 0.4f));
+    PlotRegionText(reference_ridge, axes.y_max, "compute-bound ->", colors.text_dim, ImVec2(0, 0), ImVec2(0.4f, 0.4f));
 
     std::string hovered_text;
     // Under the roofs, so the trail reads as beads on the slope rather than as a dashed roof.
@@ -325,7 +326,9 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
             const double ridge = core::ridge_flops_per_byte(roof);
             PlotPoint("##ridge", ridge, roof.peak_flops_per_s, color, 0.2f);
             const std::string label = core::format_number(ridge) + (reference ? " FLOP/B ridge" : "");
-            PlotText(ridge, roof.peak_flops_per_s, label.c_str(), color, ImVec2(1.0f, 1.0f), ImVec2(-0.2f, -0.3f));
+            // The other GPUs' ridges give way in a crowded plot (each roof's tooltip states its ridge); the reference one stays.
+            if (reference) PlotText(ridge, roof.peak_flops_per_s, label.c_str(), color, ImVec2(1.0f, 1.0f), ImVec2(-0.2f, -0.3f));
+            else PlotTextIfRoom(ridge, roof.peak_flops_per_s, label.c_str(), color, ImVec2(1.0f, 1.0f), ImVec2(-0.2f, -0.3f));
         }
     }
 
@@ -390,6 +393,7 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
     const Palette& colors = palette();
     const std::vector<core::TrafficPoint> traffic = core::traffic_points(ctx.scenario, report);
     LogPlotAxes axes;
+    axes.min_plot_height_em = 12.0f;
     axes.x_title = "communication intensity (FLOP per byte sent)";
     axes.y_title = "attainable (FLOP/s)";
     axes.x_min = 1;
@@ -472,32 +476,40 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float spacing = ImGui::GetStyle().ItemSpacing.x;
     const float side_width = std::clamp(avail.x * 0.24f, em * 17.0f, em * 24.0f);
-
-    ImGui::BeginChild("roofline_side", ImVec2(side_width, avail.y), false);
-    if (!figure_mode()) draw_controls(options, ctx);
+    // Beside the sidebar or zoomed, the plots need the whole width: one column, the plots first (each at least 18 em
+    // tall), then the controls and the readout, scrolling in the panel.
+    const bool one_column = avail.x - side_width - spacing < em * 30.0f;
     const core::Ceiling ceiling = kernel_ceiling(ctx.scenario, options);
     const int batch = decode_batch_at(ctx.playback.t_seconds);
     const std::vector<KernelMark> kernels = place_kernels(ctx.scenario, options, ceiling, batch);
-    draw_readout(kernels, ceiling, options, ctx.scenario, ctx.report, state.measured);
-    const int selected = selected_kernel(ctx);
-    if (options.show_scenario_kernels && selected >= 0) {
-        ImGui::Spacing();
-        section_heading("Selected kernel (this scenario)");
-        wrapped_text(ctx.text.kernels.at(selected).formula);
+    const auto side_column = [&] {
+        if (!figure_mode()) draw_controls(options, ctx);
+        draw_readout(kernels, ceiling, options, ctx.scenario, ctx.report, state.measured);
+        const int selected = selected_kernel(ctx);
+        if (options.show_scenario_kernels && selected >= 0) {
+            ImGui::Spacing();
+            section_heading("Selected kernel (this scenario)");
+            wrapped_text(ctx.text.kernels.at(selected).formula);
+        }
+    };
+
+    if (!one_column) {
+        ImGui::BeginChild("roofline_side", ImVec2(side_width, avail.y), false);
+        side_column();
+        ImGui::EndChild();
+        ImGui::SameLine();
     }
-    ImGui::EndChild();
-    ImGui::SameLine();
 
     ImGui::BeginGroup();
     const std::string caption = "decode batch b = 2^t = " + std::to_string(batch);
     draw_transport(ctx.playback, caption.c_str());
-    const float plots_width = avail.x - side_width - spacing;
+    const float plots_width = one_column ? avail.x : avail.x - side_width - spacing;
     const bool side_by_side = plots_width >= em * 46.0f;
     const float heading_height = ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ItemSpacing.y;
     const float plots_height = ImGui::GetContentRegionAvail().y;
-    const ImVec2 plot_size = side_by_side
-        ? ImVec2((plots_width - spacing) * 0.5f, plots_height - heading_height)
-        : ImVec2(plots_width, (plots_height - spacing) * 0.5f - heading_height);
+    ImVec2 plot_size = side_by_side ? ImVec2((plots_width - spacing) * 0.5f, plots_height - heading_height)
+                                    : ImVec2(plots_width, (plots_height - spacing) * 0.5f - heading_height);
+    if (one_column) plot_size.y = std::max(plot_size.y, em * 18.0f);
 
     ImGui::BeginGroup();
     section_heading("One GPU: kernels under the HBM roof");
@@ -509,6 +521,7 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
     draw_network_plot(ctx, plot_size);
     ImGui::EndGroup();
     ImGui::EndGroup();
+    if (one_column) side_column();
 }
 
 }  // namespace

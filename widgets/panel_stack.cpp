@@ -19,6 +19,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -173,45 +174,88 @@ ColumnView per_gpu_column(const core::Scenario& scenario, const core::Report& re
     return view;
 }
 
+// The ceilings' labels in full ("A100 / H100 / H800  85.0 GB"), or, where the plot is narrow, their bytes alone with the
+// GPUs' names in a key under the plot.
+std::vector<HorizontalLine> ceiling_lines(const std::vector<core::GpuCeiling>& ceilings, bool bytes_only) {
+    std::vector<HorizontalLine> lines;
+    for (const core::GpuCeiling& ceiling : ceilings) {
+        const std::string bytes = core::format_bytes(ceiling.hbm_bytes);
+        lines.push_back({ceiling.hbm_bytes, bytes_only ? bytes : ceiling.short_names + "  " + bytes, ceiling.selected});
+    }
+    return lines;
+}
+
+// The widest row a column's labels take beside it: swatch, label, value ("fragmentation 77.6 GB").
+float widest_label_row(const ColumnView& column) {
+    const float em = ImGui::GetFontSize();
+    float widest = 0;
+    for (const StackedBlock& block : column.blocks) {
+        if (!block.visible) continue;
+        const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
+        widest = std::max(widest, em * 1.5f + ImGui::CalcTextSize(block.label.c_str()).x + value_width);  // swatch and gaps: 1.5 em
+    }
+    return widest;
+}
+
+constexpr float kAxisEm = 5.5f;     // the byte axis' labels, left of the columns
+constexpr float kColumnMinEm = 3.0f;
+
+// How the plot is laid out in `width`: both columns side by side with the ceilings named at their lines, the same with the
+// ceilings' bytes alone (names in a key below), or one column above the other, so every row keeps its name and value.
+enum class StackLayout { side_by_side, compact_ceilings, one_above_the_other };
+
+StackLayout stack_layout(const std::vector<ColumnView>& columns, const std::vector<core::GpuCeiling>& ceilings, float width) {
+    const float em = ImGui::GetFontSize();
+    float widest_row = 0;
+    for (const ColumnView& column : columns) widest_row = std::max(widest_row, widest_label_row(column));
+    // With the ceilings' bytes alone, their labels sit in the byte axis' lane: no lane of their own on the right.
+    const auto fits = [&](bool bytes_only, std::size_t column_count) {
+        const float ceiling_lane = bytes_only ? 0.0f : ceiling_labels_width(ceiling_lines(ceilings, false)) + em * 1.0f;
+        return em * (kAxisEm + 0.5f) + ceiling_lane + column_count * (em * (kColumnMinEm + 1.5f) + widest_row + em * 0.6f) <= width;
+    };
+    if (fits(false, columns.size())) return StackLayout::side_by_side;
+    if (fits(true, columns.size())) return StackLayout::compact_ceilings;
+    return StackLayout::one_above_the_other;
+}
+
 void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::GpuCeiling>& ceilings, double axis_content_bytes,
-               double red_from_bytes, bool hover_enabled) {
+               double red_from_bytes, bool hover_enabled, bool bytes_only_ceilings, ImVec2 size) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 avail = size;
     const float line = ImGui::GetTextLineHeightWithSpacing();
+    ImGui::PushID(columns.front().heading_short.c_str());
     ImGui::InvisibleButton("##stack_plot", ImVec2(std::max(avail.x, 1.0f), std::max(avail.y, 1.0f)));
+    ImGui::PopID();
     ImDrawList* draw = ImGui::GetWindowDrawList();
 
-    std::vector<HorizontalLine> lines;
-    for (const core::GpuCeiling& ceiling : ceilings) {
-        lines.push_back({ceiling.hbm_bytes, ceiling.short_names + "  " + core::format_bytes(ceiling.hbm_bytes), ceiling.selected});
-    }
+    const std::vector<HorizontalLine> lines = ceiling_lines(ceilings, bytes_only_ceilings);
 
     // Horizontal plan: axis labels | column | its labels | column | its labels | ceiling labels.
-    const float axis_x = origin.x + em * 5.5f;
+    const float axis_x = origin.x + em * kAxisEm;
     const float plot_right = origin.x + avail.x - em * 0.5f;
-    const float ceiling_lane = ceiling_labels_width(lines) + em * 1.0f;
+    const float ceiling_lane = bytes_only_ceilings ? 0.0f : ceiling_labels_width(lines) + em * 1.0f;
     const float room = plot_right - ceiling_lane - axis_x;
     // Columns give way to their labels: up to an eighth of the room, but narrow enough (down to 3 em) that the widest
     // row of a column that cannot run into the ceilings' lane ("fragmentation 77.6 GB") fits beside it.
     float widest_row = 0;
-    for (std::size_t c = 0; c + 1 < columns.size(); ++c) {
-        for (const StackedBlock& block : columns[c].blocks) {
-            if (!block.visible) continue;
-            const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
-            widest_row = std::max(widest_row, em * 1.5f + ImGui::CalcTextSize(block.label.c_str()).x + value_width);  // swatch and gaps: 1.5 em
-        }
-    }
-    const float column_for_rows = (room - columns.size() * (widest_row + em * 0.6f)) / columns.size() - em * 1.5f;
-    const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * 3.0f, em * 8.0f);
-    const float lane_width = (room - 2.0f * (column_width + em * 1.5f)) / 2.0f;
+    for (std::size_t c = 0; c + 1 < columns.size(); ++c) widest_row = std::max(widest_row, widest_label_row(columns[c]));
+    const float count = static_cast<float>(columns.size());
+    const float column_for_rows = (room - count * (widest_row + em * 0.6f)) / count - em * 1.5f;
+    const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * kColumnMinEm, em * 8.0f);
+    const float lane_width = (room - count * (column_width + em * 1.5f)) / count;
 
     const float y_top = origin.y + line * 6.3f;
     const float y_bottom = origin.y + avail.y - em * 0.8f;
     const StackAxis axis = make_stack_axis(axis_content_bytes, ceilings.empty() ? 0.0 : ceilings.back().hbm_bytes, y_bottom, y_top);
-    draw_stack_axis(draw, axis, axis_x, plot_right, "bytes (1 GB = 10^9 B)");
-    const std::vector<std::pair<float, float>> ceiling_rows = draw_ceilings(draw, axis, lines, axis_x, plot_right);
+    // The ceilings' bytes alone go in the axis' lane, where the axis leaves out its own labels beside them.
+    const std::vector<std::pair<float, float>> axis_busy = bytes_only_ceilings ? ceiling_label_rows(axis, lines)
+                                                                                : std::vector<std::pair<float, float>>{};
+    draw_stack_axis(draw, axis, axis_x, plot_right, "bytes (1 GB = 10^9 B)", axis_busy);
+    std::vector<std::pair<float, float>> ceiling_rows =
+        draw_ceilings(draw, axis, lines, axis_x, plot_right, bytes_only_ceilings ? axis_x - em * 0.45f : 0.0f);
+    if (bytes_only_ceilings) ceiling_rows.clear();  // nothing of theirs on the right: every row may run to the edge
 
     int hovered_column = -1, hovered_block = -1;
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -229,8 +273,9 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
             hovered_column = static_cast<int>(c);
             hovered_block = hovered;
         }
-        // Heading and total above the plot, in the column's own lane: shortened (never cut mid-number) when it is narrow.
-        const float heading_width = labels.lane_right - x_left;
+        // Heading and total above the plot, in the column's own lane (the last one's up to the plot's right edge): the
+        // shorter wording where the long one does not fit, never cut mid-number.
+        const float heading_width = (c + 1 == columns.size() ? plot_right : labels.lane_right) - x_left;
         const auto fitted = [&](ImFont* font, const std::vector<std::string>& variants) {
             ImGui::PushFont(font);
             const std::string text = fit_variant(variants, heading_width);
@@ -254,6 +299,14 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     }
     if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip,
                                            "Rajbhandari et al. 2019 (state); Korthikanti et al. 2022 (activations)");
+}
+
+// Under a plot whose ceilings show their bytes alone: which GPUs each line stands for.
+std::string ceiling_key(const std::vector<core::GpuCeiling>& ceilings) {
+    std::string key = "Ceilings (HBM per GPU):";
+    for (std::size_t i = 0; i < ceilings.size(); ++i)
+        key += std::string(i == 0 ? " " : ", ") + ceilings[i].short_names + " " + core::format_bytes(ceilings[i].hbm_bytes);
+    return key;
 }
 
 void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
@@ -299,11 +352,25 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
             draw_figures(report, ctx.text, gpu);
             ImGui::EndChild();
             ImGui::SameLine();
+        } else if (const float half = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f; half < em * (7.5f + 9.0f)) {
+            // Narrower still (beside the sidebar, zoomed): one group under the other, each control as wide as the panel
+            // allows (labels above it when 9 em would not remain beside them); the panel scrolls.
+            const bool above = avail.x < em * (7.5f + 9.0f);
+            const bool was_above = labels_above();
+            set_labels_above(above);
+            ImGui::PushItemWidth(above ? -FLT_MIN : std::min(avail.x - em * 7.5f, em * 16.0f));
+            section_heading("Model");
+            model_controls(ctx.scenario, report, ctx.feedback);
+            ImGui::Spacing();
+            section_heading("Activations and layout");
+            training_controls(ctx.scenario, ctx.feedback);
+            ImGui::PopItemWidth();
+            set_labels_above(was_above);
+            ImGui::Spacing();
         } else {
             // Narrow: the two groups of controls side by side above the plot, which keeps the whole width for its labels
             // (the figures are the plot's own headings).
             const float rows_height = ImGui::GetFrameHeightWithSpacing() * 5.0f + ImGui::GetTextLineHeightWithSpacing() * 1.6f;
-            const float half = (avail.x - ImGui::GetStyle().ItemSpacing.x) * 0.5f;
             const float item_width = std::min(half - em * 7.5f, em * 16.0f);
             ImGui::BeginChild("stack_model_controls", ImVec2(half, rows_height), false);
             ImGui::PushItemWidth(item_width);
@@ -321,14 +388,33 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
         }
     }
 
-    // Never squeezed below what its labels need: a short window scrolls to the plot instead.
-    const float plot_height = std::max(ImGui::GetContentRegionAvail().y, em * 18.0f);
-    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    // Never squeezed below what its labels need: a short window scrolls to the plot instead. Too narrow for both columns'
+    // labels, the columns stand one above the other, each in a plot of its own.
     const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu)};
+    const float width = ImGui::GetContentRegionAvail().x;
+    const StackLayout layout = stack_layout(columns, ceilings, width);
+    const bool bytes_only = layout != StackLayout::side_by_side;
+    const std::string key = bytes_only ? ceiling_key(ceilings) : std::string();
+    const float key_height = bytes_only ? wrapped_text_size(key, width).y + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+    const float plots = layout == StackLayout::one_above_the_other ? 2.0f : 1.0f;
+    const float plot_height = std::max((ImGui::GetContentRegionAvail().y - key_height) / plots, em * (plots > 1 ? 22.0f : 18.0f));
+    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height * plots), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
     const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
-    draw_plot(columns, ceilings, content, report.memory.hbm_bytes, !ctx.exporting && ImGui::IsWindowHovered());
+    const bool hover = !ctx.exporting && ImGui::IsWindowHovered();
+    const ImVec2 plot_size(ImGui::GetContentRegionAvail().x, plot_height - (plots > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f));
+    if (layout == StackLayout::one_above_the_other) {
+        for (const ColumnView& column : columns)
+            draw_plot({column}, ceilings, content, report.memory.hbm_bytes, hover, true, plot_size);
+    } else {
+        draw_plot(columns, ceilings, content, report.memory.hbm_bytes, hover, bytes_only, plot_size);
+    }
     ImGui::EndChild();
+    if (bytes_only) {
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
+        wrapped_text(key);
+        ImGui::PopStyleColor();
+    }
 }
 
 }  // namespace

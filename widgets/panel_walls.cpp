@@ -17,6 +17,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -151,13 +152,18 @@ void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bo
     const float middle = (track.y0 + track.y1) * 0.5f;
     draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.42f, colors.text);
     draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.30f, fill);
-    // Ticks: 0, 50 %, the budget, then each decade of overflow.
+    // Ticks: 0, 50 %, the budget, then each decade of overflow; a label that would touch the one before it is left out
+    // (its tick stays), so a short track reads "100 %  100x" rather than "100 %10x 100x".
+    float labels_end = -FLT_MAX;
     auto tick = [&](double fraction, const char* text, bool strong) {
         const float x = track.x_of(fraction);
         draw->AddLine(ImVec2(x, track.y0 - em * (strong ? 0.35f : 0.15f)), ImVec2(x, track.y1 + em * 0.15f),
                       strong ? colors.text : colors.axis, em * (strong ? 0.14f : 0.06f));
         const ImVec2 size = ImGui::CalcTextSize(text);
-        draw->AddText(ImVec2(x - size.x * 0.5f, track.y1 + em * 0.2f), strong ? colors.text : colors.text_dim, text);
+        const float left = std::max(x - size.x * 0.5f, track.x0);  // "0" starts where the track does
+        if (left < labels_end + em * 0.4f || left + size.x > track.x1 + em * 1.5f) return;
+        draw->AddText(ImVec2(left, track.y1 + em * 0.2f), strong ? colors.text : colors.text_dim, text);
+        labels_end = left + size.x;
     };
     tick(0.0, "0", false);
     tick(0.5, "50 %", false);
@@ -175,9 +181,20 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
     const float em = ImGui::GetFontSize();
     const core::WallsReport& walls = state.walls;
     const float width = ImGui::GetContentRegionAvail().x;
-    const float label_width = em * 13.0f;
+    // A narrow panel (beside the sidebar, zoomed) puts each wall's question above its track rather than beside it.
+    const bool question_above = width < em * 40.0f;
+    const float label_width = question_above ? 0.0f : em * 13.0f;
     const float value_width = em * 10.5f;
-    const float row_height = em * 4.8f;
+    float question_height = 0.0f;
+    for (const core::Wall& wall : walls.walls)
+        if (question_above) question_height = std::max(question_height, wrapped_text_size(wall.question, width).y + em * 0.2f);
+    // The used figure against the budget under each track, on two lines where one does not hold it.
+    bool used_wraps = false;
+    for (const core::Wall& wall : walls.walls) {
+        const std::string used_short = wall.used_text.substr(0, wall.used_text.find(" (")) + "  /  " + wall.budget_text;
+        used_wraps = used_wraps || ImGui::CalcTextSize(used_short.c_str()).x > width - label_width - value_width;
+    }
+    const float row_height = em * (used_wraps ? 5.9f : 4.8f) + question_height + (question_above ? em * 1.7f : 0.0f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(width, row_height * core::wall_count));
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -197,25 +214,32 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
                                 tag_color, em * 0.3f);
             draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);
         }
-        draw->PushClipRect(ImVec2(origin.x, top), ImVec2(origin.x + label_width - em * 0.5f, top + row_height), true);
-        add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question,
-                         label_width - em * 1.0f);
-        draw->PopClipRect();
-
-        Track track{origin.x + label_width, origin.x + width - value_width, top + em * 0.5f, top + em * 1.9f, 0,
+        if (question_above) {
+            add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question,
+                             width);
+        } else {
+            draw->PushClipRect(ImVec2(origin.x, top), ImVec2(origin.x + label_width - em * 0.5f, top + row_height), true);
+            add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question,
+                             label_width - em * 1.0f);
+            draw->PopClipRect();
+        }
+        const float track_top = question_above ? top + large->FontSize + question_height + em * 0.6f : top + em * 0.5f;
+        Track track{origin.x + label_width, origin.x + width - value_width, track_top, track_top + em * 1.4f, 0,
                     state.options.overflow_decades};
         track.budget_x = track.x0 + (track.x1 - track.x0) * 0.6f;
         draw_track(draw, track, wall, binding, em);
         // Used against budget under the track; narrow, the used figure drops its parenthesis ("(10.0 QPS x 256 tokens)").
         const std::string used_line = wall.used_text + "  /  " + wall.budget_text;
         const std::string used_short = wall.used_text.substr(0, wall.used_text.find(" (")) + "  /  " + wall.budget_text;
-        const std::string shown = fit_variant({used_line, used_short}, track.x1 - track.x0);
-        draw->AddText(ImVec2(track.x0, track.y1 + em * 1.35f), colors.text, shown.c_str());
+        const float used_width = track.x1 - track.x0;
+        const std::string shown = ImGui::CalcTextSize(used_line.c_str()).x <= used_width ? used_line : used_short;
+        add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(track.x0, track.y1 + em * 1.35f), colors.text, shown, used_width);
 
         const float value_x = track.x1 + em * 2.2f;
-        draw->AddText(large, large->FontSize, ImVec2(value_x, top + em * 0.2f), wall.over ? colors.over_budget : colors.within_budget,
+        const float value_top = track.y0 - em * 0.3f;
+        draw->AddText(large, large->FontSize, ImVec2(value_x, value_top), wall.over ? colors.over_budget : colors.within_budget,
                       wall.fraction_text.c_str());
-        draw->AddText(ImVec2(value_x, top + em * 0.4f + large->FontSize), colors.text_dim, "of its budget");
+        draw->AddText(ImVec2(value_x, value_top + em * 0.2f + large->FontSize), colors.text_dim, "of its budget");
 
         const bool hovered = hover_enabled && mouse.x >= origin.x && mouse.x < origin.x + width && mouse.y >= top &&
                              mouse.y < top + row_height;
@@ -295,7 +319,7 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
     PlotVLine("##slider", state.walls.params, palette().text_dim, 0.07f, 0.3f);
     const MarkerShape marker = state.at_scenario_size ? MarkerShape::ring : MarkerShape::circle;
     // The long form where the legend has room for it; a narrow plot (1280 px beside the sidebar) would cut it mid-phrase.
-    const std::string scenario_marker = fit_variant({"the scenario's model (lines: its family scaled)", "the scenario's model"}, (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x) * 0.45f);
+    const std::string scenario_marker = fit_variant({"the scenario's model (lines: its family scaled)", "the scenario's model"}, (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x) - ImGui::GetFontSize() * 4.0f);
     PlotLegendMarker(state.at_scenario_size ? scenario_marker.c_str() : "the slider's size", palette().text_dim, marker);
     const int count = static_cast<int>(curves.params.size());
     for (int w = 0; w < core::wall_count; ++w) {
@@ -331,12 +355,17 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
     ImVec2 avail = ImGui::GetContentRegionAvail();
     avail.y = std::max(avail.y, em * 15.0f);  // a short window scrolls to the verdict and the curves rather than squeeze them
     const float verdict_width = std::clamp(avail.x * 0.48f, std::min(em * 30.0f, avail.x), em * 50.0f);
-    ImGui::BeginChild("walls_verdict", ImVec2(verdict_width, avail.y), false);
+    // The curves beside the verdict while they keep 26 em, else under it, as wide as the panel.
+    const bool curves_beside = avail.x - verdict_width >= em * 26.0f;
+    if (curves_beside) ImGui::BeginChild("walls_verdict", ImVec2(verdict_width, avail.y), false);
     section_heading("Where it sends you");
     draw_verdict(state.walls);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    ImGui::BeginChild("walls_curves", ImVec2(0, avail.y), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    if (curves_beside) {
+        ImGui::EndChild();
+        ImGui::SameLine();
+    }
+    ImGui::BeginChild("walls_curves", ImVec2(0, curves_beside ? avail.y : std::max(avail.y, em * 22.0f)), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     section_heading("Three walls, three scaling lines");
     if (!state.curves_error.empty()) wrapped_text(state.curves_error);
     else draw_curves(state, ImVec2(0, ImGui::GetContentRegionAvail().y));

@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ void layout_controls(core::Scenario& scenario, const core::Report& report, EditF
                 "Pipeline stages: the heaviest holds ceil(" + std::to_string(scenario.model.layers) + " / PP) layers; DP follows.");
     axis_slider("CP", scenario, core::LayoutAxis::cp, feedback,
                 "Context parallel: splits the sequence (must divide " + std::to_string(scenario.train.seq_len) + "); DP follows.");
-    ImGui::Text("DP  %d  (GPUs / (TP x PP x CP))", report.layout.dp);
+    wrapped_textf("DP  %d  (GPUs / (TP x PP x CP))", report.layout.dp);
     if (scenario.model.is_moe()) {
         axis_slider("EP", scenario, core::LayoutAxis::ep, feedback,
                     "Expert parallel: each MoE layer's " + std::to_string(scenario.model.experts) +
@@ -86,8 +87,12 @@ void headline(const core::Report& report, const core::ReportText& text) {
 
 void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Report& report, const core::ReportText& text,
                   EditFeedback& feedback) {
+    // Labels beside the controls while the controls keep 12 em (a recipe's name whole); in a narrower sidebar above them.
     const float label_room = ImGui::GetFontSize() * 7.5f;
-    ImGui::PushItemWidth(-label_room);
+    const bool above = ImGui::GetContentRegionAvail().x < label_room + ImGui::GetFontSize() * 12.0f;
+    const bool was_above = labels_above();
+    set_labels_above(above);
+    ImGui::PushItemWidth(above ? -FLT_MIN : -label_room);
     section_heading("Model");
     model_controls(scenario, feedback);
     ImGui::Spacing();
@@ -100,6 +105,7 @@ void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Rep
     section_heading("Training");
     training_controls(scenario, feedback);
     ImGui::PopItemWidth();
+    set_labels_above(was_above);
     ImGui::Spacing();
     if (!state.error.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().over_budget));

@@ -92,7 +92,8 @@ StackAxis make_stack_axis(double content_max_bytes, double highest_ceiling_bytes
     return axis;
 }
 
-void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_right, const char* title) {
+void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_right, const char* title,
+                     const std::vector<std::pair<float, float>>& busy_rows) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     draw->AddLine(ImVec2(x, axis.y_bottom), ImVec2(x, axis.y_top), colors.axis, em * 0.07f);
@@ -102,7 +103,10 @@ void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_r
         draw->AddLine(ImVec2(x, y), ImVec2(x_right, y), colors.grid, 1.0f);
         const std::string text = bytes == 0 ? std::string("0") : core::format_bytes(bytes);
         const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-        draw->AddText(ImVec2(x - em * 0.45f - size.x, y - size.y * 0.5f), colors.text_dim, text.c_str());
+        const float top = y - size.y * 0.5f, bottom = y + size.y * 0.5f;
+        const bool busy = std::any_of(busy_rows.begin(), busy_rows.end(),
+                                      [&](const std::pair<float, float>& row) { return row.first < bottom && top < row.second; });
+        if (!busy) draw->AddText(ImVec2(x - em * 0.45f - size.x, top), colors.text_dim, text.c_str());
     };
     const float tick_spacing = em * 3.0f;
     const double lower_top = axis.has_break() ? axis.break_bytes : axis.top_bytes;
@@ -135,14 +139,41 @@ float ceiling_labels_width(const std::vector<HorizontalLine>& lines) {
     return widest;
 }
 
+namespace {
+
+// Where each ceiling's label sits (its centre's screen y) and where it would sit unmoved.
+struct CeilingLabelPlaces {
+    std::vector<float> wanted, placed;
+};
+
+CeilingLabelPlaces place_ceiling_labels(const StackAxis& axis, const std::vector<HorizontalLine>& lines) {
+    const float line_height = ImGui::GetTextLineHeight();
+    CeilingLabelPlaces places;
+    for (const HorizontalLine& line : lines) places.wanted.push_back(axis.y_of(line.bytes) - line_height * 0.6f);  // text above its line
+    places.placed = spread_labels(places.wanted, line_height * 1.05f, axis.y_top - line_height, axis.y_bottom);
+    return places;
+}
+
+}  // namespace
+
+std::vector<std::pair<float, float>> ceiling_label_rows(const StackAxis& axis, const std::vector<HorizontalLine>& lines) {
+    const float line_height = ImGui::GetTextLineHeight();
+    const CeilingLabelPlaces places = place_ceiling_labels(axis, lines);
+    std::vector<std::pair<float, float>> rows;
+    for (float center : places.placed) rows.push_back({center - line_height * 0.5f, center + line_height * 0.5f});
+    return rows;
+}
+
 std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines,
-                                                   float x_left, float x_right) {
+                                                   float x_left, float x_right, float labels_right) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     const float line_height = ImGui::GetTextLineHeight();
-    std::vector<float> centers;
-    for (const HorizontalLine& line : lines) centers.push_back(axis.y_of(line.bytes) - line_height * 0.6f);  // text above its line
-    const std::vector<float> placed = spread_labels(centers, line_height * 1.05f, axis.y_top - line_height, axis.y_bottom);
+    const CeilingLabelPlaces places = place_ceiling_labels(axis, lines);
+    const std::vector<float>& centers = places.wanted;
+    const std::vector<float>& placed = places.placed;
+    if (labels_right <= 0) labels_right = x_right;
+    const bool labels_left = labels_right < x_left;  // in the axis' lane: the leader line runs right, to the axis
     const auto color_of = [&](const HorizontalLine& line) { return line.emphasised ? colors.ceiling : with_alpha(colors.ceiling, 0.7f); };
     for (const HorizontalLine& line : lines) {
         const float y = axis.y_of(line.bytes);
@@ -160,10 +191,11 @@ std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const Stack
         const ImU32 color = color_of(line);
         ImFont* font = line.emphasised ? fonts().bold : ImGui::GetFont();
         const ImVec2 size = font->CalcTextSizeA(font->FontSize, FLT_MAX, 0.0f, line.label.c_str());
-        const float text_x = x_right - size.x;
+        const float text_x = labels_right - size.x;
         const float text_y = placed[i] - line_height * 0.5f;
         if (std::abs(placed[i] - centers[i]) > line_height * 0.3f) {
-            draw->AddLine(ImVec2(text_x - em * 0.3f, text_y + line_height * 0.5f), ImVec2(text_x - em * 1.0f, y), color, em * 0.05f);
+            if (labels_left) draw->AddLine(ImVec2(labels_right + em * 0.1f, text_y + line_height * 0.5f), ImVec2(x_left, y), color, em * 0.05f);
+            else draw->AddLine(ImVec2(text_x - em * 0.3f, text_y + line_height * 0.5f), ImVec2(text_x - em * 1.0f, y), color, em * 0.05f);
         }
         halo_text(draw, font, ImVec2(text_x, text_y), line.emphasised ? colors.text : colors.text_dim, line.label.c_str());
         // The row its label takes, and the line's own y when a leader line ties the label back to it.

@@ -28,7 +28,9 @@ struct StackAxis {
 StackAxis make_stack_axis(double content_max_bytes, double highest_ceiling_bytes, float y_bottom, float y_top);
 
 // Ticks and their byte labels right-aligned left of x, faint grid lines to x_right, the title above, and the break mark.
-void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_right, const char* title);
+// A tick's label is left out where it would touch one of busy_rows (screen y ranges: the ceilings' labels set there).
+void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_right, const char* title,
+                     const std::vector<std::pair<float, float>>& busy_rows = {});
 
 struct StackedBlock {
     std::string label;        // "fp32 master"
@@ -54,10 +56,13 @@ struct HorizontalLine {
 
 // The room the ceilings' labels need at the right end of their lines.
 float ceiling_labels_width(const std::vector<HorizontalLine>& lines);
-// Dashed ceilings from x_left to x_right, labels right-aligned at x_right (moved apart when they would touch). Returns the
-// screen y range of each label's row, for labels that would run on into the ceilings' lane.
+// The screen y range each ceiling's label takes (moved apart when they would touch), in the lines' order.
+std::vector<std::pair<float, float>> ceiling_label_rows(const StackAxis& axis, const std::vector<HorizontalLine>& lines);
+// Dashed ceilings from x_left to x_right, labels right-aligned at labels_right (0: at x_right; left of x_left: in the byte
+// axis' lane, where a narrow plot has room for them). Returns the screen y range of each label's row, for labels that
+// would run on into the ceilings' lane.
 std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const StackAxis& axis, const std::vector<HorizontalLine>& lines,
-                                                   float x_left, float x_right);
+                                                   float x_left, float x_right, float labels_right = 0);
 
 // Draws the blocks bottom-up and their labels; from red_from_bytes up (if > 0 and below the top) the column is marked
 // over budget. Returns the index of the hovered block or label, -1 if none.

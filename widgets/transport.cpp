@@ -1,6 +1,8 @@
 #include "widgets/transport.h"
 
+#include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
+#include "widgets/text_wrap.h"
 
 #include <imgui.h>
 
@@ -11,7 +13,7 @@ namespace widgets {
 
 void draw_transport(Playback& playback, const char* caption) {
     if (figure_mode()) {  // a document shows the moment, not the player
-        if (caption) ImGui::TextUnformatted(caption);
+        if (caption) wrapped_text(caption);
         return;
     }
     ImGui::PushID(&playback);
@@ -26,16 +28,22 @@ void draw_transport(Playback& playback, const char* caption) {
     float t = static_cast<float>(std::clamp(playback.t_seconds, 0.0, duration));
     const float speed_width = font * 7.0f;
     const float caption_width = caption ? ImGui::CalcTextSize(caption).x + font : 0.0f;
-    const float scrub_width = std::max(font * 6.0f, ImGui::GetContentRegionAvail().x - speed_width - caption_width - font);
-    ImGui::SetNextItemWidth(scrub_width);
+    // In a narrow panel the speed and the caption move to the next line rather than off the edge.
+    const float spacing = ImGui::GetStyle().ItemSpacing.x;
+    const float after_buttons = ImGui::GetContentRegionAvail().x;
+    const bool caption_beside = after_buttons - speed_width - caption_width - font >= font * 6.0f;
+    const bool speed_beside = after_buttons - speed_width - font >= font * 6.0f;
+    const float scrub_width = std::max(font * 6.0f, after_buttons - (speed_beside ? speed_width + spacing : 0.0f) -
+                                                        (caption_beside ? caption_width : 0.0f) - (speed_beside ? font : 0.0f));
+    ImGui::SetNextItemWidth(std::min(scrub_width, after_buttons));
     if (ImGui::SliderFloat("##t", &t, 0.0f, static_cast<float>(std::max(duration, 1e-6)), "t = %.2f s")) playback.scrub(t);
-    ImGui::SameLine();
+    same_line_if_fits(speed_width, spacing);
     float speed = static_cast<float>(playback.speed);
     ImGui::SetNextItemWidth(speed_width);
     if (ImGui::SliderFloat("##speed", &speed, 0.25f, 4.0f, "speed %.2gx", ImGuiSliderFlags_Logarithmic)) playback.speed = speed;
     if (caption) {
-        ImGui::SameLine();
-        ImGui::TextUnformatted(caption);
+        same_line_if_fits(ImGui::CalcTextSize(caption).x, spacing);
+        wrapped_text(caption);
     }
     ImGui::PopID();
 }

@@ -140,6 +140,109 @@ RingFrame ring_frame_at(const RingSchedule& schedule, double t_seconds, double s
     return frame;
 }
 
+// ---- What the panel draws ----
+
+RingView ring_view(const RingSchedule& schedule, int steps_done, int focus_rank, int max_drawn_ranks) {
+    const int n = schedule.rank_count;
+    if (focus_rank < 0 || focus_rank >= n)
+        throw InputError("ring.focus_rank", "must be in 0.." + std::to_string(n - 1) + ", got " + std::to_string(focus_rank));
+    if (max_drawn_ranks < 3)
+        throw InputError("ring.max_drawn_ranks", "must be at least 3, got " + std::to_string(max_drawn_ranks));
+    const RingState state = ring_state_after(schedule, steps_done);
+    const RingStep* step = steps_done < static_cast<int>(schedule.steps.size()) ? &schedule.steps[steps_done] : nullptr;
+
+    RingView view;
+    view.rank_count = n;
+    view.focus_rank = focus_rank;
+    const bool whole = n <= max_drawn_ranks;
+    const int window = whole ? n : max_drawn_ranks - 1;  // the rest of the ring takes the last slot
+    const int first = whole ? 0 : wrap_rank(focus_rank - (window - 1) / 2, n);
+    view.drawn_ranks = window;
+    std::vector<int> ranks;
+    for (int i = 0; i < window; ++i) ranks.push_back(wrap_rank(first + i, n));
+    // Whole: every chunk in index order. A window: the chunks its ranks own after reduce-scatter, in the ranks' order.
+    for (int i = 0; i < window; ++i) view.chunk_order.push_back(whole ? i : wrap_rank(ranks[i] + 1, n));
+    std::vector<char> drawn(n, whole ? 1 : 0);
+    for (int chunk : view.chunk_order) drawn[chunk] = 1;
+
+    const auto cell = [&](int rank, int chunk) {
+        RingViewChunk shown;
+        shown.chunk = chunk;
+        shown.holding = state.at(rank, chunk);
+        shown.contributor_share = static_cast<double>(shown.holding.contributor_count) / n;
+        shown.complete = shown.holding.complete;
+        return shown;
+    };
+    // The rank's chunks not drawn one by one, as one cell: their mean share, complete when all are.
+    const auto others = [&](int rank) {
+        RingViewChunk shown;
+        shown.chunk = -1;
+        long long contributions = 0;
+        int count = 0;
+        shown.complete = true;
+        for (int chunk = 0; chunk < n; ++chunk) {
+            if (drawn[chunk]) continue;
+            const ChunkHolding& holding = state.at(rank, chunk);
+            if (count == 0) shown.holding = holding;
+            contributions += holding.contributor_count;
+            shown.complete = shown.complete && holding.complete;
+            ++count;
+        }
+        shown.contributor_share = count > 0 ? static_cast<double>(contributions) / (static_cast<double>(count) * n) : 0.0;
+        return shown;
+    };
+    const auto sent_by = [&](int rank) -> const RingTransfer* { return step ? &step->transfers[rank] : nullptr; };
+
+    for (int rank : ranks) {
+        RingViewSlot slot;
+        slot.rank = rank;
+        const RingTransfer* out = sent_by(rank);
+        const RingTransfer* in = sent_by(wrap_rank(rank - 1, n));
+        for (int chunk : view.chunk_order) {
+            RingViewChunk shown = cell(rank, chunk);
+            shown.in_step = (out && out->chunk == chunk) || (in && in->chunk == chunk);
+            slot.chunks.push_back(shown);
+        }
+        if (!whole) {
+            RingViewChunk rest = others(rank);
+            rest.in_step = (out && !drawn[out->chunk]) || (in && !drawn[in->chunk]);
+            slot.chunks.push_back(rest);
+        }
+        view.slots.push_back(std::move(slot));
+    }
+    if (!whole) {
+        RingViewSlot rest;
+        rest.hidden_ranks = n - window;
+        view.slots.push_back(std::move(rest));
+    }
+
+    // On each drawn link the chunk its sender passes on: a window rank's own send, and into the window the send of the
+    // rank just before it (the rest of the ring's last rank).
+    const int slot_count = static_cast<int>(view.slots.size());
+    for (int i = 0; i < slot_count; ++i) {
+        RingViewTransfer transfer;
+        const int sender = view.slots[i].rank >= 0 ? view.slots[i].rank : wrap_rank(first - 1, n);
+        if (const RingTransfer* sent = sent_by(sender)) {
+            transfer.moving = true;
+            transfer.chunk = cell(sender, sent->chunk);
+            if (!drawn[sent->chunk]) transfer.chunk.chunk = -1;  // one of the chunks drawn together
+            transfer.chunk.in_step = true;
+        }
+        view.transfers.push_back(transfer);
+    }
+
+    if (whole) {
+        view.caption = "all " + std::to_string(n) + " ranks";
+    } else {
+        const int last = ranks.back();
+        view.caption = "ranks " + std::to_string(first) + " to " + std::to_string(last) + " of " + std::to_string(n) + " (" +
+                       std::to_string(window) + " around rank " + std::to_string(focus_rank) + ", each with the " +
+                       std::to_string(window) + " chunks they end up owning and its other " + std::to_string(n - window) +
+                       " as one cell); the other " + std::to_string(n - window) + " ranks pass their chunks the same way";
+    }
+    return view;
+}
+
 // ---- Costs ----
 
 const char* all_reduce_algorithm_name(AllReduceAlgorithm algorithm) {

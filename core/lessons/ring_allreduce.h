@@ -84,6 +84,49 @@ RingFrame ring_frame_at(const RingSchedule& schedule, double t_seconds, double s
 // Animation length: 2(n-1) * step_seconds.
 double ring_animation_seconds(const RingSchedule& schedule, double step_seconds);
 
+// ---- What the panel draws: every rank, or a window of the ring ----
+
+// One chunk cell of a drawn rank. chunk -1 stands for the rank's other chunks together (those the window does not
+// draw one by one): its share is their mean.
+struct RingViewChunk {
+    int chunk = 0;                 // 0..n-1, or -1: the rank's other chunks
+    ChunkHolding holding;          // the chunk's own holding (for -1: the first of the others, its mask unused)
+    double contributor_share = 0;  // contributions summed / n, 0..1 (for -1: the mean over the other chunks)
+    bool complete = false;         // sums all n (for -1: every other chunk does)
+    bool in_step = false;          // leaves this rank or lands on it in the step in flight
+};
+
+// A place on the drawn ring: a rank with its chunks, or the rest of the ring (the ranks not drawn, as one slot).
+struct RingViewSlot {
+    int rank = -1;                 // -1: the rest of the ring
+    int hidden_ranks = 0;          // the rest of the ring: how many ranks it stands for
+    std::vector<RingViewChunk> chunks;  // a rank's chunks in the order drawn; none for the rest of the ring
+};
+
+// The chunk on the link from slots[i] to slots[i + 1] (mod the slot count) in the step in flight.
+struct RingViewTransfer {
+    bool moving = false;           // false when done (or the link carries nothing drawn)
+    RingViewChunk chunk;           // what it carries: the sender's holding before the step
+};
+
+struct RingView {
+    int rank_count = 0;            // n, the whole ring
+    int drawn_ranks = 0;           // the ranks drawn one by one: n, or the window's k
+    int focus_rank = 0;            // the window is centred on it
+    std::vector<int> chunk_order;  // the chunks drawn one by one, as each rank lists them (then -1 when others exist)
+    std::vector<RingViewSlot> slots;          // in ring order, clockwise
+    std::vector<RingViewTransfer> transfers;  // transfers[i]: on the link slots[i] -> slots[i + 1]
+    std::string caption;           // which ranks are shown and how the whole ring maps to them
+};
+
+// The ring at steps_done completed steps (0..2(n-1)), as the panel draws it. n <= max_drawn_ranks: every rank, every
+// chunk. Larger: a window of max_drawn_ranks - 1 consecutive ranks centred on focus_rank, each showing the chunks the
+// window's ranks own after reduce-scatter (rank r ends with chunk r + 1 complete) and its other chunks as one cell, and
+// one slot for the other ranks, which pass their chunks the same way in the same step. Every holding comes from
+// ring_state_after, the one step rule. Throws InputError("ring.focus_rank", ...) outside 0..n-1, ("ring.max_drawn_ranks",
+// ...) below 3, and what ring_state_after throws.
+RingView ring_view(const RingSchedule& schedule, int steps_done, int focus_rank, int max_drawn_ranks);
+
 // ---- Costs of the all-reduce variants in the alpha-beta model (published.md sec 5) ----
 // The ring's time and bytes and nccl-tests' busbw come from core/collectives.h; naive and recursive doubling live here.
 

@@ -33,6 +33,7 @@ printf '{"cluster": {"gpus": 60}, "parallel": {"tp": 8}}' >"$work/indivisible.js
 
 expect_usage_error "unknown panel" "panel" "$binary" export --panel nope --out "$work/out"
 expect_usage_error "size 0x0" "size" "$binary" export --size 0x0 --out "$work/out"
+expect_usage_error "sidebar neither open nor folded" "sidebar" "$binary" export --sidebar sideways --out "$work/out"
 expect_usage_error "missing scenario file" "no such file" "$binary" export --scenario "$work/none.json" --out "$work/out"
 expect_usage_error "eval of a missing file" "no such file" "$binary" eval "$work/none.json"
 expect_usage_error "TP does not divide the heads" "parallel.tp" "$binary" eval "$work/tp3.json"

@@ -201,3 +201,29 @@ TEST_CASE("Anatomy of a step: anatomy.png is drawn, and TP 8 on the default scen
     // The layer's boxes shrink, the TP lane fills and the bar grows an exposed-TP part: a large share of the picture changes.
     CHECK(differing_share(tp1, tp8) > 0.05);
 }
+
+TEST_CASE("The ring animates at the default scenario's 64 ranks: seven ranks around rank 0 and the rest of the ring, moving with t",
+          "[render][ring]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();  // DP 64: the ring panel follows the scenario's DP group
+    options.panels = {"ring"};
+    options.width = 1280;
+    options.height = 720;
+    std::vector<std::string> renders;
+    for (double t : {0.5, 3.5, 70.5}) {  // reduce-scatter steps 1 and 4, all-gather
+        options.t_seconds = t;
+        options.out_dir = fresh_directory(("ring-" + std::to_string(static_cast<int>(t * 10))).c_str());
+        std::vector<std::vector<widgets::DrawnText>> texts;
+        options.texts_out = &texts;
+        REQUIRE(app::run_export(options).empty());
+        std::string drawn;
+        for (const widgets::DrawnText& text : texts[0]) drawn += text.text + "\n";
+        INFO(drawn);
+        for (const char* rank : {"GPU 61", "GPU 0", "GPU 3", "57 more ranks", "ranks 61 to 3 of 64"}) CHECK(drawn.find(rank) != std::string::npos);
+        CHECK(drawn.find("too many to draw") == std::string::npos);
+        CHECK(drawn.find(t < 63 ? "reduce-scatter" : "all-gather") != std::string::npos);
+        renders.push_back(options.out_dir + "/ring.png");
+    }
+    CHECK(differing_share(renders[0], renders[1]) > 0.001);  // the chunks in flight and the fills move
+    CHECK(differing_share(renders[1], renders[2]) > 0.001);
+}
