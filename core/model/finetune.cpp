@@ -82,6 +82,7 @@ void validate_finetune(const Scenario& scenario) {
         throw InputError("finetune.rank", "must be a whole number from 1 to 65536, got " + std::to_string(finetune.rank));
     }
     if (!(finetune.alpha > 0 && finetune.alpha <= 1e6)) throw InputError("finetune.alpha", "must be above 0 and at most 1e6, got " + format_typed(finetune.alpha));
+    if (!(finetune.dropout >= 0 && finetune.dropout < 1)) throw InputError("finetune.dropout", "must be from 0 to below 1, got " + format_typed(finetune.dropout));
     const double base = finetune.base_bytes;
     if (!(base == 2 || base == 1 || base == 0.5)) {
         throw InputError("finetune.base_bytes", "must be 2 (bf16), 1 (int8) or 0.5 (NF4), got " + format_typed(base));

@@ -36,6 +36,8 @@ struct FinetuneSpec {
     double alpha = 8;               // LoraConfig lora_alpha = 8 (config.py:566); the adapter's output is scaled by alpha / r
                                     // (lora/layer.py:277); lora_dropout = 0.0 (config.py:567) makes its dropout nn.Identity
                                     // (layer.py:254), which launches nothing
+    double dropout = 0;             // LoraConfig lora_dropout = 0.0 (config.py:567): p > 0 puts nn.Dropout(p) before lora_A
+                                    // (lora/layer.py:252), whose output and mask autograd keeps for dA
     LoraTargets targets = LoraTargets::peft_default;
     std::vector<std::string> target_modules;  // targets == modules: names matched as PEFT matches them, the module's name or
                                               // its end after a dot (tuners_utils.py:1933): "q_proj" matches "self_attn.q_proj"
@@ -67,7 +69,7 @@ double frozen_linear_bytes(double out_features, double in_features, const Finetu
 // The framework recipe's linears the spec targets: `op` is one op of the recipe's layer.
 bool lora_targets_op(const FinetuneSpec&, const RecipeOp&);
 
-// The finetune section's rules, for a scenario: rank and alpha above 0, base_bytes 2, 1 or 0.5 (QLoRA: 1 or 0.5), each
+// The finetune section's rules, for a scenario: rank and alpha above 0, dropout in [0, 1), base_bytes 2, 1 or 0.5 (QLoRA: 1 or 0.5), each
 // named module a linear of the layers of the recipe the scenario runs, and adapters only on an operator recipe (one that
 // names its modules). Throws InputError naming the field.
 void validate_finetune(const Scenario&);

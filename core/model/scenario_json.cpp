@@ -334,6 +334,7 @@ void read_finetune(FinetuneSpec& finetune, const nlohmann::json& object) {
     // Out of range values are read as given and refused by validate_finetune, which names the rule.
     if (auto rank = reader.integer("rank", -1000000000, 1000000000)) finetune.rank = static_cast<int>(*rank);
     if (auto alpha = reader.number("alpha", -1e12, 1e12)) finetune.alpha = *alpha;
+    if (auto dropout = reader.number("dropout", -1e12, 1e12)) finetune.dropout = *dropout;
     if (reader.has("targets")) {
         const nlohmann::json& targets = reader.raw("targets");
         if (targets.is_string()) {
@@ -470,7 +471,7 @@ nlohmann::json full_json(const Scenario& s) {
                    {"dispatch_bytes", s.moe.dispatch_bytes}};
     const FinetuneSpec& finetune = s.finetune;
     // base_bytes is written whenever the method's own default differs from the written one, so a file reads back the same.
-    json["finetune"] = {{"method", finetune_method_name(finetune.method)}, {"rank", finetune.rank}, {"alpha", finetune.alpha},
+    json["finetune"] = {{"method", finetune_method_name(finetune.method)}, {"rank", finetune.rank}, {"alpha", finetune.alpha}, {"dropout", finetune.dropout},
                         {"base_bytes", finetune.base_bytes}, {"double_quant", finetune.double_quant},
                         {"adapter_dtype", adapter_dtype_name(finetune.adapter_dtype)}};
     if (finetune.targets != LoraTargets::peft_default) json["finetune"]["targets"] = finetune_targets_json(finetune);

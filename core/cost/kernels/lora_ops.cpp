@@ -1,5 +1,7 @@
 #include "core/cost/kernels/lora_ops.h"
 
+#include "core/cost/kernels/recipe_ops.h"
+
 #include <cstdio>
 #include <mutex>
 #include <unordered_map>
@@ -65,7 +67,13 @@ std::shared_ptr<RecipeBlock> build_adapted_block(const RecipeBlock& block, bool 
                                    "x = self._cast_input_dtype(x, lora_A.weight.dtype) (lora/layer.py:1056; tuners_utils.py:1777)");
         cast.dtype = DtypeRule::adapter;
         adapted->ops.push_back(std::move(cast));
-        RecipeOp down = adapter_op(original, ".lora_A", OpKind::linear, {out + ".lora_x"}, out + ".lora_a",
+        std::string lora_input = out + ".lora_x";
+        if (finetune.dropout > 0) {
+            adapted->ops.push_back(adapter_op(original, ".lora_dropout", OpKind::dropout, {lora_input}, out + ".lora_dropped",
+                                              "self.lora_dropout[adapter] = nn.Dropout(p=lora_dropout) (lora/layer.py:252)"));
+            lora_input = out + ".lora_dropped";
+        }
+        RecipeOp down = adapter_op(original, ".lora_A", OpKind::linear, {lora_input}, out + ".lora_a",
                                    "lora_A(dropout(x)): nn.Linear(in_features, r, bias=False) (lora/layer.py:259)");
         down.weight = WeightRole::lora_a;
         down.adapts = original.weight;
@@ -93,8 +101,9 @@ std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock& block, bool 
     if (!trains_adapters(finetune)) return nullptr;
     // Kept for the program's life: kernels' labels point into the ops' names, and reports outlive a block cache's entries.
     // The form depends only on the block and the targets, so the table stays small.
-    char address[32];
-    std::snprintf(address, sizeof address, "%p|%d|%d|", static_cast<const void*>(&block), layer ? 1 : 0, static_cast<int>(finetune.targets));
+    char address[48];
+    std::snprintf(address, sizeof address, "%p|%d|%d|%d|", static_cast<const void*>(&block), layer ? 1 : 0, static_cast<int>(finetune.targets),
+                  finetune.dropout > 0 ? 1 : 0);
     std::string key = address;
     if (finetune.targets == LoraTargets::modules) {
         for (const std::string& name : finetune.target_modules) key += name + '|';
@@ -106,6 +115,35 @@ std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock& block, bool 
     std::shared_ptr<const RecipeBlock> adapted = build_adapted_block(block, layer, finetune);
     cache.emplace(std::move(key), adapted);
     return adapted;
+}
+
+LoraCounts lora_counts(const Scenario& scenario) {
+    LoraCounts counts;
+    if (!trains_adapters(scenario.finetune)) return counts;
+    const LayerSplit whole;  // one GPU, one micro-batch: the weights do not depend on the batch
+    const BlockProgram& embedding = *block_program(scenario, whole, BlockRole::embedding);
+    const BlockProgram& layer = *block_program(scenario, whole, BlockRole::layer);
+    const BlockProgram& head = *block_program(scenario, whole, BlockRole::head);
+    const double layers = scenario.model.layers;
+    counts.layer_frozen_bytes = layer.frozen_bytes;
+    counts.layer_adapter_params = layer.weight_params;
+    counts.layer_frozen_params = layer.frozen_params;
+    counts.head_frozen_params = head.frozen_params;
+    counts.first_frozen_bytes = embedding.frozen_bytes;
+    counts.last_frozen_bytes = head.frozen_bytes;
+    counts.frozen_params = embedding.frozen_params + layers * layer.frozen_params + head.frozen_params;
+    counts.frozen_bytes = embedding.frozen_bytes + layers * layer.frozen_bytes + head.frozen_bytes;
+    counts.adapter_params = layers * layer.weight_params + embedding.weight_params + head.weight_params;
+    counts.adapter_bytes_per_param = adapter_dtype_bytes(scenario.finetune.adapter_dtype);
+    return counts;
+}
+
+double lora_model_flops_per_token(const Scenario& scenario, double full_flops_per_token) {
+    if (!trains_adapters(scenario.finetune)) return full_flops_per_token;
+    const LoraCounts counts = lora_counts(scenario);
+    // A tied output layer reads the embedding's table, which the head block counts as its frozen weight (lora_ops' blocks).
+    const double frozen_gemm_params = scenario.model.layers * counts.layer_frozen_params + counts.head_frozen_params;
+    return full_flops_per_token - 2.0 * frozen_gemm_params + 6.0 * counts.adapter_params;
 }
 
 }  // namespace core

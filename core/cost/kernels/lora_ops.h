@@ -9,6 +9,7 @@
 // autocast's casts of the fp32 adapters, what autograd saves (A's input for dA, A's output for dB), input gradients
 // through the frozen linears without their weight-gradient GEMMs.
 #include "core/model/finetune.h"
+#include "core/model/scenario.h"
 #include "core/model/framework_recipe.h"
 
 #include <memory>
@@ -18,6 +19,23 @@ namespace core {
 // The block with LoRA's ops; `layer`: the block is a transformer layer (adapters attach only there: the embedding and the
 // head are frozen as they are). Null for a full fine-tune.
 std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock&, bool layer, const FinetuneSpec&);
+
+// A LoRA or QLoRA run's parameters, counted from the adapted blocks the step runs (one GPU's whole model, unsplit):
+// the frozen base (its parameters and the bytes it is stored in: quantized linears with their constants, the rest bf16)
+// and the adapters, which alone have gradients and optimizer state.
+struct LoraCounts {
+    double frozen_params = 0, frozen_bytes = 0, adapter_params = 0;
+    double layer_frozen_bytes = 0, layer_frozen_params = 0, layer_adapter_params = 0;  // one transformer layer
+    double head_frozen_params = 0;                                // the final norm and the output layer
+    double first_frozen_bytes = 0, last_frozen_bytes = 0;         // the embedding; the final norm and the head
+    double adapter_bytes_per_param = 4;                           // the adapters' dtype (their gradients' too)
+};
+LoraCounts lora_counts(const Scenario&);
+
+// Model FLOPs per token of a LoRA or QLoRA step (what its MFU counts): the full training's (`full_flops_per_token`) less
+// the frozen weights' gradient GEMMs (2 FLOPs per frozen weight of the layers and the output layer per token: X^T dY
+// is not run for a weight without requires_grad), plus the adapters' own forward and backward (6 per parameter).
+double lora_model_flops_per_token(const Scenario&, double full_flops_per_token);
 
 // Whether the op's weight is read from a quantized store (a frozen linear of a layer under base_bytes < 2): it is
 // dequantized to bf16 before each GEMM that reads it, forward and backward.

@@ -926,6 +926,7 @@ std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRo
             add(value);
         }
         add(finetune.base_bytes);
+        add(finetune.dropout > 0 ? 1.0 : 0.0);  // the dropout's rate changes no cost, its presence does
         for (const std::string& name : finetune.target_modules) key += name + '|';
     }
     // The efficiency tables are the catalog's for a catalog GPU (its id names them); a scenario's own GPU adds its own.
