@@ -841,6 +841,27 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
         }
         memory.blocks.push_back(block);
     }
+    memory.trainable_params = constants.total_params;
+    memory.finetune_adapters = constants.lora;
+    memory.frozen_params = memory.frozen_bytes = 0;
+    if (constants.lora) {
+        // LoRA: the state is the frozen base and the adapters (lora_state_into), not the recipe's bytes per parameter.
+        const LoraCounts& lora = constants.lora_counts;
+        memory.trainable_params = lora.adapter_params;
+        memory.frozen_params = lora.frozen_params;
+        memory.frozen_bytes = lora.frozen_bytes;
+        memory.blocks.clear();
+        for (MemoryKind kind : {MemoryKind::weights, MemoryKind::grads, MemoryKind::optimizer}) {
+            MemoryBlock block;
+            block.kind = kind;
+            block.whole_bytes = stage_block_bytes(whole, kind);
+            block.per_gpu_bytes = stage_block_bytes(peak, kind);
+            block.bytes_per_param = block.whole_bytes / std::max(1.0, constants.total_params);
+            memory.blocks.push_back(block);
+        }
+        memory.state_bytes = whole.weights_bytes + whole.grads_bytes + whole.optimizer_bytes;
+        memory.bytes_per_param = memory.state_bytes / std::max(1.0, constants.total_params);
+    }
     for (MemoryKind kind : kPeakKinds) {
         MemoryBlock block;
         block.kind = kind;

@@ -23,6 +23,8 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     const MemoryReport& memory = report.memory;
     json["params"] = memory.params;
     json["params_active"] = memory.params_active;
+    json["finetune"] = {{"method", finetune_method_name(scenario.finetune.method)}, {"trainable_params", memory.trainable_params},
+                        {"frozen_params", memory.frozen_params}, {"frozen_bytes", memory.frozen_bytes}};
     nlohmann::ordered_json memory_json;
     memory_json["bytes_per_param"] = memory.bytes_per_param;
     memory_json["state_bytes"] = memory.state_bytes;
