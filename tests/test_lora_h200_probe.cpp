@@ -3,7 +3,9 @@
 // adapters over a bf16 base under autocast bf16, fused AdamW over the adapters, with and without checkpointing. Each run's
 // scenario is the probe's setup and the finetune section; its step, peak allocated and peak reserved set against the
 // measured ones, the signed error printed. Nothing is fitted to these rows.
+#include "core/cost/kernels/comm.h"
 #include "core/cost/kernels/lora_ops.h"
+#include "core/model/layout.h"
 #include "core/cost/report/evaluate.h"
 #include "core/model/scenario_json.h"
 
@@ -72,4 +74,19 @@ TEST_CASE("H200 PEFT LoRA probe: step and peak memory", "[lora][validation]") {
         CHECK(std::fabs(allocated_error) < 0.10);
         CHECK(std::fabs(reserved_error) < 0.10);
     }
+}
+
+TEST_CASE("LoRA under data parallelism: DDP all-reduces the adapters' gradients alone", "[lora]") {
+    nlohmann::json run = lora_runs()[3];  // Llama 3.1 8B, all-linear
+    core::Scenario scenario = run_scenario(run);
+    scenario.cluster.gpus = 8;
+    scenario.cluster.gpus_per_node = 8;
+    scenario.train.global_batch = 8 * scenario.train.micro_batch;
+    const core::Layout layout = core::layout_of(scenario);
+    REQUIRE(layout.dp == 8);
+    const core::LoraCounts counts = core::lora_counts(scenario);
+    const double params = counts.adapter_params + counts.frozen_params;
+    const core::DpComm comm = core::dp_comm(scenario, layout, params, scenario.model.layers, 1);
+    // PEFT's 41.9 M fp32 adapters: 168 MB, not the 8.07 B parameters' 32 GB.
+    CHECK(comm.grad_bytes == Approx(run["trainable_params"].get<double>() * 4.0));
 }
