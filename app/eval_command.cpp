@@ -145,6 +145,8 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
 
     const core::MemoryReport& memory = report.memory;
     const core::FigureTexts& figures = text.figures;
+    // LoRA and QLoRA: what trains and what is frozen, before the state it sizes.
+    if (memory.finetune_adapters) row("memory", "fine-tune", figures.parameters.value + ": " + figures.parameters.formula);
     row("memory", "state, whole model", figures.training_state.value);
     row("memory", "state, in GPUs' worth", format_number(memory.state_gpus_worth) + " x " + format_bytes(memory.hbm_bytes));
     const core::PerGpuMemory& per_gpu = memory.per_gpu;

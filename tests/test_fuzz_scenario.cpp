@@ -149,7 +149,7 @@ const std::vector<SchemaKey>& schema() {
         {"overlap", "tp_comm", kBooleans},
         {"overlap", "cp_ring", kBooleans},
         {"overlap", "pp_p2p", kBooleans},
-        {"train", "framework", {"\"megatron\"", "\"pytorch-eager\"", "\"jax\""}},
+        {"train", "framework", {"\"megatron\"", "\"pytorch-eager\"", "\"hf-transformers\"", "\"jax\""}},
         {"train", "dropout", kBooleans},
         {"train", "gradient_accumulation_fusion", kBooleans},
         {"serving", "batch", {"1", "64", "1000000"}},
@@ -168,6 +168,14 @@ const std::vector<SchemaKey>& schema() {
         {"budget", "price", {"\"on-demand\"", "\"spot\"", "\"custom\"", "\"free\""}},
         {"budget", "setup_hours", {"0", "0.5", "1e5"}},
         {"budget", "dollars", {"0", "3", "1e12"}},
+        {"finetune", "method", {"\"full\"", "\"lora\"", "\"qlora\"", "\"dora\""}},
+        {"finetune", "rank", {"1", "16", "65536", "0"}},
+        {"finetune", "alpha", {"0.5", "32", "1e6"}},
+        {"finetune", "dropout", {"0", "0.1", "0.99"}},
+        {"finetune", "targets", {"\"attention\"", "\"all-linear\"", "[\"q_proj\", \"v_proj\"]", "[\"down_proj\"]", "[\"wq\"]"}},
+        {"finetune", "base_bytes", {"2", "1", "0.5", "0.25"}},
+        {"finetune", "double_quant", kBooleans},
+        {"finetune", "adapter_dtype", {"\"fp32\"", "\"bf16\""}},
     };
     return keys;
 }
@@ -233,6 +241,10 @@ const std::vector<ScenarioText>& base_scenarios() {
          {"cluster", {{"gpu", "\"a100-sxm\""}, {"gpus", "64"}}}},
         {{"model", {{"params", "7e9"}}}, {"parallel", {{"dp", "8"}, {"zero", "3"}}}, {"train", {{"global_batch", "64"}}}},
         {{"model", {{"hf_config", "\"config.json\""}}}, {"cluster", {{"gpus", "8"}}}, {"train", {{"seq_len", "4096"}, {"global_batch", "16"}}}},
+        {{"model", {{"preset", "\"llama3-8b\""}}},
+         {"train", {{"framework", "\"hf-transformers\""}, {"micro_batch", "1"}, {"global_batch", "4"}, {"recompute", "\"full\""}}},
+         {"cluster", {{"gpu", "\"rtx-4090\""}, {"gpus", "1"}}},
+         {"finetune", {{"method", "\"qlora\""}, {"rank", "16"}, {"alpha", "32"}, {"targets", "\"all-linear\""}, {"double_quant", "true"}}}},
     };
     return bases;
 }

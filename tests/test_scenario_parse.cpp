@@ -111,6 +111,45 @@ TEST_CASE("Invalid scenarios: layouts that cannot be built", "[scenario]") {
     }
 }
 
+TEST_CASE("Invalid scenarios: the finetune section (issue 41), each refusal naming its field", "[scenario][lora]") {
+    const std::string hf = R"("model": {"preset": "llama3-8b"}, "train": {"framework": "hf-transformers", "micro_batch": 1, "global_batch": 1},
+        "cluster": {"gpu": "h100-sxm", "gpus": 1}, )";
+    const auto with = [&](const std::string& finetune) { return "{" + hf + R"("finetune": )" + finetune + "}"; };
+    REQUIRE(refused_field(with(R"({"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"], "dropout": 0.05})")) == "(accepted)");
+    REQUIRE(refused_field(with(R"({"method": "qlora", "targets": "all-linear", "double_quant": true, "adapter_dtype": "bf16"})")) == "(accepted)");
+    REQUIRE(refused_field(with(R"({"method": "dora"})")) == "finetune.method");
+    REQUIRE(refused_field(with(R"({"method": "lora", "rank": 0})")) == "finetune.rank");
+    REQUIRE(refused_field(with(R"({"method": "lora", "rank": 2.5})")) == "finetune.rank");
+    REQUIRE(refused_field(with(R"({"method": "lora", "alpha": -1})")) == "finetune.alpha");
+    REQUIRE(refused_field(with(R"({"method": "lora", "alpha": 0})")) == "finetune.alpha");
+    REQUIRE(refused_field(with(R"({"method": "lora", "dropout": 1})")) == "finetune.dropout");
+    REQUIRE(refused_field(with(R"({"method": "lora", "targets": ["q_proj", "c_attn"]})")) == "finetune.targets");
+    REQUIRE(refused_field(with(R"({"method": "lora", "targets": "everything"})")) == "finetune.targets");
+    REQUIRE(refused_field(with(R"({"method": "lora", "targets": []})")) == "finetune.targets");
+    REQUIRE(refused_field(with(R"({"method": "qlora", "base_bytes": 0.75})")) == "finetune.base_bytes");
+    REQUIRE(refused_field(with(R"({"method": "qlora", "base_bytes": 2})")) == "finetune.base_bytes");
+    REQUIRE(refused_field(with(R"({"method": "full", "base_bytes": 0.5})")) == "finetune.base_bytes");
+    REQUIRE(refused_field(with(R"({"method": "lora", "adapter_dtype": "fp16"})")) == "finetune.adapter_dtype");
+    REQUIRE(refused_field(with(R"({"method": "lora", "r": 16})")) == "finetune.r");
+    REQUIRE(refused_field(with(R"("lora")")) == "finetune");
+    // Adapters attach to named modules: Megatron's fused blocks name none.
+    REQUIRE(refused_field(R"({"model": {"preset": "llama3-8b"}, "finetune": {"method": "lora"}})") == "finetune.method");
+}
+
+TEST_CASE("The finetune section round trip: written, read back, the same scenario", "[scenario][lora]") {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-8b"}, "train": {"framework": "hf-transformers",
+        "micro_batch": 1, "global_batch": 1}, "cluster": {"gpu": "h100-sxm", "gpus": 1},
+        "finetune": {"method": "qlora", "rank": 64, "alpha": 16, "dropout": 0.1, "targets": ["q_proj", "down_proj"], "base_bytes": 1}})");
+    REQUIRE(scenario.finetune.method == core::FinetuneMethod::qlora);
+    REQUIRE(scenario.finetune.base_bytes == 1);
+    const core::Scenario read_back = core::parse_scenario(core::scenario_to_json(scenario));
+    REQUIRE(read_back.finetune == scenario.finetune);
+    REQUIRE(report_of(read_back) == report_of(scenario));
+    // QLoRA's base defaults to NF4 when the file names the method alone.
+    REQUIRE(core::parse_scenario(R"({"model": {"preset": "llama3-8b"}, "train": {"framework": "hf-transformers", "micro_batch": 1,
+        "global_batch": 1}, "cluster": {"gpu": "h100-sxm", "gpus": 1}, "finetune": {"method": "qlora"}})").finetune.base_bytes == 0.5);
+}
+
 TEST_CASE("The default scenario: Llama 3 70B, 16 B per parameter, H100 SXM, 8 per node", "[scenario]") {
     const core::Scenario scenario = core::default_scenario();
     REQUIRE(scenario.model.id == "llama3-70b");

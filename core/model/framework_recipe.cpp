@@ -3,6 +3,7 @@
 #include "core/model/embedded_assets.h"
 #include "core/model/errors.h"
 #include "core/model/json_reader.h"
+#include "core/model/scenario.h"
 
 #include <algorithm>
 #include <cctype>
@@ -37,12 +38,13 @@ constexpr std::pair<WeightRole, const char*> kWeightNames[] = {
     {WeightRole::q, "q"}, {WeightRole::k, "k"}, {WeightRole::v, "v"}, {WeightRole::qkv, "qkv"}, {WeightRole::o, "o"},
     {WeightRole::gate, "gate"}, {WeightRole::up, "up"}, {WeightRole::gate_up, "gate_up"}, {WeightRole::down, "down"},
     {WeightRole::fc1, "fc1"}, {WeightRole::fc2, "fc2"}, {WeightRole::head, "head"}, {WeightRole::norm, "norm"},
-    {WeightRole::none, "none"},
+    {WeightRole::lora_a, "lora_a"}, {WeightRole::lora_b, "lora_b"}, {WeightRole::none, "none"},
 };
 
 constexpr std::pair<DtypeRule, const char*> kDtypeNames[] = {
     {DtypeRule::infer, "infer"}, {DtypeRule::fp32, "fp32"}, {DtypeRule::bf16, "bf16"}, {DtypeRule::compute, "compute"},
     {DtypeRule::param, "param"}, {DtypeRule::stream, "stream"}, {DtypeRule::mask, "mask"}, {DtypeRule::index, "index"},
+    {DtypeRule::adapter, "adapter"},
 };
 
 template <class Enum, std::size_t N>
@@ -98,9 +100,11 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
     }
     if (auto dtype = reader.string("dtype")) {
         if (!lookup(kDtypeNames, *dtype, op.dtype)) throw InputError(at + ": dtype", "unknown dtype \"" + *dtype + "\"");
+        if (op.dtype == DtypeRule::adapter) throw InputError(at + ": dtype", "adapter is LoRA's, which adds its ops itself");
     }
     if (auto weight = reader.string("weight")) {
         if (!lookup(kWeightNames, *weight, op.weight)) throw InputError(at + ": weight", "unknown weight \"" + *weight + "\"");
+        if (op.weight == WeightRole::lora_a || op.weight == WeightRole::lora_b) throw InputError(at + ": weight", "LoRA adds its adapters itself");
     }
     op.bias = reader.boolean("bias").value_or(false);
     op.backend = reader.string("backend").value_or("");
@@ -278,6 +282,22 @@ const FrameworkRecipe* find_framework_recipe(std::string_view id) {
         if (recipe.id == id) return &recipe;
     }
     return nullptr;
+}
+
+const FrameworkRecipe& framework_recipe_of(const Scenario& scenario) {
+    const char* id = "megatron-lm";
+    switch (scenario.train.framework) {
+        case Framework::megatron: id = "megatron-lm"; break;
+        case Framework::megatron_core: id = "megatron-core"; break;
+        case Framework::deepspeed: id = "deepspeed"; break;
+        case Framework::pytorch_eager: id = "pytorch-eager"; break;
+        case Framework::torchtitan: id = "torchtitan"; break;
+        case Framework::llm_foundry: id = "llm-foundry"; break;
+        case Framework::hf_transformers: id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama"; break;
+    }
+    const FrameworkRecipe* recipe = find_framework_recipe(id);
+    if (!recipe) throw InputError("train.framework", std::string("no recipe file for ") + id);
+    return *recipe;
 }
 
 }  // namespace core

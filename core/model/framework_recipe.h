@@ -9,6 +9,8 @@
 
 namespace core {
 
+struct Scenario;
+
 // The operators a recipe may name. Eager PyTorch operators follow ATen's semantics (autocast's lists, type promotion,
 // what autograd saves and launches in the backward: tools/autograd/derivatives.yaml); fused ones are one kernel each way;
 // the block ops run a whole part of a Megatron-style layer as core/cost/kernels/kernels.cpp builds it.
@@ -58,12 +60,15 @@ bool op_kind_from_name(std::string_view, OpKind&);
 bool is_block_op(OpKind);
 
 // Which weight a linear reads: its output and input widths in the model's terms, split over TP as Megatron splits them.
-enum class WeightRole { q, k, v, qkv, o, gate, up, gate_up, down, fc1, fc2, head, norm, none };
+// lora_a and lora_b: a LoRA adapter's down (rank x in) and up (out x rank) projections beside the linear whose role the op's
+// `adapts` names (core/cost/kernels/lora_ops.h adds them; no recipe file names them).
+enum class WeightRole { q, k, v, qkv, o, gate, up, gate_up, down, fc1, fc2, head, norm, lora_a, lora_b, none };
 const char* weight_role_name(WeightRole);
 
 // A tensor's dtype: fixed, or the recipe's (compute: bf16 or fp32; param: the weights' storage; stream: the residual
 // stream's, the embedding's output dtype), or worked out from the inputs (PyTorch's type promotion and autocast).
-enum class DtypeRule { infer, fp32, bf16, compute, param, stream, mask, index };
+// adapter: a LoRA adapter's weights' dtype (the finetune section's adapter_dtype).
+enum class DtypeRule { infer, fp32, bf16, compute, param, stream, mask, index, adapter };
 
 // The shape of a tensor as a product of the layer's sizes, each after the layout splits it (core/cost/kernels/recipe_ops.cpp
 // Dims): t tokens in the TP region (micro-batch x sequence / cp), n tokens outside it (t / tp under sequence parallelism),
@@ -92,6 +97,10 @@ struct RecipeOp {
     bool recompute_selective = false;  // recomputed under selective recompute (the framework's policy)
     std::string when;               // a condition on the model or run ("gated", "!gated", "dropout", ...); empty: always
     std::string source;             // the line of the framework's code
+    // Set by LoRA's transformation (core/cost/kernels/lora_ops.h), never by a file: the op's weight is frozen (no gradient,
+    // no optimizer state), and an adapter's projection names the role of the linear it adapts.
+    bool frozen = false;
+    WeightRole adapts = WeightRole::none;
 };
 
 struct RecipeBlock {
@@ -120,6 +129,9 @@ struct FrameworkRecipe {
 FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::string& file);
 // The recipes compiled in (assets/frameworks/*.json), by id.
 const FrameworkRecipe* find_framework_recipe(std::string_view id);
+// The recipe a scenario runs: its train.framework, and for Hugging Face its model's family (GPT-2's learned positions,
+// biases and LayerNorm, or modeling_llama's ops). Throws InputError naming train.framework when none is compiled in.
+const FrameworkRecipe& framework_recipe_of(const Scenario&);
 const std::vector<FrameworkRecipe>& builtin_framework_recipes();
 
 }  // namespace core

@@ -119,6 +119,7 @@ void validate_scenario(const Scenario& scenario) {
     require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");
     require_range("memory.fragmentation", memory.fragmentation, 1, "1");
     validate_serving(scenario.serving);
+    validate_finetune(scenario);
 }
 
 const char* serving_runtime_name(ServingRuntime runtime) { return runtime == ServingRuntime::engine ? "engine" : "pytorch"; }

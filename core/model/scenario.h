@@ -1,6 +1,7 @@
 #pragma once
 // The inputs: everything a user can set. A scenario file names only what differs from these defaults
 // (core/model/scenario_json.h reads and writes it; core/model/scenario_edits.h changes it).
+#include "core/model/finetune.h"
 #include "core/model/hardware.h"
 #include "core/model/model.h"
 #include "core/model/precision.h"
@@ -206,6 +207,7 @@ struct Scenario {
     MoeSpec moe;
     MemorySpec memory;
     BudgetSpec budget;
+    FinetuneSpec finetune;          // full: every weight trained; lora / qlora: adapters on a frozen base (core/model/finetune.h)
 
     bool operator==(const Scenario&) const = default;
 };

@@ -324,6 +324,59 @@ void read_memory(MemorySpec& memory, const nlohmann::json& object) {
     reader.reject_unknown_keys();
 }
 
+// The finetune section: the method first (it sets base_bytes' default), then each field over it.
+void read_finetune(FinetuneSpec& finetune, const nlohmann::json& object) {
+    JsonObjectReader reader(object, "finetune");
+    if (auto method = reader.string("method")) {
+        if (!finetune_method_from_name(*method, finetune.method)) throw InputError("finetune.method", "must be full, lora or qlora, got \"" + *method + "\"");
+        finetune.base_bytes = default_base_bytes(finetune.method);
+    }
+    // Out of range values are read as given and refused by validate_finetune, which names the rule.
+    if (auto rank = reader.integer("rank", -1000000000, 1000000000)) finetune.rank = static_cast<int>(*rank);
+    if (auto alpha = reader.number("alpha", -1e12, 1e12)) finetune.alpha = *alpha;
+    if (auto dropout = reader.number("dropout", -1e12, 1e12)) finetune.dropout = *dropout;
+    if (reader.has("targets")) {
+        const nlohmann::json& targets = reader.raw("targets");
+        if (targets.is_string()) {
+            const std::string name = targets.get<std::string>();
+            if (name == "attention") finetune.targets = LoraTargets::attention;
+            else if (name == "all-linear") finetune.targets = LoraTargets::all_linear;
+            else throw InputError("finetune.targets", "must be \"attention\", \"all-linear\" or a list of module names, got \"" + name + "\"");
+            finetune.target_modules.clear();
+        } else if (targets.is_array()) {
+            if (targets.empty() || targets.size() > 64) throw InputError("finetune.targets", "a list of 1 to 64 module names");
+            finetune.targets = LoraTargets::modules;
+            finetune.target_modules.clear();
+            for (const nlohmann::json& name : targets) {
+                if (!name.is_string() || name.get<std::string>().empty() || name.get<std::string>().size() > 200) {
+                    throw InputError("finetune.targets", "each module name is a string of 1 to 200 characters");
+                }
+                finetune.target_modules.push_back(name.get<std::string>());
+            }
+        } else {
+            throw InputError("finetune.targets", "must be \"attention\", \"all-linear\" or a list of module names");
+        }
+    }
+    finetune.base_bytes = reader.number("base_bytes", -1e12, 1e12).value_or(finetune.base_bytes);
+    finetune.double_quant = reader.boolean("double_quant").value_or(finetune.double_quant);
+    if (auto dtype = reader.string("adapter_dtype")) {
+        if (*dtype == "fp32") finetune.adapter_dtype = AdapterDtype::fp32;
+        else if (*dtype == "bf16") finetune.adapter_dtype = AdapterDtype::bf16;
+        else throw InputError("finetune.adapter_dtype", "must be fp32 or bf16, got \"" + *dtype + "\"");
+    }
+    reader.reject_unknown_keys();
+}
+
+nlohmann::json finetune_targets_json(const FinetuneSpec& finetune) {
+    switch (finetune.targets) {
+        case LoraTargets::peft_default: return nullptr;
+        case LoraTargets::attention: return "attention";
+        case LoraTargets::all_linear: return "all-linear";
+        case LoraTargets::modules: return finetune.target_modules;
+    }
+    return nullptr;
+}
+
 nlohmann::json model_json(const ModelSpec& model) {
     if (model.is_bare_count()) {
         nlohmann::json json = {{"params", model.params_override}};
@@ -416,6 +469,12 @@ nlohmann::json full_json(const Scenario& s) {
                       {"fragmentation", s.memory.fragmentation}};
     json["moe"] = {{"load_imbalance", s.moe.load_imbalance}, {"capacity_factor", s.moe.capacity_factor}, {"node_limit", s.moe.node_limit},
                    {"dispatch_bytes", s.moe.dispatch_bytes}};
+    const FinetuneSpec& finetune = s.finetune;
+    // base_bytes is written whenever the method's own default differs from the written one, so a file reads back the same.
+    json["finetune"] = {{"method", finetune_method_name(finetune.method)}, {"rank", finetune.rank}, {"alpha", finetune.alpha}, {"dropout", finetune.dropout},
+                        {"base_bytes", finetune.base_bytes}, {"double_quant", finetune.double_quant},
+                        {"adapter_dtype", adapter_dtype_name(finetune.adapter_dtype)}};
+    if (finetune.targets != LoraTargets::peft_default) json["finetune"]["targets"] = finetune_targets_json(finetune);
     return json;
 }
 
@@ -439,6 +498,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader,
     if (reader.has("memory")) read_memory(scenario.memory, reader.raw("memory"));
     const bool basis_given = reader.has("budget") && reader.raw("budget").is_object() && reader.raw("budget").contains("price");
     if (reader.has("budget")) read_budget(scenario.budget, reader.raw("budget"));
+    if (reader.has("finetune")) read_finetune(scenario.finetune, reader.raw("finetune"));
     reader.reject_unknown_keys();
     const bool dollars_given = reader.has("operations") && reader.raw("operations").contains("dollars_per_gpu_hour");
     settle_price(scenario, dollars_given, basis_given);
@@ -452,6 +512,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader,
     if (use == ScenarioUse::plan) {
         scenario.parallel = ParallelSpec{};  // the planner's search replaces it; an explicit batch stays as given
         validate_model_shape(scenario.model, "model");
+        validate_finetune(scenario);
         return scenario;
     }
     const bool batch_given = root.contains("train") && root["train"].is_object() && root["train"].contains("global_batch");
@@ -485,6 +546,12 @@ std::string scenario_to_json(const Scenario& scenario) {
     } else if (out.contains("cluster")) {
         out["cluster"].erase("scale_up_link");
         if (out["cluster"].empty()) out.erase("cluster");
+    }
+    // base_bytes follows the method when a file leaves it out: write it whenever it is not the written method's own.
+    if (out.contains("finetune")) {
+        if (scenario.finetune.base_bytes != default_base_bytes(scenario.finetune.method)) out["finetune"]["base_bytes"] = scenario.finetune.base_bytes;
+        else out["finetune"].erase("base_bytes");
+        if (out["finetune"].empty()) out.erase("finetune");
     }
     // A fitted batch is not written: read back, the file fits it again (and the report notes it again).
     if (scenario.train.global_batch_fitted && out.contains("train")) {

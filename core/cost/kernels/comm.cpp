@@ -2,6 +2,7 @@
 
 #include "core/cost/kernels/framework.h"
 #include "core/cost/kernels/kernels.h"
+#include "core/cost/kernels/lora_ops.h"
 
 #include <algorithm>
 
@@ -259,6 +260,12 @@ DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupP
     const PrecisionRecipe& recipe = scenario.precision;
     comm.grad_bytes = params_per_gpu * recipe.grad_comm_bytes_per_param();
     comm.weight_bytes = params_per_gpu * recipe.weight_comm_bytes_per_param();
+    if (trains_adapters(scenario.finetune)) {
+        // LoRA: only the adapters have gradients (DDP's buckets hold the parameters that require them), in their dtype.
+        const LoraCounts lora = lora_counts(scenario);
+        const double trainable_share = lora.adapter_params / std::max(1.0, lora.adapter_params + lora.frozen_params);
+        comm.grad_bytes = params_per_gpu * trainable_share * lora.adapter_bytes_per_param;
+    }
     const auto seconds = [&](Collective collective, double bytes) {
         return collective_seconds(collective, group, bytes, cluster.scale_up, cluster.scale_out);
     };

@@ -717,6 +717,8 @@ Kernel optimizer_kernel(const Scenario& scenario, double local_params) {
     kernel.scope = KernelScope::step;
     kernel.memory_class = MemoryClass::optimizer;
     kernel.bytes = local_params * (2.0 * updated + recipe.bytes_per_param(StateKind::grads) + (master > 0 ? weights : 0.0));
+    // LoRA's adapters: weights, gradients and both moments in the adapters' dtype, no master (lora_ops.h).
+    if (trains_adapters(scenario.finetune)) kernel.bytes = local_params * 7.0 * adapter_dtype_bytes(scenario.finetune.adapter_dtype);
     kernel.flops = 12.0 * local_params;
     // PyTorch's fused and foreach optimizers launch one kernel per 320 blocks of 65,536 elements
     // (aten/src/ATen/native/cuda/MultiTensorApply.cuh: kChunkSize, depth_to_max_blocks).

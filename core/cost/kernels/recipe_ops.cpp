@@ -1,5 +1,6 @@
 #include "core/cost/kernels/recipe_ops.h"
 
+#include "core/cost/kernels/lora_ops.h"
 #include "core/model/errors.h"
 
 #include <algorithm>
@@ -11,24 +12,7 @@
 
 namespace core {
 
-const FrameworkRecipe& recipe_of(const Scenario& scenario) {
-    const char* id = "megatron-lm";
-    switch (scenario.train.framework) {
-        case Framework::megatron: id = "megatron-lm"; break;
-        case Framework::megatron_core: id = "megatron-core"; break;
-        case Framework::deepspeed: id = "deepspeed"; break;
-        case Framework::pytorch_eager: id = "pytorch-eager"; break;
-        case Framework::torchtitan: id = "torchtitan"; break;
-        case Framework::llm_foundry: id = "llm-foundry"; break;
-        case Framework::hf_transformers:
-            // GPT-2's family: learned positions, biases and LayerNorm; the rest run modeling_llama's ops.
-            id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama";
-            break;
-    }
-    const FrameworkRecipe* recipe = find_framework_recipe(id);
-    if (!recipe) throw InputError("train.framework", std::string("no recipe file for ") + id);
-    return *recipe;
-}
+const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_recipe_of(scenario); }
 
 bool runs_operator_recipe(const Scenario& scenario) {
     const FrameworkRecipe& recipe = recipe_of(scenario);
@@ -57,6 +41,13 @@ RecipeDtypes recipe_dtypes(const Scenario& scenario) {
     dtypes.param = cast_before_gather ? Dtype::bf16 : weight_bytes >= 4 ? Dtype::fp32 : Dtype::bf16;
     dtypes.autocast = dtypes.param == Dtype::fp32 && dtypes.compute == Dtype::bf16;
     dtypes.grad = precision.grad_comm_bytes_per_param() >= 4 ? Dtype::fp32 : Dtype::bf16;
+    const FinetuneSpec& finetune = scenario.finetune;
+    if (trains_adapters(finetune)) {
+        dtypes.adapter = finetune.adapter_dtype == AdapterDtype::fp32 ? Dtype::fp32 : Dtype::bf16;
+        dtypes.param = Dtype::bf16;
+        dtypes.autocast = dtypes.adapter == Dtype::fp32 && dtypes.compute == Dtype::bf16;
+        dtypes.grad = dtypes.adapter;
+    }
     return dtypes;
 }
 
@@ -65,6 +56,7 @@ namespace {
 // The sizes of framework_recipe.h's shapes, after the layout splits them.
 struct Dims {
     double t = 0, n = 0, h = 0, q = 0, k = 0, d = 0, a = 0, g = 0, f = 0, v = 0, s = 0, S = 0, b = 1;
+    double r = 0;  // LoRA's rank
     double of(char symbol) const {
         switch (symbol) {
             case 't': return t;
@@ -80,6 +72,7 @@ struct Dims {
             case 's': return s;
             case 'S': return S;
             case 'b': return b;
+            case 'r': return r;
         }
         return 1;
     }
@@ -106,6 +99,7 @@ Dims dims_of(const Scenario& scenario, const LayerSplit& split, const FrameworkT
     dims.k = dims.g * dims.d;
     dims.f = static_cast<double>(model.ffn_hidden) / split.tp;
     dims.v = vocab_per_rank(model.vocab, split.tp, traits);
+    dims.r = scenario.finetune.rank;
     return dims;
 }
 
@@ -147,7 +141,7 @@ AutocastClass autocast_class(OpKind kind) {
 struct WeightShape {
     double out = 0, in = 0;
 };
-WeightShape weight_shape(WeightRole role, const Dims& dims) {
+WeightShape weight_shape(WeightRole role, const Dims& dims, WeightRole adapts = WeightRole::none) {
     switch (role) {
         case WeightRole::q: return {dims.q, dims.h};
         case WeightRole::k:
@@ -162,6 +156,8 @@ WeightShape weight_shape(WeightRole role, const Dims& dims) {
         case WeightRole::fc2: return {dims.h, dims.f};
         case WeightRole::head: return {dims.v, dims.h};
         case WeightRole::norm: return {dims.h, 1.0};
+        case WeightRole::lora_a: return {dims.r, weight_shape(adapts, dims).in};   // r x in
+        case WeightRole::lora_b: return {weight_shape(adapts, dims).out, dims.r};  // out x r
         case WeightRole::none: return {};
     }
     return {};
@@ -296,6 +292,7 @@ private:
             case DtypeRule::stream: return program_.stream;
             case DtypeRule::mask: return Dtype::mask;
             case DtypeRule::index: return Dtype::index;
+            case DtypeRule::adapter: return dtypes_.adapter;
         }
         return inferred;
     }
@@ -378,6 +375,8 @@ private:
         (void)before;
         backward_by_op_.push_back(std::move(backward));
         program_.weight_params += op.weight_params;
+        program_.frozen_params += op.frozen_params;
+        program_.frozen_bytes += op.frozen_bytes;
         program_.ops.push_back(std::move(op));
     }
 
@@ -440,6 +439,7 @@ private:
     void emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
     void emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
     void weight_gradient(ProgramOp& op, double params, std::vector<Kernel>& bw, double bf16_grad_elements);
+    void dequantize(std::vector<Kernel>& into, KernelPass pass, const WeightShape& weight);
 
     const Scenario& scenario_;
     const LayerSplit& split_;
@@ -451,6 +451,7 @@ private:
     bool fp8_ = false;
     KernelId kernel_id_ = KernelId::op;
     const char* label_ = nullptr;
+    double op_scratch_ = 0;  // what dequantize allocates beside the weight (double quantization's fp32 absmax)
     BlockProgram program_;
     std::vector<std::vector<Kernel>> backward_by_op_;
     std::vector<Kernel> input_accumulation_;  // the block input's gradients, added after the whole backward
@@ -466,29 +467,89 @@ void ProgramBuilder::weight_gradient(ProgramOp& op, double params, std::vector<K
     }
 }
 
+// A quantized frozen weight read back as bf16 (bandwidth-bound kernels). NF4: bitsandbytes' kDequantizeBlockwise
+// (csrc/kernels.cu:510, 0.49.2) reads the packed weight and its fp32 absmax and writes the bf16 weight; under double
+// quantization dequantize_4bit first dequantizes the 8-bit absmax and adds its offset (functional.py:1040-1041), two
+// more launches. int8: MatMul8bitLt's backward dequantizes CB with SCB / 127 for dX (autograd/_functions.py).
+void ProgramBuilder::dequantize(std::vector<Kernel>& into, KernelPass pass, const WeightShape& weight) {
+    const FinetuneSpec& finetune = scenario_.finetune;
+    const double params = weight.out * weight.in;
+    const double stored = frozen_linear_bytes(weight.out, weight.in, finetune);
+    if (finetune.base_bytes < 1 && finetune.double_quant) {
+        const double blocks = std::ceil(params / 64.0);
+        pointwise(into, pass, blocks + 4.0 * std::ceil(blocks / 256.0), blocks * 4.0, blocks);  // dequantize_blockwise
+        pointwise(into, pass, blocks * 4.0, blocks * 4.0, blocks);                              // absmax += offset
+        op_scratch_ = blocks * 4.0;
+    }
+    pointwise(into, pass, stored, params * 2.0, params);
+}
+
 void ProgramBuilder::emit_linear(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
-    const WeightShape weight = weight_shape(recipe.weight, dims_);
+    const WeightShape weight = weight_shape(recipe.weight, dims_, recipe.adapts);
+    const bool adapter = recipe.weight == WeightRole::lora_a || recipe.weight == WeightRole::lora_b;
+    const Dtype weight_dtype = adapter ? dtypes_.adapter : dtypes_.param;
+    const FinetuneSpec& finetune = scenario_.finetune;
+    const bool quantized = quantized_weight(recipe, finetune);
+    const bool int8 = quantized && finetune.base_bytes >= 1;
     const Dtype lower = dtypes_.compute;
+    const double params = weight.out * weight.in;
     int input = op.inputs.front();
     const double tokens = program_.tensors[input].elements / weight.in;
+    if (quantized && !int8) {
+        // bitsandbytes dequantizes the whole weight to bf16 before the GEMM (MatMul4Bit.forward: F.linear(A,
+        // F.dequantize_4bit(B, quant_state).to(A.dtype).t()), autograd/_functions.py:315, 0.49.2; 0.50's gemm_4bit does the
+        // same past 1,536 rows, backends/cuda/ops.py:911); the copy lives through the GEMM, then goes.
+        dequantize(fw, KernelPass::forward, weight);
+        op.made.push_back(new_tensor("dequantized_weight", params, Dtype::bf16, false));
+    }
     if (dtypes_.autocast) {
-        // Autocast casts the weight once per forward (its cache) and the activation at every linear that reads it.
-        pointwise(fw, KernelPass::forward, weight.out * weight.in * 4.0, weight.out * weight.in * 2.0, 0);
-        const int weight_copy = new_tensor("weight_copy", weight.out * weight.in, Dtype::bf16, false);
-        program_.tensors[weight_copy].cached_weight = true;
-        op.made.push_back(weight_copy);
-        op.saved.push_back(weight_copy);
+        // Autocast casts an fp32 weight once per forward (its cache) and the activation at every linear that reads it.
+        if (weight_dtype == Dtype::fp32) {
+            pointwise(fw, KernelPass::forward, params * 4.0, params * 2.0, 0);
+            const int weight_copy = new_tensor("weight_copy", params, Dtype::bf16, false);
+            program_.tensors[weight_copy].cached_weight = true;
+            op.made.push_back(weight_copy);
+            op.saved.push_back(weight_copy);
+        }
         input = autocast_input(input, lower, fw, bw, op);
         op.inputs.front() = input;
     }
+    const bool input_grad = program_.tensors[input].requires_grad;
+    if (int8) {
+        // LLM.int8 (MatMul8bitLt.forward, autograd/_functions.py, 0.49.2): A cast to fp16 (kept for the backward when a
+        // gradient flows), quantized row-wise to int8 (int8_vectorwise_quant: int8 values and an fp32 scale per row), an
+        // int8 GEMM with the dequantization in its epilogue (int8_scaled_mm), timed as the bf16 GEMM of its shape.
+        const double a = tokens * weight.in;
+        pointwise(fw, KernelPass::forward, a * 2.0, a * 2.0, 0);
+        const int half = new_tensor("int8_input_fp16", a, Dtype::bf16, false);
+        op.made.push_back(half);
+        if (input_grad) op.saved.push_back(half);
+        pointwise(fw, KernelPass::forward, a * 2.0, a + tokens * 4.0, 2.0 * a, MemoryClass::norm);
+        op.made.push_back(new_tensor("int8_input", a, Dtype::mask, false));  // one byte each
+    }
     gemm_kernel(fw, KernelPass::forward, tokens, weight.out, weight.in, true);
-    op.output = new_tensor(recipe.output, tokens * weight.out, lower == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16);
-    if (program_.tensors[input].requires_grad) op.saved.push_back(input);
+    op.output = new_tensor(recipe.output, tokens * weight.out, lower == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16, !recipe.frozen || input_grad);
+    if (recipe.frozen) {
+        // A frozen linear keeps no input (autograd saves X only for dW) and runs no weight-gradient GEMM; the input's
+        // gradient still flows through it (dX = dY W, the weight dequantized again when quantized).
+        const double bias = recipe.bias ? weight.out : 0.0;
+        op.frozen_params = params + bias;
+        op.frozen_bytes = (quantized ? frozen_linear_bytes(weight.out, weight.in, finetune) : params * 2.0) + bias * 2.0;
+        if (!input_grad) return;
+        if (quantized) {
+            op_scratch_ = 0;
+            dequantize(bw, KernelPass::backward_input, weight);
+            op.backward_scratch_bytes += params * 2.0 + op_scratch_;
+        }
+        gemm_kernel(bw, KernelPass::backward_input, tokens, weight.in, weight.out, true);
+        return;
+    }
+    op.saved.push_back(input);
     // dX = dY W, dW = X^T dY (the GEMMs the Builder writes for every linear), the bias's gradient a reduction over tokens.
-    gemm_kernel(bw, KernelPass::backward_input, tokens, weight.in, weight.out, true);
+    if (input_grad) gemm_kernel(bw, KernelPass::backward_input, tokens, weight.in, weight.out, true);
     gemm_kernel(bw, KernelPass::backward_weight, weight.in, weight.out, tokens, true);
     if (recipe.bias) pointwise(bw, KernelPass::backward_weight, tokens * weight.out * 2.0, weight.out * 4.0, tokens * weight.out);
-    weight_gradient(op, weight.out * weight.in + (recipe.bias ? weight.out : 0.0), bw, weight.out * weight.in);
+    weight_gradient(op, params + (recipe.bias ? weight.out : 0.0), bw, weight_dtype == Dtype::fp32 ? params : 0.0);
 }
 
 void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
@@ -637,7 +698,7 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             }
             pointwise(fw, KernelPass::forward, read, elements * out_bytes, elements,
                       broadcast_input ? MemoryClass::broadcast : mixed ? MemoryClass::widening : MemoryClass::streaming);
-            op.output = new_tensor(recipe.output, elements, out, any_grad(op) || weighted);
+            op.output = new_tensor(recipe.output, elements, out, any_grad(op) || (weighted && !recipe.frozen));
             for (std::size_t i = 0; i < op.inputs.size(); ++i) {
                 const ProgramTensor& tensor = input(static_cast<int>(i));
                 if (!tensor.requires_grad) continue;
@@ -651,7 +712,11 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
                 if (broadcast) pointwise(bw, KernelPass::backward_input, elements * out_bytes, tensor.elements * out_bytes, elements);
                 if (cast) pointwise(bw, KernelPass::backward_input, tensor.elements * out_bytes, tensor.bytes(), 0);
             }
-            if (weighted) {
+            if (weighted && recipe.frozen) {  // a frozen norm weight: only the input's gradient, grad * w
+                op.frozen_params = dims_.h;
+                op.frozen_bytes = dims_.h * 2.0;
+                if (input(0).requires_grad) pointwise(bw, KernelPass::backward_input, 2.0 * elements * out_bytes, elements * out_bytes, elements);
+            } else if (weighted) {
                 op.saved.push_back(in0);
                 pointwise(bw, KernelPass::backward_input, 2.0 * elements * out_bytes, elements * out_bytes, elements);  // grad * w
                 pointwise(bw, KernelPass::backward_weight, 2.0 * elements * out_bytes, elements * out_bytes, elements);  // grad * x
@@ -731,15 +796,27 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             const Dtype out = resolve(recipe.dtype, x.dtype);
             const double rows = x.elements / dims_.h;
             pointwise(fw, KernelPass::forward, x.bytes(), x.elements * dtype_bytes(out) + 8.0 * rows, 8.0 * x.elements, MemoryClass::norm);
-            op.output = new_tensor(recipe.output, x.elements, out, true);
-            op.saved.push_back(source);
+            const double norm_params = (scenario_.model.bias ? 2.0 : 1.0) * dims_.h;
+            const bool input_grad = x.requires_grad;
+            op.output = new_tensor(recipe.output, x.elements, out, input_grad || !recipe.frozen);
             const int stats = new_tensor("norm_stats", 2.0 * rows, Dtype::fp32, false);  // mean and rstd (rstd alone for RMS)
             op.made.push_back(stats);
+            if (recipe.frozen && !input_grad) {
+                op.frozen_params = norm_params;
+                op.frozen_bytes = norm_params * 2.0;
+                return;
+            }
+            op.saved.push_back(source);
             op.saved.push_back(stats);
             // The input's gradient, then the weight's (and bias's) over the tokens (layer_norm_backward_cuda: two kernels).
             pointwise(bw, KernelPass::backward_input, x.bytes() + x.elements * dtype_bytes(out), x.bytes(), 12.0 * x.elements, MemoryClass::norm);
+            if (recipe.frozen) {
+                op.frozen_params = norm_params;
+                op.frozen_bytes = norm_params * 2.0;
+                return;
+            }
             pointwise(bw, KernelPass::backward_weight, x.bytes() + x.elements * dtype_bytes(out), dims_.h * 8.0, 4.0 * x.elements, MemoryClass::norm);
-            weight_gradient(op, (scenario_.model.bias ? 2.0 : 1.0) * dims_.h, bw, 0);
+            weight_gradient(op, norm_params, bw, 0);
             return;
         }
         case OpKind::embedding: {
@@ -748,6 +825,13 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             const double rows = recipe.inputs.front() == "positions" ? std::max(dims_.S, static_cast<double>(scenario_.model.positions))
                                                                       : dims_.v;
             pointwise(fw, KernelPass::forward, elements * dtype_bytes(out) + dims_.t * 8.0, elements * dtype_bytes(out), 0);
+            const bool tied_table = scenario_.model.tied_embeddings && recipe.inputs.front() == "tokens";
+            if (recipe.frozen) {  // a frozen table: no gradient at all, and none flows into its rows (the ids have none)
+                op.output = new_tensor(recipe.output, elements, out, false);
+                op.frozen_params = tied_table ? 0.0 : rows * dims_.h;  // a tied table is the head's weight, counted there
+                op.frozen_bytes = op.frozen_params * 2.0;
+                return;
+            }
             op.output = new_tensor(recipe.output, elements, out, true);
             // embedding_dense_backward: the ids sorted, the rows' gradients summed and scattered into a zero-filled
             // gradient of the whole table (aten/src/ATen/native/cuda/Embedding.cu; 15 launches for GPT-2 in
@@ -844,6 +928,17 @@ std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRo
                          gpu.fp8_flops_per_s, gpu.fp32_flops_per_s}) {
         add(value);
     }
+    // LoRA's adapters: which linears, their rank, the base's format, the adapters' dtype (alpha scales, costs nothing).
+    const FinetuneSpec& finetune = scenario.finetune;
+    if (trains_adapters(finetune)) {
+        for (int value : {static_cast<int>(finetune.method), finetune.rank, static_cast<int>(finetune.targets), static_cast<int>(finetune.adapter_dtype),
+                          static_cast<int>(finetune.double_quant)}) {
+            add(value);
+        }
+        add(finetune.base_bytes);
+        add(finetune.dropout > 0 ? 1.0 : 0.0);  // the dropout's rate changes no cost, its presence does
+        for (const std::string& name : finetune.target_modules) key += name + '|';
+    }
     // The efficiency tables are the catalog's for a catalog GPU (its id names them); a scenario's own GPU adds its own.
     key += gpu.id;
     if (!builtin_hardware().find_gpu(gpu.id)) {
@@ -864,7 +959,10 @@ std::shared_ptr<const BlockProgram> block_program(const Scenario& scenario, cons
     }
     const FrameworkRecipe& recipe = recipe_of(scenario);
     const RecipeBlock& block = role == BlockRole::embedding ? recipe.embedding : role == BlockRole::layer ? recipe.layer : recipe.head;
-    auto program = std::make_shared<const BlockProgram>(ProgramBuilder(scenario, split, role).build(block));
+    std::shared_ptr<const RecipeBlock> adapted = adapted_block(block, role == BlockRole::layer, scenario.finetune);
+    BlockProgram built = ProgramBuilder(scenario, split, role).build(adapted ? *adapted : block);
+    built.adapted = std::move(adapted);
+    auto program = std::make_shared<const BlockProgram>(std::move(built));
     std::lock_guard<std::mutex> lock(mutex);
     if (cache.size() >= 512) cache.clear();
     cache.emplace(std::move(key), program);

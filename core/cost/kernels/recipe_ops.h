@@ -41,7 +41,9 @@ struct ProgramOp {
     std::vector<int> made;            // tensors the op itself allocates besides its output (autocast casts, masks, lse)
     int forward_kernels = 0;          // how many of the block's forward kernels are its (in order)
     int backward_kernels = 0;         // and of its backward kernels
-    double weight_params = 0;         // parameters of the weight it reads (its gradient's elements)
+    double weight_params = 0;         // parameters of the weight it reads (its gradient's elements); 0 for a frozen weight
+    double frozen_params = 0;         // a frozen weight's parameters (LoRA's base): no gradient, no optimizer state
+    double frozen_bytes = 0;          // and the bytes it is stored in (quantized ones with their constants)
     double backward_scratch_bytes = 0;// what its backward allocates and frees beside the input gradients
     bool recompute_selective = false;
 };
@@ -54,20 +56,26 @@ struct BlockProgram {
     std::vector<Kernel> forward;      // in execution order
     std::vector<Kernel> backward;     // in execution order (the last op's first)
     std::vector<Kernel> selective;    // the forward kernels selective recompute reruns (ops marked recompute_selective)
-    double weight_params = 0;
+    double weight_params = 0;         // trainable: every weight, or LoRA's adapters
+    double frozen_params = 0;         // LoRA's frozen base weights the block reads
+    double frozen_bytes = 0;
     Dtype stream = Dtype::bf16;       // the residual stream's dtype
     Dtype grad_dtype = Dtype::fp32;   // the parameters' gradients
     bool autocast = false;
+    std::shared_ptr<const RecipeBlock> adapted;  // LoRA's form of the recipe's block, which the ops point into (null: the recipe's)
 };
 
 enum class BlockRole { embedding, layer, head };
 
 // The dtypes a recipe runs in under a scenario's precision recipe: autocast over fp32 weights, or the weights' own dtype.
+// LoRA and QLoRA: a bf16 base (dequantized to bf16 when quantized) under autocast when the adapters are fp32, as the
+// Trainer's bf16=True runs PEFT's fp32 adapters; gradients in the adapters' dtype.
 struct RecipeDtypes {
     bool autocast = false;
     Dtype param = Dtype::bf16;        // the weights the ops read (FSDP's mixed precision gathers them in bf16)
     Dtype compute = Dtype::bf16;
     Dtype grad = Dtype::bf16;         // the parameters' gradients
+    Dtype adapter = Dtype::fp32;      // LoRA's adapters' weights
 };
 RecipeDtypes recipe_dtypes(const Scenario&);
 

@@ -48,6 +48,7 @@ public:
             memory.param_grad_ids = std::move(param_grad_ids_);
             for (const ProgramOp& op : program_.ops) {
                 if (op.weight_params > 0) memory.param_bytes.push_back(op.weight_params);
+                if (op.frozen_bytes > 0) memory.frozen_bytes.push_back(op.frozen_bytes);
             }
         }
         memory.input_id = input_;

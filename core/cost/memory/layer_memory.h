@@ -34,6 +34,7 @@ struct BlockMemory {
     std::vector<int> autocast_cache_ids;  // the cached weight copies the forward's end releases (their event ids)
     std::vector<int> param_grad_ids;      // the parameters' gradients the backward made (zero_grad releases them)
     std::vector<double> param_bytes;      // each weight tensor the block reads, in its storage dtype's bytes per element x 1
+    std::vector<double> frozen_bytes;     // LoRA's frozen weights the block reads, in the bytes they are stored in
     int input_id = -1, output_id = -1;    // the event ids of the block's input and output (the next block's input)
     int grad_id_base = 0;                 // a tensor's gradient has event id grad_id_base + the tensor's id
 };

@@ -208,6 +208,10 @@ MemoryConstants memory_constants(const Scenario& scenario) {
         k.scenario = std::make_shared<const Scenario>(scenario);
         k.grads_from_start = recipe_of(scenario).persistent_grads || !train.zero_grad_set_to_none;
     }
+    if (trains_adapters(scenario.finetune)) {
+        k.lora = true;
+        k.lora_counts = lora_counts(scenario);
+    }
 
     // Korthikanti et al. 2022 sec 4.1, each tensor in the bytes the recipe and the framework keep it in. Outside the TP
     // regions (replicated, or split over TP by sequence parallelism): the two norms' inputs (the residual stream), the
@@ -393,6 +397,26 @@ StageShape stage_shape_into(StageMemory& memory, const MemoryConstants& k, const
 
 void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape);
 
+// LoRA and QLoRA: the stage's frozen base in its stored bytes (no gradient, no master, no optimizer state) beside its
+// adapters, which PEFT trains in their own dtype with no master copy; torch.optim.AdamW keeps exp_avg and exp_avg_sq as
+// zeros_like(param) (torch/optim/adamw.py _init_group), two more copies in the adapters' dtype. Split over TP as the
+// layers are; the adapters' gradients and moments sharded as the recipe's would be.
+void lora_state_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
+    const LoraCounts& lora = k.lora_counts;
+    const double per_tp = 1.0 / layout.tp;
+    const bool whole_model = layout.pp == 1;
+    const double layers = whole_model ? k.layers : memory.device_layers;
+    const double frozen = layers * lora.layer_frozen_bytes + (whole_model || memory.holds_embedding ? lora.first_frozen_bytes : 0.0) +
+                          (whole_model || shape.last ? lora.last_frozen_bytes : 0.0);
+    const double adapters = layers * lora.layer_adapter_params * per_tp;
+    const double a = lora.adapter_bytes_per_param;
+    const double per_shard = 1.0 / shard_ranks(layout);
+    memory.weights_bytes = frozen * per_tp + a * adapters * (is_sharded(StateKind::weights, k.sharded_optimizer, layout) ? per_shard : 1.0);
+    memory.grads_bytes = a * adapters * (is_sharded(StateKind::grads, k.sharded_optimizer, layout) ? per_shard : 1.0);
+    memory.master_bytes = 0;
+    memory.optimizer_bytes = 2.0 * a * adapters * (is_sharded(StateKind::optimizer, k.sharded_optimizer, layout) ? per_shard : 1.0);
+}
+
 // The ZeRO-dependent part: the state at layout.zero, the weight copies and gathers, the moment of the peak, the buffers
 // and the peak itself. `memory` holds the shape's fields (stage_shape_into).
 void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
@@ -417,6 +441,7 @@ void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layou
         memory.master_bytes += expert_state_bytes(k, layout, StateKind::master, memory.expert_params_per_gpu);
         memory.optimizer_bytes += expert_state_bytes(k, layout, StateKind::optimizer, memory.expert_params_per_gpu);
     }
+    if (k.lora) lora_state_into(memory, k, layout, shape);
     memory.state_bytes = memory.weights_bytes + memory.grads_bytes + memory.master_bytes + memory.optimizer_bytes;
 
     const bool zero3 = layout.zero == 3 && shards > 1;
@@ -815,6 +840,27 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
             block.per_gpu_bytes += block.expert_per_gpu_bytes;
         }
         memory.blocks.push_back(block);
+    }
+    memory.trainable_params = constants.total_params;
+    memory.finetune_adapters = constants.lora;
+    memory.frozen_params = memory.frozen_bytes = 0;
+    if (constants.lora) {
+        // LoRA: the state is the frozen base and the adapters (lora_state_into), not the recipe's bytes per parameter.
+        const LoraCounts& lora = constants.lora_counts;
+        memory.trainable_params = lora.adapter_params;
+        memory.frozen_params = lora.frozen_params;
+        memory.frozen_bytes = lora.frozen_bytes;
+        memory.blocks.clear();
+        for (MemoryKind kind : {MemoryKind::weights, MemoryKind::grads, MemoryKind::optimizer}) {
+            MemoryBlock block;
+            block.kind = kind;
+            block.whole_bytes = stage_block_bytes(whole, kind);
+            block.per_gpu_bytes = stage_block_bytes(peak, kind);
+            block.bytes_per_param = block.whole_bytes / std::max(1.0, constants.total_params);
+            memory.blocks.push_back(block);
+        }
+        memory.state_bytes = whole.weights_bytes + whole.grads_bytes + whole.optimizer_bytes;
+        memory.bytes_per_param = memory.state_bytes / std::max(1.0, constants.total_params);
     }
     for (MemoryKind kind : kPeakKinds) {
         MemoryBlock block;

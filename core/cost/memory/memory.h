@@ -6,6 +6,7 @@
 // copies, ZeRO-3's gathered layers, library and communication buffers and the allocator's fragmentation come on top.
 // Scalar functions of the scenario and a layout, so evaluate() and the planner decide "fits" by the same arithmetic.
 #include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/lora_ops.h"
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/memory/layer_memory.h"
 #include "core/cost/memory/memory_report.h"
@@ -90,6 +91,9 @@ struct MemoryConstants {
     bool grads_from_start = true;   // the gradients exist before the backward: a buffer (Megatron, the probe), zero_grad
                                     // without set_to_none, or an earlier micro-batch's (gradient accumulation)
     int global_batch = 1;
+    // LoRA and QLoRA (finetune.method): the frozen base and the adapters in place of the recipe's state per parameter.
+    bool lora = false;
+    LoraCounts lora_counts;
     struct OperatorBlocks {
         LayerSplit split;
         bool grads_allocated = false;

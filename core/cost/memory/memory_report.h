@@ -136,6 +136,10 @@ struct MemoryTimeline {
 
 struct MemoryReport {
     double params = 0;
+    // A LoRA or QLoRA fine-tune (finetune.method): the adapters alone train; the frozen base in the bytes it is stored in.
+    bool finetune_adapters = false;
+    double trainable_params = 0;            // every parameter for a full fine-tune; the adapters for LoRA
+    double frozen_params = 0, frozen_bytes = 0;
     double params_per_gpu = 0;              // the heaviest pipeline stage's parameters / tp
     double bytes_per_param = 0;             // the recipe's total
     double state_bytes = 0;                 // whole training state, unsharded

@@ -31,6 +31,12 @@ public:
         master_share_ = memory.master_bytes / params;
         optimizer_share_ = memory.optimizer_bytes / params;
         grad_share_ = k.state_bytes_per_param[static_cast<int>(StateKind::grads)] * (memory.grads_bytes > 0 ? 1.0 : 1.0);
+        if (k.lora) {  // the adapters in their dtype, their gradients and two moments alike (memory.cpp lora_state_into)
+            const double a = k.lora_counts.adapter_bytes_per_param;
+            weight_share_ = grad_share_ = a;
+            master_share_ = 0;
+            optimizer_share_ = 2.0 * a;
+        }
         (void)weight_bytes;
         (void)stage;
     }
@@ -182,6 +188,16 @@ private:
             allocator_.allocate(instance_id(0, 4 * index), params * weight_share_);
             if (master_share_ > 0) allocator_.allocate(instance_id(0, 4 * index + 1), params * master_share_);
         });
+        // LoRA's frozen base: each weight tensor once, in its stored bytes (no gradient, no optimizer state).
+        long long id = kFrozenIds;
+        const auto frozen = [&](const BlockMemory& memory, int copies) {
+            for (int copy = 0; copy < copies; ++copy) {
+                for (double bytes : memory.frozen_bytes) allocator_.allocate(id++, bytes);
+            }
+        };
+        if (first_) frozen(blocks_.embedding, 1);
+        frozen(blocks_.layer, layers_);
+        if (last_) frozen(blocks_.head, 1);
     }
     void optimizer_step(bool first_step) {
         // torch.optim's Adam makes each parameter's state at its first step (zeros_like, exp_avg then exp_avg_sq).
@@ -230,6 +246,7 @@ private:
     }
 
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
+    static constexpr long long kFrozenIds = kInstanceStride - (1LL << 21);  // below the gradients', in instance 0
 
     const MemoryConstants& k_;
     const MemoryConstants::OperatorBlocks& blocks_;

@@ -2,6 +2,7 @@
 
 #include "core/cost/report/budget.h"
 #include "core/cost/kernels/flops.h"
+#include "core/cost/kernels/lora_ops.h"
 #include "core/cost/memory/memory.h"
 #include "core/cost/kernels/roofline.h"
 #include "core/cost/serving/serving.h"
@@ -161,7 +162,7 @@ Report evaluate(const Scenario& scenario) {
     ComputeReport& compute = report.compute;
     const int seq_len = scenario.train.seq_len;
     compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
-    compute.model_flops_per_token = model_flops_per_token(scenario.model, seq_len);
+    compute.model_flops_per_token = lora_model_flops_per_token(scenario, model_flops_per_token(scenario.model, seq_len));
     compute.model_flops_per_step = compute.model_flops_per_token * compute.tokens_per_step;
     compute.hardware_flops_per_step =
         hardware_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;

@@ -226,6 +226,13 @@ std::string memory_block_label(const Scenario& scenario, const MemoryBlock& bloc
         return scenario.precision.components[block.component].label;
     }
     if (block.kind == MemoryKind::activations) return memory_kind_name(block.kind);
+    // LoRA's state (core/cost/memory/memory.cpp lora_state_into): the frozen base beside the adapters, which alone train.
+    switch (block.kind) {
+        case MemoryKind::weights: return std::string(scenario.finetune.method == FinetuneMethod::qlora ? "NF4" : "bf16") + " frozen base + adapters";
+        case MemoryKind::grads: return "adapters' gradients";
+        case MemoryKind::optimizer: return "adapters' AdamW moments";
+        default: break;
+    }
     return peak_block_label(scenario, block.kind);
 }
 
@@ -488,6 +495,17 @@ ReportText explain(const Scenario& scenario, const Report& report) {
             text.block_per_gpu.push_back({per_gpu + " = " + format_bytes(block.per_gpu_bytes),
                                           block.expert_per_gpu_bytes > 0 ? scenario.precision.source + "; Megatron-Core moe/README.md"
                                                                          : scenario.precision.source});
+        } else if (memory.finetune_adapters && (block.kind == MemoryKind::weights || block.kind == MemoryKind::grads || block.kind == MemoryKind::optimizer)) {
+            const std::string label = memory_block_label(scenario, block);
+            const std::string dtype = adapter_dtype_name(scenario.finetune.adapter_dtype);
+            const std::string what = block.kind == MemoryKind::weights
+                                         ? "frozen base " + format_bytes(memory.frozen_bytes) + " + " + format_sci(memory.trainable_params) + " adapter params in " + dtype
+                                     : block.kind == MemoryKind::grads ? format_sci(memory.trainable_params) + " adapter gradients in " + dtype
+                                                                       : "exp_avg and exp_avg_sq of " + format_sci(memory.trainable_params) + " adapter params in " + dtype;
+            const std::string source = "PEFT: frozen base, adapters in " + dtype + "; torch.optim.AdamW _init_group (zeros_like)";
+            text.block_labels.push_back(label);
+            text.block_whole.push_back({label + ": " + what + " = " + format_bytes(block.whole_bytes), source});
+            text.block_per_gpu.push_back({label + ": " + what + " (" + layout + ") = " + format_bytes(block.per_gpu_bytes), source});
         } else if (block.kind == MemoryKind::activations) {
             text.block_labels.push_back(memory_block_label(scenario, block));
             text.block_whole.push_back({std::string(memory_kind_name(block.kind)) + ", one micro-batch, all " + std::to_string(scenario.model.layers) +

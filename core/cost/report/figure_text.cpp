@@ -37,11 +37,26 @@ void fill_memory(const Scenario& scenario, const Report& report, FigureTexts& fi
         figures.parameters.value += " (" + format_count(memory.params_active) + " active)";
         figures.parameters.formula = "total; active per token: the routed experts a token does not visit left out";
     }
+    if (memory.finetune_adapters) {
+        // LoRA / QLoRA: the adapters train, the base is frozen in its stored bytes (no gradient, no optimizer state).
+        const FinetuneSpec& finetune = scenario.finetune;
+        figures.parameters.value += " (" + format_count(memory.trainable_params) + " trainable: " + finetune_method_name(finetune.method) +
+                                    " rank " + std::to_string(finetune.rank) + ")";
+        figures.parameters.formula = "frozen base " + format_count(memory.frozen_params) + " + adapters " + format_count(memory.trainable_params) +
+                                     " (r x (in + out) per adapted linear)";
+        figures.parameters.source = "Hu et al. 2021 (LoRA); PEFT lora.Linear";
+        const double adapter_state = memory.state_bytes - memory.frozen_bytes;
+        figures.training_state = {"Training state", format_bytes(memory.state_bytes) + " (frozen base " + format_bytes(memory.frozen_bytes) + ")",
+                                  "frozen base " + format_bytes(memory.frozen_bytes) + " + adapters' weights, gradients and AdamW moments " +
+                                      format_bytes(adapter_state) + " = " + format_bytes(memory.state_bytes),
+                                  finetune.method == FinetuneMethod::qlora ? "Dettmers et al. 2023 (QLoRA), sec 3" : "Hu et al. 2021 (LoRA), sec 4.2"};
+    } else {
     const std::string bytes_per_param = format_plain(memory.bytes_per_param) + " B per parameter";
     figures.training_state = {"Training state", format_bytes(memory.state_bytes) + " (" + bytes_per_param + ")",
                               bytes_per_param + " x " + format_sci(memory.params) + " parameters = " + format_bytes(memory.state_bytes) + " (" +
                                   scenario.precision.name + ")",
                               "Rajbhandari et al. 2019 (ZeRO), sec 3.1"};
+    }
     const std::string verdict = memory.fits ? "fits, " + format_bytes(memory.headroom_bytes) + " to spare"
                                             : "does not fit, " + format_bytes(-memory.headroom_bytes) + " over";
     figures.peak_memory = {"Peak per GPU", format_bytes(memory.per_gpu.peak_bytes) + " of " + format_bytes(memory.hbm_bytes) + " HBM: " + verdict,

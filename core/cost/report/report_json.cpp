@@ -231,6 +231,9 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["layout"] = layout_json(report.layout);
     json["params"] = report.memory.params;
     json["params_active"] = report.memory.params_active;
+    const MemoryReport& memory = report.memory;
+    json["finetune"] = {{"method", finetune_method_name(scenario.finetune.method)}, {"trainable_params", memory.trainable_params},
+                        {"frozen_params", memory.frozen_params}, {"frozen_bytes", memory.frozen_bytes}};
     json["memory"] = memory_json(text, report);
     json["compute"] = compute_json(text, report.compute);
     json["comm"] = comm_json(text, report.comm);

@@ -254,7 +254,11 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     const bool optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && in.dp_group.ranks > 1;
     const int expert_shards = layout.expert_data_parallel();
     const bool expert_optimizer_sharded = (layout.zero >= 1 || scenario.precision.sharded_optimizer) && expert_shards > 1;
-    in.optimizer = optimizer_kernel(scenario, in.stage.dense_per_gpu() / (optimizer_sharded ? in.dp_group.ranks : 1) +
+    // LoRA and QLoRA: the optimizer updates the adapters alone (the base is frozen: it has no gradient).
+    const double updated_per_gpu = memory_constants_of_scenario.lora
+                                       ? memory_constants_of_scenario.lora_counts.adapter_params * in.stage.dense_per_gpu() / std::max(1.0, in.stage.total)
+                                       : in.stage.dense_per_gpu();
+    in.optimizer = optimizer_kernel(scenario, updated_per_gpu / (optimizer_sharded ? in.dp_group.ranks : 1) +
                                                   in.stage.expert_per_gpu / (expert_optimizer_sharded ? expert_shards : 1));
     return in;
 }
