@@ -97,25 +97,52 @@ void draw_legend(const core::MemoryTimelineFigure& figure) {
     }
 }
 
-// The phases above the plot, in the strip [top, top + height) on the plot's x scale (between Begin and EndLogPlot):
-// each band's word where it fits, else its letter.
-void draw_bands(ImDrawList* draw, const core::TimelineStageFigure& stage, float top, float height, float left, float right) {
+// The phases above the plot on the plot's x scale (between Begin and EndLogPlot): a row of callouts [top, top + line)
+// naming each band too narrow for its word, with a tick down to it, then the bands [band_top, bottom) with their words.
+void draw_bands(ImDrawList* draw, const core::TimelineStageFigure& stage, float top, float band_top, float bottom, float left, float right) {
     const float em = ImGui::GetFontSize();
-    draw->PushClipRect(ImVec2(left, top), ImVec2(right, top + height), false);  // above the plot's own clip rectangle
+    const Palette& colors = palette();
+    const float height = bottom - band_top;
+    draw->PushClipRect(ImVec2(left - 0.5f * em, top), ImVec2(right + 0.5f * em, bottom), false);  // above the plot's own clip rectangle
+    struct Callout {
+        const std::string* text;
+        float centre, width, x;
+        ImU32 color;
+    };
+    std::vector<Callout> callouts;
     for (const core::TimelineBand& band : stage.bands) {
         const float x0 = std::max(left, PlotToPixels(band.first_point - 0.5, 0).x);
         const float x1 = std::min(right, PlotToPixels(band.last_point + 0.5, 0).x);
         if (!(x1 > x0)) continue;
         const ImU32 color = phase_color(band.phase);
-        draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, top + height), with_alpha(color, 0.35f));
-        draw->AddLine(ImVec2(x0, top), ImVec2(x0, top + height), with_alpha(palette().text, 0.3f));
-        const float room = x1 - x0 - 0.3f * em;
-        for (const std::string* text : {&band.label, &band.short_label}) {
-            const ImVec2 size = ImGui::CalcTextSize(text->c_str());
-            if (size.x > room || size.y > height) continue;
-            draw->AddText(ImVec2(std::round((x0 + x1 - size.x) * 0.5f), std::round(top + (height - size.y) * 0.5f)), palette().text, text->c_str());
-            break;
+        draw->AddRectFilled(ImVec2(x0, band_top), ImVec2(x1, bottom), with_alpha(color, 0.35f));
+        draw->AddLine(ImVec2(x0, band_top), ImVec2(x0, bottom), with_alpha(colors.text, 0.3f));
+        const ImVec2 size = ImGui::CalcTextSize(band.label.c_str());
+        if (size.x <= x1 - x0 - 0.3f * em && size.y <= height) {
+            draw->AddText(ImVec2(std::round((x0 + x1 - size.x) * 0.5f), std::round(band_top + (height - size.y) * 0.5f)), colors.text, band.label.c_str());
+        } else {
+            callouts.push_back({&band.label, (x0 + x1) * 0.5f, size.x, 0.0f, color});
         }
+    }
+    // The callouts centred over their bands, pushed apart left to right, then back inside the right edge.
+    const float gap = 0.6f * em;
+    for (std::size_t i = 0; i < callouts.size(); ++i) {
+        Callout& c = callouts[i];
+        c.x = std::max(left, c.centre - c.width * 0.5f);
+        if (i > 0) c.x = std::max(c.x, callouts[i - 1].x + callouts[i - 1].width + gap);
+    }
+    for (std::size_t i = callouts.size(); i-- > 0;) {
+        Callout& c = callouts[i];
+        const float limit = i + 1 < callouts.size() ? callouts[i + 1].x - gap : right;
+        c.x = std::min(c.x, limit - c.width);
+    }
+    const float line = ImGui::GetTextLineHeight();
+    for (const Callout& c : callouts) {
+        draw->AddText(ImVec2(std::round(c.x), std::round(top)), colors.text, c.text->c_str());
+        // A tick from under the word down into its band.
+        const float under = std::clamp(c.centre, c.x, c.x + c.width);
+        draw->AddLine(ImVec2(under, top + line), ImVec2(c.centre, band_top + 0.5f * height), colors.text, std::max(1.0f, 0.08f * em));
+        draw->AddRectFilled(ImVec2(c.centre - 0.15f * em, band_top), ImVec2(c.centre + 0.15f * em, bottom), c.color);
     }
     draw->PopClipRect();
 }
@@ -125,7 +152,8 @@ void draw_detail(const TimelinePanelState& state, const core::MemoryTimelineFigu
     const float em = ImGui::GetFontSize();
     const Palette& colors = palette();
     const core::TimelineStageFigure& stage = figure.detail;
-    const float band_height = state.options.band_height_em * em;
+    // The callouts' row, then the bands' row.
+    const float band_height = ImGui::GetTextLineHeight() + state.options.band_height_em * em;
     const ImVec2 strip = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(size.x, band_height));
     // The y axis leaves room above the highest stack for the peaks' labels.
@@ -168,7 +196,8 @@ void draw_detail(const TimelinePanelState& state, const core::MemoryTimelineFigu
         ImGui::SetTooltip("%s", stage.point_texts[nearest].c_str());
     }
     // The strip of phases above the plot rectangle, on the plot's own x scale.
-    draw_bands(draw, stage, strip.y, band_height - 0.2f * em, PlotToPixels(axes.x_min, 0).x, PlotToPixels(axes.x_max, 0).x);
+    draw_bands(draw, stage, strip.y, strip.y + ImGui::GetTextLineHeight() + 0.2f * em, strip.y + band_height - 0.2f * em,
+               PlotToPixels(axes.x_min, 0).x, PlotToPixels(axes.x_max, 0).x);
     EndLogPlot();
 }
 
@@ -194,6 +223,30 @@ void draw_live(const core::MemoryTimelineFigure& figure) {
     wrapped_text(figure.live_total);
 }
 
+// The stages' grid at a width: its columns, their cells and each row's height (a title, a peak, the small plot).
+struct StageGrid {
+    int columns = 1, rows = 0;
+    float axis_width = 0, gap = 0, cell_width = 0, row_height = 0;
+};
+StageGrid stage_grid(const TimelinePanelOptions& options, int stages, float width) {
+    const float em = ImGui::GetFontSize();
+    StageGrid grid;
+    grid.axis_width = ImGui::CalcTextSize("0000").x + 0.6f * em;  // the first column's tick labels
+    grid.gap = 0.8f * em;
+    grid.columns = std::clamp(static_cast<int>((width - grid.axis_width + grid.gap) / (options.stage_min_width_em * em + grid.gap)), 1, std::max(1, stages));
+    grid.rows = (stages + grid.columns - 1) / grid.columns;
+    grid.cell_width = (width - grid.axis_width - grid.gap * (grid.columns - 1)) / grid.columns;
+    grid.row_height = 2.0f * ImGui::GetTextLineHeight() + options.stage_height_em * em + 0.6f * em;
+    return grid;
+}
+// What draw_stages takes down the panel, the spacing before it and its heading included.
+float stages_height(const TimelinePanelOptions& options, int stages, float width) {
+    if (stages == 0) return 0;
+    const float spacing = ImGui::GetStyle().ItemSpacing.y;
+    const StageGrid grid = stage_grid(options, stages, width);
+    return spacing + ImGui::GetTextLineHeight() + 2.0f * spacing + 1.0f + grid.rows * (grid.row_height + spacing);
+}
+
 // Every stage of the pipeline, small, on the detailed plot's y scale: 1F1B's staircase stage by stage.
 void draw_stages(const TimelinePanelState& state, const core::MemoryTimelineFigure& figure) {
     const float em = ImGui::GetFontSize();
@@ -201,20 +254,18 @@ void draw_stages(const TimelinePanelState& state, const core::MemoryTimelineFigu
     section_heading(figure.stages_heading.c_str());
     const float width = ImGui::GetContentRegionAvail().x;
     const int stages = static_cast<int>(figure.stages.size());
-    const float axis_width = ImGui::CalcTextSize("0000").x + 0.6f * em;  // the first column's tick labels
-    const float gap = 0.8f * em;
-    const int columns = std::clamp(static_cast<int>((width - axis_width + gap) / (state.options.stage_min_width_em * em + gap)), 1, stages);
-    const float cell_width = (width - axis_width - gap * (columns - 1)) / columns;
+    const StageGrid grid = stage_grid(state.options, stages, width);
+    const float axis_width = grid.axis_width, gap = grid.gap, cell_width = grid.cell_width;
+    const int columns = grid.columns;
     const float line = ImGui::GetTextLineHeight();
     const float plot_height = state.options.stage_height_em * em;
     const double y_max = figure.y_max_bytes * kGB * 1.12;
-    const std::vector<double> ticks = linear_ticks(0.0, y_max, std::max(1.0, plot_height / (2.0f * em)));
+    const std::vector<double> ticks = linear_ticks(0.0, y_max, std::max(1.0, static_cast<double>(plot_height / (2.0f * em))));
     const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : y_max;
     ImDrawList* draw = ImGui::GetWindowDrawList();
     for (int row = 0; row * columns < stages; ++row) {
         const ImVec2 origin = ImGui::GetCursorScreenPos();
-        const float rows_height = 2.0f * line + plot_height + 0.6f * em;
-        ImGui::Dummy(ImVec2(width, rows_height));
+        ImGui::Dummy(ImVec2(width, grid.row_height));
         const float plot_top = origin.y + 2.0f * line + 0.2f * em;
         const float plot_bottom = plot_top + plot_height;
         // The shared y axis, labelled once per row.
@@ -272,7 +323,7 @@ void draw_controls(const TimelinePanelState& state, PanelContext& ctx) {
 }
 
 void draw_memory_timeline_panel(TimelinePanelState& state, PanelContext& ctx) {
-    ctx.playback.duration_seconds = 0;  // nothing animates: the step is the axis
+    ctx.playback.set_timeline({0.0});  // nothing animates: the step is the x axis
     if (ctx.scenario_revision != state.revision) {
         state.revision = ctx.scenario_revision;
         state.error.clear();
@@ -302,7 +353,6 @@ void draw_memory_timeline_panel(TimelinePanelState& state, PanelContext& ctx) {
     if (!figure_mode()) draw_controls(state, ctx);
     ImGui::Spacing();
     draw_legend(figure);
-    dim_text(figure.band_key);
 
     const bool hover = !ctx.exporting && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);
     ImGui::BeginChild("timeline_body", ImVec2(0, 0), false);
@@ -312,13 +362,10 @@ void draw_memory_timeline_panel(TimelinePanelState& state, PanelContext& ctx) {
     const float live_width = std::clamp(available.x * 0.28f, options.live_min_width_em * em, options.live_width_em * em);
     const bool side_by_side = available.x >= live_width + spacing + options.plot_min_width_em * em;
     // The stages' strip takes its rows; the detailed plot takes the rest, never less than its minimum.
-    float strip_height = 0;
-    if (!figure.stages.empty()) {
-        const int columns = std::max(1, static_cast<int>(available.x / ((options.stage_min_width_em + 0.8f) * em)));
-        const int rows = (static_cast<int>(figure.stages.size()) + columns - 1) / columns;
-        strip_height = ImGui::GetFrameHeightWithSpacing() + rows * (2.0f * ImGui::GetTextLineHeight() + (options.stage_height_em + 0.6f) * em);
-    }
-    const float plot_height = std::max(options.plot_min_height_em * em, available.y - strip_height - ImGui::GetStyle().ItemSpacing.y);
+    // Under the plot: the stages' strip and the note, each as tall as it will be drawn.
+    const float below = stages_height(options, static_cast<int>(figure.stages.size()), available.x) +
+                        ImGui::CalcTextSize(figure.note.c_str(), nullptr, false, available.x).y + 2.0f * ImGui::GetStyle().ItemSpacing.y;
+    const float plot_height = std::max(options.plot_min_height_em * em, available.y - below);
     const float plot_width = side_by_side ? available.x - live_width - spacing : available.x;
     ImGui::BeginChild("timeline_plot", ImVec2(plot_width, plot_height), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     draw_detail(state, figure, ImVec2(plot_width, plot_height), hover);

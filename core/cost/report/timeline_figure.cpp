@@ -23,17 +23,6 @@ const char* phase_word(TimelinePhase phase) {
     return "";
 }
 
-const char* phase_letter(TimelinePhase phase) {
-    switch (phase) {
-        case TimelinePhase::forward: return "F";
-        case TimelinePhase::loss: return "L";
-        case TimelinePhase::backward: return "B";
-        case TimelinePhase::optimizer: return "O";
-        case TimelinePhase::zero_grad: return "Z";
-    }
-    return "";
-}
-
 // A point's parts, in TimelinePart order: the allocated bytes split as the timeline split them, then the allocator's
 // slack and the buffers outside it.
 std::array<double, kTimelineParts> parts_of(const TimelinePoint& point, double outside_bytes) {
@@ -97,7 +86,7 @@ TimelineStageFigure stage_figure(const MemoryTimeline& timeline, double outside_
         top = std::max(top, point.reserved_bytes);
         // Bands: a run of one phase.
         if (figure.bands.empty() || figure.bands.back().phase != point.phase) {
-            figure.bands.push_back({point.phase, i, i, phase_word(point.phase), phase_letter(point.phase)});
+            figure.bands.push_back({point.phase, i, i, phase_word(point.phase)});
         } else {
             figure.bands.back().last_point = i;
         }
@@ -227,7 +216,10 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
     for (const TimelineStageFigure& stage : figure.stages) highest = std::max(highest, stage.top_bytes);
     figure.y_max_bytes = highest;
 
-    const std::string where = stages == 1 ? "one " + scenario.cluster.gpu.name : format_counted(stages, "pipeline stage", "pipeline stages");
+    // The timeline is one GPU's: the only one, one of a data-parallel group, or one per pipeline stage.
+    const std::string where = stages > 1                ? format_counted(stages, "pipeline stage", "pipeline stages")
+                              : report.layout.gpus == 1 ? "one " + scenario.cluster.gpu.name
+                                                        : "each of " + format_whole(report.layout.gpus) + " " + scenario.cluster.gpu.name + " GPUs";
     figure.title = "Memory over one step: " + scenario.model.name + " on " + where;
     const MemoryTimeline& heaviest = memory.timeline;
     const std::string at = heaviest.points.empty() ? std::string() : ", at " + timeline_peak_text(heaviest);
@@ -242,7 +234,6 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
         figure.method = "From " + std::string(framework_name(scenario.train.framework)) + "'s per-layer figures: reserved is allocated plus the " +
                         format_percent(scenario.memory.fragmentation) + " fragmentation allowance.";
     }
-    figure.band_key = "Along the top: F forward, L loss, B backward, O optimizer step, Z zero_grad.";
     figure.note = "A point after each layer's forward and backward; a peak inside a layer falls between two points and is marked above them.";
     figure.x_title = "point of the step";
     figure.y_title = "GB per GPU";

@@ -35,8 +35,7 @@ double timeline_most_activations_bytes(const MemoryTimeline&);
 struct TimelineBand {
     TimelinePhase phase = TimelinePhase::forward;
     int first_point = 0, last_point = 0;  // the step's point indices, inclusive
-    std::string label;                    // "forward", "loss", "backward", "optimizer", "zero_grad"
-    std::string short_label;              // "F", "L", "B", "O", "Z": where the whole word does not fit (the key names them)
+    std::string label;                    // "forward", "loss", "backward", "optimizer", "zero_grad": named above it if narrow
 };
 
 struct TimelineStageFigure {
@@ -72,7 +71,6 @@ struct MemoryTimelineFigure {
     std::string title;                    // "Memory over one step: Llama 3.2 1B on one H100 SXM"
     std::string headline;                 // "Peak 21.3 GB allocated, 24.0 GB reserved, at layer 16's backward; HBM 85.0 GB"
     std::string method;                   // how the curves were obtained, one sentence
-    std::string band_key;                 // "Along the top: F forward, L loss, B backward, O optimizer step, Z zero_grad."
     std::string note;                     // where the points are and where the peaks fall
     std::string x_title;                  // "point of the step (each layer's forward and backward)"
     std::string y_title;                  // "GB per GPU"
