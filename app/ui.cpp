@@ -598,15 +598,14 @@ void sidebar_strip(UiSession& session) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Show the scenario sidebar (Ctrl+B)");
 }
 
-// Whether every visible panel's full title fits in `width` as a tab with its close button (ImGui's TabItemCalcSize:
-// the label, the frame padding each side, the close button, and the spacing between tabs).
+// Whether every visible panel's full title fits in `width` as a tab (ImGui's TabItemCalcSize: the label, the frame padding
+// each side and the spacing between tabs), the selected one with its close button.
 bool tab_titles_fit(const AppState& state, float width) {
     const ImGuiStyle& style = ImGui::GetStyle();
-    float needed = 0;
+    float needed = ImGui::GetFontSize() + style.ItemInnerSpacing.x;
     for (std::size_t i = 0; i < state.panels.size(); ++i) {
         if (!state.visible[i]) continue;
-        needed += ImGui::CalcTextSize(state.panels[i].title).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x + ImGui::GetFontSize() +
-                  style.ItemInnerSpacing.x;
+        needed += ImGui::CalcTextSize(state.panels[i].title).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
     }
     return needed <= width;
 }
@@ -698,7 +697,8 @@ void draw_main_ui(AppState& state, UiSession& session, UiRequests& requests, boo
                 const widgets::PanelDef& panel = state.panels[i];
                 const bool short_title = !full_titles && panel.tab_title != nullptr;
                 const std::string label = std::string(short_title ? panel.tab_title : panel.title) + "###" + panel.name;
-                const bool selected = ImGui::BeginTabItem(label.c_str(), &open, flags);
+                // The close button on the selected tab only: eleven short titles stay whole beside the sidebar at 1280x720.
+                const bool selected = ImGui::BeginTabItem(label.c_str(), static_cast<int>(i) == state.current_panel ? &open : nullptr, flags);
                 if (short_title && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", panel.title);
                 if (selected) {
                     state.current_panel = static_cast<int>(i);

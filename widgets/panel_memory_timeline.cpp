@@ -390,7 +390,7 @@ void draw_memory_timeline_panel(TimelinePanelState& state, PanelContext& ctx) {
 
 PanelDef make_memory_timeline_panel() {
     auto state = std::make_shared<TimelinePanelState>();
-    return {"timeline", "Memory over one step", [state](PanelContext& ctx) { draw_memory_timeline_panel(*state, ctx); }, "Timeline"};
+    return {"timeline", "Memory over one step", [state](PanelContext& ctx) { draw_memory_timeline_panel(*state, ctx); }, "Memory"};
 }
 
 }  // namespace widgets
