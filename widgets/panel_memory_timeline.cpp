@@ -29,8 +29,8 @@ struct TimelinePanelOptions {
     float live_min_width_em = 14.0f;      // and at least
     float plot_min_width_em = 32.0f;      // narrower than list + this, the list goes under the plot
     float band_height_em = 1.5f;          // the phases' strip above the plot
-    float stage_min_width_em = 9.0f;      // a stage of the pipeline's small multiples, at least
-    float stage_height_em = 6.0f;         // its plot's height
+    float stage_min_width_em = 7.5f;      // a stage of the pipeline's small multiples, at least ("peak 81.7 GB" fits)
+    float stage_height_em = 4.5f;         // its plot's height: 16 stages in two rows beside a readable plot at 1280x720
     float control_width_em = 8.5f;        // one control of the row above the figure
 };
 
