@@ -606,7 +606,7 @@ const char* short_title(const widgets::PanelDef& panel) { return panel.tab_title
 // TabItemCalcSize: the label, the frame padding each side, the close button, and the spacing between tabs).
 bool tab_titles_fit(const AppState& state, float width, bool short_titles) {
     const ImGuiStyle& style = ImGui::GetStyle();
-    float needed = 0;
+    float needed = ImGui::GetFontSize() + style.ItemInnerSpacing.x;
     for (std::size_t i = 0; i < state.panels.size(); ++i) {
         if (!state.visible[i]) continue;
         const char* title = short_titles ? short_title(state.panels[i]) : state.panels[i].title;

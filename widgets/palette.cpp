@@ -124,6 +124,24 @@ ImU32 memory_kind_color(core::MemoryKind kind, int index_within_kind) {
     return p.text_dim;
 }
 
+ImU32 timeline_part_color(core::TimelinePart part) {
+    const Palette& p = g_palette;
+    const bool dark = g_theme == Theme::dark;
+    switch (part) {
+        case core::TimelinePart::weights: return p.weights;
+        case core::TimelinePart::master: return p.master;
+        case core::TimelinePart::optimizer: return p.optimizer;
+        case core::TimelinePart::grads: return p.grads;
+        case core::TimelinePart::activations: return p.activations;
+        // A red apart from the master copy's orange under deuteranopia (the stack's vermillion is not, in the light theme).
+        case core::TimelinePart::logits: return dark ? rgb(200, 60, 60) : rgb(150, 40, 40);
+        case core::TimelinePart::temporaries: return p.kv_cache;
+        case core::TimelinePart::slack: return dark ? rgb(85, 87, 94) : rgb(178, 178, 182);  // text_dim at 45 % over the background
+        case core::TimelinePart::outside: return rgb(180, 230, 120);
+    }
+    return p.text_dim;
+}
+
 ImU32 with_alpha(ImU32 color, float alpha) {
     const ImU32 a = static_cast<ImU32>(alpha * 255.0f + 0.5f);
     return (color & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);

@@ -7,6 +7,7 @@
 namespace widgets {
 
 PanelDef make_stack_panel();
+PanelDef make_memory_timeline_panel();
 PanelDef make_walls_panel();
 PanelDef make_cube_panel();
 PanelDef make_serving_panel();
@@ -18,7 +19,7 @@ PanelDef make_configurator_panel();
 PanelDef make_alltoall_panel();
 
 std::vector<PanelDef> make_all_panels() {
-    return {make_stack_panel(),   make_walls_panel(),    make_cube_panel(),     make_serving_panel(),
+    return {make_stack_panel(),   make_memory_timeline_panel(), make_walls_panel(),    make_cube_panel(),     make_serving_panel(),
             make_roofline_panel(), make_anatomy_panel(), make_ring_panel(),     make_pipeline_panel(),
             make_configurator_panel(), make_alltoall_panel()};
 }

@@ -2,6 +2,7 @@
 
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/report/figure_text.h"
+#include "core/cost/report/timeline_figure.h"
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/regime.h"
 #include "core/lessons/walls.h"
@@ -139,6 +140,14 @@ const std::vector<FieldDef>& field_defs() {
              return format_percent(closed_form_bubble_fraction(params));
          }},
         {{"ridge", "the roofline's ridge point in FLOP per byte"}, [](CaptionInputs& in) { return format_number(in.report.roofline.ridge_flops_per_byte); }},
+        {{"timeline.peak_allocated", "the step's allocated peak on the heaviest stage, as the timeline panel marks it"},
+         [](CaptionInputs& in) { return format_bytes(in.report.memory.timeline.peak_allocated_bytes); }},
+        {{"timeline.peak_reserved", "the caching allocator's reserved peak on that stage"},
+         [](CaptionInputs& in) { return format_bytes(in.report.memory.timeline.peak_reserved_bytes); }},
+        {{"timeline.peak_at", "where in the step the allocated peak falls (\"layer 16's backward\")"},
+         [](CaptionInputs& in) { return timeline_peak_text(in.report.memory.timeline); }},
+        {{"timeline.activations", "the most the layers keep for the backward at any point of the step"},
+         [](CaptionInputs& in) { return format_bytes(timeline_most_activations_bytes(in.report.memory.timeline)); }},
         {{"step_time", "the step time"}, [](CaptionInputs& in) { return in.figures().step_time.value; }},
         {{"mfu", "the model FLOPs utilisation"}, [](CaptionInputs& in) { return in.figures().mfu.value; }},
     };

@@ -101,7 +101,7 @@ TEST_CASE("WCAG 2.1 sec 1.4.3: every colour a panel writes text in reads at 4.5:
     widgets::set_theme(widgets::Theme::dark);
 }
 
-TEST_CASE("Machado 2009 deuteranopia: the memory categories, the pipeline's ops and the verdicts stay apart, in both themes",
+TEST_CASE("Machado 2009 deuteranopia: the memory categories, the memory timeline's parts, the pipeline's ops and the verdicts stay apart, in both themes",
           "[palette]") {
     // The configurator's grads and optimizer blocks both turned grey in the first version; "does not fit" lost its red.
     for (widgets::Theme theme : {widgets::Theme::dark, widgets::Theme::light}) {
@@ -125,6 +125,13 @@ TEST_CASE("Machado 2009 deuteranopia: the memory categories, the pipeline's ops 
         require_apart_under_deuteranopia({{"naive series[5]", p.series[5]}, {"ring series[7]", p.series[7]},
                                           {"recursive doubling series[3]", p.series[3]}, {"reduce-scatter", p.grads},
                                           {"all-gather", p.weights}});
+        // The memory timeline's stacked parts (panel_memory_timeline.cpp), side by side in one stack.
+        Named parts;
+        for (int part = 0; part < core::kTimelineParts; ++part) {
+            const auto which = static_cast<core::TimelinePart>(part);
+            parts.push_back({core::timeline_part_label(which), widgets::timeline_part_color(which)});
+        }
+        require_apart_under_deuteranopia(parts);
     }
     widgets::set_theme(widgets::Theme::dark);
 }

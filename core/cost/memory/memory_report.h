@@ -118,11 +118,15 @@ struct TimelinePoint {
     int microbatch = 0;
     double allocated_bytes = 0;
     double reserved_bytes = 0;
-    // What the allocated bytes are, for the panel's stacked area.
+    // What the allocated bytes are, for the panel's stacked area: state + grads + activations + transient = allocated.
     double state_bytes = 0;      // weights, master copy, optimizer state
+    double weights_bytes = 0;    // of state_bytes: the weights
+    double master_bytes = 0;     // of state_bytes: the fp32 master copy
+    double optimizer_bytes = 0;  // of state_bytes: the optimizer's state (Adam's m and v)
     double grads_bytes = 0;
     double activations_bytes = 0;// what the layers keep for the backward
     double transient_bytes = 0;  // the rest: the head's logits and loss, working sets, copies, buffers
+    double logits_bytes = 0;     // of transient_bytes: the head's logits, the loss's working set and their gradients
 };
 
 struct MemoryTimeline {

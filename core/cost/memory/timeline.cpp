@@ -1,5 +1,6 @@
 #include "core/cost/memory/timeline.h"
 
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/cost/memory/allocator.h"
 
 #include <algorithm>
@@ -18,10 +19,19 @@ constexpr long long kInstanceStride = 1LL << 22;
 
 // Replays an operator recipe's step through the caching allocator.
 class Replay {
+    // What a tracked tensor is, for the timeline's parts (everything else is counted by difference).
+    enum class Part { other, weights, master, optimizer, grads, logits, count };
+
 public:
     Replay(const MemoryConstants& k, const Layout& layout, int stage, const StageMemory& memory)
         : k_(k), blocks_(operator_blocks(k, layout)), memory_(memory), layers_(memory.layers),
           first_(memory.holds_embedding), last_(memory.holds_head) {
+        // Which of the head's tensors are autocast's weight copies (not the logits and the loss's working set).
+        if (last_) {
+            for (const ProgramTensor& tensor : block_program(*k.scenario, blocks_.split, BlockRole::head)->tensors) {
+                head_copies_.push_back(tensor.cached_weight);
+            }
+        }
         const double weight_bytes = k.state_bytes_per_param[static_cast<int>(StateKind::weights)];
         const double shards = std::max(1.0, memory.params_per_gpu > 0 ? 1.0 : 1.0);
         (void)shards;
@@ -87,9 +97,38 @@ private:
             if (event.tensor == block.grad_id_base + block.input_id) id = input_grad_id;
             if (event.tensor == block.grad_id_base + block.output_id) id = output_grad_id;
             (void)input_instance;
-            if (event.bytes > 0) allocator_.allocate(id, event.bytes);
-            else allocator_.release(id);
+            if (event.bytes > 0) take(id, event.bytes, part_of(block, event.tensor));
+            else give(id);
         }
+    }
+
+    // What a block's tensor is, for the stacked parts: its parameters' gradients; on the last stage the head's own tensors
+    // and their gradients (the final norm's output, the logits, the loss's working set); the rest is counted by difference.
+    Part part_of(const BlockMemory& block, int tensor) const {
+        const int base = block.grad_id_base;
+        if (tensor >= 2 * base && tensor < 3 * base) return Part::grads;
+        if (&block != &blocks_.head || !last_ || tensor >= 3 * base) return Part::other;
+        const int own = tensor < base ? tensor : tensor - base;
+        if (own == block.input_id) return Part::other;  // the hidden state arriving, and its gradient going down
+        if (own >= 0 && own < static_cast<int>(head_copies_.size()) && head_copies_[own]) return Part::other;
+        return Part::logits;
+    }
+
+    // The allocator's calls, with what each tracked tensor took (its block, rounding and all) added to its part.
+    void take(long long id, double bytes, Part part) {
+        const double before = allocator_.allocated_bytes();
+        allocator_.allocate(id, bytes);
+        const double taken = allocator_.allocated_bytes() - before;
+        if (part == Part::other || taken <= 0) return;
+        tracked_[id] = {part, taken};
+        part_bytes_[static_cast<int>(part)] += taken;
+    }
+    void give(long long id) {
+        allocator_.release(id);
+        const auto found = tracked_.find(id);
+        if (found == tracked_.end()) return;
+        part_bytes_[static_cast<int>(found->second.first)] -= found->second.second;
+        tracked_.erase(found);
     }
 
     int instance_of(int microbatch, int block) const { return 1 + microbatch * (layers_ + 2) + block; }  // 0: the state
@@ -107,7 +146,7 @@ private:
         } else {
             // A later stage receives its input from the previous one: the boundary activation.
             input_id = instance_id(instance_of(microbatch, 0), 0);
-            allocator_.allocate(input_id, blocks_.layer.grad_in_bytes);
+            take(input_id, blocks_.layer.grad_in_bytes, Part::other);
             input_instance = instance_of(microbatch, 0);
             activations_ += blocks_.layer.grad_in_bytes;
         }
@@ -125,7 +164,7 @@ private:
         }
         // Autocast's cache goes when the forward leaves autocast.
         for (int layer = 0; layer < layers_; ++layer) {
-            for (int id : blocks_.layer.autocast_cache_ids) allocator_.release(instance_id(instance_of(microbatch, 1 + layer), id));
+            for (int id : blocks_.layer.autocast_cache_ids) give(instance_id(instance_of(microbatch, 1 + layer), id));
         }
         if (last_) point(TimelinePhase::loss, -1, microbatch);
     }
@@ -144,7 +183,7 @@ private:
             replay(blocks_.head.backward_events, blocks_.head, head, top, instance_id(top, blocks_.layer.output_id), output_grad, -1);
         } else {
             output_grad = instance_id(head, 1);
-            allocator_.allocate(output_grad, blocks_.layer.grad_in_bytes);
+            take(output_grad, blocks_.layer.grad_in_bytes, Part::other);
         }
         for (int layer = layers_ - 1; layer >= 0; --layer) {
             const int instance = instance_of(microbatch, 1 + layer);
@@ -162,11 +201,11 @@ private:
             replay(blocks_.embedding.backward_events, blocks_.embedding, instance, -1, -1, -1, output_grad);
             activations_ -= blocks_.embedding.forward_delta_bytes;
         } else {
-            allocator_.release(output_grad);
-            allocator_.release(instance_id(instance_of(microbatch, 0), 0));
+            give(output_grad);
+            give(instance_id(instance_of(microbatch, 0), 0));
             activations_ -= blocks_.layer.grad_in_bytes;
         }
-        allocator_.release(output_grad);
+        give(output_grad);
     }
 
     // Every parameter tensor of the stage: its weights, master copy and (after the first step) optimizer state.
@@ -185,8 +224,8 @@ private:
 
     void allocate_state() {
         for_each_param([&](int index, double params) {
-            allocator_.allocate(instance_id(0, 4 * index), params * weight_share_);
-            if (master_share_ > 0) allocator_.allocate(instance_id(0, 4 * index + 1), params * master_share_);
+            take(instance_id(0, 4 * index), params * weight_share_, Part::weights);
+            if (master_share_ > 0) take(instance_id(0, 4 * index + 1), params * master_share_, Part::master);
         });
         // LoRA's frozen base: each weight tensor once, in its stored bytes (no gradient, no optimizer state).
         long long id = kFrozenIds;
@@ -204,25 +243,25 @@ private:
         if (!first_step) return;
         for_each_param([&](int index, double params) {
             if (optimizer_share_ > 0) {
-                allocator_.allocate(instance_id(0, 4 * index + 2), params * optimizer_share_ / 2.0);
-                allocator_.allocate(instance_id(0, 4 * index + 3), params * optimizer_share_ / 2.0);
+                take(instance_id(0, 4 * index + 2), params * optimizer_share_ / 2.0, Part::optimizer);
+                take(instance_id(0, 4 * index + 3), params * optimizer_share_ / 2.0, Part::optimizer);
             }
         });
     }
     void allocate_grads() {
         grads_allocated_here_ = true;
-        for_each_param([&](int index, double params) { allocator_.allocate(kGradIds + index, params * grad_share_); });
+        for_each_param([&](int index, double params) { take(kGradIds + index, params * grad_share_, Part::grads); });
     }
     void release_grads() {
         grads_live_ = false;
         if (grads_allocated_here_) {
-            for_each_param([&](int index, double) { allocator_.release(kGradIds + index); });
+            for_each_param([&](int index, double) { give(kGradIds + index); });
             grads_allocated_here_ = false;
         }
         // The gradients the blocks' backwards made (one micro-batch per step).
         const auto block = [&](const BlockMemory& memory, int first_instance, int count) {
             for (int i = 0; i < count; ++i) {
-                for (int id : memory.param_grad_ids) allocator_.release(instance_id(first_instance + i, id));
+                for (int id : memory.param_grad_ids) give(instance_id(first_instance + i, id));
             }
         };
         if (first_) block(blocks_.embedding, instance_of(0, 0), 1);
@@ -238,10 +277,18 @@ private:
         point.microbatch = microbatch;
         point.allocated_bytes = allocator_.allocated_bytes() + untracked_bytes();
         point.reserved_bytes = allocator_.reserved_bytes() + untracked_bytes();
-        point.state_bytes = memory_.weights_bytes + memory_.master_bytes + memory_.optimizer_bytes;
-        point.grads_bytes = grads_live_ ? std::min(memory_.grads_bytes > 0 ? memory_.grads_bytes : 0.0, point.allocated_bytes) : 0.0;
-        point.activations_bytes = std::max(0.0, activations_);
-        point.transient_bytes = std::max(0.0, point.allocated_bytes - point.state_bytes - point.grads_bytes - point.activations_bytes);
+        // The tracked parts as the allocator holds them; the layers' stored activations (their walked figure) out of what
+        // remains, and the rest (copies, working sets, gradients passing between blocks, workspaces) transient.
+        const auto part = [&](Part which) { return std::max(0.0, part_bytes_[static_cast<int>(which)]); };
+        point.weights_bytes = part(Part::weights);
+        point.master_bytes = part(Part::master);
+        point.optimizer_bytes = part(Part::optimizer);
+        point.state_bytes = point.weights_bytes + point.master_bytes + point.optimizer_bytes;
+        point.grads_bytes = part(Part::grads);
+        point.logits_bytes = part(Part::logits);
+        const double rest = std::max(0.0, point.allocated_bytes - point.state_bytes - point.grads_bytes - point.logits_bytes);
+        point.activations_bytes = std::clamp(activations_, 0.0, rest);
+        point.transient_bytes = point.allocated_bytes - point.state_bytes - point.grads_bytes - point.activations_bytes;
         points_->push_back(point);
     }
 
@@ -258,6 +305,9 @@ private:
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
     double activations_ = 0;
     std::vector<TimelinePoint>* points_ = nullptr;
+    std::vector<bool> head_copies_;                                   // per head tensor: autocast's weight copy
+    std::unordered_map<long long, std::pair<Part, double>> tracked_;  // a live tensor of a part: its part and bytes
+    double part_bytes_[static_cast<int>(Part::count)] = {};
 };
 
 // A block recipe's step from its per-layer figures: each forward of a micro-batch adds its layers' activations, each
@@ -279,13 +329,20 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memor
     const double extra = allocated_peak - state - grads - memory.activations_bytes - fixed;  // beside the activations at the peak
     if (order.empty()) order = {{true, 0, 1.0}, {false, 0, 1.0}};
     double activations = 0;
-    const auto add = [&](TimelinePhase phase, int layer, int microbatch, double transient) {
+    // At the closed form's peak moment (of each micro-batch) the point holds `extra`; elsewhere the weight copies or nothing.
+    const auto add = [&](TimelinePhase phase, int layer, int microbatch, bool peak_moment, double otherwise) {
+        const double transient = peak_moment ? extra : otherwise;
         if (timeline.points.size() >= 20000) return;  // a very long step: its first points show its pattern
         TimelinePoint point;
         point.phase = phase;
         point.layer = layer;
         point.microbatch = microbatch;
+        point.weights_bytes = memory.weights_bytes;
+        point.master_bytes = memory.master_bytes;
+        point.optimizer_bytes = memory.optimizer_bytes;
         point.state_bytes = state;
+        // The closed form's logits are part of what it holds beside the activations at its peak moment.
+        point.logits_bytes = peak_moment ? std::clamp(memory.logits_bytes, 0.0, std::max(0.0, extra)) : 0.0;
         point.grads_bytes = grads;
         point.activations_bytes = std::max(0.0, activations);
         point.transient_bytes = transient + fixed;
@@ -299,21 +356,21 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memor
             for (int layer = 0; layer < count; ++layer) {
                 activations += per_layer * layers * op.share / count;
                 const bool end = layer == count - 1;
-                add(TimelinePhase::forward, layer, op.microbatch, end && memory.phase == MemoryPhase::forward_end ? extra : memory.weight_copies_bytes);
+                add(TimelinePhase::forward, layer, op.microbatch, end && memory.phase == MemoryPhase::forward_end, memory.weight_copies_bytes);
             }
-            if (memory.holds_head) add(TimelinePhase::loss, -1, op.microbatch, memory.phase == MemoryPhase::loss_backward ? extra : 0.0);
+            if (memory.holds_head) add(TimelinePhase::loss, -1, op.microbatch, memory.phase == MemoryPhase::loss_backward, 0.0);
         } else {
             for (int layer = count - 1; layer >= 0; --layer) {
                 const bool top = layer == count - 1;
                 add(TimelinePhase::backward, layer, op.microbatch,
-                    top && memory.phase == MemoryPhase::layer_backward ? extra : memory.weight_copies_bytes);
+                    top && memory.phase == MemoryPhase::layer_backward, memory.weight_copies_bytes);
                 activations -= per_layer * layers * op.share / count;
             }
         }
     }
     activations = 0;
-    add(TimelinePhase::optimizer, -1, 0, 0);
-    add(TimelinePhase::zero_grad, -1, 0, 0);
+    add(TimelinePhase::optimizer, -1, 0, false, 0.0);
+    add(TimelinePhase::zero_grad, -1, 0, false, 0.0);
     timeline.peak_allocated_bytes = allocated_peak;
     timeline.peak_reserved_bytes = allocated_peak * frag;
     double best = -1;

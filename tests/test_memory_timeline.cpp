@@ -1,0 +1,258 @@
+// The memory timeline split by what holds it (core/cost/memory/timeline.h) and the timeline panel's figure built on it
+// (core/cost/report/timeline_figure.h): on every shipped scenario, every lesson scene and the Hugging Face runs measured
+// on one H200 (validation/runs.json), each point's parts add up to its allocated bytes, the state's parts are the stage's
+// state, and the figure's peaks, bands and live rows are the report's.
+#include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/report/evaluate.h"
+#include "core/cost/report/explain.h"
+#include "core/cost/report/stage_timelines.h"
+#include "core/cost/report/timeline_figure.h"
+#include "core/lessons/captions.h"
+#include "core/model/format.h"
+#include "core/model/scenario_json.h"
+
+#include "tests/test_scenarios.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/" + path);
+    REQUIRE(file.good());
+    std::stringstream text;
+    text << file.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
+struct Named {
+    std::string name;
+    core::Scenario scenario;
+};
+
+// Every shipped scenario, every scene of the default lesson, and the Hugging Face runs measured on one H200.
+std::vector<Named> every_scenario() {
+    std::vector<Named> all;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios")) {
+        if (entry.path().extension() != ".json") continue;
+        all.push_back({entry.path().filename().string(), core_tests::shipped(entry.path().filename().string())});
+    }
+    // Each file kept while its entries are read: a range over a temporary's member would dangle.
+    const nlohmann::json lesson = read_json("assets/lessons/default.json");
+    const nlohmann::json runs = read_json("validation/runs.json");
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        all.push_back({"scene: " + scene.at("title").get<std::string>(), core::parse_scenario(scene.value("scenario", nlohmann::json::object()).dump())});
+    }
+    for (const nlohmann::json& run : runs.at("runs")) {
+        if (run.value("family", "").rfind("hf-transformers", 0) != 0) continue;
+        all.push_back({"run: " + run.at("id").get<std::string>(), core::parse_scenario(run.at("scenario").dump())});
+    }
+    return all;
+}
+
+// A bigger figure than the allocator rounds to: 512 B per tensor; a stage holds some thousands of tensors.
+constexpr double kRoundingBytes = 8e6;
+// The replay's tensors against the closed form's figure: within the rounding, or 4 % (GPT-2's replay holds 2-3.5 % more per
+// state copy than its closed form, Qwen2.5's 0.03 % less: gaps not yet explained).
+bool near_figure(double replay_bytes, double figure_bytes) {
+    return std::fabs(replay_bytes - figure_bytes) <= std::max(kRoundingBytes, 0.04 * figure_bytes);
+}
+
+}  // namespace
+
+TEST_CASE("Every shipped scenario, lesson scene and Hugging Face H200 run: at every point of every stage, weights + master + optimizer = "
+          "state and state + grads + activations + transient = allocated, logits within the transient, no part negative",
+          "[memory][timeline]") {
+    int operator_timelines = 0, block_timelines = 0;
+    for (const Named& named : every_scenario()) {
+        INFO(named.name);
+        const core::Report report = core::evaluate(named.scenario);
+        std::vector<core::MemoryTimeline> timelines = {report.memory.timeline};
+        if (report.layout.pp > 1) timelines = core::stage_memory_timelines(named.scenario, report);
+        for (const core::MemoryTimeline& timeline : timelines) {
+            INFO("stage " << timeline.stage);
+            REQUIRE_FALSE(timeline.points.empty());
+            (timeline.allocator_model ? operator_timelines : block_timelines) += 1;
+            for (std::size_t i = 0; i < timeline.points.size(); ++i) {
+                const core::TimelinePoint& p = timeline.points[i];
+                INFO("point " << i << " (" << core::timeline_phase_name(p.phase) << ")");
+                for (double part : {p.weights_bytes, p.master_bytes, p.optimizer_bytes, p.grads_bytes, p.activations_bytes, p.transient_bytes, p.logits_bytes}) {
+                    REQUIRE(part >= 0);
+                }
+                REQUIRE(p.weights_bytes + p.master_bytes + p.optimizer_bytes == Approx(p.state_bytes).epsilon(1e-12));
+                REQUIRE(p.state_bytes + p.grads_bytes + p.activations_bytes + p.transient_bytes == Approx(p.allocated_bytes).epsilon(1e-12));
+                REQUIRE(p.logits_bytes <= p.transient_bytes * (1 + 1e-12));
+                REQUIRE(p.reserved_bytes >= p.allocated_bytes * (1 - 1e-12));
+            }
+        }
+    }
+    // Both kinds are among them: the operator replays (pytorch-eager, Hugging Face) and the block recipes' staircases.
+    CHECK(operator_timelines >= 10);
+    CHECK(block_timelines >= 20);
+}
+
+TEST_CASE("The operator replay's parts are what the stage holds: its weights, master copy and optimizer state at every point, every "
+          "gradient after the backward, none after PyTorch's default zero_grad, the logits at the loss, no activations at the "
+          "optimizer step", "[memory][timeline]") {
+    int checked = 0;
+    for (const Named& named : every_scenario()) {
+        const core::Report report = core::evaluate(named.scenario);
+        const core::MemoryTimeline& timeline = report.memory.timeline;
+        if (!timeline.allocator_model) continue;
+        INFO(named.name);
+        const core::StageMemory& stage = report.memory.per_stage[report.memory.peak_stage];
+        const core::TimelinePoint* optimizer = nullptr;
+        const core::TimelinePoint* zero_grad = nullptr;
+        const core::TimelinePoint* loss = nullptr;
+        for (const core::TimelinePoint& p : timeline.points) {
+            // Each parameter tensor's state rounded up to the allocator's 512 B blocks: the stage's figure, near enough.
+            REQUIRE(near_figure(p.weights_bytes, stage.weights_bytes));
+            REQUIRE(near_figure(p.master_bytes, stage.master_bytes));
+            REQUIRE(near_figure(p.optimizer_bytes, stage.optimizer_bytes));
+            if (p.phase == core::TimelinePhase::optimizer) optimizer = &p;
+            if (p.phase == core::TimelinePhase::zero_grad) zero_grad = &p;
+            if (p.phase == core::TimelinePhase::loss && !loss) loss = &p;
+        }
+        REQUIRE(optimizer);
+        REQUIRE(zero_grad);
+        // Every parameter's gradient at the optimizer step: the stack panel's gradient blocks (its peak falls in the backward).
+        double grads_block_bytes = 0;
+        for (const core::MemoryBlock& block : report.memory.blocks) {
+            if (block.kind == core::MemoryKind::grads) grads_block_bytes += block.per_gpu_bytes;
+        }
+        CHECK(near_figure(optimizer->grads_bytes, grads_block_bytes));
+        CHECK(optimizer->activations_bytes == 0);
+        CHECK(optimizer->logits_bytes <= 512);  // the loss itself, one 512 B block, which the training loop still holds
+        if (named.scenario.train.zero_grad_set_to_none) CHECK(zero_grad->grads_bytes == 0);
+        // The last stage computes the loss: its logits (vocabulary-wide, fp32 for the loss) are live there.
+        if (stage.holds_head) {
+            REQUIRE(loss);
+            const double vocabulary_logits = static_cast<double>(named.scenario.train.micro_batch) * named.scenario.train.seq_len *
+                                             named.scenario.model.vocab / report.layout.tp * 2.0;  // bf16 at the least
+            CHECK(loss->logits_bytes >= vocabulary_logits);
+        }
+        ++checked;
+    }
+    CHECK(checked >= 10);
+}
+
+TEST_CASE("The timeline panel's figure is the report's: the heaviest stage's peaks and phases, the HBM line, the stack panel's blocks "
+          "at the peak, and a pipeline's every stage", "[memory][timeline][panel]") {
+    for (const std::string name : {"gpt2-124m-2x-rtx4090-spot.json", "llama3-405b-16k.json", "default.json"}) {
+        INFO(name);
+        const core::Scenario scenario = core_tests::shipped(name);
+        const core::Report report = core::evaluate(scenario);
+        const core::ReportText text = core::explain(scenario, report);
+        const core::MemoryTimelineFigure figure = core::memory_timeline_figure(scenario, report, text);
+        const core::MemoryTimeline& timeline = report.memory.timeline;
+        const core::TimelineStageFigure& detail = figure.detail;
+        CHECK(detail.stage == report.memory.peak_stage);
+        CHECK(detail.points == static_cast<int>(timeline.points.size()));
+        CHECK(detail.peak_allocated_bytes == timeline.peak_allocated_bytes);
+        CHECK(detail.peak_reserved_bytes == timeline.peak_reserved_bytes);
+        CHECK(figure.headline.find(core::format_bytes(timeline.peak_allocated_bytes) + " allocated, " + core::format_bytes(timeline.peak_reserved_bytes) +
+                                   " reserved, at " + core::timeline_peak_text(timeline)) != std::string::npos);
+        CHECK(figure.hbm_label == "HBM " + core::format_bytes(report.memory.hbm_bytes));
+        CHECK(figure.y_max_bytes >= report.memory.hbm_bytes);
+        // The peak's point is drawn, and the stack there is the timeline's point: its parts, the slack, NCCL's buffers.
+        const auto drawn = std::find(detail.x.begin(), detail.x.end(), static_cast<double>(timeline.peak_point));
+        REQUIRE(drawn != detail.x.end());
+        const std::size_t at = static_cast<std::size_t>(drawn - detail.x.begin());
+        const core::TimelinePoint& peak = timeline.points[static_cast<std::size_t>(timeline.peak_point)];
+        double top = 0;
+        for (int part = 0; part < core::kTimelineParts; ++part) top += detail.part_bytes[part][at];
+        const double outside = report.memory.per_stage[report.memory.peak_stage].comm_buffers_bytes;
+        CHECK(top == Approx(peak.reserved_bytes + outside));
+        CHECK(detail.part_bytes[static_cast<int>(core::TimelinePart::slack)][at] == Approx(peak.reserved_bytes - peak.allocated_bytes));
+        CHECK(detail.part_bytes[static_cast<int>(core::TimelinePart::logits)][at] == peak.logits_bytes);
+        CHECK(detail.x.size() <= 600);
+        // The bands cover the step in order: its first point's phase to zero_grad, each band where the last ended.
+        REQUIRE_FALSE(detail.bands.empty());
+        CHECK(detail.bands.front().first_point == 0);
+        CHECK(detail.bands.back().last_point == detail.points - 1);
+        CHECK(detail.bands.back().label == "zero_grad");
+        for (std::size_t i = 1; i < detail.bands.size(); ++i) {
+            CHECK(detail.bands[i].first_point == detail.bands[i - 1].last_point + 1);
+            CHECK(detail.bands[i].phase != detail.bands[i - 1].phase);
+        }
+        // What is live at the peak: the stack panel's blocks with its labels and bytes, the empty ones and the KV cache left out.
+        std::size_t row = 0;
+        for (std::size_t i = 0; i < report.memory.blocks.size(); ++i) {
+            const core::MemoryBlock& block = report.memory.blocks[i];
+            if (block.kind == core::MemoryKind::kv_cache || block.per_gpu_bytes <= 0) continue;
+            REQUIRE(row < figure.live.size());
+            CHECK(figure.live[row].label == text.block_labels[i]);
+            CHECK(figure.live[row].value == core::format_bytes(block.per_gpu_bytes));
+            CHECK(figure.live[row].part == core::timeline_part_of(block.kind));
+            ++row;
+        }
+        CHECK(row == figure.live.size());
+        CHECK(figure.live_total == text.figures.peak_memory.label + ": " + text.figures.peak_memory.value);
+        // A pipeline: every stage, first to last, each from its own walk, the heaviest the report's.
+        if (report.layout.pp > 1) {
+            REQUIRE(figure.stages.size() == static_cast<std::size_t>(report.layout.pp));
+            for (std::size_t s = 0; s < figure.stages.size(); ++s) {
+                CHECK(figure.stages[s].stage == static_cast<int>(s));
+                CHECK(figure.stages[s].heaviest == (static_cast<int>(s) == report.memory.peak_stage));
+                CHECK(figure.stages[s].x.size() <= 120);
+                CHECK(figure.y_max_bytes >= figure.stages[s].top_bytes);
+            }
+        } else {
+            CHECK(figure.stages.empty());
+        }
+    }
+}
+
+TEST_CASE("Llama 3 405B on 16,384 H100s (Dubey 2024 Table 4, interleaved 1F1B): each stage's timeline climbs to the micro-batch "
+          "chunks Megatron's interleaved schedule keeps in flight on it, 2(p - d - 1) + (v - 1)p + 1, times its layers' activations",
+          "[memory][timeline][pipeline]") {
+    const core::Scenario scenario = core_tests::shipped("llama3-405b-16k.json");
+    const core::Report report = core::evaluate(scenario);
+    const std::vector<core::MemoryTimeline> stages = core::stage_memory_timelines(scenario, report);
+    REQUIRE(stages.size() == 16);
+    core::ScheduleParams params;
+    params.kind = report.pipeline.schedule;
+    params.stages = report.pipeline.stages;
+    params.microbatches = report.pipeline.microbatches;
+    params.virtual_chunks = report.pipeline.virtual_stages;
+    REQUIRE(params.virtual_chunks > 1);
+    const double per_layer = report.memory.activations.bytes_per_layer;
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        INFO("stage " << s);
+        const int in_flight = core::closed_form_peak_inflight_on(params, static_cast<int>(s));
+        const double chunk_layers = static_cast<double>(report.memory.per_stage[s].layers) / params.virtual_chunks;
+        CHECK(core::timeline_most_activations_bytes(stages[s]) == Approx(in_flight * chunk_layers * per_layer).epsilon(0.1));
+    }
+}
+
+TEST_CASE("The memory scenes' captions state the timeline panel's peaks and the most activations kept, checkpointing off and on",
+          "[memory][timeline][captions]") {
+    std::vector<double> activations;
+    const nlohmann::json lesson = read_json("assets/lessons/default.json");  // kept: a range over a temporary's member would dangle
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        if (scene.at("panel") != "timeline") continue;
+        INFO(scene.at("title").get<std::string>());
+        const core::Scenario scenario = core::parse_scenario(scene.value("scenario", nlohmann::json::object()).dump());
+        const core::Report report = core::evaluate(scenario);
+        const std::string caption = core::fill_caption(scene.at("caption").get<std::string>(), scenario, report);
+        const core::MemoryTimeline& timeline = report.memory.timeline;
+        CHECK(caption.find(core::format_bytes(timeline.peak_allocated_bytes)) != std::string::npos);
+        CHECK(caption.find(core::format_bytes(timeline.peak_reserved_bytes)) != std::string::npos);
+        CHECK(caption.find(core::timeline_peak_text(timeline)) != std::string::npos);
+        CHECK(caption.find(core::format_bytes(core::timeline_most_activations_bytes(timeline))) != std::string::npos);
+        CHECK(scenario.train.framework == core::Framework::hf_transformers);
+        CHECK(report.layout.gpus == 1);
+        CHECK(report.memory.fits);
+        activations.push_back(core::timeline_most_activations_bytes(timeline));
+    }
+    // Without checkpointing, then with it: the second keeps each layer's input only.
+    REQUIRE(activations.size() == 2);
+    CHECK(activations[1] < activations[0] / 4);
+}
