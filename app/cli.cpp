@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/cli_docs.h"
+#include "app/diff_command.h"
 #include "app/eval_command.h"
 #include "app/cost_command.h"
 #include "app/export.h"
@@ -20,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <regex>
 
@@ -63,12 +65,13 @@ std::string panel_choice_list() {
 }
 
 // --json, --table and (plan) --csv: one at most; without one, the table on a terminal and JSON otherwise (app/table.h).
-void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table) {
+void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table,
+                      const char* csv_help = "Print CSV: a header, then one row per layout with the JSON ranking's columns") {
     CLI::Option* json_flag = command->add_flag("--json", json, "Print JSON (the default when standard output is not a terminal)");
     CLI::Option* table_flag = command->add_flag("--table", table, "Print an aligned table (the default on a terminal)");
     json_flag->excludes(table_flag);
     if (csv) {
-        CLI::Option* csv_flag = command->add_flag("--csv", *csv, "Print CSV: a header, then one row per layout with the JSON ranking's columns");
+        CLI::Option* csv_flag = command->add_flag("--csv", *csv, csv_help);
         csv_flag->excludes(json_flag)->excludes(table_flag);
     }
 }
@@ -90,6 +93,15 @@ int run_cli(int argc, char** argv) {
     bool eval_json = false, eval_table = false;
     eval->add_option("scenario", eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     add_format_flags(eval, eval_json, nullptr, eval_table);
+
+    CLI::App* diff = cli.add_subcommand("diff", "Compare two scenarios: the inputs that differ, then every figure that changed, "
+                                                "largest relative change first (a table on a terminal, JSON otherwise)");
+    std::string diff_baseline, diff_scenario;
+    bool diff_json = false, diff_csv = false, diff_table = false;
+    diff->add_option("baseline", diff_baseline, "The baseline: scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    diff->add_option("scenario", diff_scenario, "The scenario compared with it")->required()->type_name("FILE");
+    add_format_flags(diff, diff_json, &diff_csv, diff_table,
+                     "Print CSV: a header, then one row per input, figure, verdict and figure on one side only");
 
     CLI::App* serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
                                                   "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
@@ -122,6 +134,9 @@ int run_cli(int argc, char** argv) {
     bool keep_controls = false;
     exporter->add_flag("--controls", keep_controls, "Keep the live controls and key hints (default: a clean figure)");
     exporter->add_option("--theme", theme, "dark or light")->check(CLI::IsMember({"dark", "light"}));
+    std::string export_baseline;
+    exporter->add_option("--baseline", export_baseline, "Scenario JSON (or a Hugging Face config.json) every panel is drawn against, "
+                                                        "as a pinned baseline")->type_name("FILE");
     std::string lesson_path;
     exporter->add_option("--lesson", lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
 
@@ -192,6 +207,7 @@ int run_cli(int argc, char** argv) {
         if (*eval) {
             return run_eval(load_scenario_file(eval_scenario), output_format(eval_json, false, eval_table));
         }
+        if (*diff) return run_diff(diff_baseline, diff_scenario, output_format(diff_json, diff_csv, diff_table));
         if (*trace) return run_trace(load_scenario_file(trace_scenario), trace_out);
         if (*memory) {
             const MemoryFormat format = memory_json ? MemoryFormat::json : memory_table ? MemoryFormat::table
@@ -237,6 +253,10 @@ int run_cli(int argc, char** argv) {
             }
             options.scenario = export_scenario.empty() ? core::default_scenario() : load_scenario_file(export_scenario);
             core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
+            if (!export_baseline.empty()) {
+                options.baseline = load_named_scenario_file(export_baseline);
+                options.baseline_name = std::filesystem::path(export_baseline).filename().string();
+            }
             options.out_dir = out_dir;
             options.scale = scale;
             if (exporter->count("--t")) options.t_seconds = t_seconds;

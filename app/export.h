@@ -24,6 +24,8 @@ struct ExportOptions {
     int settle_frames = 4;            // frames rendered before the read-back, so the layout settles
     std::optional<Lesson> lesson;     // also write one PNG per scene: NN-<title>.png
     bool controls = false;            // keep the live controls and key hints; by default a panel is a clean figure
+    std::optional<core::Scenario> baseline;  // already parsed and valid: every panel drawn against it (export --baseline)
+    std::string baseline_name;        // its file's name, for the banner
     std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
     std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's last frame's texts (the clip checker)
 };
