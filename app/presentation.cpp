@@ -25,7 +25,7 @@ std::string enter_scene(AppState& state, PresentationState& presentation, int sc
     if (!error.empty()) return error;
     // A scene that compares pins its baseline; the others show one scenario (the user's baseline waits in the stash).
     if (next.baseline) {
-        const std::string baseline_error = set_baseline(state, *next.baseline, "the scene's baseline");
+        const std::string baseline_error = set_baseline(state, *next.baseline, "the scene's own");
         if (!baseline_error.empty()) return baseline_error;
     } else {
         state.baseline.reset();
@@ -106,7 +106,7 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
                                             &state.kernel_selection};
             const std::optional<widgets::BaselineView> baseline = baseline_view(state);
             if (baseline) {
-                widgets::draw_baseline_banner(*baseline);
+                widgets::draw_baseline_banner(*baseline, false);
                 context.baseline = &*baseline;
             }
             const bool was_figure = widgets::figure_mode();

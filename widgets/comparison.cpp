@@ -15,10 +15,10 @@ ImU32 baseline_ink() { return palette().text_dim; }
 
 float baseline_banner_height() { return 2.0f * ImGui::GetTextLineHeightWithSpacing(); }
 
-void draw_baseline_banner(const BaselineView& baseline) {
+void draw_baseline_banner(const BaselineView& baseline, bool unpin_hint) {
     const float width = ImGui::GetContentRegionAvail().x;
     const core::Comparison& comparison = *baseline.comparison;
-    const std::string origin = "Baseline: " + *baseline.name + (figure_mode() ? "" : " (Ctrl+P unpins)");
+    const std::string origin = "Baseline: " + *baseline.name + (figure_mode() || !unpin_hint ? "" : " (Ctrl+P unpins)");
     const std::string inputs = comparison.inputs.empty() ? comparison.inputs_text : "differs in " + comparison.inputs_text;
     // One line each, cut rather than wrapped, so every panel keeps the same room below; the whole on hover.
     ImGui::PushFont(fonts().bold);

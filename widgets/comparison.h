@@ -15,8 +15,9 @@ namespace widgets {
 ImU32 baseline_ink();
 
 // The two lines above a panel while a baseline is pinned: where it came from and the inputs that differ, then the
-// headline changes (peak memory, step, MFU). Their height, for panels that lay out below them.
-void draw_baseline_banner(const BaselineView& baseline);
+// headline changes (peak memory, step, MFU). Their height, for panels that lay out below them. unpin_hint: where Ctrl+P
+// unpins it (not in a lesson's scene, whose baseline is the scene's).
+void draw_baseline_banner(const BaselineView& baseline, bool unpin_hint = true);
 float baseline_banner_height();
 
 // Dashed lines and outlines (ImGui draws only solid ones), dashes and gaps `dash` pixels long.
