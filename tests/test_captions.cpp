@@ -74,7 +74,8 @@ TEST_CASE("The GPipe scene's bubble is (p-1)/(m+p-1) = 3/11 = 27.3 % for p = 4, 
 }
 
 TEST_CASE("Every scene's caption fills completely; a misspelt figure or an open brace is refused, naming the field", "[captions]") {
-    for (const nlohmann::json& scene : default_lesson().at("scenes")) {
+    const nlohmann::json lesson = default_lesson();  // kept: a range over a temporary's member would dangle
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
         INFO(scene.at("title").get<std::string>());
         const FilledScene filled = fill(scene);
         CHECK(filled.caption.find('{') == std::string::npos);
@@ -162,4 +163,37 @@ TEST_CASE("The recompute scene compares GPT-3 175B's selective recompute (Korthi
         return;
     }
     FAIL("no scene titled 'Recompute: memory for time'");
+}
+
+// Every number a lesson's caption states is a figure of its scene's own report ({name}, filled by fill_caption) or a
+// textbook formula's constant, each listed here with its source; a number typed into a caption's prose would go stale.
+TEST_CASE("Every number a lesson scene's caption states comes from the scene's report or is a listed formula's constant", "[captions]") {
+    const std::vector<std::string> formulas = {
+        "2(n-1)/n",         // a ring all-reduce's bytes sent per GPU (Patarasuk & Yuan 2009)
+        "1.5 times",        // ZeRO-3's traffic over DP's all-reduce: 3 psi against 2 psi (Rajbhandari et al. 2020, sec 7.2.2)
+        "8 b s h (t-1)/t",  // TP's all-reduced elements per layer per micro-batch: 4 all-reduces of b s h (Korthikanti 2022)
+        "(p-1)/(m+p-1)",    // GPipe's bubble (Huang et al. 2019; Narayanan et al. 2021 sec 2.2.1)
+        "1F1B", "ZeRO-3",   // names
+        "batch 1",          // decode one sequence at a time: the roofline's lowest point
+    };
+    int scenes = 0;
+    const nlohmann::json lesson = default_lesson();  // kept: a range over a temporary's member would dangle
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        std::string prose;  // the caption without its {fields}
+        const std::string caption = scene.at("caption").get<std::string>();
+        for (std::size_t i = 0; i < caption.size(); ++i) {
+            if (caption[i] == '{') {
+                i = caption.find('}', i);
+                continue;
+            }
+            prose += caption[i];
+        }
+        for (const std::string& formula : formulas) {
+            for (std::size_t at = prose.find(formula); at != std::string::npos; at = prose.find(formula)) prose.erase(at, formula.size());
+        }
+        INFO(scene.at("title").get<std::string>() << ": " << prose);
+        CHECK(prose.find_first_of("0123456789") == std::string::npos);
+        ++scenes;
+    }
+    REQUIRE(scenes >= 10);
 }

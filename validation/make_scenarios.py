@@ -23,6 +23,20 @@ GPUS = {"a100-sxm": "a100-sxm", "a100-40gb": "a100-40gb", "h100-sxm": "h100-sxm"
         "a100-unspecified": "a100-sxm", "rtx-4090": "rtx-4090"}
 
 
+# torchtitan's H100 tables ran on Meta's H100s, not the catalog's H100 SXM: "Each H100 GPU is equipped with 96GB HBM2e with
+# 2.4 TB/sec peak memory bandwidth ... the default 500W power limit" (torchtitan benchmarks/llama3_h100_202412_torchtitan.md,
+# Hardware; its Llama 3.1 table's footnote 1: "H100 94/95GB HBM2e lower-TDP SXM"). The same GH100 SXM5 silicon: the H100
+# SXM's tensor peaks and measured tables, memory-bound kernels at 2.4 TB/s. The 500 W limit lowers its GEMM clocks, which
+# no measurement here gives: its compute-bound kernels come out fast. HBM: 96 GiB less the driver's share on the 80 GB part.
+META_H100 = {
+    "id": "h100-sxm-hbm2e", "name": "H100 SXM 96GB HBM2e (500 W)", "hbm_bytes": 102020992205.0, "hbm_bytes_per_s": 2.4e12,
+    "fp32_flops_per_s": 67e12, "bf16_flops_per_s": 989e12, "fp8_flops_per_s": 1979e12, "scale_up_link": "nvlink4",
+    "multiprocessors": 132,
+    "efficiency": {"like": "h100-sxm", "gemm_scale": 1.0,
+                   "source": "the H100 SXM's tables, measured at 700 W; the 500 W limit's lower GEMM clocks not modelled"},
+}
+
+
 def tokens_per_step(run):
     layout = run["layout"]
     if not layout.get("global_batch") or not layout.get("seq_len"):
@@ -115,6 +129,8 @@ def scenario_of(run):
         if layout.get("float8_recipe") == "rowwise":
             return None, "row-wise scaled float8 GEMMs are not in the GPU tables (only tensor-wise scaling is)"
         train["framework"] = "torchtitan"
+        if gpu == "h100-sxm":
+            scenario["cluster"]["gpu"] = META_H100
         train["sequence_parallel"] = tp > 1
         if layout.get("async_tp"):
             scenario["overlap"] = {"tp_comm": True}
@@ -144,13 +160,19 @@ def scenario_of(run):
         # Megatron-LM before late 2023: gradients all-reduced after the backward (--overlap-grad-reduce and
         # --overlap-param-gather came later, off by default) and blocking pipeline sends (batch_isend_irecv, then
         # synchronize), as the 2021-2022 tables ran it; MegaScale (Jiang et al. 2024 sec 3.2) names both overlaps as its own.
+        # Attention as Megatron-LM ran it then: its fused scale-mask-softmax kernels (--use-flash-attn came in 2023, off by
+        # default); MegaScale (Jiang et al. 2024 sec 3.4) names FlashAttention-2 among its own operator changes.
         train["framework"] = "megatron"
+        train["flash_attention"] = False
         scenario["precision"] = {"recipe": "megatron-fp32-grads"}
         scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}
     elif family in ("megatron-deepspeed", "deepspeed"):
         # DeepSpeed's pipeline engine sends and receives between its schedule's steps and reduces the gradients after the
         # last micro-batch (deepspeed/runtime/pipe/engine.py: _exec_send_activations, _exec_reduce_grads).
+        # Megatron-DeepSpeed's attention in 2021-2022: fused scale-mask-softmax kernels, no FlashAttention (published May
+        # 2022, after MT-NLG; BLOOM, Le Scao et al. 2022 sec 3.5.3, lists its fused kernels: LayerNorm, scale-mask-softmax, bias-GeLU).
         train["framework"] = "deepspeed"
+        train["flash_attention"] = False
         parallel["zero"] = 1
         scenario["precision"] = {"recipe": "deepspeed-zero-bf16"}
         scenario["overlap"] = {"dp_grad_reduce": False, "dp_param_gather": False, "pp_p2p": False}

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
@@ -20,6 +22,7 @@ constexpr std::pair<OpKind, const char*> kOpNames[] = {
     {OpKind::mean, "mean"}, {OpKind::cat, "cat"}, {OpKind::linear, "linear"}, {OpKind::sdpa, "sdpa"},
     {OpKind::dropout, "dropout"}, {OpKind::layer_norm, "layer_norm"}, {OpKind::rms_norm, "rms_norm"},
     {OpKind::embedding, "embedding"}, {OpKind::log_softmax, "log_softmax"}, {OpKind::nll_loss, "nll_loss"},
+    {OpKind::gather_sequence, "gather_sequence"}, {OpKind::scatter_sequence, "scatter_sequence"},
     {OpKind::fused_norm, "fused_norm"}, {OpKind::fused_rope, "fused_rope"}, {OpKind::fused_swiglu, "fused_swiglu"},
     {OpKind::fused_bias_gelu, "fused_bias_gelu"}, {OpKind::fused_residual_dropout, "fused_residual_dropout"},
     {OpKind::fused_cross_entropy, "fused_cross_entropy"}, {OpKind::block_norm, "block_norm"}, {OpKind::block_qkv, "block_qkv"},
@@ -182,9 +185,9 @@ bool parse_shape(std::string_view text, ShapeExpr& shape, std::string& error) {
             if (std::isdigit(static_cast<unsigned char>(c))) {
                 std::size_t end = i;
                 while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-                const double number = std::stod(std::string(text.substr(i, end - i)));
-                if (!(number > 0)) {
-                    error = "a size must be > 0, got " + std::string(text.substr(i, end - i));
+                const double number = std::strtod(std::string(text.substr(i, end - i)).c_str(), nullptr);
+                if (!(number > 0) || !std::isfinite(number)) {
+                    error = "a size must be a finite number > 0, got " + std::string(text.substr(i, end - i));
                     return false;
                 }
                 shape.factor = divide ? shape.factor / number : shape.factor * number;
@@ -213,6 +216,10 @@ bool parse_shape(std::string_view text, ShapeExpr& shape, std::string& error) {
     }
     if (expect_term) {
         error = "a shape is a product of sizes, such as \"n*h\"";
+        return false;
+    }
+    if (!(shape.factor > 0) || !std::isfinite(shape.factor)) {
+        error = "its numbers multiply to " + std::to_string(shape.factor) + ": a size must be a finite number > 0";
         return false;
     }
     return true;

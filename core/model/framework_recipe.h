@@ -38,6 +38,10 @@ enum class OpKind {
     embedding,
     log_softmax,   // (autocast: fp32)
     nll_loss,
+    // sequence parallelism's collectives (NCCL moves the data; the TP communication model prices it): a new tensor of the
+    // op's shape, or the input itself where TP does not split the sequence
+    gather_sequence,   // all-gather along the sequence before a column-parallel linear (t rows from n)
+    scatter_sequence,  // reduce-scatter along the sequence after a row-parallel linear (n rows from t)
     // fused kernels: one kernel forward, one backward
     fused_norm,             // Apex / Transformer Engine LayerNorm or RMSNorm, torch.compile's fused norm
     fused_rope,             // Transformer Engine / Apex fused RoPE, torch.compile's

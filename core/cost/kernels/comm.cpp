@@ -1,5 +1,8 @@
 #include "core/cost/kernels/comm.h"
 
+#include "core/cost/kernels/framework.h"
+#include "core/cost/kernels/kernels.h"
+
 #include <algorithm>
 
 namespace core {
@@ -90,26 +93,39 @@ TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
     const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
     const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
     comm.message_bytes = tokens * scenario.model.hidden * kActivationBytes;
+    // DTensor's TP (torchtitan, Hugging Face) rather than Megatron's: with float8 linears torchtitan casts the module's
+    // input before the sequence all-gather (parallelize_llama.py 9dec370 apply_tp: PrepareFloat8ModuleInput), 1 B per
+    // element on the wire; the reduce-scatters carry bf16 partial sums. The backward's gathers and scatters stay bf16.
+    const bool dtensor = !is_megatron_family(scenario.train.framework);
+    const double forward_gather_bytes = dtensor && fp8_gemms(cluster.gpu, framework_traits(scenario)) ? comm.message_bytes / kActivationBytes
+                                                                                                        : comm.message_bytes;
     double one_pair = 0;  // what replaces one all-reduce: the all-reduce itself, or an all-gather plus a reduce-scatter
+    double forward_pair = 0;
     if (layout.sequence_parallel) {
         comm.collective = Collective::all_gather;
-        one_pair = collective_seconds(Collective::all_gather, group, comm.message_bytes, cluster.scale_up, cluster.scale_out) +
-                   collective_seconds(Collective::reduce_scatter, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        const double reduce_scatter = collective_seconds(Collective::reduce_scatter, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        one_pair = collective_seconds(Collective::all_gather, group, comm.message_bytes, cluster.scale_up, cluster.scale_out) + reduce_scatter;
+        forward_pair = collective_seconds(Collective::all_gather, group, forward_gather_bytes, cluster.scale_up, cluster.scale_out) + reduce_scatter;
     } else {
         comm.collective = Collective::all_reduce;
         one_pair = collective_seconds(Collective::all_reduce, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        forward_pair = one_pair;
     }
     const double per_pair_bytes = ring_bytes_sent_per_rank(Collective::all_reduce, layout.tp, comm.message_bytes);
+    // An fp8 gather sends half a bf16 one's bytes: the pair's all-gather half (ring all-reduce bytes = gather + scatter).
+    const double forward_pair_bytes = per_pair_bytes * (layout.sequence_parallel ? 0.5 + 0.5 * forward_gather_bytes / comm.message_bytes : 1.0);
     const int pairs_per_pass = 2;  // after attention and after the MLP
-    comm.forward_seconds = pairs_per_pass * one_pair;
+    const int forward_passes = layout.recompute == Recompute::full ? 2 : 1;
+    comm.forward_seconds = pairs_per_pass * forward_pair;
     comm.backward_seconds = pairs_per_pass * one_pair;
-    comm.recompute_seconds = layout.recompute == Recompute::full ? pairs_per_pass * one_pair : 0.0;
-    const int pairs = pairs_per_pass * (layout.recompute == Recompute::full ? 3 : 2);
+    comm.recompute_seconds = layout.recompute == Recompute::full ? pairs_per_pass * forward_pair : 0.0;
+    const int pairs = pairs_per_pass * (forward_passes + 1);
     comm.collectives = pairs * (layout.sequence_parallel ? 2 : 1);
-    comm.bytes_per_gpu = pairs * per_pair_bytes;
-    if (layout.sequence_parallel) {
+    comm.bytes_per_gpu = pairs_per_pass * (forward_passes * forward_pair_bytes + per_pair_bytes);
+    if (layout.sequence_parallel && !dtensor) {
         // The column-parallel GEMMs keep only their sharded input: the backward gathers it again for the weight gradient
-        // (Megatron's LinearWithGradAccumulationAndAsyncCommunication under sequence parallelism).
+        // (Megatron's LinearWithGradAccumulationAndAsyncCommunication under sequence parallelism); DTensor's autograd
+        // keeps the gathered input the GEMM read instead (the recipe's gather_sequence output, saved).
         const double gather = collective_seconds(Collective::all_gather, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
         comm.backward_seconds += 2.0 * gather;
         comm.collectives += 2;

@@ -568,6 +568,16 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             program_.tensors[op.output].alias_of = program_.tensors[in0].alias_of >= 0 ? program_.tensors[in0].alias_of : in0;
             return;
         }
+        case OpKind::gather_sequence:
+        case OpKind::scatter_sequence: {
+            // No kernel here: the collective is the layer's TP communication. Without a split sequence, the input itself.
+            const double elements = elements_of(recipe, in0);
+            op.output = new_tensor(recipe.output, elements, input(0).dtype, input(0).requires_grad);
+            if (elements == input(0).elements) {
+                program_.tensors[op.output].alias_of = program_.tensors[in0].alias_of >= 0 ? program_.tensors[in0].alias_of : in0;
+            }
+            return;
+        }
         case OpKind::slice: {
             // slice_backward: zeros of the input's size, the slice's gradient copied in (derivatives.yaml slice.Tensor).
             const double elements = elements_of(recipe, in0);

@@ -224,11 +224,9 @@ Report evaluate(const Scenario& scenario) {
         compute.step_seconds = step.step_seconds;
         compute.step_basis = StepBasis::modelled;
         // No layout is modelled faster than the best MFU published for its framework on its GPU.
-        const double ceiling = compute.mfu_ceiling.mfu;
-        if (ceiling > 0 && compute.model_flops_per_step / (step.step_seconds * gpus * compute.peak_flops_per_s) > ceiling) {
-            compute.step_seconds = compute.model_flops_per_step / (gpus * compute.peak_flops_per_s * ceiling);
-            compute.step_basis = StepBasis::published_ceiling;
-        }
+        compute.step_seconds = step_within_ceiling_seconds(step.step_seconds, compute.model_flops_per_step, gpus * compute.peak_flops_per_s,
+                                                           compute.mfu_ceiling.mfu);
+        if (compute.step_seconds > step.step_seconds) compute.step_basis = StepBasis::published_ceiling;
     }
     const double peak_seconds = compute.step_seconds * gpus * compute.peak_flops_per_s;
     compute.mfu = compute.model_flops_per_step / peak_seconds;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace core {
@@ -60,6 +61,12 @@ MfuCeiling mfu_ceiling(const Scenario& scenario, bool fp8_gemms) {
     ceiling.mfu = ceilings[key].value("mfu", 0.0);
     ceiling.run = ceilings[key].value("run", std::string());
     return ceiling;
+}
+
+double step_within_ceiling_seconds(double modelled_step_seconds, double model_flops_per_step, double peak_flops_per_s_all_gpus,
+                                   double ceiling_mfu) {
+    if (ceiling_mfu <= 0 || peak_flops_per_s_all_gpus <= 0) return modelled_step_seconds;
+    return std::max(modelled_step_seconds, model_flops_per_step / (peak_flops_per_s_all_gpus * ceiling_mfu));
 }
 
 }  // namespace core

@@ -36,4 +36,8 @@ struct MfuCeiling {
 };
 MfuCeiling mfu_ceiling(const Scenario&, bool fp8_gemms);
 
+// A modelled step held to a ceiling: no faster than its model FLOPs at `ceiling_mfu` of all its GPUs' peak (0: no ceiling).
+double step_within_ceiling_seconds(double modelled_step_seconds, double model_flops_per_step, double peak_flops_per_s_all_gpus,
+                                   double ceiling_mfu);
+
 }  // namespace core

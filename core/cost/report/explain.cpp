@@ -396,7 +396,7 @@ std::vector<Explanation> step_part_explanations(const Scenario& scenario, const 
             case StepPart::exposed_ep:
                 what = std::string(step_part_name(segment.part)).substr(8) +
                        " communication the compute could not hide, and the compute its overlap slowed";
-                source = "the scenario's overlap switches (DESIGN.md: overlap is explicit)";
+                source = "the scenario's overlap switches (docs/architecture.md: overlap is explicit)";
                 break;
             case StepPart::bubble:
                 what = "the busiest stage idle while the " + std::string(schedule_name(report.pipeline.schedule)) + " pipeline fills and drains";

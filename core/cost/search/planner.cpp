@@ -4,6 +4,7 @@
 
 #include "core/cost/kernels/flops.h"
 #include "core/cost/memory/memory.h"
+#include "core/cost/report/expected_error.h"
 #include "core/cost/step/step.h"
 #include "core/model/errors.h"
 #include "core/model/model_json.h"
@@ -102,7 +103,12 @@ std::vector<int> ep_choices(const ModelSpec& model, long long stage_gpus) {
     return choices;
 }
 
-LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s) {
+// The best MFU published for the scenario's framework on its GPU: evaluate() holds every layout's step under it, so does the plan.
+double ceiling_mfu_of(const Scenario& scenario) {
+    return mfu_ceiling(scenario, fp8_gemms(scenario.cluster.gpu, framework_traits(scenario))).mfu;
+}
+
+LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step, double gpus, double peak_flops_per_s, double ceiling_mfu) {
     LayoutEstimate estimate;
     estimate.memory_per_gpu_bytes = step.memory.peak_bytes;
     estimate.activations_bytes = step.memory.activation_bytes;
@@ -111,17 +117,19 @@ LayoutEstimate estimate_of(const StepEstimate& step, double model_flops_per_step
     estimate.compute_seconds = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds;
     estimate.bubble_seconds = parts.bubble_seconds;
     estimate.exposed_comm_seconds = parts.exposed_comm_total();
-    estimate.step_seconds = step.step_seconds;
-    estimate.mfu = model_flops_per_step / (step.step_seconds * gpus * peak_flops_per_s);
+    estimate.modelled_step_seconds = step.step_seconds;
+    estimate.step_seconds = step_within_ceiling_seconds(step.step_seconds, model_flops_per_step, gpus * peak_flops_per_s, ceiling_mfu);
+    estimate.mfu = model_flops_per_step / (estimate.step_seconds * gpus * peak_flops_per_s);
     estimate.breakdown = parts;
     return estimate;
 }
 
-// Ranking: step time at nanosecond resolution (so rounding noise does not split ties); among equal times the simpler
+// Ranking: step time at nanosecond resolution (so rounding noise does not split ties), then the modelled step where the
+// ceiling ties them; among equal times the simpler
 // layout (fewer GPUs per model replica), then the one with more memory to spare, then a fixed order.
 auto rank_key(const PlanEntry& entry) {
     const Layout& l = entry.layout;
-    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), 1LL * l.tp * l.pp * l.cp, entry.estimate.memory_per_gpu_bytes,
+    return std::make_tuple(std::llround(entry.estimate.step_seconds * 1e9), std::llround(entry.estimate.modelled_step_seconds * 1e9), 1LL * l.tp * l.pp * l.cp, entry.estimate.memory_per_gpu_bytes,
                            l.tp, l.pp, l.cp, l.zero, l.micro_batch, static_cast<int>(l.recompute), static_cast<int>(l.schedule),
                            l.virtual_stages, l.ep, l.etp);
 }
@@ -186,7 +194,7 @@ LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     const double flops = model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len;
     const StepEstimate step = estimate_step(scenario, layout, layer_cost(scenario, split_of(layout), false), PipelineTiming::timeline);
     const double gpus = 1.0 * layout.tp * layout.pp * layout.cp * layout.dp;
-    return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s);
+    return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s, ceiling_mfu_of(scenario));
 }
 
 namespace {
@@ -267,6 +275,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     const int gpus = scenario.cluster.gpus;
     const int global_batch = scenario.train.global_batch;
     const double peak = scenario.cluster.gpu.bf16_flops_per_s;
+    const double ceiling_mfu = ceiling_mfu_of(scenario);
     const double model_flops = model_flops_per_token(model, scenario.train.seq_len) * global_batch * scenario.train.seq_len;
     const std::vector<Recompute> recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
                                                                              : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
@@ -400,7 +409,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
             const double makespan = closed_form_makespan(schedule_params(scenario, priced, *candidate.cost, inputs));
             if (makespan + inputs.optimizer.seconds > top.admission_seconds()) return;
             const StepEstimate step = estimate_step(scenario, priced, *candidate.cost, inputs, PipelineTiming::closed_form);
-            if (step.memory.fits && step.step_seconds <= top.admission_seconds()) top.offer({priced, estimate_of(step, model_flops, gpus, peak)});
+            if (step.memory.fits && step.step_seconds <= top.admission_seconds()) top.offer({priced, estimate_of(step, model_flops, gpus, peak, ceiling_mfu)});
         };
         try_schedule(ScheduleKind::one_f_one_b, 1);
         if (priced.pp == 1) continue;
@@ -417,7 +426,7 @@ Plan plan_layouts(const Scenario& scenario, const PlanOptions& options) {
     std::sort(kept.begin(), kept.end(), ranks_before);
     for (PlanEntry& entry : kept) {
         const StepEstimate step = estimate_step(scenario, entry.layout, costs.get(split_of(entry.layout)), PipelineTiming::timeline);
-        entry.estimate = estimate_of(step, model_flops, gpus, peak);
+        entry.estimate = estimate_of(step, model_flops, gpus, peak, ceiling_mfu);
     }
     std::sort(kept.begin(), kept.end(), ranks_before);
     for (const PlanEntry& entry : kept) {

@@ -18,7 +18,8 @@ struct LayoutEstimate {
     double compute_seconds = 0;        // Report.compute.compute_seconds
     double bubble_seconds = 0;         // Report.compute.bubble_seconds
     double exposed_comm_seconds = 0;   // Report.compute.exposed_comm_seconds
-    double step_seconds = 0;           // Report.compute.modelled_step_seconds
+    double step_seconds = 0;           // Report.compute.step_seconds: the modelled step, held to the published MFU ceiling
+    double modelled_step_seconds = 0;  // Report.compute.modelled_step_seconds: ranks the layouts the ceiling ties
     double mfu = 0;                    // model FLOPs / (step x GPUs x peak)
     bool fits = false;                 // memory_per_gpu_bytes <= HBM, as Report.memory.fits
     StepBreakdown breakdown;           // Report.compute.breakdown_seconds

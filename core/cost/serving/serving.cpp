@@ -252,6 +252,7 @@ struct Replica {
     void prefill_attention(Tally& tally, double sequences, double prompt) const {
         Kernel kernel;
         kernel.is_fused_attention = true;
+        kernel.cudnn_attention = traits.cudnn_attention;
         kernel.efficiency_size = prompt;
         const double executed = sequences * heads * prompt * prompt * (qk_dim + v_dim);  // half of 2 b h s^2 (d_qk + d_v): causal
         kernel.flops = executed / gpu.efficiency.serving.attention_head_dim_scale.at(qk_dim);
