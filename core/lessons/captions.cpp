@@ -247,9 +247,9 @@ void check_caption(const std::string& text, const std::string& field, bool has_b
 std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report, const Scenario* baseline,
                          const Report* baseline_report) {
     const bool has_baseline = baseline && baseline_report;
-    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt};
+    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt, std::nullopt};
     std::optional<CaptionInputs> baseline_inputs;
-    if (has_baseline) baseline_inputs.emplace(CaptionInputs{*baseline, *baseline_report, std::nullopt, std::nullopt});
+    if (has_baseline) baseline_inputs.emplace(CaptionInputs{*baseline, *baseline_report, std::nullopt, std::nullopt, std::nullopt});
     std::optional<Comparison> comparison;
     std::string filled;
     walk(text, "caption", has_baseline, [&](const std::string& piece) { filled += piece; },
