@@ -194,6 +194,8 @@ TEST_CASE("Diff: a change is written signed in its unit, a fraction's in percent
     CHECK(core::format_change_both(0, 2e9, core::FigureUnit::bytes) == "+2.00 GB");
     CHECK(core::format_change_both(5, 5, core::FigureUnit::number) == "no change");
     CHECK(core::format_relative_change(0, 1).empty());
+    CHECK(core::format_change_both(8, 16, core::FigureUnit::number) == "+8, +100.0 %");  // a degree, whole
+    CHECK(core::format_in(1.375, core::FigureUnit::number) == "1.38");
 }
 
 TEST_CASE("Diff: the panels' comparison of GPT-3 175B, selective against no recompute, is the reports' own figures", "[diff]") {

@@ -197,6 +197,8 @@ std::string format_in(double value, FigureUnit unit) {
         case FigureUnit::count: return format_count(value);
         case FigureUnit::number: break;
     }
+    // A whole number (a degree, a layer count, a GPU count) reads as itself: "2", not "2.00".
+    if (std::isfinite(value) && std::fabs(value) < 1e15 && std::floor(value) == value) return format_grouped(value);
     return format_number(value);
 }
 
