@@ -1,6 +1,7 @@
 #include "app/app_state.h"
 
 #include "app/files.h"
+#include "app/scenario_io.h"
 #include "core/model/errors.h"
 #include "core/cost/report/evaluate.h"
 #include "core/model/scenario_json.h"
@@ -136,6 +137,53 @@ bool reset_to_file(AppState& state) {
 
 void advance_playbacks(AppState& state, double dt_seconds) {
     for (widgets::Playback& playback : state.playbacks) playback.advance(dt_seconds);
+}
+
+namespace {
+
+std::uint64_t next_baseline_revision() {
+    static std::uint64_t revision = 0;
+    return ++revision;
+}
+
+}  // namespace
+
+std::string set_baseline(AppState& state, const core::Scenario& scenario, const std::string& name) {
+    PinnedBaseline baseline;
+    try {
+        baseline.report = core::evaluate(scenario);
+    } catch (const core::InputError& error) {
+        return error.what();
+    }
+    baseline.text = core::explain(scenario, baseline.report);
+    baseline.scenario = scenario;
+    baseline.name = name;
+    baseline.revision = next_baseline_revision();
+    state.baseline = std::move(baseline);
+    return {};
+}
+
+void toggle_baseline(AppState& state) {
+    if (state.baseline) {
+        state.baseline.reset();
+        state.status = "Baseline unpinned: one scenario again";
+        return;
+    }
+    // The applied scenario evaluated already: pinning it copies its report rather than evaluating it again.
+    PinnedBaseline baseline{state.applied, state.report, state.text, document_name(state) + " as pinned", next_baseline_revision()};
+    state.baseline = std::move(baseline);
+    state.status = "Pinned " + state.baseline->name + " as the baseline: every panel draws your edits against it (Ctrl+P unpins)";
+}
+
+std::optional<widgets::BaselineView> baseline_view(AppState& state) {
+    if (!state.baseline) return std::nullopt;
+    const PinnedBaseline& baseline = *state.baseline;
+    if (state.comparison_scenario_revision != state.scenario_revision || state.comparison_baseline_revision != baseline.revision) {
+        state.comparison = core::compare_scenarios(baseline.scenario, baseline.report, state.applied, state.report);
+        state.comparison_scenario_revision = state.scenario_revision;
+        state.comparison_baseline_revision = baseline.revision;
+    }
+    return widgets::BaselineView{&baseline.scenario, &baseline.report, &baseline.text, &state.comparison, &baseline.name, baseline.revision};
 }
 
 int panel_index(const AppState& state, const std::string& name) {

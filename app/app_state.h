@@ -1,5 +1,6 @@
 #pragma once
 // Everything the window shows: the scenario being edited, the last valid one and its Report, the panels and their clocks.
+#include "core/cost/report/diff_report.h"
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
@@ -8,10 +9,21 @@
 #include "widgets/panel.h"
 #include "widgets/sidebar.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace app {
+
+// A baseline the panels draw the scenario against (issue 45). Pinning, unpinning and opening one are not scenario edits:
+// the undo history is untouched, and the baseline stays while the scenario is edited, undone, reset or opened.
+struct PinnedBaseline {
+    core::Scenario scenario;
+    core::Report report;
+    core::ReportText text;
+    std::string name;                 // "llama.json as pinned", "baseline.json": where it came from, for the banner
+    std::uint64_t revision = 0;       // unique to each pinned or opened baseline: the panels key their caches on it
+};
 
 struct AppState {
     core::Scenario scenario;           // edited by the sidebar and panels during a frame
@@ -39,6 +51,9 @@ struct AppState {
     // Undo and redo over every applied edit. Opening a file (or importing a config) starts it afresh; a lesson's scenes
     // have their own, and the user's comes back when presentation ends.
     core::ScenarioHistory history;
+    std::optional<PinnedBaseline> baseline;  // none: one scenario, as before
+    core::Comparison comparison;       // the baseline against the applied scenario, rebuilt when either changes
+    std::uint64_t comparison_scenario_revision = 0, comparison_baseline_revision = 0;  // what the comparison was built for
 };
 
 // Builds the state over a valid scenario (throws InputError if it is not).
@@ -56,6 +71,13 @@ bool reset_to_file(AppState& state);
 std::string replace_scenario(AppState& state, const core::Scenario& scenario);
 // Moves every playing panel's clock by dt seconds (the app's only notion of time).
 void advance_playbacks(AppState& state, double dt_seconds);
+// Pins the applied scenario as the baseline, or unpins the one pinned (the same key does both); the status bar says which.
+void toggle_baseline(AppState& state);
+// Makes a scenario the baseline (File > Open baseline, export --baseline, a lesson scene's); "" or the error, with the
+// state untouched on error.
+std::string set_baseline(AppState& state, const core::Scenario& scenario, const std::string& name);
+// The baseline as the panels see it, its comparison with the applied scenario brought up to date; null when none is pinned.
+std::optional<widgets::BaselineView> baseline_view(AppState& state);
 int panel_index(const AppState& state, const std::string& name);  // -1 if unknown
 std::string panel_names(const AppState& state);                    // "stack, walls, ..."
 

@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/cli_docs.h"
+#include "app/diff_command.h"
 #include "app/eval_command.h"
 #include "app/cost_command.h"
 #include "app/export.h"
@@ -21,6 +22,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <regex>
 
@@ -64,12 +66,13 @@ std::string panel_choice_list() {
 }
 
 // --json, --table and (plan) --csv: one at most; without one, the table on a terminal and JSON otherwise (app/table.h).
-void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table) {
+void add_format_flags(CLI::App* command, bool& json, bool* csv, bool& table,
+                      const char* csv_help = "Print CSV: a header, then one row per layout with the JSON ranking's columns") {
     CLI::Option* json_flag = command->add_flag("--json", json, "Print JSON (the default when standard output is not a terminal)");
     CLI::Option* table_flag = command->add_flag("--table", table, "Print an aligned table (the default on a terminal)");
     json_flag->excludes(table_flag);
     if (csv) {
-        CLI::Option* csv_flag = command->add_flag("--csv", *csv, "Print CSV: a header, then one row per layout with the JSON ranking's columns");
+        CLI::Option* csv_flag = command->add_flag("--csv", *csv, csv_help);
         csv_flag->excludes(json_flag)->excludes(table_flag);
     }
 }
@@ -81,6 +84,9 @@ struct CliInputs {
     CLI::App* eval = nullptr;
     std::string eval_scenario;
     bool eval_json = false, eval_table = false;
+    CLI::App* diff = nullptr;
+    std::string diff_baseline, diff_scenario;
+    bool diff_json = false, diff_csv = false, diff_table = false;
     CLI::App* serve = nullptr;
     std::string serve_scenario;
     bool serve_json = false, serve_table = false;
@@ -97,6 +103,7 @@ struct CliInputs {
     double t_seconds = 0;
     bool keep_controls = false;
     std::string export_sidebar;  // "open", "folded", or empty: a panel alone, as a figure
+    std::string export_baseline;  // a scenario every panel is drawn against, as a pinned baseline
     std::string lesson_path;
     CLI::App* plan = nullptr;
     std::string plan_scenario;
@@ -130,6 +137,15 @@ void add_eval_command(CLI::App& cli, CliInputs& in) {
     in.eval = cli.add_subcommand("eval", "Print every figure of a scenario: a table on a terminal, JSON otherwise");
     in.eval->add_option("scenario", in.eval_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     add_format_flags(in.eval, in.eval_json, nullptr, in.eval_table);
+}
+
+void add_diff_command(CLI::App& cli, CliInputs& in) {
+    in.diff = cli.add_subcommand("diff", "Compare two scenarios: the inputs that differ, then every figure that changed, "
+                                         "largest relative change first (a table on a terminal, JSON otherwise)");
+    in.diff->add_option("baseline", in.diff_baseline, "The baseline: scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    in.diff->add_option("scenario", in.diff_scenario, "The scenario compared with it")->required()->type_name("FILE");
+    add_format_flags(in.diff, in.diff_json, &in.diff_csv, in.diff_table,
+                     "Print CSV: a header, then one row per input, figure, verdict and figure on one side only");
 }
 
 void add_serve_command(CLI::App& cli, CliInputs& in) {
@@ -170,6 +186,8 @@ void add_export_command(CLI::App& cli, CliInputs& in) {
                          "open or folded: each panel as the window shows it, its tab beside the scenario sidebar open or folded, "
                          "with its controls (default: a panel alone, as a figure)")
         ->check(CLI::IsMember({"open", "folded"}))->type_name("open|folded");
+    exporter->add_option("--baseline", in.export_baseline, "Scenario JSON (or a Hugging Face config.json) every panel is drawn against, "
+                                                           "as a pinned baseline")->type_name("FILE");
     exporter->add_option("--lesson", in.lesson_path, "Lesson JSON: one PNG per scene, with its caption")->type_name("FILE");
 }
 
@@ -282,6 +300,10 @@ int run_export_command(const CliInputs& in) {
     }
     options.scenario = in.export_scenario.empty() ? core::default_scenario() : load_scenario_file(in.export_scenario);
     core::evaluate(options.scenario);  // refuse an invalid scenario before opening a context
+    if (!in.export_baseline.empty()) {
+        options.baseline = load_named_scenario_file(in.export_baseline);
+        options.baseline_name = std::filesystem::path(in.export_baseline).filename().string();
+    }
     options.out_dir = in.out_dir;
     options.scale = in.scale;
     if (in.exporter->count("--t")) options.t_seconds = in.t_seconds;
@@ -311,6 +333,7 @@ int run_window_command(const CliInputs& in) {
 int run_command(CliInputs& in) {
     try {
         if (*in.eval) return run_eval(load_scenario_file(in.eval_scenario), output_format(in.eval_json, false, in.eval_table));
+        if (*in.diff) return run_diff(in.diff_baseline, in.diff_scenario, output_format(in.diff_json, in.diff_csv, in.diff_table));
         if (*in.trace) return run_trace(load_scenario_file(in.trace_scenario), in.trace_out);
         if (*in.memory) return run_memory_command(in);
         if (*in.recipe) return run_recipe(in.recipe_file, output_format(in.recipe_json, false, in.recipe_table));
@@ -331,6 +354,7 @@ int run_cli(int argc, char** argv) {
     CliInputs in;
     add_window_options(cli, in);
     add_eval_command(cli, in);
+    add_diff_command(cli, in);
     add_serve_command(cli, in);
     add_memory_command(cli, in);
     add_recipe_command(cli, in);

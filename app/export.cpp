@@ -233,10 +233,11 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
         apply_ui_scale(options.scale);
         {
             AppState state = make_app_state(options.scenario);
+            if (options.baseline) error = set_baseline(state, *options.baseline, options.baseline_name);
             for (widgets::Playback& playback : state.playbacks) playback.cue(options.t_seconds.value_or(0.0));
             Framebuffer framebuffer;
             PngPipeline pngs(pixel_width, pixel_height, written);
-            if (!framebuffer.create(pixel_width, pixel_height)) error = "cannot create an offscreen framebuffer";
+            if (error.empty() && !framebuffer.create(pixel_width, pixel_height)) error = "cannot create an offscreen framebuffer";
             for (const std::string& target : options.panels) {
                 if (!error.empty()) break;
                 std::vector<widgets::DrawnText> texts;

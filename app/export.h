@@ -28,6 +28,8 @@ struct ExportOptions {
     // Draw each panel as the window shows it, its tab selected beside the scenario sidebar open (shown) or folded, with
     // the menu, the tabs and the panel's controls; "window" follows it too. automatic: a panel alone, as a figure.
     SidebarMode sidebar = SidebarMode::automatic;
+    std::optional<core::Scenario> baseline;  // already parsed and valid: every panel drawn against it (export --baseline)
+    std::string baseline_name;        // its file's name, for the banner
     std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
     std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's last frame's texts (the clip checker)
     std::vector<std::vector<widgets::PlotLayout>>* plots_out = nullptr;  // if set, each target's last frame's plot layouts

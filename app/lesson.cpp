@@ -24,7 +24,8 @@ Lesson parse_lesson(const std::string& json_text, const std::vector<std::string>
         Scene scene;
         scene.title = scene_reader.string("title").value_or("");
         scene.caption = scene_reader.string("caption").value_or("");
-        core::check_caption(scene.caption, path + ".caption");  // a typo in a {figure} is refused before the lesson plays
+        // A typo in a {figure}, or a change named without a baseline to change from, is refused before the lesson plays.
+        core::check_caption(scene.caption, path + ".caption", scene_reader.has("baseline"));
         scene.panel = scene_reader.string("panel").value_or("");
         if (std::find(panel_names.begin(), panel_names.end(), scene.panel) == panel_names.end()) {
             throw core::InputError(path + ".panel", "unknown panel \"" + scene.panel + "\"");
@@ -35,6 +36,13 @@ Lesson parse_lesson(const std::string& json_text, const std::vector<std::string>
             scene.scenario = core::parse_scenario(scene.scenario_json);
         } catch (const core::InputError& error) {
             throw core::InputError(path + ".scenario." + error.field(), error.reason());
+        }
+        if (scene_reader.has("baseline")) {
+            try {
+                scene.baseline = core::parse_scenario(scene_reader.raw("baseline").dump());
+            } catch (const core::InputError& error) {
+                throw core::InputError(path + ".baseline." + error.field(), error.reason());
+            }
         }
         scene_reader.reject_unknown_keys();
         lesson.scenes.push_back(std::move(scene));

@@ -1,6 +1,7 @@
 #include "app/presentation.h"
 
 #include "core/lessons/captions.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -22,9 +23,17 @@ std::string enter_scene(AppState& state, PresentationState& presentation, int sc
     if (panel < 0) return "lesson: unknown panel \"" + next.panel + "\"";
     const std::string error = replace_scenario(state, next.scenario);
     if (!error.empty()) return error;
+    // A scene that compares pins its baseline; the others show one scenario (the user's baseline waits in the stash).
+    if (next.baseline) {
+        const std::string baseline_error = set_baseline(state, *next.baseline, "the scene's own");
+        if (!baseline_error.empty()) return baseline_error;
+    } else {
+        state.baseline.reset();
+    }
     state.history.clear();
     presentation.scene = scene;
-    presentation.caption = core::fill_caption(next.caption, state.applied, state.report);
+    presentation.caption = core::fill_caption(next.caption, state.applied, state.report, state.baseline ? &state.baseline->scenario : nullptr,
+                                              state.baseline ? &state.baseline->report : nullptr);
     state.current_panel = panel;
     state.select_panel_request = panel;
     state.visible[panel] = true;
@@ -34,7 +43,7 @@ std::string enter_scene(AppState& state, PresentationState& presentation, int sc
 
 std::string begin_presentation(AppState& state, PresentationState& presentation) {
     if (presentation.active) return enter_scene(state, presentation, presentation.scene);
-    UserStash stash{state.applied, state.history, state.playbacks, state.visible, state.current_panel};
+    UserStash stash{state.applied, state.history, state.playbacks, state.visible, state.current_panel, state.baseline};
     const std::string error = enter_scene(state, presentation, presentation.scene);
     if (!error.empty()) return error;
     presentation.user = std::move(stash);
@@ -53,6 +62,7 @@ void end_presentation(AppState& state, PresentationState& presentation) {
     state.visible = std::move(stash.visible);
     state.current_panel = stash.current_panel;
     state.select_panel_request = stash.current_panel;
+    state.baseline = std::move(stash.baseline);
     presentation.user.reset();
 }
 
@@ -94,6 +104,11 @@ void draw_presentation(AppState& state, const PresentationState& presentation, b
         if (panel >= 0) {
             widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[panel], state.assets, state.feedback, exporting,
                                             &state.kernel_selection};
+            const std::optional<widgets::BaselineView> baseline = baseline_view(state);
+            if (baseline) {
+                widgets::draw_baseline_banner(*baseline, false);
+                context.baseline = &*baseline;
+            }
             const bool was_figure = widgets::figure_mode();
             widgets::set_figure_mode(!presentation.show_controls);  // the scene's figure, its controls only when asked for
             state.panels[panel].draw(context);

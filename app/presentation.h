@@ -8,14 +8,15 @@
 
 namespace app {
 
-// What presentation borrows from the user and gives back on leaving: their scenario and its history, clocks, tab and
-// View menu.
+// What presentation borrows from the user and gives back on leaving: their scenario and its history, clocks, tab, View
+// menu and baseline.
 struct UserStash {
     core::Scenario scenario;
     core::ScenarioHistory history;
     std::vector<widgets::Playback> playbacks;
     std::vector<bool> visible;
     int current_panel = 0;
+    std::optional<PinnedBaseline> baseline;  // the user's pinned baseline: a comparing scene pins its own
 };
 
 struct PresentationState {

@@ -1,6 +1,7 @@
 #include "app/scenario_file.h"
 
 #include "app/files.h"
+#include "core/cost/report/evaluate.h"
 #include "core/model/errors.h"
 #include "core/model/model_json.h"
 #include "core/model/scenario_edits.h"
@@ -47,6 +48,16 @@ core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use
     core::Scenario scenario = core::parse_scenario(text, load_relative, use);
     g_scenario_directory.clear();
     return scenario;
+}
+
+core::Scenario load_named_scenario_file(const std::string& path) {
+    try {
+        core::Scenario scenario = load_scenario_file(path);
+        core::evaluate(scenario);
+        return scenario;
+    } catch (const core::InputError& error) {
+        throw core::InputError(path + ": " + error.field(), error.reason());
+    }
 }
 
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base) {

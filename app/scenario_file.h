@@ -11,6 +11,9 @@ namespace app {
 // is set aside (core::ScenarioUse::plan). A Hugging Face config.json is read as the default scenario with its model
 // (load_hf_config_file), so every command takes one where it takes a scenario.
 core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use = core::ScenarioUse::evaluate);
+// load_scenario_file for a command that reads two scenarios (diff, export --baseline), evaluated too: a refusal names the
+// file first, then the field ("b.json: parallel.tp: ...").
+core::Scenario load_named_scenario_file(const std::string& path);
 // A Hugging Face transformers config.json on its own: `base` with that model (core::with_imported_model: base's
 // sequence length kept, within the model's context window).
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base);

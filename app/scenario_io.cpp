@@ -52,6 +52,21 @@ std::string open_scenario(AppState& state, const std::string& path) {
     }
 }
 
+std::string open_baseline(AppState& state, const std::string& path) {
+    if (path.empty()) return "baseline: no file name given";
+    try {
+        // A Hugging Face config is a model: the baseline is the current scenario with that model, as File > Open imports it.
+        const bool import = is_hf_config_text(read_text_file(path, "scenario"));
+        const core::Scenario baseline = import ? load_hf_config_file(path, state.applied) : load_scenario_file(path);
+        const std::string error = set_baseline(state, baseline, file_name(path));
+        return error.empty() ? std::string() : path + ": " + error;
+    } catch (const core::InputError& error) {
+        return path + ": " + error.what();
+    } catch (const std::exception& error) {
+        return path + ": " + error.what();
+    }
+}
+
 std::string save_scenario(AppState& state, const std::string& path) {
     if (path.empty()) return "scenario: no file name given";
     try {

@@ -11,6 +11,9 @@ namespace app {
 // untitled (Save becomes Save As) and a file under the asset directory opens read-only.
 // Returns "" on success; otherwise the one-line error, and the state is untouched.
 std::string open_scenario(AppState& state, const std::string& path);
+// Makes a scenario file (or a Hugging Face config.json, onto the current scenario) the baseline the panels compare with;
+// the scenario and its history stay as they are. Returns "" or the one-line error naming the file and the field.
+std::string open_baseline(AppState& state, const std::string& path);
 // Writes the applied scenario (only what differs from the defaults, marked as ShardScope's) atomically, with no questions:
 // callers ask check_save / check_save_as first. Returns "" or the error.
 std::string save_scenario(AppState& state, const std::string& path);

@@ -4,6 +4,7 @@
 #include "app/lesson.h"
 #include "app/scenario_io.h"
 #include "core/model/format.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -49,6 +50,7 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+Z", "undo the last scenario edit (a drag is one step; opening a file starts a new history)"},
     {"Ctrl+Shift+Z / Ctrl+Y", "redo what was undone"},
     {"Ctrl+E", "export the current panel to a PNG in the working directory"},
+    {"Ctrl+P", "pin the scenario as the baseline every panel draws your edits against, or unpin it (not an edit: undo is unaffected)"},
     {"Ctrl+B", "fold or unfold the scenario sidebar"},
     {"Ctrl+= / Ctrl+- / Ctrl+0", "zoom the whole UI in / out / back to 100 %"},
     {"F5", "start or leave presentation mode (the default lesson)"},
@@ -64,6 +66,11 @@ void draw_panel_body(AppState& state, int index, bool exporting, UiRequests* req
     widgets::PanelRequests panel_requests;
     widgets::PanelContext context{state.scenario, state.report, state.text, state.scenario_revision, state.playbacks[index], state.assets, state.feedback, exporting,
                                   &state.kernel_selection, requests ? &panel_requests : nullptr};
+    const std::optional<widgets::BaselineView> baseline = baseline_view(state);
+    if (baseline) {
+        widgets::draw_baseline_banner(*baseline);
+        context.baseline = &*baseline;
+    }
     state.panels[index].draw(context);
     if (requests && panel_requests.save_trace) requests->save_trace = true;
 }
@@ -208,7 +215,10 @@ void status_text(const AppState& state) {
 void menu_bar(AppState& state, UiSession& session, UiRequests& requests) {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
-        if (ImGui::MenuItem("Open...", "Ctrl+O")) session.open_dialog_request = true;
+        if (ImGui::MenuItem("Open...", "Ctrl+O")) {
+            session.open_dialog_request = true;
+            session.open_baseline = false;
+        }
         if (ImGui::MenuItem("Save", "Ctrl+S")) request_save(state, session, false);
         if (ImGui::MenuItem("Save As...", "Ctrl+Shift+S")) request_save(state, session, true);
         if (ImGui::BeginMenu("Open Recent", !state.recent_files.empty())) {
@@ -217,6 +227,13 @@ void menu_bar(AppState& state, UiSession& session, UiRequests& requests) {
                 if (ImGui::MenuItem(path.c_str())) state.file_error = request_open(state, session, requests, path);
             }
             ImGui::EndMenu();
+        }
+        ImGui::Separator();
+        if (ImGui::MenuItem("Pin as baseline", "Ctrl+P", state.baseline.has_value(), !session.presentation.active)) toggle_baseline(state);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every panel draws the scenario against the pinned one; Ctrl+P again unpins it. Not an edit: undo is unaffected.");
+        if (ImGui::MenuItem("Open baseline...", nullptr, false, !session.presentation.active)) {
+            session.open_dialog_request = true;
+            session.open_baseline = true;
         }
         ImGui::Separator();
         if (ImGui::MenuItem("Export current panel to PNG", "Ctrl+E")) requests.export_current_panel = true;
@@ -307,8 +324,12 @@ void keyboard(AppState& state, UiSession& session, UiRequests& requests) {
     if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) requests.zoom_factor /= 1.1f;
     if (ImGui::IsKeyPressed(GLFW_KEY_0) || ImGui::IsKeyPressed(GLFW_KEY_KP_0)) requests.zoom_reset = true;
     if (ImGui::IsKeyPressed(GLFW_KEY_Q, false)) session.quit_request = true;
-    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) session.open_dialog_request = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_O, false)) {
+        session.open_dialog_request = true;
+        session.open_baseline = false;
+    }
     if (ImGui::IsKeyPressed(GLFW_KEY_E, false)) requests.export_current_panel = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_P, false) && !presentation.active) toggle_baseline(state);
     if (ImGui::IsKeyPressed(GLFW_KEY_B, false) && !presentation.active) toggle_sidebar(session);
     if (ImGui::IsKeyPressed(GLFW_KEY_S, false)) request_save(state, session, io.KeyShift);
     if (ImGui::IsKeyPressed(GLFW_KEY_Z, false)) {
@@ -394,7 +415,9 @@ void open_dialog(AppState& state, UiSession& session, UiRequests& requests) {
     if (!ImGui::BeginPopupModal(kOpenDialog, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
     const float font = ImGui::GetFontSize();
     const float width = std::min(font * 40.0f, ImGui::GetIO().DisplaySize.x - font * 4.0f);
-    ImGui::TextUnformatted("Open a scenario, a lesson, or a Hugging Face config.json:");
+    const bool baseline = session.open_baseline;
+    ImGui::TextUnformatted(baseline ? "Open a baseline to compare with: a scenario or a Hugging Face config.json"
+                                    : "Open a scenario, a lesson, or a Hugging Face config.json:");
     ImGui::SetNextItemWidth(width);
     static bool refocus = false;  // after a refused Enter the field takes the keys again, to fix the path
     if (ImGui::IsWindowAppearing() || refocus) ImGui::SetKeyboardFocusHere();
@@ -408,7 +431,7 @@ void open_dialog(AppState& state, UiSession& session, UiRequests& requests) {
     }
     ImGui::Spacing();
     go |= file_list("Shipped scenarios (read-only: Save makes a copy)", shipped_entries("scenarios"), session.path_input, width);
-    go |= file_list("Lessons (open one to present it; Esc leaves)", shipped_entries("lessons"), session.path_input, width);
+    if (!baseline) go |= file_list("Lessons (open one to present it; Esc leaves)", shipped_entries("lessons"), session.path_input, width);
     std::vector<ShippedEntry> recent;
     for (const std::string& path : state.recent_files) recent.push_back({path, {}});
     go |= file_list("Recent files", recent, session.path_input, width);
@@ -418,7 +441,8 @@ void open_dialog(AppState& state, UiSession& session, UiRequests& requests) {
     const bool cancel = cancelled("Cancel", font * 6.0f);
     if (go) {
         // A refused path keeps the dialog open with the reason under the field, until the path changes.
-        session.dialog_error = request_open(state, session, requests, session.path_input);
+        session.dialog_error = baseline ? open_baseline(state, session.path_input) : request_open(state, session, requests, session.path_input);
+        if (baseline && session.dialog_error.empty()) state.status = "Comparing with the baseline " + state.baseline->name + " (Ctrl+P unpins)";
         if (session.dialog_error.empty()) ImGui::CloseCurrentPopup();
         else refocus = true;
     } else if (cancel) {

@@ -31,6 +31,7 @@ struct UiSession {
     PresentationState presentation;
     bool show_shortcuts = false;
     bool open_dialog_request = false;
+    bool open_baseline = false;       // the open dialog reads a baseline (File > Open baseline...), not the scenario
     bool save_dialog_request = false;
     std::string path_input;           // the path typed into the open / save dialog
     std::string dialog_error;         // why the dialog's path was refused; stays until the path changes or the dialog closes

@@ -27,7 +27,10 @@ std::optional<std::string> lesson_problem(std::string_view input) {
             const app::Scene& scene = lesson.scenes[i];
             const core::Report report = core::evaluate(scene.scenario);
             if (auto problem = fuzz::report_problem(scene.scenario, report)) return "scene " + std::to_string(i) + ": " + *problem;
-            const std::string caption = core::fill_caption(scene.caption, scene.scenario, report);
+            const std::optional<core::Report> baseline_report =
+                scene.baseline ? std::optional<core::Report>(core::evaluate(*scene.baseline)) : std::nullopt;
+            const std::string caption = core::fill_caption(scene.caption, scene.scenario, report, scene.baseline ? &*scene.baseline : nullptr,
+                                                           baseline_report ? &*baseline_report : nullptr);
             const std::vector<std::string> names = fuzz::names_in(scene.scenario);
             // A caption whose own words say "inf" is the author's; otherwise a "nan" or "inf" came from a figure.
             if (!fuzz::spells_non_finite(scene.caption, names) && fuzz::spells_non_finite(caption, names)) return "scene " + std::to_string(i) + " caption spells NaN or infinity: " + caption;

@@ -1,5 +1,6 @@
 // Lesson captions take their numbers from the report (core/lessons/captions.h), so a caption and the panel beside it
 // cannot disagree: scene 1's "x the 90-day deadline" is the time wall's bar, scene 6's bubble is GPipe's (p-1)/(m+p-1).
+#include "core/cost/report/diff_report.h"
 #include "core/cost/report/evaluate.h"
 #include "core/lessons/captions.h"
 #include "core/lessons/regime.h"
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace {
@@ -27,6 +29,8 @@ nlohmann::json default_lesson() {
 struct FilledScene {
     core::Scenario scenario;
     core::Report report;
+    std::optional<core::Scenario> baseline;  // a comparing scene's
+    std::optional<core::Report> baseline_report;
     std::string caption;
 };
 
@@ -34,7 +38,12 @@ FilledScene fill(const nlohmann::json& scene) {
     FilledScene filled;
     filled.scenario = core::parse_scenario(scene.value("scenario", nlohmann::json::object()).dump());
     filled.report = core::evaluate(filled.scenario);
-    filled.caption = core::fill_caption(scene.at("caption").get<std::string>(), filled.scenario, filled.report);
+    if (scene.contains("baseline")) {
+        filled.baseline = core::parse_scenario(scene.at("baseline").dump());
+        filled.baseline_report = core::evaluate(*filled.baseline);
+    }
+    filled.caption = core::fill_caption(scene.at("caption").get<std::string>(), filled.scenario, filled.report,
+                                        filled.baseline ? &*filled.baseline : nullptr, filled.baseline_report ? &*filled.baseline_report : nullptr);
     return filled;
 }
 
@@ -125,6 +134,35 @@ TEST_CASE("The serving scene's caption states the serving panel's answer and the
     CHECK(filled.caption.find(text.load + ": " + stated + ".") != std::string::npos);
     CHECK(text.answer.find(core::replicas_label(answer.replicas, answer.shape) + " at batch " + core::format_whole(answer.point.batch)) == 0);
     CHECK(filled.caption.find("2 x TP 4 at batch") != std::string::npos);
+}
+
+TEST_CASE("The recompute scene compares GPT-3 175B's selective recompute (Korthikanti et al. 2022 Table 5) with keeping every "
+          "activation: its changes are the comparison's", "[captions][diff]") {
+    const nlohmann::json lesson = default_lesson();
+    for (const nlohmann::json& scene : lesson.at("scenes")) {
+        if (scene.at("title") != "Recompute: memory for time") continue;
+        const FilledScene filled = fill(scene);
+        REQUIRE(filled.baseline);
+        const core::Comparison comparison = core::compare_scenarios(*filled.baseline, *filled.baseline_report, filled.scenario, filled.report);
+        // One input differs: the recompute mode.
+        REQUIRE(comparison.inputs.size() == 1);
+        CHECK(comparison.inputs[0].field == "train.recompute");
+        // Selective recompute stores less and runs attention's core twice.
+        CHECK(comparison.activations.direction == -1);
+        CHECK(comparison.peak_memory.direction == -1);
+        CHECK(comparison.step_time.direction == 1);
+        CHECK(comparison.activations.change.front() == '-');
+        CHECK(filled.caption.find("activations per GPU " + comparison.activations.change) != std::string::npos);
+        CHECK(filled.caption.find("the peak " + comparison.peak_memory.change) != std::string::npos);
+        CHECK(filled.caption.find("a step " + comparison.step_time.change) != std::string::npos);
+        CHECK(filled.caption.find(core::format_seconds(filled.baseline_report->compute.step_seconds) + " to " +
+                                  core::format_seconds(filled.report.compute.step_seconds)) != std::string::npos);
+        // Without its baseline the caption is refused, naming the field.
+        CHECK_THROWS_WITH(core::check_caption(scene.at("caption").get<std::string>(), "lesson.scenes[9].caption"),
+                          Catch::Contains("lesson.scenes[9].caption") && Catch::Contains("baseline"));
+        return;
+    }
+    FAIL("no scene titled 'Recompute: memory for time'");
 }
 
 // Every number a lesson's caption states is a figure of its scene's own report ({name}, filled by fill_caption) or a

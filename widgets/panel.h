@@ -8,6 +8,7 @@
 //   - reports its animation's timeline (ctx.playback.set_timeline), draws it at ctx.playback.t_seconds and never reads a
 //     clock or writes t itself (a panel's own time slider scrubs),
 //   - sizes everything in multiples of ImGui::GetFontSize().
+#include "core/cost/report/diff_report.h"
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report.h"
 #include "core/model/scenario.h"
@@ -41,6 +42,17 @@ struct PanelRequests {
     bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/report/trace.h)
 };
 
+// A pinned baseline (issue 45): the scenario every panel draws the live one against, with ghost outlines, trails and
+// labelled differences. Every difference's words come from core (ctx.baseline->comparison, core::compare_figure).
+struct BaselineView {
+    const core::Scenario* scenario;
+    const core::Report* report;
+    const core::ReportText* text;
+    const core::Comparison* comparison;  // the headline figures of both, compared once per scenario revision
+    const std::string* name;             // where the baseline came from ("llama.json as pinned")
+    std::uint64_t revision;              // unique to this baseline: with scenario_revision, the key for a panel's caches
+};
+
 struct PanelContext {
     core::Scenario& scenario;        // edits are applied by the app after the frame
     const core::Report& report;      // evaluate(scenario) of the last valid scenario
@@ -52,6 +64,7 @@ struct PanelContext {
     bool exporting = false;          // headless export: no tooltips, no hover-dependent layout
     KernelSelection* selection = nullptr;  // shared by every panel; null where nothing is shared
     PanelRequests* requests = nullptr;  // null where nothing can be asked (one panel alone, headless)
+    const BaselineView* baseline = nullptr;  // null: no baseline pinned, one scenario
 };
 
 struct PanelDef {

@@ -613,6 +613,9 @@ void draw_alltoall_panel(AllToAllPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
     ImGui::PushTextWrapPos(0.0f);
     draw_figures(state, frame);
+    if (ctx.baseline) {  // the scenario's own all-to-all, against the baseline's (the animation above is the sliders')
+        dim_text("vs baseline: " + ctx.baseline->comparison->moe_text);
+    }
     ImGui::PopTextWrapPos();
     if (!one_column) ImGui::EndChild();
 }

@@ -5,6 +5,7 @@
 #include "core/cost/report/anatomy.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
+#include "widgets/comparison.h"
 #include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -20,6 +21,7 @@
 #include <cctype>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,10 +49,30 @@ struct AnatomyData {
     std::string error;               // a report core cannot take apart (no GPUs, no peak): said instead of drawn
 };
 
+// The pinned baseline's step bar, taken apart once per baseline.
+struct BaselineBar {
+    std::uint64_t revision = 0;
+    std::optional<core::StepBar> bar;  // none: core could not take the baseline apart
+};
+
 struct AnatomyPanelState {
     AnatomyOptions options;
     AnatomyData data;
+    BaselineBar baseline;
 };
+
+const core::StepBar* baseline_bar(BaselineBar& baseline, const PanelContext& ctx) {
+    if (!ctx.baseline) return nullptr;
+    if (baseline.revision != ctx.baseline->revision) {
+        baseline.revision = ctx.baseline->revision;
+        baseline.bar.reset();
+        try {
+            baseline.bar = core::step_bar(*ctx.baseline->report);
+        } catch (const core::InputError&) {
+        }
+    }
+    return baseline.bar ? &*baseline.bar : nullptr;
+}
 
 void refresh(AnatomyData& data, const PanelContext& ctx) {
     if (data.revision == ctx.scenario_revision && data.revision != 0) return;
@@ -312,9 +334,15 @@ float comm_lanes_height(const core::Report& report, const AnatomyOptions& option
     return height;
 }
 
-float timeline_min_height(const core::Report& report, const AnatomyOptions& options) {
+// The baseline's compute lane, above the scenario's, when a baseline is pinned.
+float baseline_lane_height(bool baseline) {
     const LaneSizes sizes;
-    return sizes.pass_band() + sizes.compute_min() + sizes.gap() + comm_lanes_height(report, options) + sizes.axis();
+    return baseline ? sizes.used_lane() + sizes.gap() : 0.0f;
+}
+
+float timeline_min_height(const core::Report& report, const AnatomyOptions& options, bool baseline) {
+    const LaneSizes sizes;
+    return sizes.pass_band() + baseline_lane_height(baseline) + sizes.compute_min() + sizes.gap() + comm_lanes_height(report, options) + sizes.axis();
 }
 
 struct TimelineHover {
@@ -330,6 +358,8 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
     const float em = ImGui::GetFontSize();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float width = ImGui::GetContentRegionAvail().x;
+    const core::Report* baseline = ctx.baseline ? ctx.baseline->report : nullptr;
+    const char* baseline_title = "baseline";
 
     std::vector<Stream> lanes;
     for (Stream stream : kLanes) {
@@ -337,14 +367,16 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
     }
     float label_width = 0;
     for (Stream stream : lanes) label_width = std::max(label_width, ImGui::CalcTextSize(lane_label(stream, ctx.report).c_str()).x);
+    if (baseline) label_width = std::max(label_width, ImGui::CalcTextSize(baseline_title).x);
     label_width += em * 0.8f;
 
     const LaneSizes sizes;
     const float pass_band = sizes.pass_band(), axis_height = sizes.axis(), gap = sizes.gap();
     const float used_lane = sizes.used_lane(), unused_lane = sizes.unused_lane();
     const float comm_lanes = comm_lanes_height(ctx.report, options);
-    const float compute_lane = std::clamp(height - pass_band - axis_height - comm_lanes - gap, sizes.compute_min(), sizes.compute_max());
-    const float total_height = pass_band + compute_lane + gap + comm_lanes + axis_height;
+    const float baseline_lane = baseline_lane_height(baseline != nullptr);
+    const float compute_lane = std::clamp(height - pass_band - baseline_lane - axis_height - comm_lanes - gap, sizes.compute_min(), sizes.compute_max());
+    const float total_height = pass_band + baseline_lane + compute_lane + gap + comm_lanes + axis_height;
     ImGui::InvisibleButton("##layer timeline", ImVec2(width, total_height));
     const bool hovered_item = ImGui::IsItemHovered() && !ctx.exporting;
     const bool clicked = ImGui::IsItemClicked(ImGuiMouseButton_Left);
@@ -354,12 +386,48 @@ TimelineHover draw_layer_timeline(const AnatomyData& data, const AnatomyOptions&
     TimeAxis axis;
     axis.x0 = origin.x + label_width;
     axis.x1 = origin.x + width - unit_room();
-    axis.seconds = compute.layer_timeline_seconds > 0 ? compute.layer_timeline_seconds : 1.0;
+    // One time axis for both layers, so the longer one is the longer row.
+    axis.seconds = std::max(compute.layer_timeline_seconds, baseline ? baseline->compute.layer_timeline_seconds : 0.0);
+    if (!(axis.seconds > 0)) axis.seconds = 1.0;
     const float box_gap = std::min(em * 0.04f, (axis.x1 - axis.x0) * 0.0005f);
+
+    float y = origin.y + pass_band;
+    // The baseline's compute lane above the scenario's: its kernels as dashed ghosts in their bound's colour, faded.
+    if (baseline) {
+        const float top = y, bottom = y + sizes.used_lane();
+        const float text_y = (top + bottom - ImGui::GetTextLineHeight()) * 0.5f;
+        draw->AddText(ImVec2(origin.x, text_y), baseline_ink(), baseline_title);
+        draw->AddRectFilled(ImVec2(axis.x0, top), ImVec2(axis.x1, bottom), with_alpha(colors.text, 0.03f));
+        const std::vector<core::Kernel>& kernels = baseline->compute.kernels;
+        const float thickness = std::max(1.0f, em * 0.06f);
+        for (const core::TimelineOp& op : baseline->compute.layer_timeline) {
+            if (op.stream != Stream::compute) continue;
+            const ImVec2 min(axis.x_of(op.start_seconds) + box_gap, top + em * 0.12f);
+            const ImVec2 max(std::max(min.x + 1.0f, axis.x_of(op.start_seconds + op.duration_seconds) - box_gap), bottom - em * 0.12f);
+            const bool known = op.kernel >= 0 && op.kernel < static_cast<int>(kernels.size());
+            draw->AddRectFilled(min, max, faded(bound_color(known ? kernels[op.kernel].bound : core::Bound::compute), 0.35f));
+            add_dashed_rect(draw, min, max, baseline_ink(), thickness, em * 0.2f);
+        }
+        // Where the baseline's layer ended, and the change to the scenario's.
+        const float end_x = axis.x_of(baseline->compute.layer_timeline_seconds);
+        draw->AddLine(ImVec2(end_x, top), ImVec2(end_x, bottom), baseline_ink(), std::max(1.0f, em * 0.1f));
+        const core::FigureComparison layer =
+            core::compare_figure("layer", baseline->compute.layer_timeline_seconds, compute.layer_timeline_seconds, core::FigureUnit::seconds);
+        const std::vector<std::string> candidates = {"layer " + layer.against, layer.change};
+        for (const std::string& text : candidates) {
+            const ImVec2 size = change_label_size(text);
+            const bool after = end_x + em * 0.4f + size.x <= axis.x1;
+            const float x = after ? end_x + em * 0.4f : end_x - em * 0.4f - size.x;
+            if (x < axis.x0 || size.x + em * 0.8f > axis.x1 - axis.x0) continue;
+            draw->AddRectFilled(ImVec2(x - em * 0.2f, text_y), ImVec2(x + size.x + em * 0.2f, text_y + size.y), colors.panel_background, em * 0.15f);
+            add_change_label(draw, ImVec2(x, text_y), text, colors.text);
+            break;
+        }
+        y = bottom + sizes.gap();
+    }
 
     // Lane rows and their labels.
     std::vector<float> lane_top(lanes.size()), lane_bottom(lanes.size());
-    float y = origin.y + pass_band;
     for (std::size_t i = 0; i < lanes.size(); ++i) {
         lane_top[i] = y;
         y += i == 0 ? compute_lane : lane_used(lanes[i], ctx.report) ? used_lane : unused_lane;
@@ -506,7 +574,13 @@ int legend_rows(const std::vector<std::string>& entries, float width) {
 
 // ---- The whole step as one bar, beside the ideal step ----
 
-void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
+// The bar's rows in em: the baseline's ghost row only while one is pinned.
+float step_bars_height(bool baseline) {
+    const float em = ImGui::GetFontSize();
+    return em * (1.4f + 2.2f + 0.3f + 1.7f + 1.9f) + (baseline ? em * 1.6f : 0.0f);
+}
+
+void draw_step_bars(const AnatomyData& data, const PanelContext& ctx, const core::StepBar* baseline) {
     const Palette& colors = palette();
     const core::StepBar& bar = data.bar;
     const float em = ImGui::GetFontSize();
@@ -514,10 +588,14 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     const float width = ImGui::GetContentRegionAvail().x;
     const char* step_title = "step";
     const char* ideal_title = "ideal at peak";
-    const float label_width = std::max(ImGui::CalcTextSize(step_title).x, ImGui::CalcTextSize(ideal_title).x) + em * 0.8f;
-    const float marks_height = em * 1.4f, step_height = em * 2.2f, ideal_height = em * 1.7f, axis_height = em * 1.9f;
+    const char* baseline_title = "baseline";
+    float label_width = std::max(ImGui::CalcTextSize(step_title).x, ImGui::CalcTextSize(ideal_title).x);
+    if (baseline) label_width = std::max(label_width, ImGui::CalcTextSize(baseline_title).x);
+    label_width += em * 0.8f;
+    const float marks_height = em * 1.4f, step_height = em * 2.2f, ideal_height = em * 1.7f;  // and the axis, em * 1.9f: step_bars_height
     const float gap = em * 0.3f;
-    ImGui::InvisibleButton("##step bar", ImVec2(width, marks_height + step_height + gap + ideal_height + axis_height));
+    const float baseline_height = baseline ? em * 1.6f : 0.0f;  // its row and the gap under it
+    ImGui::InvisibleButton("##step bar", ImVec2(width, step_bars_height(baseline != nullptr)));
     const bool hovered_item = ImGui::IsItemHovered() && !ctx.exporting;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
     ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -526,8 +604,35 @@ void draw_step_bars(const AnatomyData& data, const PanelContext& ctx) {
     axis.x0 = origin.x + label_width;
     axis.x1 = origin.x + width - unit_room();
     axis.seconds = std::max(bar.total_seconds, bar.ideal_step_seconds);
+    if (baseline) axis.seconds = std::max(axis.seconds, baseline->total_seconds);
     if (!(axis.seconds > 0)) return;
-    const float step_top = origin.y + marks_height, step_bottom = step_top + step_height;
+    if (baseline) {
+        // The baseline's step as a ghost above the scenario's: each part's outline dashed, the change written at its end.
+        const float top = origin.y + marks_height, bottom = top + em * 1.3f;
+        const float text_height = ImGui::GetTextLineHeight();
+        draw->AddText(ImVec2(origin.x, (top + bottom - text_height) * 0.5f), baseline_ink(), baseline_title);
+        const float thickness = std::max(1.0f, em * 0.07f);
+        for (const core::StepSegment& segment : baseline->segments) {
+            if (!(segment.seconds > 0)) continue;
+            const ImVec2 min(axis.x_of(segment.start_seconds), top);
+            const ImVec2 max(std::max(min.x + 1.0f, axis.x_of(segment.start_seconds + segment.seconds)), bottom);
+            draw->AddRectFilled(min, max, faded(part_color(segment.part), 0.3f));
+            add_dashed_rect(draw, min, max, baseline_ink(), thickness, em * 0.25f);
+        }
+        const core::FigureComparison& step = ctx.baseline->comparison->step_time;
+        const float end_x = axis.x_of(baseline->total_seconds);
+        for (const std::string& text : {"step " + step.against, step.change}) {
+            const ImVec2 size = change_label_size(text);
+            const bool after = end_x + em * 0.5f + size.x <= axis.x1 + em * 1.2f;
+            const float x = after ? end_x + em * 0.5f : end_x - em * 0.5f - size.x;
+            if (x < axis.x0) continue;
+            const float y = (top + bottom - size.y) * 0.5f;
+            draw->AddRectFilled(ImVec2(x - em * 0.2f, y), ImVec2(x + size.x + em * 0.2f, y + size.y), colors.panel_background, em * 0.15f);
+            add_change_label(draw, ImVec2(x, y), text, colors.text);
+            break;
+        }
+    }
+    const float step_top = origin.y + marks_height + baseline_height, step_bottom = step_top + step_height;
     const float ideal_top = step_bottom + gap, ideal_bottom = ideal_top + ideal_height;
     const float text_height = ImGui::GetTextLineHeight();
     draw->AddText(ImVec2(origin.x, (step_top + step_bottom - text_height) * 0.5f), colors.text, step_title);
@@ -717,15 +822,17 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
     for (const LegendEntry& entry : timeline_entries) timeline_legend.push_back(entry.text);
     const float legends = line * float(legend_rows(timeline_legend, width) + legend_rows(step_legend_entries(data), width));
     const float chain = wrapped_text_size(ctx.text.mfu_chain, width).y + ImGui::GetStyle().ItemSpacing.y;
-    const float bar_height = em * 7.5f + ImGui::GetStyle().ItemSpacing.y;
+    const core::StepBar* baseline = baseline_bar(state.baseline, ctx);
+    const float bar_height = step_bars_height(baseline != nullptr) + ImGui::GetStyle().ItemSpacing.y;
     const float focus_height = heading + 3.0f * ImGui::CalcTextSize("Ag").y + ImGui::GetStyle().ItemSpacing.y;  // three wrapped lines
     const float spacing = ImGui::GetStyle().ItemSpacing.y * 5.0f;
     const float fixed = 2.0f * heading + legends + chain + bar_height + spacing;
     // Short of room (a lesson scene under its caption): the empty lanes go first, then the kernel readout (hover still shows it).
     const float available = ImGui::GetContentRegionAvail().y;
     AnatomyOptions options = state.options;
-    if (available - fixed - focus_height < timeline_min_height(ctx.report, options)) options.show_unused_lanes = false;
-    const bool show_focus = available - fixed - focus_height >= timeline_min_height(ctx.report, options);
+    const bool pinned = ctx.baseline != nullptr;
+    if (available - fixed - focus_height < timeline_min_height(ctx.report, options, pinned)) options.show_unused_lanes = false;
+    const bool show_focus = available - fixed - focus_height >= timeline_min_height(ctx.report, options, pinned);
     const float timeline_height = available - fixed - (show_focus ? focus_height : 0.0f);
 
     section_heading("One layer, forward and backward, one micro-batch on the busiest GPU");
@@ -740,7 +847,7 @@ void draw_anatomy_panel(AnatomyPanelState& state, PanelContext& ctx) {
 
     ImGui::Spacing();
     section_heading("The whole step on the busiest GPU, beside the ideal step at peak FLOP/s");
-    draw_step_bars(data, ctx);
+    draw_step_bars(data, ctx, baseline);
     draw_step_legend(data);
     if (!ctx.text.mfu_chain.empty()) dim_text(ctx.text.mfu_chain);
 

@@ -8,6 +8,7 @@
 #include "core/model/scenario.h"
 #include "core/model/layout.h"
 #include "core/model/scenario_edits.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/device_mesh.h"
 #include "widgets/figure.h"
@@ -206,7 +207,7 @@ void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>&
     }
 }
 
-void draw_memory(const core::Report& report, const core::ReportText& text) {
+void draw_memory(const core::Report& report, const core::ReportText& text, const core::Comparison* comparison) {
     const core::MemoryReport& memory = report.memory;
     section_heading("Memory per GPU at its peak (heaviest pipeline stage)");
     // One piece per group core gathers the peak into: each state kind, the activations, all the peak holds beside them
@@ -226,6 +227,7 @@ void draw_memory(const core::Report& report, const core::ReportText& text) {
     ImGui::PushStyleColor(ImGuiCol_Text, color4(memory.fits ? palette().within_budget : palette().over_budget));
     figure(text.figures.peak_memory);  // the value in the verdict's colour, which its words repeat
     ImGui::PopStyleColor();
+    if (comparison) figure_change_line(comparison->peak_memory);
 }
 
 // Every pipeline stage's peak as a bar against HBM, the heaviest outlined, marked and named: hover a bar for its blocks.
@@ -280,7 +282,7 @@ float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText&
 
 ImU32 link_color(const core::AxisComm& axis) { return axis.crosses_nodes ? palette().infiniband : palette().nvlink; }
 
-void draw_step(const core::Report& report, const core::ReportText& text) {
+void draw_step(const core::Report& report, const core::ReportText& text, const core::Comparison* comparison) {
     const core::ComputeReport& compute = report.compute;
     const core::FigureTexts& figures = text.figures;
     section_heading("Step time");
@@ -313,6 +315,7 @@ void draw_step(const core::Report& report, const core::ReportText& text) {
     run_figure(fits, figures.training_cost);
     second_column(left + column);
     run_figure(fits, figures.achieved_flops);
+    if (comparison) dim_text("vs baseline: " + comparison->step_text);
 }
 
 // Seed 004's sentence, to paste into a lab notebook; its colour repeats what its last words say.
@@ -395,7 +398,7 @@ void draw_mesh(ConfiguratorState& state, PanelContext& ctx, float height) {
                      scenario.cluster.scale_up.name.c_str(), scenario.cluster.scale_out.name.c_str());
 }
 
-void draw_reliability(const core::Report& report, const core::ReportText& text) {
+void draw_reliability(const core::Report& report, const core::ReportText& text, const core::Comparison* comparison) {
     const core::FigureTexts& figures = text.figures;
     section_heading("Failures and checkpoints");
     const float column = ImGui::GetContentRegionAvail().x * 0.5f;
@@ -410,6 +413,7 @@ void draw_reliability(const core::Report& report, const core::ReportText& text) 
     second_column(left + column);
     figure(figures.failures);
     if (report.reliability.makes_progress) figure(figures.wall_time);
+    if (comparison) dim_text("vs baseline: " + comparison->run_text);
 }
 
 // ---- Planner ----
@@ -440,9 +444,10 @@ void refresh_plan(ConfiguratorState& state, const PanelContext& ctx) {
 
 // The cost sections in their order, the same in the three-column and the stacked layout.
 void draw_costs(const PanelContext& ctx) {
-    draw_memory(ctx.report, ctx.text);
+    const core::Comparison* comparison = ctx.baseline ? ctx.baseline->comparison : nullptr;
+    draw_memory(ctx.report, ctx.text, comparison);
     ImGui::Spacing();
-    draw_step(ctx.report, ctx.text);
+    draw_step(ctx.report, ctx.text, comparison);
     draw_budget(ctx.report, ctx.text);
     ImGui::Spacing();
     draw_comm(ctx.report, ctx.text);
@@ -790,7 +795,7 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
         ImGui::Spacing();
         draw_mesh(state, ctx, font * 12.0f);
         ImGui::Spacing();
-        draw_reliability(ctx.report, ctx.text);
+        draw_reliability(ctx.report, ctx.text, ctx.baseline ? ctx.baseline->comparison : nullptr);
         ImGui::Spacing();
         draw_plan(state, ctx);
         return;
@@ -811,12 +816,12 @@ void draw_configurator(ConfiguratorState& state, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::SameLine(0, font);
     ImGui::BeginChild("mesh", ImVec2(0, top_height), false);
-    const float reliability_height = ImGui::GetTextLineHeightWithSpacing() * 5.5f + font;
+    const float reliability_height = ImGui::GetTextLineHeightWithSpacing() * (ctx.baseline ? 7.5f : 5.5f) + font;
     const float stages_height = draw_stage_peaks(ctx.report.memory, ctx.text);
     if (stages_height > 0) ImGui::Spacing();
     draw_mesh(state, ctx, std::max(font * 6.0f, top_height - reliability_height - stages_height - ImGui::GetTextLineHeightWithSpacing() * 1.6f));
     ImGui::Spacing();
-    draw_reliability(ctx.report, ctx.text);
+    draw_reliability(ctx.report, ctx.text, ctx.baseline ? ctx.baseline->comparison : nullptr);
     ImGui::EndChild();
 
     ImGui::BeginChild("plan", ImVec2(0, 0), false, child);

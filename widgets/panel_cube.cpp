@@ -4,6 +4,8 @@
 #include "core/model/format.h"
 #include "core/cost/serving/serving_text.h"
 #include "core/lessons/regime.h"
+#include "core/lessons/walls.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -19,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +37,28 @@ struct CubePanelState {
     int highlighted = -1;          // the point hovered in the table or the cube, -1 for none
     int hovered_next = -1;         // collected during this frame, shown from the next
     GlCubeRenderer renderer;
+    std::uint64_t baseline_revision = 0;      // the pinned baseline its place was found for
+    std::optional<core::RegimePoint> baseline;  // the baseline placed by its own walls: a ring and a trail to this scenario
 };
+
+// The pinned baseline's place in the cube: its memory, time and serving walls' fractions, as the scenario's own dot has.
+const core::RegimePoint* baseline_point(CubePanelState& state, const PanelContext& ctx) {
+    if (!ctx.baseline) return nullptr;
+    if (state.baseline_revision != ctx.baseline->revision) {
+        state.baseline_revision = ctx.baseline->revision;
+        state.baseline.reset();
+        try {
+            const core::WallsReport walls = core::walls_of(*ctx.baseline->scenario, *ctx.baseline->report);
+            core::RegimePoint point;
+            point.memory_fraction = walls.walls[static_cast<int>(core::WallKind::memory)].fraction;
+            point.compute_fraction = walls.walls[static_cast<int>(core::WallKind::time)].fraction;
+            point.serving_fraction = walls.walls[static_cast<int>(core::WallKind::serving)].fraction;
+            state.baseline = point;
+        } catch (const std::exception&) {
+        }
+    }
+    return state.baseline ? &*state.baseline : nullptr;
+}
 
 constexpr float kSideColumnEm = 30.0f;  // legend and table: wide enough for "Megatron 145.6B" and four figures
 
@@ -425,6 +449,13 @@ void draw_canvas(CubePanelState& state, PanelContext& ctx, ImVec2 size) {
     }
     draw_axis_labels(layout, state.cube, projection);
     if (state.label_dots) draw_dot_labels(layout, state.cube, projection, state.highlighted);
+    // Where the pinned baseline was, and the trail from it to this scenario's dot.
+    const auto current = std::find_if(state.cube.points.begin(), state.cube.points.end(), [](const core::RegimePoint& point) { return point.is_current; });
+    if (const core::RegimePoint* baseline = baseline_point(state, ctx); baseline && current != state.cube.points.end()) {
+        const Point3 from = point_position(*baseline, state.cube), to = point_position(*current, state.cube);
+        add_trail(draw, layout.screen(projection.to_pixels(from[0], from[1], from[2])), layout.screen(projection.to_pixels(to[0], to[1], to[2])),
+                  palette().text, em);
+    }
 
     if (!hovered) return;
     // The nearest dot under the mouse explains itself.
@@ -442,7 +473,7 @@ void draw_canvas(CubePanelState& state, PanelContext& ctx, ImVec2 size) {
     }
 }
 
-void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
+void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario, bool baseline) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     section_heading("Dot colour: the wall that binds");
@@ -454,6 +485,10 @@ void draw_legend(const core::RegimeCube& cube, const core::Scenario& scenario) {
     ImGui::TextUnformatted("serving: needs the most GPUs to serve");
     legend_swatch(colors.text, SwatchShape::ring);
     wrapped_textf("this scenario (%s)", scenario.model.name.c_str());
+    if (baseline) {
+        legend_swatch(colors.text, SwatchShape::ring);
+        wrapped_textf("small ring and dashed trail: the baseline");
+    }
     {
         const ImVec2 at = ImGui::GetCursorScreenPos();
         const float line = ImGui::GetTextLineHeight();
@@ -651,7 +686,7 @@ void draw_cube_panel(CubePanelState& state, PanelContext& ctx) {
         ImGui::SameLine();
         ImGui::BeginChild("regime_side", ImVec2(side_width, canvas.y + hint_height), false);
     }
-    draw_legend(state.cube, ctx.scenario);
+    draw_legend(state.cube, ctx.scenario, ctx.baseline != nullptr);
     draw_budgets(ctx.scenario, ctx.report);
     draw_table(state);
     if (!one_column) ImGui::EndChild();

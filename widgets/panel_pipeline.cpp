@@ -2,6 +2,9 @@
 // The sliders are a local sandbox seeded from the scenario; core generates every op and every figure.
 #include "core/model/format.h"
 #include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/report/diff_report.h"
+#include "core/cost/step/step.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -115,6 +118,12 @@ struct PipelinePanelState {
     ScheduleTimeline timelines[2];
     std::string errors[2];
     bool cached[2] = {false, false};
+
+    // Against a pinned baseline: the baseline's step schedule above the scenario's, each op in seconds, on one axis.
+    std::uint64_t compared_scenario_revision = 0, compared_baseline_revision = 0;
+    ScheduleParams compared_params[2];
+    ScheduleTimeline compared[2];
+    std::string compared_errors[2];
 };
 
 bool same_params(const ScheduleParams& a, const ScheduleParams& b) {
@@ -267,7 +276,7 @@ void legend_entry(ImU32 color, const char* text, bool first) {
     ImGui::TextUnformatted(text);
 }
 
-void draw_legend(const PipelinePanelState& state) {
+void draw_legend(const PipelinePanelState& state, bool in_seconds = false) {
     const Palette& colors = palette();
     const float font = ImGui::GetFontSize();
     const bool split = state.kinds[0] == ScheduleKind::zb_h1 || state.kinds[1] == ScheduleKind::zb_h1 || shows_dualpipe(state);
@@ -296,7 +305,9 @@ void draw_legend(const PipelinePanelState& state) {
         wrapped_text(directions);
         ImGui::PopStyleColor();
     }
-    const char* key = shows_interleaved(state)
+    const char* key = in_seconds ? (shows_interleaved(state) ? "numbers: micro-batch, small: chunk (lighter = later chunk); each op as long as the step model times it"
+                                                             : "numbers: micro-batch; each op as long as the step model times it")
+                      : shows_interleaved(state)
                           ? "numbers: micro-batch, small: chunk (lighter = later chunk).  T_F: one forward"
                           : "numbers: micro-batch.  Time unit T_F: one micro-batch's forward on one GPU";
     same_line_if_fits(ImGui::CalcTextSize(key).x, font * 1.2f);
@@ -310,6 +321,8 @@ void draw_legend(const PipelinePanelState& state) {
 struct TimeAxis {
     float x0 = 0, x1 = 0;           // screen x of time 0 and of the longest makespan
     double longest_seconds = 1;     // both grids share this scale
+    double unit_seconds = 1;        // what a tick counts: T_F in the sandbox, ms or s against a baseline
+    const char* unit = "T_F";
     float x_of(double seconds) const { return x0 + float(seconds / longest_seconds) * (x1 - x0); }
 };
 
@@ -389,16 +402,17 @@ void draw_time_axis(ImDrawList* draw, const TimeAxis& axis, float y) {
     const float thickness = std::max(1.0f, font * 0.06f);
     draw->AddLine(ImVec2(axis.x0, y), ImVec2(axis.x1, y), colors.axis, thickness);
     const double intervals = (axis.x1 - axis.x0) / (font * 4.0f);
-    const double step = tick_step_125(axis.longest_seconds, intervals);
-    for (double tick : linear_ticks(0, axis.longest_seconds, intervals)) {
-        const float x = axis.x_of(tick);
+    const double span = axis.longest_seconds / axis.unit_seconds;
+    const double step = tick_step_125(span, intervals);
+    for (double tick : linear_ticks(0, span, intervals)) {
+        const float x = axis.x_of(tick * axis.unit_seconds);
         draw->AddLine(ImVec2(x, y), ImVec2(x, y + font * 0.3f), colors.axis, thickness);
         const std::string text = tick_label(tick, step);
         const float width = ImGui::CalcTextSize(text.c_str()).x;
         draw->AddText(ImVec2(x - width * 0.5f, y + font * 0.35f), colors.text_dim, text.c_str());
     }
     // The unit, past the axis end where no tick label reaches.
-    draw->AddText(ImVec2(axis.x1 + font * 0.9f, y + font * 0.35f), colors.text_dim, "T_F");
+    draw->AddText(ImVec2(axis.x1 + font * 0.9f, y + font * 0.35f), colors.text_dim, axis.unit);
 }
 
 void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const GridLayout& layout, double t,
@@ -417,12 +431,15 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
 
     // Column header for the live in-flight count.
     const float inflight_x = origin.x + width - layout.inflight_width;
+    // Rows thinner than a line (two grids of many stages against a baseline) are labelled every few rows.
+    const int label_stride = std::max(1, static_cast<int>(std::ceil(font * 1.05f / layout.row_height)));
     for (int device = 0; device < timeline.stages; ++device) {
         const float top = origin.y + layout.row_height * float(device);
         const float bottom = top + layout.row_height;
+        const bool labelled = device % label_stride == 0;
         char label[16];
         std::snprintf(label, sizeof label, "GPU %d", device + 1);
-        draw->AddText(ImVec2(origin.x, (top + bottom - font) * 0.5f), colors.text_dim, label);
+        if (labelled) draw->AddText(ImVec2(origin.x, (top + bottom - font) * 0.5f), colors.text_dim, label);
         // The whole step's extent as an outline; what has elapsed of it is idle grey until an op covers it.
         draw->AddRect(ImVec2(axis.x0, top + inset), ImVec2(axis.x_of(timeline.makespan_seconds), bottom - inset),
                       colors.grid, 0, 0, std::max(1.0f, font * 0.05f));
@@ -431,8 +448,9 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
         const std::string count = count_text(inflight[device]) + " (" +
                                   count_text(timeline.peak_inflight_activations[device]) + ")";
         const float count_width = ImGui::CalcTextSize(count.c_str()).x;
-        draw->AddText(ImVec2(inflight_x + layout.inflight_width - font * 0.8f - count_width, (top + bottom - font) * 0.5f),
-                      colors.text, count.c_str());
+        if (labelled)
+            draw->AddText(ImVec2(inflight_x + layout.inflight_width - font * 0.8f - count_width, (top + bottom - font) * 0.5f),
+                          colors.text, count.c_str());
     }
 
     const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -479,8 +497,8 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
         ImGui::Text("GPU %d, micro-batch %d", hovered->device + 1, hovered->microbatch + 1);
         if (timeline.virtual_chunks > 1) ImGui::Text("chunk %d of %d, model stage %d", hovered->chunk + 1, timeline.virtual_chunks, hovered->stage + 1);
         ImGui::Text("%s%s", op_kind_text(hovered->kind), hovered->overlapped ? ", overlapped with the other half of its F&B cell" : "");
-        ImGui::Text("%s to %s T_F", core::format_number(hovered->start_seconds).c_str(),
-                    core::format_number(hovered->end_seconds()).c_str());
+        ImGui::Text("%s to %s %s", core::format_number(hovered->start_seconds / axis.unit_seconds).c_str(),
+                    core::format_number(hovered->end_seconds() / axis.unit_seconds).c_str(), axis.unit);
         ImGui::EndTooltip();
     }
 }
@@ -629,7 +647,126 @@ void draw_schedule_section(PipelinePanelState& state, int index, const TimeAxis&
     ImGui::PopID();
 }
 
+// ---- Against a pinned baseline: the two scenarios' own step schedules ----
+
+void refresh_compared(PipelinePanelState& state, const PanelContext& ctx) {
+    if (state.compared_scenario_revision == ctx.scenario_revision && state.compared_baseline_revision == ctx.baseline->revision) return;
+    state.compared_scenario_revision = ctx.scenario_revision;
+    state.compared_baseline_revision = ctx.baseline->revision;
+    const core::Scenario* sides[2] = {ctx.baseline->scenario, &ctx.scenario};
+    for (int i = 0; i < 2; ++i) {
+        state.compared_errors[i].clear();
+        try {
+            state.compared_params[i] = core::scenario_schedule_params(*sides[i]);
+            state.compared[i] = core::generate_schedule(state.compared_params[i]);
+        } catch (const std::exception& error) {
+            state.compared[i] = ScheduleTimeline{};
+            state.compared_errors[i] = error.what();
+        }
+    }
+}
+
+// A time unit the longer step reads in without long decimals.
+void set_axis_unit(TimeAxis& axis) {
+    if (axis.longest_seconds < 2e-3) {
+        axis.unit_seconds = 1e-6;
+        axis.unit = "us";
+    } else if (axis.longest_seconds < 2.0) {
+        axis.unit_seconds = 1e-3;
+        axis.unit = "ms";
+    } else {
+        axis.unit_seconds = 1.0;
+        axis.unit = "s";
+    }
+}
+
+void draw_compared_figures(const PipelinePanelState& state, int index, const PanelContext& ctx) {
+    const ScheduleTimeline& timeline = state.compared[index];
+    figure("Bubble", core::format_percent(timeline.bubble_fraction) + " of GPU-time idle",
+           "1 - busy / makespan, measured from the generated schedule of the step model's ops");
+    figure("Pipelined step", core::format_seconds(timeline.makespan_seconds));
+    if (index == 0) return;
+    const ScheduleTimeline& before = state.compared[0];
+    const core::FigureComparison step = core::compare_figure("Pipelined step", before.makespan_seconds, timeline.makespan_seconds, core::FigureUnit::seconds);
+    const core::FigureComparison bubble = core::compare_figure("Bubble", before.bubble_fraction, timeline.bubble_fraction, core::FigureUnit::fraction);
+    figure_change_line(step);
+    dim_text("  bubble vs baseline: " + bubble.against);
+    (void)ctx;
+}
+
+void draw_compared_section(PipelinePanelState& state, int index, const TimeAxis& axis_template, const GridLayout& layout, double t,
+                           const PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    const float figures_width = font * 22.0f;
+    const float grid_width = std::max(font * 20.0f, ImGui::GetContentRegionAvail().x - figures_width - font);
+    ImGui::PushID(index + 2);
+    const ScheduleParams& params = state.compared_params[index];
+    const std::string title = std::string(index == 0 ? "Baseline: " : "Scenario: ") + schedule_title(params.kind) + ", p = " +
+                              std::to_string(params.stages) + ", m = " + std::to_string(params.microbatches);
+    ImGui::PushFont(fonts().bold);
+    if (index == 0) ImGui::PushStyleColor(ImGuiCol_Text, color4(baseline_ink()));
+    ImGui::TextUnformatted(fit_text(title, grid_width).c_str());
+    if (index == 0) ImGui::PopStyleColor();
+    ImGui::PopFont();
+    if (!state.compared_errors[index].empty()) {
+        ImGui::TextColored(color4(palette().over_budget), "%s", state.compared_errors[index].c_str());
+        ImGui::PopID();
+        return;
+    }
+    TimeAxis axis = axis_template;
+    const ImVec2 grid_origin = ImGui::GetCursorScreenPos();
+    axis.x0 = grid_origin.x + layout.label_width;
+    axis.x1 = grid_origin.x + grid_width - layout.inflight_width - font * 3.2f;
+    ImGui::BeginGroup();
+    draw_timeline(state.compared[index], axis, layout, t, grid_width, ctx.exporting);
+    ImGui::EndGroup();
+    ImGui::SameLine(0, font);
+    ImGui::BeginGroup();
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + figures_width);
+    draw_compared_figures(state, index, ctx);
+    ImGui::PopTextWrapPos();
+    ImGui::EndGroup();
+    ImGui::PopID();
+}
+
+void draw_compared(PipelinePanelState& state, PanelContext& ctx) {
+    const float font = ImGui::GetFontSize();
+    refresh_compared(state, ctx);
+    dim_text("The baseline's step schedule above the scenario's, each op as long as the step model times it (unpin the baseline for "
+             "the schedule sandbox).");
+    TimeAxis axis;
+    axis.longest_seconds = std::max({state.compared[0].makespan_seconds, state.compared[1].makespan_seconds, 1e-12});
+    set_axis_unit(axis);
+    Playback& playback = ctx.playback;
+    playback.set_timeline({kAnimationSeconds, kAnimationSeconds / 24.0});
+    const double t = std::clamp(playback.t_seconds, 0.0, kAnimationSeconds) / kAnimationSeconds * axis.longest_seconds;
+    const std::string caption = "step time " + core::format_seconds(t) + " of " + core::format_seconds(axis.longest_seconds);
+    draw_transport(playback, caption.c_str());
+    PipelinePanelState legend = state;
+    legend.kinds[0] = state.compared_params[0].kind;
+    legend.kinds[1] = state.compared_params[1].kind;
+    draw_legend(legend, true);
+    ImGui::Spacing();
+
+    GridLayout layout;
+    layout.label_width = ImGui::CalcTextSize("GPU 16").x + font * 0.6f;
+    layout.inflight_width = ImGui::CalcTextSize(kInflightHeader).x + font * 0.4f;
+    layout.axis_height = font * 1.8f;
+    const float section_chrome = ImGui::GetTextLineHeightWithSpacing() + layout.axis_height + ImGui::GetStyle().ItemSpacing.y * 3.0f;
+    const float rows_budget = ImGui::GetContentRegionAvail().y * 0.5f - section_chrome;
+    const int rows = std::max({state.compared[0].stages, state.compared[1].stages, 1});
+    layout.row_height = std::clamp(rows_budget / float(rows), font * 0.5f, font * 2.4f);
+    for (int index = 0; index < 2; ++index) {
+        if (index == 1) ImGui::Separator();
+        draw_compared_section(state, index, axis, layout, t, ctx);
+    }
+}
+
 void draw_pipeline_panel(PipelinePanelState& state, PanelContext& ctx) {
+    if (ctx.baseline) {
+        draw_compared(state, ctx);
+        return;
+    }
     seed_from_scenario(state, ctx);
     const float font = ImGui::GetFontSize();
 

@@ -465,7 +465,9 @@ void draw_curve_plot(const char* id, const char* y_title, const core::AllReduceC
     EndLogPlot();
 }
 
-void draw_scenario_dp(const core::Report& report, const core::ReportText& text) {
+void draw_scenario_dp(const core::Report& report, const core::ReportText& text, const BaselineView* baseline) {
+    // Against a pinned baseline: every axis's communication per step, compared (the ring's own figures are the sliders').
+    if (baseline && !baseline->comparison->comm_text.empty()) dim_text("vs baseline: " + baseline->comparison->comm_text);
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];
         if (axis.axis != core::CommAxis::dp) continue;
@@ -547,7 +549,7 @@ void draw_ring_panel(RingPanelState& state, PanelContext& ctx) {
     if (options.follow_scenario && dp && dp->degree > core::ring_max_ranks)
         dim_text("The scenario's DP group has " + std::to_string(dp->degree) + " ranks; the ring shows at most " +
                  std::to_string(core::ring_max_ranks) + ".");
-    draw_scenario_dp(ctx.report, ctx.text);
+    draw_scenario_dp(ctx.report, ctx.text, ctx.baseline);
     ImGui::PopTextWrapPos();
     ImGui::Spacing();
     draw_cost_table(costs, styles);

@@ -5,6 +5,7 @@
 #include "core/lessons/measured_points.h"
 #include "core/cost/kernels/roofline.h"
 #include "core/lessons/textbook_kernels.h"
+#include "widgets/comparison.h"
 #include "widgets/figure.h"
 #include "widgets/kernel_selection.h"
 #include "widgets/log_plot.h"
@@ -48,10 +49,30 @@ struct MeasuredCache {
     std::string error;
 };
 
+// Against a pinned baseline: each kernel and each axis's traffic where it was, paired once per scenario and baseline.
+struct BaselineMoves {
+    std::uint64_t scenario_revision = 0, baseline_revision = 0;
+    std::vector<core::KernelMove> kernels;
+    std::vector<core::TrafficPoint> traffic;  // the baseline's
+};
+
 struct RooflinePanelState {
     RooflineOptions options;
     MeasuredCache measured;
+    BaselineMoves moves;
 };
+
+const BaselineMoves* baseline_moves(RooflinePanelState& state, const PanelContext& ctx) {
+    if (!ctx.baseline) return nullptr;
+    BaselineMoves& moves = state.moves;
+    if (moves.scenario_revision != ctx.scenario_revision || moves.baseline_revision != ctx.baseline->revision) {
+        moves.scenario_revision = ctx.scenario_revision;
+        moves.baseline_revision = ctx.baseline->revision;
+        moves.kernels = core::kernel_moves(*ctx.baseline->report, ctx.report);
+        moves.traffic = core::traffic_points(*ctx.baseline->scenario, *ctx.baseline->report);
+    }
+    return &moves;
+}
 
 struct KernelMark {
     core::PlacedKernel placed;
@@ -155,9 +176,10 @@ bool plot_roof(const char* label, const core::Ceiling& ceiling, double x_min, do
     return PlotLine(label, xs.data(), ys.data(), static_cast<int>(xs.size()), color, thickness_em, dash_em);
 }
 
-// A catalog GPU's roofs are drawn when ticked, and the scenario's GPU always.
-bool roof_shown(const RooflineOptions& options, const core::HardwareCatalog& catalog, std::size_t index, const core::Scenario& scenario) {
-    return options.gpu_shown[index] || catalog.gpus[index].id == scenario.cluster.gpu.id;
+// A catalog GPU's roofs are drawn when ticked, and the scenario's GPU always (and a pinned baseline's).
+bool roof_shown(const RooflineOptions& options, const core::HardwareCatalog& catalog, std::size_t index, const core::Scenario& scenario,
+                const core::Scenario* baseline = nullptr) {
+    return options.gpu_shown[index] || catalog.gpus[index].id == scenario.cluster.gpu.id || (baseline && catalog.gpus[index].id == baseline->cluster.gpu.id);
 }
 
 void draw_controls(RooflineOptions& options, PanelContext& ctx) {
@@ -261,7 +283,8 @@ void draw_readout(const std::vector<KernelMark>& kernels, const core::Ceiling& c
 }
 
 void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMark>& kernels, const core::Ceiling& ceiling,
-                      const std::vector<core::MeasuredPoint>& measured, PanelContext& ctx, ImVec2 size) {
+                      const std::vector<core::MeasuredPoint>& measured, PanelContext& ctx, ImVec2 size, const BaselineMoves* moves) {
+    const core::Scenario* baseline_scenario = ctx.baseline ? ctx.baseline->scenario : nullptr;
     const core::HardwareCatalog& catalog = core::builtin_hardware();
     const Palette& colors = palette();
     LogPlotAxes axes;
@@ -276,7 +299,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     if (!BeginLogPlot("##kernel roofline", size, axes)) return;
 
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-        if (roof_shown(options, catalog, i, ctx.scenario)) PlotLegendLine(catalog.gpus[i].name.c_str(), gpu_color(static_cast<int>(i)));
+        if (roof_shown(options, catalog, i, ctx.scenario, baseline_scenario)) PlotLegendLine(catalog.gpus[i].name.c_str(), gpu_color(static_cast<int>(i)));
     }
     // An fp8 recipe's GEMMs sit above the bf16 roof: the scenario GPU's fp8 roof is drawn with them.
     const std::vector<core::Kernel>& scenario_kernels = ctx.report.compute.kernels;
@@ -294,6 +317,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     if (options.show_measured && !measured.empty()) PlotLegendMarker("measured H100 bf16", gpu_color(1), MarkerShape::ring);
     const std::string scenario_legend = "this scenario's kernels, TP " + std::to_string(ctx.report.layout.tp) + ", one GPU";
     if (options.show_scenario_kernels) PlotLegendMarker(scenario_legend.c_str(), colors.text, MarkerShape::ring);
+    if (options.show_scenario_kernels && moves) PlotLegendMarker("the baseline's, a trail to where each moved", baseline_ink(), MarkerShape::ring);
 
     // Either side of the reference ridge, the regime in words.
     const double reference_ridge = core::ridge_flops_per_byte(ceiling);
@@ -312,7 +336,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         }
     }
     for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
-        if (!roof_shown(options, catalog, i, ctx.scenario)) continue;
+        if (!roof_shown(options, catalog, i, ctx.scenario, baseline_scenario)) continue;
         const ImU32 color = gpu_color(static_cast<int>(i));
         for (int p = 0; p < 3; ++p) {
             const core::GpuSpec& gpu = catalog.gpus[i];
@@ -349,6 +373,14 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
         }
     }
 
+    // Where the baseline's kernels were: a ring each and a dashed trail to the same kernel now.
+    if (options.show_scenario_kernels && moves) {
+        ImDrawList* draw = ImGui::GetWindowDrawList();
+        for (const core::KernelMove& move : moves->kernels) {
+            add_trail(draw, PlotToPixels(move.baseline.intensity_flops_per_byte, move.baseline.achieved_flops_per_s),
+                      PlotToPixels(move.scenario.intensity_flops_per_byte, move.scenario.achieved_flops_per_s), baseline_ink(), ImGui::GetFontSize());
+        }
+    }
     // The scenario's own kernels: small discs at the FLOP/s they reach, the GEMMs and attention named; the selected one ringed.
     if (options.show_scenario_kernels) {
         const int selected = selected_kernel(ctx);
@@ -387,7 +419,7 @@ void draw_kernel_plot(const RooflineOptions& options, const std::vector<KernelMa
     if (!hovered_text.empty() && tooltips(ctx)) show_tooltip(hovered_text);
 }
 
-void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
+void draw_network_plot(const PanelContext& ctx, ImVec2 size, const BaselineMoves* moves) {
     const core::Scenario& scenario = ctx.scenario;
     const core::Report& report = ctx.report;
     const Palette& colors = palette();
@@ -434,6 +466,15 @@ void draw_network_plot(const PanelContext& ctx, ImVec2 size) {
         const std::string ridge_label = core::format_number(ridge);
         PlotText(ridge, peak, ridge_label.c_str(), roof.color, ImVec2(1.0f, 1.0f), ImVec2(-0.2f, -0.3f));
     }
+    for (const core::TrafficPoint& point : traffic) {
+        if (!moves || !std::isfinite(point.comm_intensity_flops_per_byte)) continue;
+        for (const core::TrafficPoint& before : moves->traffic) {  // the same axis in the baseline, if it had one
+            if (before.axis != point.axis || !std::isfinite(before.comm_intensity_flops_per_byte)) continue;
+            add_trail(ImGui::GetWindowDrawList(), PlotToPixels(before.comm_intensity_flops_per_byte, before.attainable_flops_per_s),
+                      PlotToPixels(point.comm_intensity_flops_per_byte, point.attainable_flops_per_s), baseline_ink(), ImGui::GetFontSize());
+        }
+    }
+    if (moves && !traffic.empty()) PlotLegendMarker("the baseline's, a trail to where each axis moved", baseline_ink(), MarkerShape::ring);
     for (const core::TrafficPoint& point : traffic) {
         if (!std::isfinite(point.comm_intensity_flops_per_byte)) continue;
         const bool scale_up = point.link_label == scenario.cluster.scale_up.name;
@@ -513,12 +554,13 @@ void draw_roofline_panel(RooflinePanelState& state, PanelContext& ctx) {
 
     ImGui::BeginGroup();
     section_heading("One GPU: kernels under the HBM roof");
-    draw_kernel_plot(options, kernels, ceiling, measured, ctx, plot_size);
+    const BaselineMoves* moves = baseline_moves(state, ctx);
+    draw_kernel_plot(options, kernels, ceiling, measured, ctx, plot_size, moves);
     ImGui::EndGroup();
     if (side_by_side) ImGui::SameLine();
     ImGui::BeginGroup();
     section_heading("Across GPUs: traffic under the network roofs");
-    draw_network_plot(ctx, plot_size);
+    draw_network_plot(ctx, plot_size, moves);
     ImGui::EndGroup();
     ImGui::EndGroup();
     if (one_column) side_column();

@@ -396,6 +396,7 @@ void draw_serving_panel(ServingPanelState& state, PanelContext& ctx) {
         return;
     }
     draw_header(p, ctx.report);
+    if (ctx.baseline) dim_text("vs baseline: " + ctx.baseline->comparison->serving_text);
     if (!figure_mode()) draw_controls(state, ctx.scenario.serving);
     ImGui::Spacing();
     const bool hover = !ctx.exporting && ImGui::IsWindowHovered(ImGuiHoveredFlags_ChildWindows);

@@ -5,6 +5,7 @@
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/walls.h"
 #include "core/model/scenario_edits.h"
+#include "widgets/comparison.h"
 #include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -22,6 +23,7 @@
 #include <cfloat>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,8 @@ struct StackPanelOptions {
 
 struct StackPanelState {
     StackPanelOptions options;
+    double baseline_whole_bytes = 0;       // the pinned baseline's finished whole-model column
+    std::uint64_t baseline_revision = 0;   // the baseline it was built for
 };
 
 // Adam m and Adam v share the optimizer's hue in two shades: count how many of a kind came before.
@@ -110,7 +114,15 @@ void draw_figures(const core::Report& report, const core::ReportText& text, cons
     ImGui::PopStyleColor();
 }
 
+// The baseline's column beside the scenario's: its total as a dashed ghost, its blocks' tops as ticks, and the change.
+struct ColumnGhost {
+    double total_bytes = 0;
+    std::vector<double> block_tops_bytes;  // each visible block's top, bottom-up
+    std::vector<std::string> change_lines;  // "-18.2 GB, -23.1 % against 78.5 GB", then shorter forms
+};
+
 struct ColumnView {
+    std::optional<ColumnGhost> ghost;  // a baseline is pinned
     std::string heading;
     std::string heading_short; // "Whole model": when the lane is too narrow for the heading
     std::string total_line;
@@ -216,6 +228,18 @@ StackLayout stack_layout(const std::vector<ColumnView>& columns, const std::vect
     if (fits(false, columns.size())) return StackLayout::side_by_side;
     if (fits(true, columns.size())) return StackLayout::compact_ceilings;
     return StackLayout::one_above_the_other;
+
+ColumnGhost make_ghost(const core::FigureComparison& figure, const std::vector<double>& block_bytes) {
+    ColumnGhost ghost;
+    ghost.total_bytes = figure.baseline_number;
+    double top = 0;
+    for (double bytes : block_bytes) {
+        if (!(bytes > 0)) continue;
+        top += bytes;
+        ghost.block_tops_bytes.push_back(top);
+    }
+    ghost.change_lines = {"vs baseline " + figure.against, figure.against, figure.change};
+    return ghost;
 }
 
 void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::GpuCeiling>& ceilings, double axis_content_bytes,
@@ -246,7 +270,9 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * kColumnMinEm, em * 8.0f);
     const float lane_width = (room - count * (column_width + em * 1.5f)) / count;
 
-    const float y_top = origin.y + line * 6.3f;
+    // Against a baseline each heading gains its change's line: the axis and its title start one line lower.
+    const bool ghosts = std::any_of(columns.begin(), columns.end(), [](const ColumnView& column) { return column.ghost.has_value(); });
+    const float y_top = origin.y + line * (ghosts ? 7.3f : 6.3f);
     const float y_bottom = origin.y + avail.y - em * 0.8f;
     const StackAxis axis = make_stack_axis(axis_content_bytes, ceilings.empty() ? 0.0 : ceilings.back().hbm_bytes, y_bottom, y_top);
     // The ceilings' bytes alone go in the axis' lane, where the axis leaves out its own labels beside them.
@@ -263,12 +289,29 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
         const float x_left = axis_x + em * 1.5f + c * (column_width + em * 1.5f + lane_width);
         ColumnLabels labels;
         labels.lane_left = x_left + column_width + em * 1.6f;
-        labels.lane_right = x_left + column_width + em * 1.5f + lane_width - em * 0.5f;
+        // The next column's baseline ghost stands in the lane's last em: the labels stop before it.
+        const bool next_has_ghost = c + 1 < columns.size() && columns[c + 1].ghost;
+        labels.lane_right = x_left + column_width + em * 1.5f + lane_width - em * (next_has_ghost ? 1.5f : 0.5f);
         if (c + 1 == columns.size()) {  // the last column's rows may use the ceilings' lane where no ceiling label is
             labels.wide_right = plot_right;
             labels.busy_rows = ceiling_rows;
         }
         const int hovered = draw_stacked_column(draw, axis, x_left, column_width, column.blocks, labels, red_from_bytes, hover_enabled);
+        if (column.ghost) {
+            // The baseline's column as a dashed ghost in the gap left of the live one, its top carried across as a dashed
+            // line, so "lower than before" reads by position and by the written change, never by colour.
+            const ColumnGhost& ghost = *column.ghost;
+            const ImU32 ink = baseline_ink();
+            const float thickness = std::max(1.0f, em * 0.08f);
+            const float ghost_right = x_left - em * 0.2f, ghost_left = x_left - em * 1.0f;
+            const float ghost_top = axis.y_of(ghost.total_bytes);
+            add_dashed_rect(draw, ImVec2(ghost_left, ghost_top), ImVec2(ghost_right, axis.y_bottom), ink, thickness, em * 0.25f);
+            for (double top : ghost.block_tops_bytes) {
+                const float y = axis.y_of(top);
+                draw->AddLine(ImVec2(ghost_left, y), ImVec2(ghost_right, y), ink, thickness);
+            }
+            add_dashed_line(draw, ImVec2(ghost_right, ghost_top), ImVec2(x_left + column_width, ghost_top), ink, thickness, em * 0.25f);
+        }
         if (hovered >= 0) {
             hovered_column = static_cast<int>(c);
             hovered_block = hovered;
@@ -296,6 +339,12 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
         draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color, total.c_str());
         draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 2.75f), verdict_color, verdict.c_str());
         draw->AddText(ImVec2(x_left, origin.y + line * 3.8f), colors.text_dim, detail.c_str());
+        if (column.ghost) {
+            ImGui::PushFont(fonts().bold);
+            const std::string change = fit_variant(column.ghost->change_lines, heading_width);
+            ImGui::PopFont();
+            add_change_label(draw, ImVec2(x_left, origin.y + line * 4.85f), change, colors.text);
+        }
     }
     if (hovered_column >= 0) area_tooltip(columns[hovered_column].blocks[hovered_block].tooltip,
                                            "Rajbhandari et al. 2019 (state); Korthikanti et al. 2022 (activations)");
@@ -390,7 +439,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     // Never squeezed below what its labels need: a short window scrolls to the plot instead. Too narrow for both columns'
     // labels, the columns stand one above the other, each in a plot of its own.
-    const std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu)};
+    std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu)};
     const float width = ImGui::GetContentRegionAvail().x;
     const StackLayout layout = stack_layout(columns, ceilings, width);
     const bool bytes_only = layout != StackLayout::side_by_side;
@@ -400,7 +449,23 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     const float plot_height = std::max((ImGui::GetContentRegionAvail().y - key_height) / plots, em * (plots > 1 ? 22.0f : 18.0f));
     ImGui::BeginChild("stack_plot", ImVec2(0, plot_height * plots), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
-    const double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
+    double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
+    if (ctx.baseline) {
+        const core::Report& baseline = *ctx.baseline->report;
+        if (state.baseline_revision != ctx.baseline->revision) {
+            state.baseline_revision = ctx.baseline->revision;
+            state.baseline_whole_bytes = core::stack_timeline(baseline.memory, ceilings, state.options.timing).final_total_bytes;
+        }
+        std::vector<double> whole_blocks, per_gpu_blocks;
+        for (const core::MemoryBlock& block : baseline.memory.blocks) {
+            whole_blocks.push_back(block.whole_bytes);
+            per_gpu_blocks.push_back(block.per_gpu_bytes);
+        }
+        columns[0].ghost = make_ghost(core::compare_figure("Whole model", state.baseline_whole_bytes, timeline.final_total_bytes, core::FigureUnit::bytes),
+                                      whole_blocks);
+        columns[1].ghost = make_ghost(ctx.baseline->comparison->peak_memory, per_gpu_blocks);
+        content = std::max({content, state.baseline_whole_bytes, baseline.memory.per_gpu.peak_bytes});
+    }
     const bool hover = !ctx.exporting && ImGui::IsWindowHovered();
     const ImVec2 plot_size(ImGui::GetContentRegionAvail().x, plot_height - (plots > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f));
     if (layout == StackLayout::one_above_the_other) {

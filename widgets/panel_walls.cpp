@@ -5,6 +5,7 @@
 #include "core/model/format.h"
 #include "core/cost/serving/serving_text.h"
 #include "core/lessons/walls.h"
+#include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -20,6 +21,7 @@
 #include <cfloat>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace widgets {
@@ -43,7 +45,23 @@ struct WallsPanelState {
     std::uint64_t curves_revision = 0;  // scenario revision the curves were computed for
     core::WallCurves curves;
     std::string curves_error;
+    std::uint64_t baseline_revision = 0;  // the pinned baseline its walls were taken for
+    std::optional<core::WallsReport> baseline_walls;  // the baseline's walls, at its own size
 };
+
+// The pinned baseline's walls, taken once per baseline; drawn only while the walls are the scenario's own size.
+const core::WallsReport* baseline_walls(WallsPanelState& state, const PanelContext& ctx) {
+    if (!ctx.baseline || !state.at_scenario_size) return nullptr;
+    if (state.baseline_revision != ctx.baseline->revision) {
+        state.baseline_revision = ctx.baseline->revision;
+        state.baseline_walls.reset();
+        try {
+            state.baseline_walls = core::walls_of(*ctx.baseline->scenario, *ctx.baseline->report);
+        } catch (const core::InputError&) {
+        }
+    }
+    return state.baseline_walls ? &*state.baseline_walls : nullptr;
+}
 
 ImU32 wall_color(core::WallKind kind) {
     const Palette& colors = palette();
@@ -139,7 +157,7 @@ struct Track {
     }
 };
 
-void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bool binding, float em) {
+void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bool binding, float em, const core::Wall* baseline) {
     const Palette& colors = palette();
     const float rounding = em * 0.3f;
     draw->AddRectFilled(ImVec2(track.x0, track.y0), ImVec2(track.budget_x, track.y1), colors.idle, rounding, ImDrawFlags_RoundCornersLeft);
@@ -152,6 +170,8 @@ void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bo
     const float middle = (track.y0 + track.y1) * 0.5f;
     draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.42f, colors.text);
     draw->AddCircleFilled(ImVec2(end_x, middle), (track.y1 - track.y0) * 0.30f, fill);
+    // Where the baseline's ball was, and the trail from it to this one.
+    if (baseline) add_trail(draw, ImVec2(track.x_of(baseline->fraction), middle), ImVec2(end_x, middle), colors.text, em);
     // Ticks: 0, 50 %, the budget, then each decade of overflow; a label that would touch the one before it is left out
     // (its tick stays), so a short track reads "100 %  100x" rather than "100 %10x 100x".
     float labels_end = -FLT_MAX;
@@ -176,7 +196,7 @@ void draw_track(ImDrawList* draw, const Track& track, const core::Wall& wall, bo
                                wall.over ? colors.over_budget : colors.text_dim, rounding, 0, em * 0.1f);
 }
 
-void draw_walls(const WallsPanelState& state, bool hover_enabled) {
+void draw_walls(const WallsPanelState& state, bool hover_enabled, const core::WallsReport* baseline) {
     const Palette& colors = palette();
     const float em = ImGui::GetFontSize();
     const core::WallsReport& walls = state.walls;
@@ -227,7 +247,8 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
         Track track{origin.x + label_width, origin.x + width - value_width, track_top, track_top + em * 1.4f, 0,
                     state.options.overflow_decades};
         track.budget_x = track.x0 + (track.x1 - track.x0) * 0.6f;
-        draw_track(draw, track, wall, binding, em);
+        const core::Wall* baseline_wall = baseline ? &baseline->walls[i] : nullptr;
+        draw_track(draw, track, wall, binding, em, baseline_wall);
         // Used against budget under the track; narrow, the used figure drops its parenthesis ("(10.0 QPS x 256 tokens)").
         const std::string used_line = wall.used_text + "  /  " + wall.budget_text;
         const std::string used_short = wall.used_text.substr(0, wall.used_text.find(" (")) + "  /  " + wall.budget_text;
@@ -239,7 +260,16 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled) {
         const float value_top = track.y0 - em * 0.3f;
         draw->AddText(large, large->FontSize, ImVec2(value_x, value_top), wall.over ? colors.over_budget : colors.within_budget,
                       wall.fraction_text.c_str());
-        draw->AddText(ImVec2(value_x, value_top + em * 0.2f + large->FontSize), colors.text_dim, "of its budget");
+        if (baseline_wall) {
+            // The change in points under the fraction, in place of "of its budget".
+            const core::FigureComparison change = core::compare_figure(wall.title, baseline_wall->fraction, wall.fraction, core::FigureUnit::fraction);
+            ImGui::PushFont(fonts().bold);
+            const std::string shown_change = fit_variant({change.change + " vs baseline", change.change}, origin.x + width - value_x);
+            ImGui::PopFont();
+            add_change_label(draw, ImVec2(value_x, value_top + em * 0.2f + large->FontSize), shown_change, colors.text);
+        } else {
+            draw->AddText(ImVec2(value_x, value_top + em * 0.2f + large->FontSize), colors.text_dim, "of its budget");
+        }
 
         const bool hovered = hover_enabled && mouse.x >= origin.x && mouse.x < origin.x + width && mouse.y >= top &&
                              mouse.y < top + row_height;
@@ -292,7 +322,7 @@ void draw_verdict(const core::WallsReport& walls) {
     ImGui::EndTable();
 }
 
-void draw_curves(const WallsPanelState& state, ImVec2 size) {
+void draw_curves(const WallsPanelState& state, ImVec2 size, const core::WallsReport* baseline, double baseline_params) {
     const core::WallCurves& curves = state.curves;
     if (curves.params.empty()) return;
     double low = 1.0, high = 1.0;
@@ -321,12 +351,18 @@ void draw_curves(const WallsPanelState& state, ImVec2 size) {
     // The long form where the legend has room for it; a narrow plot (1280 px beside the sidebar) would cut it mid-phrase.
     const std::string scenario_marker = fit_variant({"the scenario's model (lines: its family scaled)", "the scenario's model"}, (size.x > 0 ? size.x : ImGui::GetContentRegionAvail().x) - ImGui::GetFontSize() * 4.0f);
     PlotLegendMarker(state.at_scenario_size ? scenario_marker.c_str() : "the slider's size", palette().text_dim, marker);
+    if (baseline) PlotLegendMarker("the baseline (a trail to the scenario)", palette().text_dim, MarkerShape::ring);
     const int count = static_cast<int>(curves.params.size());
     for (int w = 0; w < core::wall_count; ++w) {
         const core::Wall& wall = state.walls.walls[w];
         const ImU32 color = wall_color(wall.kind);
         PlotLine(wall.title.c_str(), curves.params.data(), curves.fractions[w].data(), count, color, 0.16f);
         if (PlotPoint("##now", state.walls.params, wall.fraction, color, 0.42f, marker)) ImGui::SetTooltip("%s", wall.formula.c_str());
+        const double baseline_fraction = baseline ? baseline->walls[w].fraction : 0.0;
+        if (baseline && baseline_fraction > 0 && std::isfinite(baseline_fraction)) {
+            add_trail(ImGui::GetWindowDrawList(), PlotToPixels(baseline_params, baseline_fraction), PlotToPixels(state.walls.params, wall.fraction),
+                      color, ImGui::GetFontSize());
+        }
         const double crossing = curves.crossing_params[w];
         if (crossing > curves.params.front()) {
             PlotPoint("##crossing", crossing, 1.0, color, 0.3f, MarkerShape::diamond);
@@ -348,7 +384,8 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
         ImGui::PopStyleColor();
         return;
     }
-    draw_walls(state, !ctx.exporting && ImGui::IsWindowHovered());
+    const core::WallsReport* baseline = baseline_walls(state, ctx);
+    draw_walls(state, !ctx.exporting && ImGui::IsWindowHovered(), baseline);
     ImGui::Spacing();
 
     const float em = ImGui::GetFontSize();
@@ -368,7 +405,7 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
                       ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     section_heading("Three walls, three scaling lines");
     if (!state.curves_error.empty()) wrapped_text(state.curves_error);
-    else draw_curves(state, ImVec2(0, ImGui::GetContentRegionAvail().y));
+    else draw_curves(state, ImVec2(0, ImGui::GetContentRegionAvail().y), baseline, ctx.baseline ? ctx.baseline->report->memory.params : 0.0);
     ImGui::EndChild();
 }
 

@@ -1,6 +1,7 @@
 #include "core/lessons/captions.h"
 
 #include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/report/diff_report.h"
 #include "core/cost/report/figure_text.h"
 #include "core/cost/report/timeline_figure.h"
 #include "core/lessons/stack_animation.h"
@@ -13,6 +14,7 @@
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <string_view>
 
 namespace core {
 namespace {
@@ -150,6 +152,8 @@ const std::vector<FieldDef>& field_defs() {
          [](CaptionInputs& in) { return format_bytes(timeline_most_activations_bytes(in.report.memory.timeline)); }},
         {{"step_time", "the step time"}, [](CaptionInputs& in) { return in.figures().step_time.value; }},
         {{"mfu", "the model FLOPs utilisation"}, [](CaptionInputs& in) { return in.figures().mfu.value; }},
+        {{"peak", "one GPU's memory at the step's peak"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.per_gpu.peak_bytes); }},
+        {{"activations", "one GPU's stored activations"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.per_gpu.activations_bytes); }},
     };
     return defs;
 }
@@ -161,9 +165,47 @@ const FieldDef* find_field(const std::string& name) {
     return nullptr;
 }
 
+// The changes a comparing caption may name: the headline figures of core/cost/report/diff_report.h's Comparison.
+struct ChangeDef {
+    CaptionField field;
+    FigureComparison Comparison::*figure;
+};
+
+const std::vector<ChangeDef>& change_defs() {
+    static const std::vector<ChangeDef> defs = {
+        {{"change.peak", "one GPU's peak memory, changed (\"-18.2 GB, -23.1 %\")"}, &Comparison::peak_memory},
+        {{"change.activations", "one GPU's stored activations, changed"}, &Comparison::activations},
+        {{"change.step_time", "the step time, changed (\"+0.410 s, +3.1 %\")"}, &Comparison::step_time},
+        {{"change.compute", "the busiest GPU's compute time, changed"}, &Comparison::compute_time},
+        {{"change.mfu", "MFU, changed in percentage points"}, &Comparison::mfu},
+        {{"change.time_to_train", "the time to train, changed"}, &Comparison::time_to_train},
+        {{"change.cost", "the cost of training, changed"}, &Comparison::training_cost},
+    };
+    return defs;
+}
+
+const ChangeDef* find_change(const std::string& name) {
+    for (const ChangeDef& def : change_defs()) {
+        if (name == def.field.name) return &def;
+    }
+    return nullptr;
+}
+
+constexpr std::string_view kBaselinePrefix = "baseline.";
+
+// What a {name} is: a figure of the scene, of its baseline, or a change between them; unknown otherwise.
+enum class FieldKind { figure, baseline_figure, change, unknown };
+
+FieldKind field_kind(const std::string& name) {
+    if (find_field(name)) return FieldKind::figure;
+    if (name.rfind(kBaselinePrefix, 0) == 0 && find_field(name.substr(kBaselinePrefix.size()))) return FieldKind::baseline_figure;
+    if (find_change(name)) return FieldKind::change;
+    return FieldKind::unknown;
+}
+
 // Walks the text, calling on_field(name) for each {name} and on_text for everything else.
 template <typename OnText, typename OnField>
-void walk(const std::string& text, const std::string& field, OnText on_text, OnField on_field) {
+void walk(const std::string& text, const std::string& field, bool has_baseline, OnText on_text, OnField on_field) {
     for (std::size_t at = 0; at < text.size();) {
         const std::size_t open = text.find('{', at);
         if (open == std::string::npos) {
@@ -179,8 +221,10 @@ void walk(const std::string& text, const std::string& field, OnText on_text, OnF
         const std::size_t close = text.find('}', open);
         if (close == std::string::npos) throw InputError(field, "a '{' at character " + std::to_string(open + 1) + " is never closed");
         const std::string name = text.substr(open + 1, close - open - 1);
-        if (!find_field(name)) throw InputError(field, "unknown figure {" + name + "} (see core/lessons/captions.cpp for the names)");
-        on_field(name);
+        const FieldKind kind = field_kind(name);
+        if (kind == FieldKind::unknown) throw InputError(field, "unknown figure {" + name + "} (see core/lessons/captions.cpp for the names)");
+        if (kind != FieldKind::figure && !has_baseline) throw InputError(field, "{" + name + "} compares with a baseline: give the scene one");
+        on_field(name, kind);
         at = close + 1;
     }
 }
@@ -196,15 +240,39 @@ const std::vector<CaptionField>& caption_fields() {
     return fields;
 }
 
-void check_caption(const std::string& text, const std::string& field) {
-    walk(text, field, [](const std::string&) {}, [](const std::string&) {});
+const std::vector<CaptionField>& change_caption_fields() {
+    static const std::vector<CaptionField> fields = [] {
+        std::vector<CaptionField> list;
+        for (const ChangeDef& def : change_defs()) list.push_back(def.field);
+        return list;
+    }();
+    return fields;
 }
 
-std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report) {
-    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt};
+void check_caption(const std::string& text, const std::string& field, bool has_baseline) {
+    walk(text, field, has_baseline, [](const std::string&) {}, [](const std::string&, FieldKind) {});
+}
+
+std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report, const Scenario* baseline,
+                         const Report* baseline_report) {
+    const bool has_baseline = baseline && baseline_report;
+    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt, std::nullopt};
+    std::optional<CaptionInputs> baseline_inputs;
+    if (has_baseline) baseline_inputs.emplace(CaptionInputs{*baseline, *baseline_report, std::nullopt, std::nullopt, std::nullopt});
+    std::optional<Comparison> comparison;
     std::string filled;
-    walk(text, "caption", [&](const std::string& piece) { filled += piece; },
-         [&](const std::string& name) { filled += find_field(name)->value(inputs); });
+    walk(text, "caption", has_baseline, [&](const std::string& piece) { filled += piece; },
+         [&](const std::string& name, FieldKind kind) {
+             switch (kind) {
+                 case FieldKind::figure: filled += find_field(name)->value(inputs); break;
+                 case FieldKind::baseline_figure: filled += find_field(name.substr(kBaselinePrefix.size()))->value(*baseline_inputs); break;
+                 case FieldKind::change:
+                     if (!comparison) comparison = compare_scenarios(*baseline, *baseline_report, scenario, report);
+                     filled += ((*comparison).*(find_change(name)->figure)).change;
+                     break;
+                 case FieldKind::unknown: break;
+             }
+         });
     return filled;
 }
 

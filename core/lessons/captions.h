@@ -16,10 +16,17 @@ struct CaptionField {
 };
 const std::vector<CaptionField>& caption_fields();
 
-// Throws InputError(field, ...) naming an unknown {name} or an unclosed brace: a lesson is refused before it plays.
-void check_caption(const std::string& text, const std::string& field);
+// A scene that compares with a baseline may also name {baseline.NAME}, any figure above as the baseline has it, and
+// {change.NAME}, the change of a headline figure from the baseline to the scene's scenario, as the panels write it.
+const std::vector<CaptionField>& change_caption_fields();
 
-// The caption with each {name} replaced by the figure of this scenario and report ("{{" writes a brace).
-std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report);
+// Throws InputError(field, ...) naming an unknown {name} or an unclosed brace, or a {baseline.*} or {change.*} in a scene
+// without a baseline: a lesson is refused before it plays.
+void check_caption(const std::string& text, const std::string& field, bool has_baseline = false);
+
+// The caption with each {name} replaced by the figure of this scenario and report ("{{" writes a brace); {baseline.*}
+// and {change.*} from the baseline, which a caption that names them must be given.
+std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report, const Scenario* baseline = nullptr,
+                         const Report* baseline_report = nullptr);
 
 }  // namespace core

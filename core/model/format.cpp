@@ -148,7 +148,7 @@ std::string format_grouped(double value) {
 
 bool is_formatted_unit(std::string_view word) {
     // format_seconds' units, format_percent's, and format_count's prefixes standing alone.
-    static constexpr std::string_view kWholeUnits[] = {"ns", "us", "ms", "s", "min", "h", "days", "years", "%", "T", "B", "M", "k"};
+    static constexpr std::string_view kWholeUnits[] = {"ns", "us", "ms", "s", "min", "h", "days", "years", "%", "T", "B", "M", "k", "pp"};
     for (std::string_view unit : kWholeUnits)
         if (word == unit) return true;
     // with_prefix's units, bare or after one of kDecimal's prefixes; format_flops' "FLOP".
@@ -183,6 +183,50 @@ std::string format_dollars(double dollars) {
         if (dollars >= prefix.scale * 0.9995) return "$" + format_number(dollars / prefix.scale) + " " + prefix.symbol;
     }
     return "$" + format_number(dollars);
+}
+
+std::string format_in(double value, FigureUnit unit) {
+    switch (unit) {
+        case FigureUnit::bytes: return format_bytes(value);
+        case FigureUnit::seconds: return format_seconds(value);
+        case FigureUnit::flops: return format_flops(value);
+        case FigureUnit::flops_rate: return format_flops_rate(value);
+        case FigureUnit::bandwidth: return format_bandwidth(value);
+        case FigureUnit::dollars: return format_dollars(value);
+        case FigureUnit::fraction: return format_percent(value);
+        case FigureUnit::count: return format_count(value);
+        case FigureUnit::number: break;
+    }
+    // A whole number (a degree, a layer count, a GPU count) reads as itself: "2", not "2.00".
+    if (std::isfinite(value) && std::fabs(value) < 1e15 && std::floor(value) == value) return format_grouped(value);
+    return format_number(value);
+}
+
+std::string format_change(double from, double to, FigureUnit unit) {
+    const double change = to - from;
+    if (!std::isfinite(change)) return "n/a";
+    if (change == 0.0) return "no change";
+    const std::string sign = change > 0 ? "+" : "-";
+    if (unit == FigureUnit::fraction) {  // percentage points: "+1.5 pp"
+        char buffer[32];
+        const double points = std::fabs(change) * 100.0;
+        if (points >= 0.095) std::snprintf(buffer, sizeof buffer, "%.1f pp", points);
+        else std::snprintf(buffer, sizeof buffer, "%s pp", format_number(points, 2).c_str());
+        return sign + buffer;
+    }
+    return sign + format_in(std::fabs(change), unit);
+}
+
+std::string format_relative_change(double from, double to) {
+    if (from == 0.0 || from == to || !std::isfinite(from) || !std::isfinite(to)) return {};
+    const double relative = (to - from) / std::fabs(from);
+    return (relative > 0 ? "+" : "-") + format_percent(std::fabs(relative));
+}
+
+std::string format_change_both(double from, double to, FigureUnit unit) {
+    const std::string change = format_change(from, to, unit);
+    const std::string relative = unit == FigureUnit::fraction ? std::string() : format_relative_change(from, to);
+    return relative.empty() ? change : change + ", " + relative;
 }
 
 }  // namespace core

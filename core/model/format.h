@@ -21,6 +21,18 @@ std::string format_grouped(double value);                         // "16,384": a
 std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "8 nodes", "0 nodes"
 std::string format_dollars(double dollars);  // "$2.10", "$0.0040", "$12,345", "$1.23 M": cents while they matter
 
+// What a figure is measured in, so its value and a change of it are written in its unit.
+enum class FigureUnit { bytes, seconds, flops, flops_rate, bandwidth, dollars, fraction, count, number };
+std::string format_in(double value, FigureUnit unit);  // the formatter above for the unit ("80.0 GB", "46.5 %", "1.37")
+// A change from `from` to `to`, signed, in the figure's unit: "+0.410 s", "-18.2 GB", "+1.5 pp" (a fraction changes in
+// percentage points), "no change" when equal.
+std::string format_change(double from, double to, FigureUnit unit);
+// The relative change, signed: "+7.0 %", "-23.1 %"; "" where `from` is 0 (no ratio) or the two are equal.
+std::string format_relative_change(double from, double to);
+// The change with its relative change where there is one: "+0.410 s, +7.0 %", "-18.2 GB, -23.1 %"; a fraction, whose
+// relative change would be a percentage of a percentage, only in points: "+1.5 pp".
+std::string format_change_both(double from, double to, FigureUnit unit);
+
 // Whether a word is a unit the formatters above print after a figure ("GB", "ms", "%", "TFLOP/s", the "B" of "70.6 B"):
 // text wrapping keeps a figure on its unit's line (widgets/text_wrap.cpp).
 bool is_formatted_unit(std::string_view word);

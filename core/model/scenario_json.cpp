@@ -430,7 +430,9 @@ nlohmann::json link_json(const LinkSpec& link) {
     return {{"id", link.id}, {"name", link.name}, {"bytes_per_s", link.bytes_per_s}, {"latency_seconds", link.latency_seconds}};
 }
 
-nlohmann::json full_json(const Scenario& s) {
+}  // namespace
+
+nlohmann::json scenario_fields_json(const Scenario& s) {
     nlohmann::json json;
     json["model"] = model_json(s.model);
     json["train"] = {{"seq_len", s.train.seq_len}, {"micro_batch", s.train.micro_batch}, {"global_batch", s.train.global_batch},
@@ -478,8 +480,6 @@ nlohmann::json full_json(const Scenario& s) {
     return json;
 }
 
-}  // namespace
-
 Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader, ScenarioUse use) {
     const nlohmann::json root = parse_json_text(json_text, "scenario");
     JsonObjectReader reader(root, "");
@@ -525,8 +525,8 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader,
 }
 
 std::string scenario_to_json(const Scenario& scenario) {
-    const nlohmann::json current = full_json(scenario);
-    const nlohmann::json defaults = full_json(default_scenario());
+    const nlohmann::json current = scenario_fields_json(scenario);
+    const nlohmann::json defaults = scenario_fields_json(default_scenario());
     nlohmann::json out = nlohmann::json::object();
     for (auto section = current.begin(); section != current.end(); ++section) {
         const nlohmann::json& base = defaults.at(section.key());

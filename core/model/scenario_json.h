@@ -2,6 +2,8 @@
 // Scenario files: JSON text in, a validated Scenario out; a Scenario back to JSON naming only what differs from the defaults.
 #include "core/model/scenario.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -21,5 +23,10 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader 
 
 // The scenario as JSON naming only what differs from the defaults; parse_scenario(scenario_to_json(s)) == s.
 std::string scenario_to_json(const Scenario&);
+
+// Every field of the scenario as a file writes it, defaults included (a catalog GPU, link, preset or recipe by its id):
+// what scenario_to_json compares with the defaults, and what a comparison of two scenarios compares field by field
+// (core/cost/report/diff_report.h), so a new field is written, read and compared once.
+nlohmann::json scenario_fields_json(const Scenario&);
 
 }  // namespace core

@@ -1,6 +1,7 @@
 #include "core/cost/step/step.h"
 
 #include "core/cost/kernels/recipe_ops.h"
+#include "core/model/layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -300,6 +301,12 @@ ScheduleParams schedule_params(const Scenario& scenario, const Layout& layout, c
         }
     }
     return schedule;
+}
+
+ScheduleParams scenario_schedule_params(const Scenario& scenario) {
+    const Layout layout = layout_of(scenario);
+    const LayerCost cost = layer_cost(scenario, split_of(layout), false);
+    return schedule_params(scenario, layout, cost, step_inputs(scenario, layout, cost));
 }
 
 namespace {

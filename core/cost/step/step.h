@@ -100,6 +100,9 @@ StepInputs step_inputs(const Scenario&, const Layout&, const LayerCost&, const M
 // The pipeline schedule's parameters for the layout's schedule: per-micro-batch stage durations with the exposed
 // communication, the uneven first and last stages, the sends.
 ScheduleParams schedule_params(const Scenario&, const Layout&, const LayerCost&, const StepInputs&);
+// The same for a scenario's own layout: the schedule its step is timed with, each op in seconds (the pipeline panel
+// draws a pinned baseline's and the scenario's one above the other).
+ScheduleParams scenario_schedule_params(const Scenario&);
 
 // The layers the first and the last stage's edge chunk lack against the busiest stage's (one each when the embedding and
 // the loss take a layer's place; the last stages' share when the layers do not divide): one-way schedules only, where
