@@ -228,6 +228,7 @@ StackLayout stack_layout(const std::vector<ColumnView>& columns, const std::vect
     if (fits(false, columns.size())) return StackLayout::side_by_side;
     if (fits(true, columns.size())) return StackLayout::compact_ceilings;
     return StackLayout::one_above_the_other;
+}
 
 ColumnGhost make_ghost(const core::FigureComparison& figure, const std::vector<double>& block_bytes) {
     ColumnGhost ghost;

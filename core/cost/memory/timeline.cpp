@@ -231,7 +231,7 @@ private:
         long long id = kFrozenIds;
         const auto frozen = [&](const BlockMemory& memory, int copies) {
             for (int copy = 0; copy < copies; ++copy) {
-                for (double bytes : memory.frozen_bytes) allocator_.allocate(id++, bytes);
+                for (double bytes : memory.frozen_bytes) take(id++, bytes, Part::weights);  // the stage's weights: frozen and adapters
             }
         };
         if (first_) frozen(blocks_.embedding, 1);

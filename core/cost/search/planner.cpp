@@ -4,7 +4,9 @@
 
 #include "core/cost/kernels/flops.h"
 #include "core/cost/memory/memory.h"
+#include "core/cost/report/evaluate.h"
 #include "core/cost/report/expected_error.h"
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/cost/step/step.h"
 #include "core/model/errors.h"
 #include "core/model/model_json.h"
@@ -172,12 +174,24 @@ void check_search_inputs(const Scenario& scenario) {
 
 }  // namespace
 
+// An operator recipe's peak is its caching allocator's reserved peak over the step (the memory timeline), which the step
+// model's closed form does not replay: a layout priced exactly takes its memory from evaluate(), as the report shows it.
+void take_allocator_peak(const Scenario& scenario, const Layout& layout, LayoutEstimate& estimate) {
+    if (!runs_operator_recipe(scenario)) return;
+    const Report report = evaluate(apply_layout(scenario, layout));
+    estimate.memory_per_gpu_bytes = report.memory.per_gpu.peak_bytes;
+    estimate.activations_bytes = report.memory.per_gpu.activations_bytes;
+    estimate.fits = report.memory.fits;
+}
+
 LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     if (const auto problem = check_layout(apply_layout(scenario, layout), layout)) throw InputError(problem->field, problem->reason);
     const double flops = model_flops_per_token(scenario.model, scenario.train.seq_len) * scenario.train.global_batch * scenario.train.seq_len;
     const StepEstimate step = estimate_step(scenario, layout, layer_cost(scenario, split_of(layout), false), PipelineTiming::timeline);
     const double gpus = 1.0 * gpus_per_replica(layout) * layout.dp;
-    return estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s, ceiling_mfu_of(scenario));
+    LayoutEstimate estimate = estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s, ceiling_mfu_of(scenario));
+    take_allocator_peak(scenario, layout, estimate);
+    return estimate;
 }
 
 namespace {
@@ -510,6 +524,7 @@ std::vector<PlanEntry> best_of(Search& search, TopLayouts top) {
     for (PlanEntry& entry : kept) {
         const StepEstimate step = estimate_step(search.scenario, entry.layout, search.costs.get(split_of(entry.layout)), PipelineTiming::timeline);
         entry.estimate = estimate_of(step, search.model_flops, search.gpus(), search.peak(), search.ceiling_mfu);
+        take_allocator_peak(search.scenario, entry.layout, entry.estimate);
     }
     std::sort(kept.begin(), kept.end(), ranks_before);
     std::vector<PlanEntry> best;
