@@ -1,6 +1,9 @@
 // BM_Evaluate: one full core::evaluate of Llama 3 405B on 16,384 H100s. Target: under 20 us.
+// BM_EvaluateQlora: the same for a fine-tune, assets/scenarios/llama3-8b-qlora-rtx4090.json (an operator recipe, its
+// caching allocator replayed): the same target.
 #include "bench/bench_scenarios.h"
 #include "core/cost/report/evaluate.h"
+#include "core/model/scenario_json.h"
 
 #include <benchmark/benchmark.h>
 
@@ -14,5 +17,21 @@ void BM_Evaluate(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_Evaluate)->Unit(benchmark::kMicrosecond);
+
+void BM_EvaluateQlora(benchmark::State& state) {
+    // assets/scenarios/llama3-8b-qlora-rtx4090.json, compiled in so the benchmark reads no files.
+    const core::Scenario scenario = core::parse_scenario(R"({
+        "model": {"preset": "llama3-8b"},
+        "train": {"seq_len": 2048, "micro_batch": 1, "global_batch": 16, "tokens": 1e8, "framework": "hf-transformers",
+                  "recompute": "full", "dropout": false},
+        "precision": {"recipe": "pytorch-amp-adam"},
+        "cluster": {"gpu": "rtx-4090", "gpus_per_node": 1, "gpus": 1},
+        "finetune": {"method": "qlora", "rank": 16, "alpha": 32, "targets": "all-linear", "double_quant": true}})");
+    for (auto _ : state) {
+        core::Report report = core::evaluate(scenario);
+        benchmark::DoNotOptimize(report);
+    }
+}
+BENCHMARK(BM_EvaluateQlora)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -32,6 +32,7 @@ double candidates_per_second(const Run& run) {
 
 const Target kTargets[] = {
     {"BM_Evaluate", "CPU time of one evaluate()", "us", 1e6, 20, true, cpu_seconds},
+    {"BM_EvaluateQlora", "CPU time of one fine-tune evaluate()", "us", 1e6, 20, true, cpu_seconds},
     {"BM_Plan", "CPU time of one 405B search", "ms", 1e3, 16, true, cpu_seconds},
     {"BM_Plan", "candidates per second", "M/s", 1e-6, 25, false, candidates_per_second},
     {"BM_FrameAllPanels", "CPU time of one frame", "ms", 1e3, 2, true, cpu_seconds},

@@ -328,6 +328,7 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memor
     const double allocated_peak = memory.peak_bytes - memory.fragmentation_bytes - nccl;
     const double extra = allocated_peak - state - grads - memory.activations_bytes - fixed;  // beside the activations at the peak
     if (order.empty()) order = {{true, 0, 1.0}, {false, 0, 1.0}};
+    timeline.points.reserve(std::min<std::size_t>(20000, order.size() * (static_cast<std::size_t>(layers) + 2) + 4));
     double activations = 0;
     // At the closed form's peak moment (of each micro-batch) the point holds `extra`; elsewhere the weight copies or nothing.
     const auto add = [&](TimelinePhase phase, int layer, int microbatch, bool peak_moment, double otherwise) {

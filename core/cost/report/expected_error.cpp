@@ -20,6 +20,15 @@ const nlohmann::json& table() {
     return parsed;
 }
 
+// The table's section by name, or an empty object: found in place (json::value would copy the whole section per call).
+const nlohmann::json& section(const char* name) {
+    static const nlohmann::json empty = nlohmann::json::object();
+    const nlohmann::json& root = table();
+    if (!root.is_object()) return empty;
+    const auto found = root.find(name);
+    return found != root.end() && found->is_object() ? *found : empty;
+}
+
 }  // namespace
 
 const char* gpu_generation(std::string_view id) {
@@ -43,9 +52,10 @@ Regime regime_of(const Scenario& scenario) {
 ExpectedError expected_error(const Scenario& scenario) {
     ExpectedError error;
     error.regime = regime_of(scenario).name();
-    const nlohmann::json& regimes = table().value("regimes", nlohmann::json::object());
-    if (!regimes.is_object() || !regimes.contains(error.regime)) return error;
-    const nlohmann::json& entry = regimes[error.regime];
+    const nlohmann::json& regimes = section("regimes");
+    const auto found = regimes.find(error.regime);
+    if (found == regimes.end()) return error;
+    const nlohmann::json& entry = *found;
     error.validated = true;
     error.runs = entry.value("runs", 0);
     error.mean_abs_error = entry.value("mean_abs_error", 0.0);
@@ -56,10 +66,11 @@ ExpectedError expected_error(const Scenario& scenario) {
 MfuCeiling mfu_ceiling(const Scenario& scenario, bool fp8_gemms) {
     MfuCeiling ceiling;
     const std::string key = std::string(framework_name(scenario.train.framework)) + " / " + scenario.cluster.gpu.id + (fp8_gemms ? " / fp8" : "");
-    const nlohmann::json& ceilings = table().value("mfu_ceilings", nlohmann::json::object());
-    if (!ceilings.is_object() || !ceilings.contains(key)) return ceiling;
-    ceiling.mfu = ceilings[key].value("mfu", 0.0);
-    ceiling.run = ceilings[key].value("run", std::string());
+    const nlohmann::json& ceilings = section("mfu_ceilings");
+    const auto found = ceilings.find(key);
+    if (found == ceilings.end()) return ceiling;
+    ceiling.mfu = found->value("mfu", 0.0);
+    ceiling.run = found->value("run", std::string());
     return ceiling;
 }
 
