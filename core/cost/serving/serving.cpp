@@ -13,6 +13,8 @@
 namespace core {
 namespace {
 
+constexpr double kMaxServingGpus = 1e8;  // scenario_json.cpp: cluster.gpus is at most 100,000,000
+
 // Without CUDA graphs the host launches each kernel, as training's eager kernels are timed (FrameworkTraits: 10.3 us per
 // elementwise launch, 20.6 us per GEMM, measured on the H100 host) and each call that launches nothing costs the host too:
 // 2.7 us for a view, chunk or transpose (PyTorch 2.11 on the H200 machine's host, h200_serving_probe.json host_calls:
@@ -487,8 +489,13 @@ ShapeAnswer answer_for(const Scenario& scenario, ReplicaShape shape) {
             }
         }
     }
-    answer.replicas = static_cast<int>(std::ceil(serving.target_qps / best.replica_queries_per_s - 1e-9));
-    answer.replicas = std::max(answer.replicas, 1);
+    // A rate that needs more GPUs than a scenario may hold (cluster.gpus: at most 100,000,000) is not served by this shape.
+    const double replicas_needed = std::ceil(serving.target_qps / best.replica_queries_per_s - 1e-9);
+    if (!(replicas_needed * shape.gpus() <= kMaxServingGpus)) {
+        answer.meets = false;
+        return answer;
+    }
+    answer.replicas = std::max(static_cast<int>(replicas_needed), 1);
     // Little's law: a replica carrying rate / replicas queries a second holds that x output_tokens x TPOT sequences.
     const double share = serving.target_qps / answer.replicas;
     int batch = std::clamp(static_cast<int>(std::ceil(share * serving.output_tokens * answer.fastest.tpot_seconds - 1e-9)), 1, best.batch);
@@ -513,7 +520,8 @@ Search search(const Scenario& scenario) {
     Search result;
     for (ReplicaShape shape : replica_shapes(scenario)) {
         // A shape of more GPUs than the best answer's cannot need fewer.
-        if (result.found && shape.gpus() > result.best.replicas * result.best.point.shape.gpus()) continue;
+        // GPU counts as 64-bit: replicas x shape can pass an int for a rate no sane cluster serves.
+        if (result.found && shape.gpus() > 1LL * result.best.replicas * result.best.point.shape.gpus()) continue;
         ShapeAnswer answer = answer_for(scenario, shape);
         if (!answer.fits) continue;
         result.any_fits = true;
@@ -522,8 +530,8 @@ Search search(const Scenario& scenario) {
             result.any_fastest = true;
         }
         if (!answer.meets) continue;
-        const int gpus = answer.replicas * shape.gpus();
-        const int best_gpus = result.found ? result.best.replicas * result.best.point.shape.gpus() : 0;
+        const long long gpus = 1LL * answer.replicas * shape.gpus();
+        const long long best_gpus = result.found ? 1LL * result.best.replicas * result.best.point.shape.gpus() : 0;
         if (!result.found || gpus < best_gpus || (gpus == best_gpus && answer.point.tpot_seconds < result.best.point.tpot_seconds)) {
             result.best = answer;
             result.found = true;
