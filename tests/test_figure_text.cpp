@@ -21,15 +21,6 @@ using core_tests::shipped;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::vector<std::string> shipped_scenarios() {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios")) {
-        if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 }  // namespace
 
 TEST_CASE("Korthikanti et al. 2022 Appendix A: the default scenario's MFU text is the Report's MFU, model FLOPs / (step x GPUs x peak)",
@@ -92,7 +83,7 @@ TEST_CASE("The default scenario's peak per GPU: 16 B per parameter of Llama 3 70
 
 TEST_CASE("Every shipped scenario: explain() hands the panels figure_texts() word for word, each figure labelled, valued and finite",
           "[figures]") {
-    for (const std::string& name : shipped_scenarios()) {
+    for (const std::string& name : core_tests::shipped_scenarios()) {
         INFO(name);
         const core::Scenario scenario = shipped(name);
         const core::Report report = core::evaluate(scenario);
@@ -118,7 +109,7 @@ TEST_CASE("Every shipped scenario: explain() hands the panels figure_texts() wor
 }
 
 TEST_CASE("The configurator's memory bar: the peak per GPU in groups adds up to the peak, Adam's m and v in one optimizer group", "[figures]") {
-    for (const std::string& name : shipped_scenarios()) {
+    for (const std::string& name : core_tests::shipped_scenarios()) {
         INFO(name);
         const core::Scenario scenario = shipped(name);
         const core::Report report = core::evaluate(scenario);

@@ -12,27 +12,12 @@
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <filesystem>
 #include <string>
-
-namespace {
-
-std::vector<std::string> shipped_scenarios() {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios")) {
-        if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-}  // namespace
 
 TEST_CASE("One peak: memory.fits, the stack's peak line, the planner and the timeline agree on the per-GPU peak of every shipped scenario",
           "[memory][timeline]") {
     int checked = 0;
-    for (const std::string& name : shipped_scenarios()) {
+    for (const std::string& name : core_tests::shipped_scenarios()) {
         const core::Scenario scenario = core_tests::shipped(name);
         const core::Report report = core::evaluate(scenario);
         const core::MemoryReport& memory = report.memory;

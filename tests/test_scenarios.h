@@ -6,12 +6,25 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace core_tests {
+
+// The file names of assets/scenarios/*.json, sorted.
+inline std::vector<std::string> shipped_scenarios() {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios")) {
+        if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
 
 // What CUDA gives a process on an H100 SXM 80GB, the catalog's hbm_bytes: torch total_memory, measured on our H100
 // (measurements/h100_kernel_probe.json "hbm_bytes"). The datasheet's "80 GB" are 80 GiB (85.9e9 B), less the driver's share.

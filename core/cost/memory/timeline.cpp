@@ -14,6 +14,15 @@ namespace core {
 
 namespace {
 
+// The first point holding the most allocated bytes: where the panel marks the peak.
+int highest_point(const std::vector<TimelinePoint>& points) {
+    int peak = 0;
+    for (std::size_t i = 1; i < points.size(); ++i) {
+        if (points[i].allocated_bytes > points[static_cast<std::size_t>(peak)].allocated_bytes) peak = static_cast<int>(i);
+    }
+    return peak;
+}
+
 // Event ids: each block instance's own range, so that the allocator sees every tensor of the step once.
 constexpr long long kInstanceStride = 1LL << 22;
 
@@ -72,13 +81,7 @@ public:
         }
         timeline.peak_allocated_bytes = allocator_.peak_allocated_bytes() + untracked_bytes();
         timeline.peak_reserved_bytes = allocator_.peak_reserved_bytes() + untracked_bytes();
-        double best = -1;
-        for (std::size_t i = 0; i < timeline.points.size(); ++i) {
-            if (timeline.points[i].allocated_bytes > best) {
-                best = timeline.points[i].allocated_bytes;
-                timeline.peak_point = static_cast<int>(i);
-            }
-        }
+        timeline.peak_point = highest_point(timeline.points);
         return timeline;
     }
 
@@ -374,13 +377,7 @@ MemoryTimeline block_timeline(const MemoryConstants& k, const StageMemory& memor
     add(TimelinePhase::zero_grad, -1, 0, false, 0.0);
     timeline.peak_allocated_bytes = allocated_peak;
     timeline.peak_reserved_bytes = allocated_peak * frag;
-    double best = -1;
-    for (std::size_t i = 0; i < timeline.points.size(); ++i) {
-        if (timeline.points[i].allocated_bytes > best) {
-            best = timeline.points[i].allocated_bytes;
-            timeline.peak_point = static_cast<int>(i);
-        }
-    }
+    timeline.peak_point = highest_point(timeline.points);
     return timeline;
 }
 

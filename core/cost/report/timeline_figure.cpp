@@ -12,17 +12,6 @@ namespace core {
 
 namespace {
 
-const char* phase_word(TimelinePhase phase) {
-    switch (phase) {
-        case TimelinePhase::forward: return "forward";
-        case TimelinePhase::loss: return "loss";
-        case TimelinePhase::backward: return "backward";
-        case TimelinePhase::optimizer: return "optimizer";
-        case TimelinePhase::zero_grad: return "zero_grad";
-    }
-    return "";
-}
-
 // A point's parts, in TimelinePart order: the allocated bytes split as the timeline split them, then the allocator's
 // slack and the buffers outside it.
 std::array<double, kTimelineParts> parts_of(const TimelinePoint& point, double outside_bytes) {
@@ -86,7 +75,7 @@ TimelineStageFigure stage_figure(const MemoryTimeline& timeline, double outside_
         top = std::max(top, point.reserved_bytes);
         // Bands: a run of one phase.
         if (figure.bands.empty() || figure.bands.back().phase != point.phase) {
-            figure.bands.push_back({point.phase, i, i, phase_word(point.phase)});
+            figure.bands.push_back({point.phase, i, i, timeline_phase_name(point.phase)});
         } else {
             figure.bands.back().last_point = i;
         }
@@ -145,7 +134,7 @@ std::string timeline_point_text(const TimelinePoint& point, bool name_microbatch
     switch (point.phase) {
         case TimelinePhase::forward:
         case TimelinePhase::backward:
-            text = point.layer >= 0 ? "layer " + format_whole(point.layer + 1) + "'s " + phase_word(point.phase) : std::string("the ") + phase_word(point.phase);
+            text = point.layer >= 0 ? "layer " + format_whole(point.layer + 1) + "'s " + timeline_phase_name(point.phase) : std::string("the ") + timeline_phase_name(point.phase);
             break;
         case TimelinePhase::loss: text = "the loss"; break;
         case TimelinePhase::optimizer: return "the optimizer step";
