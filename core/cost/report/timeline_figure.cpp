@@ -214,8 +214,11 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
     const std::string at = heaviest.points.empty() ? std::string() : ", at " + timeline_peak_text(heaviest);
     figure.allocated_peak_label = "allocated peak " + format_bytes(peak.peak_allocated_bytes);
     figure.reserved_peak_label = "reserved peak " + format_bytes(peak.peak_reserved_bytes);
+    // NCCL's buffers sit outside the allocator: with them, the peak the stages' plots and memory.fits show.
+    const double nccl_bytes = memory.per_gpu.comm_buffers_bytes;
+    const std::string with_nccl = nccl_bytes > 0 ? "with NCCL's buffers " + format_bytes(peak.peak_reserved_bytes + nccl_bytes) + " of " : std::string();
     figure.headline = (stages > 1 ? "Stage " + format_whole(peak.stage + 1) + ": peak " : std::string("Peak ")) + format_bytes(peak.peak_allocated_bytes) +
-                      " allocated, " + format_bytes(peak.peak_reserved_bytes) + " reserved" + at + "; " + figure.hbm_label + ".";
+                      " allocated, " + format_bytes(peak.peak_reserved_bytes) + " reserved" + at + "; " + with_nccl + figure.hbm_label + ".";
     if (heaviest.allocator_model) {
         figure.method = "Replayed through a model of PyTorch's caching allocator (" + recipe_of(scenario).name +
                         "), a warm-up step first: reserved is what its segments hold.";
