@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The architecture rules of docs/architecture.md, checked on the code as built:
 #   arrows one way: app -> widgets -> core, and inside core lessons -> cost -> model; core includes no ImGui and no GL;
+#   a refusal reason is spelled once in core;
 #   every function a core header declares at namespace scope is defined by that header's own source file.
 # Usage: architecture.sh SOURCE_DIR CORE_OBJECT_DIR (CMake's CMakeFiles/shardscope_core.dir)
 set -u
@@ -34,6 +35,10 @@ stray=$(find core/cost -maxdepth 1 -type f)
 # Wrapped text breaks at spaces, in one place (widgets/text_wrap.h): ImGui's TextWrapped splits "10.0 QPS" after the '.'.
 hits=$(grep -rn 'ImGui::TextWrapped(' widgets app --include='*.h' --include='*.cpp' || true)
 [ -z "$hits" ] || fail "ImGui::TextWrapped breaks after '.' and ','; use widgets::wrapped_text:"$'\n'"$hits"
+
+# A refusal's reason is written once (core/model/errors.h holds the shared ones): no reason literal twice in core's sources.
+hits=$(grep -rohE '"(must |unknown |no |needs |is not |has no )[^"]*"' core --include='*.cpp' | sort | uniq -d || true)
+[ -z "$hits" ] || fail "a refusal's reason is spelled twice in core/ (make it one function in core/model/errors.h):"$'\n'"$hits"
 
 # Namespace-scope declarations start in column 0 in this code base: "Type name(args);" on one or more lines.
 for header in $(find core -name '*.h' | sort); do

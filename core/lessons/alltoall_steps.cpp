@@ -21,7 +21,7 @@ std::string format_double(double value) {
 
 void require_range(long long value, long long low, long long high, const char* field) {
     if (value < low || value > high)
-        throw InputError(field, "must be in " + std::to_string(low) + ".." + std::to_string(high) + ", got " + std::to_string(value));
+        throw InputError(field, must_be_in(low, high, value));
 }
 
 void require_bytes_per_element(double bytes, const char* field) {
@@ -367,10 +367,8 @@ double alltoall_figure_seconds(const std::vector<AllToAllStep>& steps, double st
 
 AllToAllFrame alltoall_frame_at(const AllToAllRouting& routing, const std::vector<AllToAllStep>& steps, double t_seconds,
                                 double step_seconds) {
-    if (!std::isfinite(t_seconds) || t_seconds < 0)
-        throw InputError("alltoall.t_seconds", "must be a finite number >= 0, got " + format_double(t_seconds));
-    if (!std::isfinite(step_seconds) || step_seconds <= 0)
-        throw InputError("alltoall.step_seconds", "must be a finite number > 0, got " + format_double(step_seconds));
+    require_non_negative("alltoall.t_seconds", t_seconds);
+    require_positive("alltoall.step_seconds", step_seconds);
     const int ranks = routing.inputs.ep_ranks;
     AllToAllFrame frame;
     frame.step_count = static_cast<int>(steps.size());

@@ -15,8 +15,7 @@ int wrap_rank(int rank, int rank_count) { return ((rank % rank_count) + rank_cou
 
 void require_rank_count(int rank_count) {
     if (rank_count < ring_min_ranks || rank_count > ring_max_ranks)
-        throw InputError("ring.ranks", "must be in " + std::to_string(ring_min_ranks) + ".." +
-                                           std::to_string(ring_max_ranks) + ", got " + std::to_string(rank_count));
+        throw InputError("ring.ranks", must_be_in(ring_min_ranks, ring_max_ranks, rank_count));
 }
 
 }  // namespace
@@ -33,8 +32,7 @@ const char* ring_phase_name(RingPhase phase) {
 
 RingSchedule make_ring_schedule(int rank_count, double buffer_bytes) {
     require_rank_count(rank_count);
-    if (!std::isfinite(buffer_bytes) || buffer_bytes < 0)
-        throw InputError("ring.buffer_bytes", "must be a finite number >= 0, got " + std::to_string(buffer_bytes));
+    require_non_negative("ring.buffer_bytes", buffer_bytes);
 
     RingSchedule schedule;
     schedule.rank_count = rank_count;
@@ -100,8 +98,7 @@ void apply_ring_step(const RingStep& step, RingState& state) {
 RingState ring_state_after(const RingSchedule& schedule, int steps_done) {
     const int step_count = static_cast<int>(schedule.steps.size());
     if (steps_done < 0 || steps_done > step_count)
-        throw InputError("ring.steps_done",
-                         "must be in 0.." + std::to_string(step_count) + ", got " + std::to_string(steps_done));
+        throw InputError("ring.steps_done", must_be_in(0, step_count, steps_done));
     RingState state = ring_initial_state(schedule.rank_count);
     for (int step = 0; step < steps_done; ++step) apply_ring_step(schedule.steps[step], state);
     return state;
@@ -112,10 +109,8 @@ double ring_animation_seconds(const RingSchedule& schedule, double step_seconds)
 }
 
 RingFrame ring_frame_at(const RingSchedule& schedule, double t_seconds, double step_seconds) {
-    if (!std::isfinite(t_seconds) || t_seconds < 0)
-        throw InputError("ring.t_seconds", "must be a finite number >= 0, got " + std::to_string(t_seconds));
-    if (!std::isfinite(step_seconds) || step_seconds <= 0)
-        throw InputError("ring.step_seconds", "must be a finite number > 0, got " + std::to_string(step_seconds));
+    require_non_negative("ring.t_seconds", t_seconds);
+    require_positive("ring.step_seconds", step_seconds);
 
     RingFrame frame;
     frame.step_count = static_cast<int>(schedule.steps.size());
@@ -145,7 +140,7 @@ RingFrame ring_frame_at(const RingSchedule& schedule, double t_seconds, double s
 RingView ring_view(const RingSchedule& schedule, int steps_done, int focus_rank, int max_drawn_ranks) {
     const int n = schedule.rank_count;
     if (focus_rank < 0 || focus_rank >= n)
-        throw InputError("ring.focus_rank", "must be in 0.." + std::to_string(n - 1) + ", got " + std::to_string(focus_rank));
+        throw InputError("ring.focus_rank", must_be_in(0, n - 1, focus_rank));
     if (max_drawn_ranks < 3)
         throw InputError("ring.max_drawn_ranks", "must be at least 3, got " + std::to_string(max_drawn_ranks));
     const RingState state = ring_state_after(schedule, steps_done);
@@ -256,13 +251,9 @@ const char* all_reduce_algorithm_name(AllReduceAlgorithm algorithm) {
 
 AllReduceCost all_reduce_cost(AllReduceAlgorithm algorithm, int rank_count, double buffer_bytes, const LinkSpec& link) {
     require_rank_count(rank_count);
-    if (!std::isfinite(buffer_bytes) || buffer_bytes < 0)
-        throw InputError("ring.buffer_bytes", "must be a finite number >= 0, got " + std::to_string(buffer_bytes));
-    if (!std::isfinite(link.bytes_per_s) || link.bytes_per_s <= 0)
-        throw InputError("link.bytes_per_s", "must be a finite number > 0, got " + std::to_string(link.bytes_per_s));
-    if (!std::isfinite(link.latency_seconds) || link.latency_seconds < 0)
-        throw InputError("link.latency_seconds",
-                         "must be a finite number >= 0, got " + std::to_string(link.latency_seconds));
+    require_non_negative("ring.buffer_bytes", buffer_bytes);
+    require_positive("link.bytes_per_s", link.bytes_per_s);
+    require_non_negative("link.latency_seconds", link.latency_seconds);
 
     const double n = rank_count;
     const double size = buffer_bytes;
@@ -314,8 +305,7 @@ AllReduceCurves all_reduce_curves(int min_ranks, int max_ranks, double buffer_by
         throw InputError("ring.max_ranks", "must be >= min_ranks " + std::to_string(min_ranks) + ", got " +
                                                std::to_string(max_ranks));
     if (points_per_doubling < 1 || points_per_doubling > 64)
-        throw InputError("ring.points_per_doubling",
-                         "must be in 1..64, got " + std::to_string(points_per_doubling));
+        throw InputError("ring.points_per_doubling", must_be_in(1, 64, points_per_doubling));
 
     std::vector<int> rank_counts;
     for (int point = 0;; ++point) {

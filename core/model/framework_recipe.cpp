@@ -76,7 +76,7 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
     RecipeOp op;
     const std::string at = where(file, block, index, item.is_object() && item.contains("name") && item["name"].is_string()
                                                          ? item["name"].get<std::string>() : "");
-    if (!item.is_object()) throw InputError(at, "must be a JSON object");
+    if (!item.is_object()) throw InputError(at, kMustBeJsonObject);
     JsonObjectReader reader(item, at);
     op.name = reader.string("name").value_or("");
     if (op.name.empty()) throw InputError(at + ": name", "missing: every op names the framework's module or call");
@@ -86,11 +86,10 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
     if (op.source.empty()) throw InputError(at + ": source", "missing: every op cites the line of the framework it was read from");
     if (reader.has("in")) {
         const nlohmann::json& inputs = reader.raw("in");
-        if (!inputs.is_array()) throw InputError(at + ": in", "must be a list of tensor names");
-        for (const nlohmann::json& input : inputs) {
-            if (!input.is_string() || input.get<std::string>().empty()) throw InputError(at + ": in", "must be a list of tensor names");
-            op.inputs.push_back(input.get<std::string>());
-        }
+        const auto is_name = [](const nlohmann::json& input) { return input.is_string() && !input.get<std::string>().empty(); };
+        if (!inputs.is_array() || !std::all_of(inputs.begin(), inputs.end(), is_name))
+            throw InputError(at + ": in", "must be a list of tensor names");
+        for (const nlohmann::json& input : inputs) op.inputs.push_back(input.get<std::string>());
     }
     op.output = reader.string("out").value_or("");
     if (auto shape = reader.string("shape")) {
@@ -129,7 +128,7 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
 
 RecipeBlock parse_block(const nlohmann::json& object, const std::string& file, const std::string& name) {
     RecipeBlock block;
-    if (!object.is_object()) throw InputError(file + ": " + name, "must be a JSON object");
+    if (!object.is_object()) throw InputError(file + ": " + name, kMustBeJsonObject);
     JsonObjectReader reader(object, file + ": " + name);
     block.input = reader.string("input").value_or("");
     block.output = reader.string("output").value_or("");
@@ -231,7 +230,7 @@ bool parse_shape(std::string_view text, ShapeExpr& shape, std::string& error) {
 
 FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::string& file) {
     const nlohmann::json root = parse_json_text(json_text, file);
-    if (!root.is_object()) throw InputError(file, "must be a JSON object");
+    if (!root.is_object()) throw InputError(file, kMustBeJsonObject);
     JsonObjectReader reader(root, file);
     FrameworkRecipe recipe;
     recipe.id = reader.string("id").value_or("");

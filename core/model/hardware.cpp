@@ -255,7 +255,7 @@ GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path) 
     GpuSpec gpu = read_gpu(object, path, borrowed);
     if (!borrowed.like.empty()) {
         const GpuSpec* like = builtin_hardware().find_gpu(borrowed.like);
-        if (!like) throw InputError(path + ".efficiency.like", "no GPU \"" + borrowed.like + "\" in the hardware catalog");
+        if (!like) throw InputError(path + ".efficiency.like", not_in_catalog("GPU", borrowed.like));
         gpu.efficiency = with_serving(scaled(like->efficiency, borrowed.gemm_scale, borrowed.source.empty() ? like->efficiency.source : borrowed.source),
                                      borrowed.serving);
     }
@@ -269,21 +269,21 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
     HardwareCatalog catalog;
     if (reader.has("gpus")) {
         const nlohmann::json& gpus = reader.raw("gpus");
-        if (!gpus.is_array()) throw InputError("hardware.gpus", "must be an array");
+        if (!gpus.is_array()) throw InputError("hardware.gpus", kMustBeArray);
         std::vector<BorrowedEfficiency> borrowed(gpus.size());
         for (std::size_t i = 0; i < gpus.size(); ++i) catalog.gpus.push_back(read_gpu(gpus[i], "hardware.gpus[" + std::to_string(i) + "]", borrowed[i]));
         for (std::size_t i = 0; i < gpus.size(); ++i) {
             if (borrowed[i].like.empty()) continue;
             const GpuSpec* like = catalog.find_gpu(borrowed[i].like);
             const std::string field = "hardware.gpus[" + std::to_string(i) + "].efficiency.like";
-            if (!like) throw InputError(field, "no GPU \"" + borrowed[i].like + "\" in the catalog");
+            if (!like) throw InputError(field, not_in_catalog("GPU", borrowed[i].like));
             if (like->efficiency.gemm.sizes.empty()) throw InputError(field, "\"" + borrowed[i].like + "\" has no tables of its own");
             catalog.gpus[i].efficiency = with_serving(scaled(like->efficiency, borrowed[i].gemm_scale, borrowed[i].source), borrowed[i].serving);
         }
     }
     if (reader.has("links")) {
         const nlohmann::json& links = reader.raw("links");
-        if (!links.is_array()) throw InputError("hardware.links", "must be an array");
+        if (!links.is_array()) throw InputError("hardware.links", kMustBeArray);
         for (std::size_t i = 0; i < links.size(); ++i) catalog.links.push_back(read_link(links[i], "hardware.links[" + std::to_string(i) + "]"));
     }
     catalog.default_scale_out_link = reader.string("default_scale_out_link").value_or(catalog.default_scale_out_link);

@@ -9,7 +9,7 @@ namespace core {
 
 JsonObjectReader::JsonObjectReader(const nlohmann::json& object, std::string path)
     : object_(object), path_(std::move(path)) {
-    if (!object_.is_object()) throw InputError(path_.empty() ? "scenario" : path_, "must be a JSON object");
+    if (!object_.is_object()) throw InputError(path_.empty() ? "scenario" : path_, kMustBeJsonObject);
 }
 
 bool JsonObjectReader::has(const char* key) const { return object_.contains(key); }
@@ -28,8 +28,7 @@ std::optional<double> JsonObjectReader::number(const char* key, double min_value
     const double number_value = value.get<double>();
     if (!std::isfinite(number_value)) throw InputError(field(key), "must be finite");
     if (number_value < min_value || number_value > max_value) {
-        throw InputError(field(key), "must be between " + format_typed(min_value) + " and " + format_typed(max_value) +
-                                         ", got " + format_typed(number_value));
+        throw InputError(field(key), must_be_between(format_typed(min_value), format_typed(max_value), format_typed(number_value)));
     }
     return number_value;
 }
@@ -43,8 +42,7 @@ std::optional<long long> JsonObjectReader::integer(const char* key, long long mi
         throw InputError(field(key), "must be a whole number, got " + format_typed(number_value));
     }
     if (number_value < static_cast<double>(min_value) || number_value > static_cast<double>(max_value)) {
-        throw InputError(field(key), "must be between " + std::to_string(min_value) + " and " + std::to_string(max_value) +
-                                         ", got " + format_typed(number_value));
+        throw InputError(field(key), must_be_between(std::to_string(min_value), std::to_string(max_value), format_typed(number_value)));
     }
     return static_cast<long long>(number_value);
 }

@@ -93,8 +93,6 @@ bool Allowed::admits(long long value) const {
     return divides < 0 || (value >= 1 && divides > 0 && divides % value == 0);
 }
 
-std::string must_be_at_least_one(long long value) { return "must be >= 1, got " + std::to_string(value); }
-
 std::string change_note(const char* what, long long from, long long to, const std::string& because) {
     return std::string(what) + " " + std::to_string(from) + " -> " + std::to_string(to) + ": " + because;
 }

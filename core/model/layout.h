@@ -1,5 +1,6 @@
 #pragma once
 // A parallel layout: how a scenario's model is split over its GPUs. The one place where a layout's validity is decided.
+#include "core/model/errors.h"
 #include "core/model/scenario.h"
 
 #include <cstdint>
@@ -128,8 +129,6 @@ std::vector<int> allowed_values(const Scenario&, const Layout&, LayoutValue, Lay
 // Whether every rule that reads `value` holds, those that read an open value left out (a switch such as the schedule).
 bool value_allowed(const Scenario&, const Layout&, LayoutValue, LayoutValues open, LayoutRules = layout_rules());
 
-// Why a count below 1 is refused: "must be >= 1, got 0".
-std::string must_be_at_least_one(long long value);
 
 // How a pipeline of `stages` splits the model's layers, as Megatron does: L / stages each, the first stages one more
 // when they do not divide. With the scenario's train.embedding_and_loss_as_layers the split counts L + 2 places, the

@@ -95,7 +95,7 @@ std::vector<ModelSpec> parse_model_presets(std::string_view json_text) {
     const nlohmann::json root = parse_json_text(json_text, "models");
     JsonObjectReader reader(root, "models");
     const nlohmann::json& list = reader.raw("models");
-    if (!list.is_array()) throw InputError("models.models", "must be an array");
+    if (!list.is_array()) throw InputError("models.models", kMustBeArray);
     std::vector<ModelSpec> models;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string path = "models[" + std::to_string(i) + "]";
@@ -219,13 +219,17 @@ void read_deepseek(HfConfig& config, ModelSpec& model) {
 }
 
 // A list of layer indices that keep the dense MLP: only a leading run 0 .. k - 1 is read (as first_dense_layers).
+void require_layer_list(HfConfig& config, const char* key) {
+    if (!config.raw(key).is_array()) throw InputError(config.field(key), "must be a list of layer indices");
+}
+
 int leading_dense_layers(HfConfig& config, const char* key) {
     if (!config.has(key)) {
         config.mark(key);
         return 0;
     }
     const nlohmann::json& list = config.raw(key);
-    if (!list.is_array()) throw InputError(config.field(key), "must be a list of layer indices");
+    require_layer_list(config, key);
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (!list[i].is_number_integer() || list[i].get<long long>() != static_cast<long long>(i)) {
             throw InputError(config.field(key), "only a leading run of dense layers (0, 1, ..., k - 1) is read");
@@ -262,7 +266,7 @@ void read_llama4(HfConfig& config, ModelSpec& model) {
     model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size_mlp"}, false, model.expert_ffn_hidden));
     if (config.has("moe_layers")) {
         const nlohmann::json& layers = config.raw("moe_layers");
-        if (!layers.is_array()) throw InputError(config.field("moe_layers"), "must be a list of layer indices");
+        require_layer_list(config, "moe_layers");
         for (std::size_t i = 0; i < layers.size(); ++i) {
             const long long expected = static_cast<long long>((i + 1) * model.moe_layer_step - 1);
             if (!layers[i].is_number_integer() || layers[i].get<long long>() != expected) {
@@ -305,7 +309,7 @@ std::string hf_model_name(const nlohmann::json& root, const ModelSpec& model) {
 
 ModelSpec parse_hf_config(std::string_view json_text) {
     const nlohmann::json root = parse_json_text(json_text, "model.hf_config");
-    if (!root.is_object()) throw InputError("model.hf_config", "must be a JSON object");
+    if (!root.is_object()) throw InputError("model.hf_config", kMustBeJsonObject);
     const std::string model_type = root.contains("model_type") && root.at("model_type").is_string() ? root.at("model_type").get<std::string>() : "";
     // Llama 4 nests the language model's shape under text_config (next to vision_config).
     const bool nested = model_type == "llama4" && root.contains("text_config") && root.at("text_config").is_object();

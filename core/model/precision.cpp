@@ -63,7 +63,7 @@ std::vector<PrecisionRecipe> parse_recipes(std::string_view json_text) {
     JsonObjectReader reader(root, "recipes");
     std::vector<PrecisionRecipe> recipes;
     const nlohmann::json& list = reader.raw("recipes");
-    if (!list.is_array()) throw InputError("recipes.recipes", "must be an array");
+    if (!list.is_array()) throw InputError("recipes.recipes", kMustBeArray);
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string path = "recipes[" + std::to_string(i) + "]";
         JsonObjectReader item(list[i], path);

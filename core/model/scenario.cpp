@@ -45,7 +45,7 @@ bool is_megatron_family(Framework framework) {
 
 LinkSpec scale_up_link_of(const GpuSpec& gpu) {
     const LinkSpec* link = builtin_hardware().find_link(gpu.scale_up_link);
-    if (!link) throw InputError("cluster.gpu.scale_up_link", "no link \"" + gpu.scale_up_link + "\" in the hardware catalog");
+    if (!link) throw InputError("cluster.gpu.scale_up_link", not_in_catalog("link", gpu.scale_up_link));
     return *link;
 }
 
@@ -113,7 +113,7 @@ void validate_scenario(const Scenario& scenario) {
     }
     const MemorySpec& memory = scenario.memory;
     const auto require_range = [](const char* field, double value, double max_value, const char* max_text) {
-        if (!(value >= 0 && value <= max_value)) throw InputError(field, std::string("must be between 0 and ") + max_text);
+        if (!(value >= 0 && value <= max_value)) throw InputError(field, must_be_between("0", max_text, format_typed(value)));
     };
     require_range("memory.workspace_bytes", memory.workspace_bytes, 1e12, "1e12");
     require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");

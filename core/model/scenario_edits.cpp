@@ -112,8 +112,7 @@ Edit with_imported_model(const Scenario& scenario, const ModelSpec& model) {
 
 Edit with_params(const Scenario& scenario, double params) {
     if (!(params >= kMinBareParams && params <= kMaxBareParams)) {
-        return refused(scenario, "model.params", "must be between " + format_number(kMinBareParams) + " and " + format_number(kMaxBareParams) +
-                                                     ", got " + format_number(params));
+        return refused(scenario, "model.params", must_be_between(format_number(kMinBareParams), format_number(kMaxBareParams), format_number(params)));
     }
     // The shape adapts to the layout rather than the layout to the shape: the slider only moves the size.
     ModelSpec model = synthesize_shape(params);
@@ -207,7 +206,7 @@ Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
 }
 
 Edit with_gpus(const Scenario& scenario, int gpus) {
-    if (gpus < 1 || gpus > 100000000) return refused(scenario, "cluster.gpus", "must be between 1 and 100,000,000, got " + std::to_string(gpus));
+    if (gpus < 1 || gpus > 100000000) return refused(scenario, "cluster.gpus", must_be_between("1", "100,000,000", std::to_string(gpus)));
     Scenario result = scenario;
     result.cluster.gpus = gpus;
     result.parallel.dp = 0;
@@ -292,7 +291,7 @@ Edit with_seq_len(const Scenario& scenario, int seq_len, LayoutRules rules) {
 
 Edit with_global_batch(const Scenario& scenario, int global_batch) {
     if (global_batch < 1 || global_batch > 100000000) {
-        return refused(scenario, "train.global_batch", "must be between 1 and 100,000,000, got " + std::to_string(global_batch));
+        return refused(scenario, "train.global_batch", must_be_between("1", "100,000,000", std::to_string(global_batch)));
     }
     Scenario result = scenario;
     result.train.global_batch = global_batch;

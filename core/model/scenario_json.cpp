@@ -25,7 +25,7 @@ bool same_model_shape(ModelSpec a, const ModelSpec& b) {
 
 LinkSpec link_or_throw(const char* id, const char* field) {
     const LinkSpec* link = builtin_hardware().find_link(id);
-    if (!link) throw InputError(field, std::string("no link \"") + id + "\" in the hardware catalog");
+    if (!link) throw InputError(field, not_in_catalog("link", id));
     return *link;
 }
 
@@ -46,8 +46,7 @@ Recompute parse_recompute(const std::string& text, const std::string& field) {
 void require_hf_config_ranges(const ModelSpec& model) {
     const auto require = [](const char* name, long long value, long long min_value, long long max_value) {
         if (value < min_value || value > max_value) {
-            throw InputError("model.hf_config", std::string(name) + " must be between " + std::to_string(min_value) + " and " +
-                                                    std::to_string(max_value) + ", got " + std::to_string(value));
+            throw InputError("model.hf_config", std::string(name) + " " + must_be_between(std::to_string(min_value), std::to_string(max_value), std::to_string(value)));
         }
     };
     require("layers", model.layers, 1, 100000);
@@ -153,7 +152,7 @@ void read_precision(PrecisionRecipe& recipe, const nlohmann::json& object) {
         add("grad_bytes", "grad", StateKind::grads);
         add("master_bytes", "master", StateKind::master);
         add("optimizer_bytes", "optimizer", StateKind::optimizer);
-        if (custom.bytes_per_param(StateKind::weights) <= 0) throw InputError("precision.weight_bytes", "must be > 0");
+        require_positive("precision.weight_bytes", custom.bytes_per_param(StateKind::weights));
         recipe = custom;
     }
     reader.reject_unknown_keys();
@@ -180,7 +179,7 @@ void read_cluster(Scenario& scenario, const nlohmann::json& object, bool& gpus_g
         const nlohmann::json& gpu = reader.raw("gpu");
         if (gpu.is_string()) {
             const GpuSpec* found = builtin_hardware().find_gpu(gpu.get<std::string>());
-            if (!found) throw InputError("cluster.gpu", "unknown GPU \"" + gpu.get<std::string>() + "\"");
+            if (!found) throw InputError("cluster.gpu", not_in_catalog("GPU", gpu.get<std::string>()));
             set_gpu(cluster, *found);
         } else if (gpu.is_object()) {
             nlohmann::json with_id = gpu;
@@ -337,11 +336,12 @@ void read_finetune(FinetuneSpec& finetune, const nlohmann::json& object) {
     if (auto dropout = reader.number("dropout", -1e12, 1e12)) finetune.dropout = *dropout;
     if (reader.has("targets")) {
         const nlohmann::json& targets = reader.raw("targets");
+        const std::string targets_reason = "must be \"attention\", \"all-linear\" or a list of module names";
         if (targets.is_string()) {
             const std::string name = targets.get<std::string>();
             if (name == "attention") finetune.targets = LoraTargets::attention;
             else if (name == "all-linear") finetune.targets = LoraTargets::all_linear;
-            else throw InputError("finetune.targets", "must be \"attention\", \"all-linear\" or a list of module names, got \"" + name + "\"");
+            else throw InputError("finetune.targets", targets_reason + ", got \"" + name + "\"");
             finetune.target_modules.clear();
         } else if (targets.is_array()) {
             if (targets.empty() || targets.size() > 64) throw InputError("finetune.targets", "a list of 1 to 64 module names");
@@ -354,7 +354,7 @@ void read_finetune(FinetuneSpec& finetune, const nlohmann::json& object) {
                 finetune.target_modules.push_back(name.get<std::string>());
             }
         } else {
-            throw InputError("finetune.targets", "must be \"attention\", \"all-linear\" or a list of module names");
+            throw InputError("finetune.targets", targets_reason);
         }
     }
     finetune.base_bytes = reader.number("base_bytes", -1e12, 1e12).value_or(finetune.base_bytes);

@@ -599,13 +599,11 @@ void validate_schedule_params(const ScheduleParams& params) {
     if (params.kind < ScheduleKind::naive || params.kind > ScheduleKind::dualpipe_v)
         throw InputError("parallel.schedule", "unknown schedule kind " + std::to_string(static_cast<int>(params.kind)));
     if (params.stages < 1 || params.stages > max_stages)
-        throw InputError("parallel.pp", "must be in 1.." + std::to_string(max_stages) + ", got " +
-                                            std::to_string(params.stages));
+        throw InputError("parallel.pp", must_be_in(1, max_stages, params.stages));
     if (params.microbatches < 1 || params.microbatches > max_microbatches)
-        throw InputError("parallel.microbatches", "must be in 1.." + std::to_string(max_microbatches) + ", got " +
-                                                      std::to_string(params.microbatches));
+        throw InputError("parallel.microbatches", must_be_in(1, max_microbatches, params.microbatches));
     if (params.virtual_chunks < 1)
-        throw InputError("parallel.virtual_stages", "must be >= 1, got " + std::to_string(params.virtual_chunks));
+        throw InputError("parallel.virtual_stages", must_be_at_least_one(params.virtual_chunks));
     if (params.virtual_chunks > 1 && params.kind != ScheduleKind::interleaved)
         throw InputError("parallel.virtual_stages", "must be 1 unless the schedule is interleaved, got " +
                                                         std::to_string(params.virtual_chunks) + " with " +
@@ -620,15 +618,8 @@ void validate_schedule_params(const ScheduleParams& params) {
         throw InputError(fit->pipeline_size ? "parallel.pp" : "parallel.microbatches", fit->reason);
     require_positive_seconds(params.forward_seconds, "schedule.forward_seconds");
     require_positive_seconds(params.backward_seconds, "schedule.backward_seconds");
-    if (params.kind == ScheduleKind::zb_h1) {
-        require_positive_seconds(params.weight_grad_seconds, "schedule.weight_grad_seconds");
-        if (params.weight_grad_seconds >= params.backward_seconds)
-            throw InputError("schedule.weight_grad_seconds",
-                             "must be less than the whole backward (" + format_double(params.backward_seconds) +
-                                 " s), got " + format_double(params.weight_grad_seconds));
-    }
-    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
-        // Split chunks need a W inside B + W; an F&B cell takes at least its longer half and at most both in a row.
+    // Split schedules need a W inside B + W; for DualPipe an F&B cell takes at least its longer half and at most both in a row.
+    if (params.kind == ScheduleKind::zb_h1 || params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
         require_positive_seconds(params.weight_grad_seconds, "schedule.weight_grad_seconds");
         if (params.weight_grad_seconds >= params.backward_seconds)
             throw InputError("schedule.weight_grad_seconds",

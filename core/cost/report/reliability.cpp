@@ -60,13 +60,13 @@ double expected_goodput(double interval_seconds, double checkpoint_seconds, doub
 }
 
 ReliabilityReport reliability(const ReliabilityInputs& inputs) {
-    require(inputs.gpu_mtbf_seconds > 0, "gpu_mtbf_seconds", "must be > 0", inputs.gpu_mtbf_seconds);
+    require_positive("reliability.gpu_mtbf_seconds", inputs.gpu_mtbf_seconds);
     require(inputs.gpus >= 1, "gpus", "must be >= 1", inputs.gpus);
-    require(inputs.checkpoint_bytes >= 0, "checkpoint_bytes", "must be >= 0", inputs.checkpoint_bytes);
-    require(inputs.checkpoint_bytes_per_s > 0, "checkpoint_bytes_per_s", "must be > 0", inputs.checkpoint_bytes_per_s);
-    require(inputs.restart_seconds >= 0, "restart_seconds", "must be >= 0", inputs.restart_seconds);
+    require_non_negative("reliability.checkpoint_bytes", inputs.checkpoint_bytes);
+    require_positive("reliability.checkpoint_bytes_per_s", inputs.checkpoint_bytes_per_s);
+    require_non_negative("reliability.restart_seconds", inputs.restart_seconds);
     require(inputs.interval_seconds >= 0, "interval_seconds", "must be >= 0 (0 = Daly's optimum)", inputs.interval_seconds);
-    require(inputs.train_seconds >= 0, "train_seconds", "must be >= 0", inputs.train_seconds);
+    require_non_negative("reliability.train_seconds", inputs.train_seconds);
 
     ReliabilityReport report;
     report.cluster_mtbf_seconds = cluster_mtbf_seconds(inputs.gpu_mtbf_seconds, inputs.gpus);

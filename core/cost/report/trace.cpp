@@ -93,8 +93,7 @@ public:
           in_(step_inputs(scenario, layout_, cost_)),
           step_(estimate_step(scenario, layout_, cost_, in_, PipelineTiming::timeline)) {
         if (schedule_op_count(step_.schedule) > max_schedule_ops) {
-            throw InputError("parallel.microbatches", std::to_string(step_.schedule.microbatches) + " micro-batches on " +
-                                                          std::to_string(layout_.pp) + " stages are too many ops to trace");
+            throw too_many_microbatches("are too many ops to trace");
         }
         timeline_ = generate_schedule(step_.schedule);
         // Model stages and how many layers each runs: a device's L/pp share split into its chunks (interleaved v, equal by
@@ -118,14 +117,17 @@ public:
         dp_ranks_ = layout_.dp * layout_.cp;
     }
 
+    InputError too_many_microbatches(const std::string& why) const {
+        return InputError("parallel.microbatches", std::to_string(step_.schedule.microbatches) + " micro-batches on " +
+                                                       std::to_string(layout_.pp) + " stages " + why);
+    }
+
     StepTrace build() {
         for (TraceDetail detail : {TraceDetail::kernels, TraceDetail::layers, TraceDetail::ops}) {
             StepTrace trace;
             if (build_at(detail, trace)) return trace;
         }
-        throw InputError("parallel.microbatches", std::to_string(step_.schedule.microbatches) + " micro-batches on " +
-                                                      std::to_string(layout_.pp) + " stages give more than " +
-                                                      std::to_string(max_trace_slices) + " slices even one per op");
+        throw too_many_microbatches("give more than " + std::to_string(max_trace_slices) + " slices even one per op");
     }
 
 private:

@@ -65,7 +65,7 @@ Scenario sized_scenario(const Scenario& scenario, const GpuSpec& gpu, int count,
 Sizing size_cluster(const Scenario& scenario, const SizingOptions& options) {
     if (options.price == PriceBasis::custom) throw InputError("budget.price", "sizing compares catalog prices: use on-demand or spot");
     if (options.max_gpus < 1 || options.max_gpus > 1000000) {
-        throw InputError("size.max_gpus", "must be between 1 and 1,000,000, got " + std::to_string(options.max_gpus));
+        throw InputError("size.max_gpus", must_be_between("1", "1,000,000", std::to_string(options.max_gpus)));
     }
     validate_model_shape(scenario.model, "model");
     Sizing sizing;
@@ -80,7 +80,7 @@ Sizing size_cluster(const Scenario& scenario, const SizingOptions& options) {
     } else {
         for (const std::string& id : options.gpu_ids) {
             const GpuSpec* gpu = catalog.find_gpu(id);
-            if (!gpu) throw InputError("size.gpus", "unknown GPU \"" + id + "\"");
+            if (!gpu) throw InputError("size.gpus", not_in_catalog("GPU", id));
             if (!(gpu->price.dollars_per_hour(options.price) > 0)) {
                 throw InputError("size.gpus", gpu->name + " has no " + price_basis_name(options.price) + " price in the catalog");
             }
