@@ -16,6 +16,7 @@
 #include "app/size_command.h"
 #include "app/window.h"
 #include "core/model/errors.h"
+#include "core/model/scenario_edits.h"
 #include "core/cost/report/evaluate.h"
 #include "widgets/panel.h"
 
@@ -107,6 +108,7 @@ struct CliInputs {
     std::string lesson_path;
     CLI::App* plan = nullptr;
     std::string plan_scenario;
+    std::string plan_method;  // --method: full, lora or qlora in place of the file's finetune.method
     int top = 10;
     bool plan_json = false, plan_csv = false, plan_table = false;
     CLI::App* trace = nullptr;
@@ -203,6 +205,9 @@ void add_plan_command(CLI::App& cli, CliInputs& in) {
                            ->type_name("DAYS")->needs(size_flag);
     in.size_budget_option = plan->add_option("--budget", in.size_budget, "With --size: the most a cluster may cost (default: the scenario's budget.dollars)")
                                 ->type_name("DOLLARS")->needs(size_flag);
+    plan->add_option("--method", in.plan_method, "Fine-tune method in place of the file's: full, lora (bf16 base) or qlora (NF4 base), "
+                                                 "with the file's rank and targets; Megatron's fused layers become hf-transformers")
+        ->type_name("METHOD")->check(CLI::IsMember({"full", "lora", "qlora"}));
     plan->add_option("--max-gpus", in.size_options.max_gpus, "With --size: the largest GPU count tried (default 4096)")->type_name("N")->needs(size_flag);
     plan->add_option("--gpu-types", in.size_options.gpu_types, "With --size: the catalog GPUs to try, comma-separated (default: every one with a price)")
         ->type_name("ID,...")->delimiter(',')->needs(size_flag);
@@ -254,6 +259,18 @@ int print_generated(const CLI::App& cli, const CliInputs& in) {
     return 0;
 }
 
+// The file's scenario for plan, with --method applied as the configurator applies it.
+core::Scenario plan_scenario_of(const CliInputs& in) {
+    core::Scenario scenario = load_scenario_file(in.plan_scenario, core::ScenarioUse::plan);
+    if (in.plan_method.empty()) return scenario;
+    core::FinetuneMethod method = core::FinetuneMethod::full;
+    core::finetune_method_from_name(in.plan_method, method);  // CLI11 has checked the name
+    const core::Edit edit = core::with_finetune_method(scenario, method);
+    if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
+    for (const std::string& note : edit.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    return edit.scenario;
+}
+
 int run_plan_command(CliInputs& in) {
     if (in.top < 1 || in.top > 100000) return fail("--top: must be between 1 and 100000");
     if (in.size_requested) {
@@ -266,10 +283,10 @@ int run_plan_command(CliInputs& in) {
         if (in.plan_csv) return fail("--size: prints its ranking as a table or as JSON, not CSV");
         // As plan itself: a table on a terminal, JSON down a pipe; --json and --table choose.
         in.size_options.json = output_format(in.plan_json, false, in.plan_table) == OutputFormat::json;
-        return run_size(load_scenario_file(in.plan_scenario, core::ScenarioUse::plan), in.size_options);  // sizing ignores the file's layout
+        return run_size(plan_scenario_of(in), in.size_options);  // sizing ignores the file's layout
     }
     // plan ignores the file's own layout
-    return run_plan(load_scenario_file(in.plan_scenario, core::ScenarioUse::plan), {in.top, output_format(in.plan_json, in.plan_csv, in.plan_table)});
+    return run_plan(plan_scenario_of(in), {in.top, output_format(in.plan_json, in.plan_csv, in.plan_table)});
 }
 
 // --json or --table as asked; otherwise CSV down a pipe and the table on a terminal.

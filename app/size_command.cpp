@@ -77,6 +77,8 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
     if (options.json) {
         nlohmann::ordered_json json;
         json["model"] = scenario.model.name;
+        json["method"] = core::finetune_method_name(scenario.finetune.method);
+        if (core::trains_adapters(scenario.finetune)) json["finetune"] = core::adapter_phrase(scenario.finetune);
         json["tokens"] = scenario.train.tokens;
         json["global_batch"] = scenario.train.global_batch;
         json["seq_len"] = scenario.train.seq_len;
@@ -115,8 +117,9 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
         json["cheapest_of_each_type"] = per_type;
         std::fputs((json.dump(2) + "\n").c_str(), stdout);
     } else {
-        std::printf("The cheapest way to train %s on %s tokens within %s (budget: %s), at %s prices with %s of setup:\n\n",
-                    scenario.model.name.c_str(), core::format_count(scenario.train.tokens).c_str(), core::format_seconds(*sizing_options.deadline_seconds).c_str(),
+        const std::string adapters = core::adapter_phrase(scenario.finetune);
+        const std::string what = adapters.empty() ? "train " + scenario.model.name : "fine-tune " + scenario.model.name + " with " + adapters;
+        std::printf("The cheapest way to %s on %s tokens within %s (budget: %s), at %s prices with %s of setup:\n\n", what.c_str(), core::format_count(scenario.train.tokens).c_str(), core::format_seconds(*sizing_options.deadline_seconds).c_str(),
                     budget_text.c_str(), core::price_basis_name(sizing_options.price), core::format_seconds(scenario.budget.setup_hours * 3600.0).c_str());
         std::vector<std::size_t> top;
         for (std::size_t i = 0; i < sizing.rows.size() && static_cast<int>(i) < options.top; ++i) top.push_back(i);
@@ -134,7 +137,7 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
         for (const std::string& skipped : sizing.skipped) std::printf("Left out: %s.\n", skipped.c_str());
     }
     if (sizing.feasible_rows > 0) return 0;
-    std::fprintf(stderr, "shardscope: plan --size: no cluster of up to %d GPUs trains it within %s%s\n", options.max_gpus,
+    std::fprintf(stderr, "shardscope: plan --size: no cluster of up to %s trains it within %s%s\n", core::format_counted(options.max_gpus, "GPU", "GPUs").c_str(),
                  core::format_seconds(*sizing_options.deadline_seconds).c_str(),
                  sizing_options.budget_dollars ? (" and " + budget_text).c_str() : "");
     return kOverBudget;

@@ -40,3 +40,21 @@ TEST_CASE("One peak: memory.fits, the stack's peak line, the planner and the tim
     }
     REQUIRE(checked >= 7);
 }
+
+TEST_CASE("One step: the planner prices every shipped scenario's own layout at eval's step and MFU (a fine-tune's MFU counts "
+          "no frozen weight gradients in either)",
+          "[planner][finetune]") {
+    int checked = 0;
+    for (const std::string& name : core_tests::shipped_scenarios()) {
+        const core::Scenario scenario = core_tests::shipped(name);
+        const core::Report report = core::evaluate(scenario);
+        if (report.compute.step_basis == core::StepBasis::measured_step || report.compute.step_basis == core::StepBasis::assumed_mfu) continue;  // the file's figure, not the model's
+        const core::LayoutEstimate estimate = core::estimate_layout(scenario, core::layout_of(scenario));
+        INFO(name << ": eval " << report.compute.step_seconds << " s at MFU " << report.compute.mfu << ", planner " << estimate.step_seconds
+                  << " s at MFU " << estimate.mfu);
+        CHECK(estimate.step_seconds == Approx(report.compute.step_seconds).epsilon(1e-9));
+        CHECK(estimate.mfu == Approx(report.compute.mfu).epsilon(1e-9));
+        ++checked;
+    }
+    REQUIRE(checked >= 7);
+}

@@ -3,6 +3,8 @@
 // = 0.127 bits), and the shipped example assets/scenarios/llama3-8b-qlora-rtx4090.json: Llama 3 8B on one 24 GB RTX 4090.
 #include "core/cost/kernels/lora_ops.h"
 #include "core/cost/report/evaluate.h"
+#include "core/cost/report/figure_text.h"
+#include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
@@ -62,4 +64,40 @@ TEST_CASE("Llama 3 8B QLoRA on one RTX 4090 (assets/scenarios/llama3-8b-qlora-rt
     core::Scenario full = qlora;
     full.finetune = core::FinetuneSpec{};
     CHECK_FALSE(core::evaluate(full).memory.fits);
+}
+
+TEST_CASE("The configurator's fine-tune edits: the method brings its base precision, Megatron gives way to hf-transformers, the "
+          "verdict names what fits, and a framework without module names is refused under adapters",
+          "[lora][edits]") {
+    const core::Scenario qlora = core_tests::shipped("llama3-8b-qlora-rtx4090.json");
+    // The shipped example's verdict says what it fits with (the question students ask, answered in one sentence).
+    const core::Report report = core::evaluate(qlora);
+    CHECK_THAT(core::memory_verdict_text(qlora, report),
+               Catch::Contains("fits in 25.4 GB on an RTX 4090 with QLoRA rank 16 (NF4 base) and checkpointing"));
+
+    // LoRA from QLoRA: the bf16 base (PEFT over a bf16 model), rank and targets kept.
+    const core::Edit lora = core::with_finetune_method(qlora, core::FinetuneMethod::lora);
+    REQUIRE(lora.ok());
+    CHECK(lora.scenario.finetune.base_bytes == 2);
+    CHECK(lora.scenario.finetune.rank == 16);
+    CHECK(lora.notes.empty());
+    // Megatron runs fused blocks with no module names: LoRA switches it to hf-transformers and says so.
+    const core::Scenario megatron = core_tests::shipped("llama2-7b-140b-tokens-14-days.json");
+    REQUIRE(megatron.train.framework == core::Framework::megatron);
+    const core::Edit adapted = core::with_finetune_method(megatron, core::FinetuneMethod::qlora);
+    REQUIRE(adapted.ok());
+    CHECK(adapted.scenario.train.framework == core::Framework::hf_transformers);
+    CHECK(adapted.scenario.finetune.base_bytes == 0.5);
+    REQUIRE(adapted.notes.size() == 1);
+    CHECK_THAT(adapted.notes.front(), Catch::StartsWith("Framework megatron -> hf-transformers"));
+    CHECK_NOTHROW(core::validate_scenario(adapted.scenario));
+    // And back: a framework without module names cannot carry the adapters, so that edit is refused naming the method.
+    const core::Edit back = core::with_framework(qlora, core::Framework::megatron);
+    REQUIRE_FALSE(back.ok());
+    CHECK(back.problem->field == "finetune.method");
+    // The rank control's values are all accepted; a rank of 0 is refused naming the field.
+    for (int rank : core::kLoraRankChoices) CHECK(core::with_lora_rank(qlora, rank).ok());
+    const core::Edit zero = core::with_lora_rank(qlora, 0);
+    REQUIRE_FALSE(zero.ok());
+    CHECK(zero.problem->field == "finetune.rank");
 }

@@ -513,6 +513,36 @@ bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& 
         [&](core::Framework framework) { return core::with_framework(scenario, framework); }, scenario, feedback);
 }
 
+bool finetune_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    static const std::vector<core::FinetuneMethod> methods(std::begin(core::kFinetuneMethods), std::end(core::kFinetuneMethods));
+    const bool changed = edit_combo(
+        label, core::finetune_method_name(scenario.finetune.method), methods, [](core::FinetuneMethod method) { return core::finetune_method_name(method); },
+        [&](core::FinetuneMethod method) { return method == scenario.finetune.method; },
+        [&](core::FinetuneMethod method) { return core::with_finetune_method(scenario, method); }, scenario, feedback);
+    explain_last_item("full trains every weight (weights, gradients and Adam's state for each); lora freezes the base in bf16 and trains "
+                      "rank-r adapters beside its linears; qlora freezes the base in 4-bit NF4. The activations for the backward stay.",
+                      "Hu et al. 2021 (LoRA); Dettmers et al. 2023 (QLoRA); Hugging Face PEFT and bitsandbytes");
+    return changed;
+}
+
+bool lora_rank_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode() || !core::trains_adapters(scenario.finetune)) return false;
+    static const std::vector<int> ranks(std::begin(core::kLoraRankChoices), std::end(core::kLoraRankChoices));
+    const int current = scenario.finetune.rank;
+    int index = core::nearest_choice_index(ranks, current);
+    const std::string shown = std::to_string(current);  // the slider prints the rank, not the index
+    bool changed = false;
+    if (ImGui::SliderInt(widget_label(label).c_str(), &index, 0, static_cast<int>(ranks.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) &&
+        ranks[index] != current) {
+        changed = apply_edit(core::with_lora_rank(scenario, ranks[index]), scenario, feedback, label);
+    }
+    explain_last_item("The adapters' rank r: each adapted linear of in x out gains r x (in + out) trainable parameters.",
+                      "Hu et al. 2021 (LoRA); PEFT LoraConfig r (default 8)");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
     bool changed = false;

@@ -88,6 +88,9 @@ bool node_limit_slider(const char* label, core::Scenario&, EditFeedback&);
 bool ep_overlap_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool framework_combo(const char* label, core::Scenario&, EditFeedback&);       // megatron or pytorch-eager
 bool fragmentation_slider(const char* label, core::Scenario&, EditFeedback&);  // memory.fragmentation, in percent
+// Full fine-tune, LoRA or QLoRA, and the adapters' rank (shown only while adapters are trained).
+bool finetune_combo(const char* label, core::Scenario&, EditFeedback&);
+bool lora_rank_slider(const char* label, core::Scenario&, EditFeedback&);
 
 // What a GPU-hour costs: the GPU's catalog price, on-demand or spot (dated, with its source), or a typed one (custom).
 bool price_controls(const char* label, core::Scenario&, EditFeedback&);

@@ -116,6 +116,8 @@ void draw_controls(PanelContext& ctx) {
                      (scenario.overlap.ep_all_to_all ? "overlapped" : "waited for"));
         }
     }
+    finetune_combo("Fine-tune", scenario, feedback);
+    lora_rank_slider("LoRA rank", scenario, feedback);
     price_controls("$ / GPU-h", scenario, feedback);
     ImGui::PopItemWidth();
 

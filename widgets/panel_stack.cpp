@@ -78,6 +78,8 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
     explain_last_item("What the frameworks keep differs: eager PyTorch keeps autocast's bf16 weight copies, an fp32 residual stream, fp32 "
                       "softmax and log_softmax outputs; Megatron fuses them away.",
                       "measurements/h100_memory_phases.json (eager, one H100); Korthikanti et al. 2022 (Megatron)");
+    finetune_combo("Fine-tune", scenario, feedback);
+    lora_rank_slider("LoRA rank", scenario, feedback);
     seq_len_combo("Sequence", scenario, feedback);
     explain_last_item("Tokens per sequence: activations grow with it, the training state does not.");
     axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback, "Sequences per micro-batch: activations grow with it.");

@@ -9,6 +9,13 @@
 
 namespace core {
 
+std::string adapter_phrase(const FinetuneSpec& finetune) {
+    if (finetune.method == FinetuneMethod::full) return "";
+    const std::string rank = " rank " + std::to_string(finetune.rank);
+    if (finetune.method == FinetuneMethod::lora) return "LoRA" + rank;
+    return "QLoRA" + rank + (finetune.base_bytes == 1 ? " (int8 base)" : " (NF4 base)");
+}
+
 const char* finetune_method_name(FinetuneMethod method) {
     switch (method) {
         case FinetuneMethod::full: return "full";

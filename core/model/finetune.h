@@ -52,6 +52,10 @@ struct FinetuneSpec {
     bool operator==(const FinetuneSpec&) const = default;
 };
 
+// How a fine-tune trains, for sentences: "LoRA rank 16", "QLoRA rank 16 (NF4 base)", "QLoRA rank 16 (int8 base)"; empty for
+// a full fine-tune (every weight trains, as in pre-training).
+std::string adapter_phrase(const FinetuneSpec&);
+
 // LoRA or QLoRA: a frozen base with trainable adapters.
 inline bool trains_adapters(const FinetuneSpec& finetune) { return finetune.method != FinetuneMethod::full; }
 // The base's bytes a method starts from (a file that names the method and not base_bytes): LoRA 2, QLoRA 0.5.

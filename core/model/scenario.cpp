@@ -90,15 +90,7 @@ int fitted_global_batch(const Scenario& scenario) {
     return fitted <= 100000000 ? static_cast<int>(fitted) : 0;
 }
 
-void validate_scenario(const Scenario& scenario) {
-    validate_model_shape(scenario.model, "model");
-    const ParallelSpec& parallel = scenario.parallel;
-    const Layout layout = layout_of(scenario);
-    // An explicit dp that contradicts the GPU count is named as such before the layout's other rules run.
-    if (parallel.dp > 0 && parallel.tp > 0 && parallel.pp > 0 && parallel.cp > 0) {
-        if (const auto problem = check_layout_value(scenario, layout, LayoutValue::dp)) throw InputError(problem->field, problem->reason);
-    }
-    if (const auto problem = check_layout(scenario, layout)) throw InputError(problem->field, problem->reason);
+void validate_framework_fit(const Scenario& scenario) {
     // Operator recipes (assets/frameworks) describe a dense layer with standard attention, from the model's shape.
     const Framework framework = scenario.train.framework;
     if (!is_megatron_family(framework) && framework != Framework::pytorch_eager) {
@@ -111,6 +103,19 @@ void validate_scenario(const Scenario& scenario) {
                                                     "'s recipe has no mixture-of-experts or latent-attention layer: use megatron-core");
         }
     }
+    validate_finetune(scenario);
+}
+
+void validate_scenario(const Scenario& scenario) {
+    validate_model_shape(scenario.model, "model");
+    const ParallelSpec& parallel = scenario.parallel;
+    const Layout layout = layout_of(scenario);
+    // An explicit dp that contradicts the GPU count is named as such before the layout's other rules run.
+    if (parallel.dp > 0 && parallel.tp > 0 && parallel.pp > 0 && parallel.cp > 0) {
+        if (const auto problem = check_layout_value(scenario, layout, LayoutValue::dp)) throw InputError(problem->field, problem->reason);
+    }
+    if (const auto problem = check_layout(scenario, layout)) throw InputError(problem->field, problem->reason);
+    validate_framework_fit(scenario);
     const MemorySpec& memory = scenario.memory;
     const auto require_range = [](const char* field, double value, double max_value, const char* max_text) {
         if (!(value >= 0 && value <= max_value)) throw InputError(field, must_be_between("0", max_text, format_typed(value)));
@@ -119,7 +124,6 @@ void validate_scenario(const Scenario& scenario) {
     require_range("memory.nccl_bytes_per_group", memory.nccl_bytes_per_group, 1e12, "1e12");
     require_range("memory.fragmentation", memory.fragmentation, 1, "1");
     validate_serving(scenario.serving);
-    validate_finetune(scenario);
 }
 
 const char* serving_runtime_name(ServingRuntime runtime) { return runtime == ServingRuntime::engine ? "engine" : "pytorch"; }

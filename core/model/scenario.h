@@ -217,6 +217,9 @@ Scenario default_scenario();
 
 // Checks the cross-field rules (the model's shape, then check_layout's rules); throws InputError naming the field.
 void validate_scenario(const Scenario&);
+// The part of it a framework or fine-tune edit can break: what the framework's recipe runs (a shaped, dense model for an
+// operator recipe) and the finetune section's rules (adapters only on named modules); throws InputError naming the field.
+void validate_framework_fit(const Scenario&);
 // The serving fields' ranges (positive lengths, rates and targets; the precisions serving kernels exist for); throws
 // InputError naming the field.
 void validate_serving(const ServingSpec&);

@@ -2,6 +2,7 @@
 
 #include "core/model/errors.h"
 #include "core/model/format.h"
+#include "core/model/framework_recipe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +47,16 @@ LayoutValue value_of(LayoutAxis axis) {
 // The fields that must follow an edit: each rule the settled scenario breaks is repaired in the rules' settle order
 // (SettleStep), DP derived from the GPU count before the batch is divided over it. A repair that would move what the
 // edit set (`edited`) refuses the edit with that rule's reason instead; a rule with no repair refuses it too.
+// What the framework runs and the fine-tune's rules hold after every edit, as validate_scenario holds a file to them.
+std::optional<LayoutProblem> framework_fit_problem(const Scenario& scenario) {
+    try {
+        validate_framework_fit(scenario);
+    } catch (const InputError& error) {
+        return LayoutProblem{error.field(), error.reason()};
+    }
+    return std::nullopt;
+}
+
 Edit settle(Scenario scenario, LayoutValues edited, LayoutRules rules, std::vector<std::string> notes = {}) {
     Settling settling{std::move(scenario), rules, std::move(notes), std::nullopt};
     for (SettleStep step : {SettleStep::shape, SettleStep::gpus, SettleStep::batch, SettleStep::switches, SettleStep::experts, SettleStep::schedule}) {
@@ -68,7 +79,8 @@ Edit settle(Scenario scenario, LayoutValues edited, LayoutRules rules, std::vect
                                       train.global_batch == TrainSpec{}.global_batch)) {
         train.global_batch_fitted = false;
     }
-    const auto problem = check_layout(settling.scenario, layout_of(settling.scenario), rules);
+    auto problem = check_layout(settling.scenario, layout_of(settling.scenario), rules);
+    if (!problem) problem = framework_fit_problem(settling.scenario);
     return {std::move(settling.scenario), std::move(settling.notes), problem};
 }
 
@@ -358,6 +370,28 @@ Edit with_ep_overlap(const Scenario& scenario, bool on) {
 Edit with_framework(const Scenario& scenario, Framework framework) {
     Scenario result = scenario;
     result.train.framework = framework;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_finetune_method(const Scenario& scenario, FinetuneMethod method) {
+    Scenario result = scenario;
+    result.finetune.method = method;
+    result.finetune.base_bytes = default_base_bytes(method);
+    std::vector<std::string> notes;
+    // Adapters attach to named modules: a framework that runs its layer as fused blocks gives way to PEFT's own.
+    const FrameworkRecipe& recipe = framework_recipe_of(result);
+    if (trains_adapters(result.finetune) && (recipe.layer.ops.empty() || is_block_op(recipe.layer.ops.front().kind))) {
+        result.train.framework = Framework::hf_transformers;
+        notes.push_back(std::string("Framework ") + framework_name(scenario.train.framework) +
+                        " -> hf-transformers: PEFT attaches its adapters to Hugging Face's named linear modules");
+    }
+    return settle(result, 0, layout_rules(), std::move(notes));
+}
+
+Edit with_lora_rank(const Scenario& scenario, int rank) {
+    if (rank < 1 || rank > 65536) return refused(scenario, "finetune.rank", must_be_between("1", "65536", std::to_string(rank)));
+    Scenario result = scenario;
+    result.finetune.rank = rank;
     return settle(result, 0, layout_rules());
 }
 

@@ -57,6 +57,12 @@ Edit with_node_limit(const Scenario&, int nodes);                 // moe.node_li
 Edit with_ep_overlap(const Scenario&, bool on);                   // overlap.ep_all_to_all
 Edit with_framework(const Scenario&, Framework);          // what runs the step: Megatron's fused kernels or eager PyTorch
 Edit with_fragmentation(const Scenario&, double fraction); // memory.fragmentation, 0 to 1
+// Full fine-tune, LoRA or QLoRA, with the method's base precision (LoRA bf16, QLoRA NF4); a framework whose recipe runs
+// fused blocks (Megatron) becomes hf-transformers, where PEFT attaches its adapters.
+Edit with_finetune_method(const Scenario&, FinetuneMethod);
+Edit with_lora_rank(const Scenario&, int rank);           // finetune.rank, 1 to 65536
+// The LoRA ranks a control offers: PEFT's default 8 and the powers of two around it that papers and recipes use.
+inline constexpr int kLoraRankChoices[] = {4, 8, 16, 32, 64, 128, 256};
 Edit with_price_basis(const Scenario&, PriceBasis);       // on-demand or spot: the GPU's catalog price; custom keeps the figure
 Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own price: the basis becomes custom
 Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)

@@ -58,6 +58,17 @@ grep -q '"rank": 1' "$work/size.json" && grep -q '"front"' "$work/size.json" || 
 "$binary" plan --size --max-gpus 16 --gpu-types h100-sxm "$seven_b" 2>/dev/null | head -c 1 | grep -q '{' || fail "plan --size down a pipe: not JSON"
 expect_usage_error "--size with --csv" "--size" "$binary" plan --size --csv "$seven_b"
 
+# A fine-tune sized across the catalog (--method): Megatron's fused layers give way to hf-transformers, where PEFT attaches
+# its adapters, and the ranking holds consumer and datacenter GPUs alike; a method that is not one is refused (status 2).
+"$binary" plan --size --table --method lora --deadline-days 5000 --max-gpus 2 --gpu-types rtx-4090,h100-sxm "$seven_b" >"$work/lora.txt" 2>"$work/err" ||
+    fail "plan --size --method lora: status $?: $(cat "$work/err")"
+grep -q '^The cheapest way to fine-tune Llama 2 7B with LoRA rank 8 on 140 B tokens' "$work/lora.txt" || fail "plan --size --method lora: heading: $(head -n 1 "$work/lora.txt")"
+grep -q 'RTX 4090' "$work/lora.txt" && grep -q 'H100 SXM' "$work/lora.txt" || fail "plan --size --method lora: not both GPUs ranked: $(cat "$work/lora.txt")"
+grep -q 'Framework megatron -> hf-transformers' "$work/err" || fail "plan --size --method lora: no note that the framework changed: $(cat "$work/err")"
+"$binary" plan --size --json --method qlora --deadline-days 5000 --max-gpus 1 --gpu-types rtx-4090 "$seven_b" 2>/dev/null >"$work/qlora.json"
+grep -q '"method": "qlora"' "$work/qlora.json" && grep -q '"finetune": "QLoRA rank 8 (NF4 base)"' "$work/qlora.json" || fail "plan --size --json --method qlora: $(head -c 300 "$work/qlora.json")"
+expect_usage_error "--method that is not one" "--method" "$binary" plan --size --method dora "$seven_b"
+
 # Nothing trains 140B tokens in 15 minutes: exit 3, one line.
 "$binary" plan --size --deadline-days 0.01 --max-gpus 16 --gpu-types h100-sxm "$seven_b" >"$work/out" 2>"$work/err"
 status=$?

@@ -1,5 +1,6 @@
 #include "core/cost/kernels/lora_ops.h"
 
+#include "core/cost/kernels/flops.h"
 #include "core/cost/kernels/recipe_ops.h"
 
 #include <cstdio>
@@ -144,6 +145,15 @@ double lora_model_flops_per_token(const Scenario& scenario, double full_flops_pe
     // A tied output layer reads the embedding's table, which the head block counts as its frozen weight (lora_ops' blocks).
     const double frozen_gemm_params = scenario.model.layers * counts.layer_frozen_params + counts.head_frozen_params;
     return full_flops_per_token - 2.0 * frozen_gemm_params + 6.0 * counts.adapter_params;
+}
+
+double step_model_flops_per_token(const Scenario& scenario) {
+    return lora_model_flops_per_token(scenario, model_flops_per_token(scenario.model, scenario.train.seq_len));
+}
+
+double step_hardware_flops_per_token(const Scenario& scenario) {
+    const TrainSpec& train = scenario.train;
+    return lora_model_flops_per_token(scenario, hardware_flops_per_token(scenario.model, train.seq_len, train.recompute, train.flash_attention));
 }
 
 }  // namespace core

@@ -37,6 +37,11 @@ LoraCounts lora_counts(const Scenario&);
 // is not run for a weight without requires_grad), plus the adapters' own forward and backward (6 per parameter).
 double lora_model_flops_per_token(const Scenario&, double full_flops_per_token);
 
+// The scenario's FLOPs per token, full training or fine-tune alike: model FLOPs (what MFU counts, no recompute) and
+// hardware FLOPs (what the GPUs run, recompute included; HFU). The one place evaluate and the planner take them from.
+double step_model_flops_per_token(const Scenario&);
+double step_hardware_flops_per_token(const Scenario&);
+
 // Whether the op's weight is read from a quantized store (a frozen linear of a layer under base_bytes < 2): it is
 // dequantized to bf16 before each GEMM that reads it, forward and backward.
 bool quantized_weight(const RecipeOp&, const FinetuneSpec&);

@@ -162,10 +162,9 @@ Report evaluate(const Scenario& scenario) {
     ComputeReport& compute = report.compute;
     const int seq_len = scenario.train.seq_len;
     compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
-    compute.model_flops_per_token = lora_model_flops_per_token(scenario, model_flops_per_token(scenario.model, seq_len));
+    compute.model_flops_per_token = step_model_flops_per_token(scenario);
     compute.model_flops_per_step = compute.model_flops_per_token * compute.tokens_per_step;
-    compute.hardware_flops_per_step =
-        hardware_flops_per_token(scenario.model, seq_len, scenario.train.recompute, scenario.train.flash_attention) * compute.tokens_per_step;
+    compute.hardware_flops_per_step = step_hardware_flops_per_token(scenario) * compute.tokens_per_step;
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
     compute.fp8_gemms = fp8_gemms(gpu, framework_traits(scenario));
 

@@ -151,6 +151,17 @@ void fill_reliability(const Scenario& scenario, const Report& report, FigureText
                          "time to train / goodput = " + format_seconds(report.compute.train_seconds) + " / " + format_percent(r.goodput), ""};
 }
 
+// What a fine-tune fits with: " on an RTX 4090 with LoRA rank 16 and checkpointing"; empty for full training.
+std::string fine_tune_conditions(const Scenario& scenario) {
+    const std::string adapters = adapter_phrase(scenario.finetune);
+    if (adapters.empty()) return "";
+    const Recompute recompute = scenario.train.recompute;
+    const std::string kept = recompute == Recompute::full ? " and checkpointing" : recompute == Recompute::selective ? " and selective recompute" : "";
+    const std::string& gpu = scenario.cluster.gpu.name;
+    const bool vowel = !gpu.empty() && std::string("AEFHILMNORSX").find(gpu[0]) != std::string::npos;  // "an H100", "an RTX"
+    return std::string(" on ") + (vowel ? "an " : "a ") + gpu + " with " + adapters + kept;
+}
+
 }  // namespace
 
 std::string memory_verdict_text(const Scenario& scenario, const Report& report) {
@@ -159,8 +170,8 @@ std::string memory_verdict_text(const Scenario& scenario, const Report& report) 
     const std::string where = " (stage " + std::to_string(memory.peak_stage + 1) + " of " + std::to_string(memory.per_stage.size()) + ", at " +
                               memory_phase_text(memory.peak_phase) + ")";
     if (memory.fits) {
-        return "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) + ", " +
-               format_bytes(memory.headroom_bytes) + " to spare";
+        return "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": fits in " + format_bytes(memory.hbm_bytes) + fine_tune_conditions(scenario) +
+               ", " + format_bytes(memory.headroom_bytes) + " to spare";
     }
     std::string verdict = "Peak " + format_bytes(per_gpu.peak_bytes) + " per GPU" + where + ": over " + format_bytes(memory.hbm_bytes) + " by " +
                           format_bytes(-memory.headroom_bytes);
