@@ -13,8 +13,10 @@ std::string adapter_phrase(const FinetuneSpec& finetune) {
     if (finetune.method == FinetuneMethod::full) return "";
     const std::string rank = " rank " + std::to_string(finetune.rank);
     if (finetune.method == FinetuneMethod::lora) return "LoRA" + rank;
-    return "QLoRA" + rank + (finetune.base_bytes == 1 ? " (int8 base)" : " (NF4 base)");
+    return "QLoRA" + rank + " (" + base_format_name(finetune) + " base)";
 }
+
+const char* base_format_name(const FinetuneSpec& finetune) { return finetune.base_bytes == 2 ? "bf16" : finetune.base_bytes == 1 ? "int8" : "NF4"; }
 
 const char* finetune_method_name(FinetuneMethod method) {
     switch (method) {

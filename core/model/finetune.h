@@ -55,6 +55,8 @@ struct FinetuneSpec {
 // How a fine-tune trains, for sentences: "LoRA rank 16", "QLoRA rank 16 (NF4 base)", "QLoRA rank 16 (int8 base)"; empty for
 // a full fine-tune (every weight trains, as in pre-training).
 std::string adapter_phrase(const FinetuneSpec&);
+// The frozen base's format from base_bytes: "bf16", "int8" or "NF4".
+const char* base_format_name(const FinetuneSpec&);
 
 // LoRA or QLoRA: a frozen base with trainable adapters.
 inline bool trains_adapters(const FinetuneSpec& finetune) { return finetune.method != FinetuneMethod::full; }

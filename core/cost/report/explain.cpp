@@ -228,7 +228,7 @@ std::string memory_block_label(const Scenario& scenario, const MemoryBlock& bloc
     if (block.kind == MemoryKind::activations) return memory_kind_name(block.kind);
     // LoRA's state (core/cost/memory/memory.cpp lora_state_into): the frozen base beside the adapters, which alone train.
     switch (block.kind) {
-        case MemoryKind::weights: return std::string(scenario.finetune.method == FinetuneMethod::qlora ? "NF4" : "bf16") + " frozen base + adapters";
+        case MemoryKind::weights: return std::string(base_format_name(scenario.finetune)) + " frozen base + adapters";
         case MemoryKind::grads: return "adapters' gradients";
         case MemoryKind::optimizer: return "adapters' AdamW moments";
         default: break;
@@ -471,6 +471,11 @@ ReportText explain(const Scenario& scenario, const Report& report) {
     text.model_name = scenario.model.name;
     text.gpu_name = scenario.cluster.gpu.name;
     text.recipe_name = scenario.precision.name;
+    // Under LoRA or QLoRA the precision recipe trains the adapters alone; the frozen base keeps its own format.
+    if (trains_adapters(scenario.finetune)) {
+        text.recipe_name += std::string(", for the adapters only (the frozen base: ") + base_format_name(scenario.finetune) +
+                            ", no gradients or optimizer state)";
+    }
     const MemoryReport& memory = report.memory;
     const std::string layout = layout_text(scenario);
     for (const MemoryBlock& block : memory.blocks) {
