@@ -567,7 +567,7 @@ TEST_CASE("The planner's layer costs: one split's passes, timed once, give each 
         }
         // A recomputed kernel costs what its forward costs: re-timed as recompute, every forward kernel keeps its time.
         const core::FrameworkTraits traits = core::framework_traits(scenario);
-        for (core::Kernel kernel : passes.dense.forward) {
+        for (core::Kernel kernel : *passes.dense.forward) {
             const double forward_seconds = kernel.seconds;
             kernel.pass = core::KernelPass::recompute;
             core::time_kernel(kernel, scenario.cluster.gpu, traits);

@@ -6,6 +6,8 @@
 #include "core/model/scenario.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -283,7 +285,9 @@ const FrameworkRecipe* find_framework_recipe(std::string_view id) {
     return nullptr;
 }
 
-const FrameworkRecipe& framework_recipe_of(const Scenario& scenario) {
+namespace {
+
+const char* recipe_id_of(const Scenario& scenario) {
     const char* id = "megatron-lm";
     switch (scenario.train.framework) {
         case Framework::megatron: id = "megatron-lm"; break;
@@ -294,8 +298,29 @@ const FrameworkRecipe& framework_recipe_of(const Scenario& scenario) {
         case Framework::llm_foundry: id = "llm-foundry"; break;
         case Framework::hf_transformers: id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama"; break;
     }
-    const FrameworkRecipe* recipe = find_framework_recipe(id);
-    if (!recipe) throw InputError("train.framework", std::string("no recipe file for ") + id);
+    return id;
+}
+
+}  // namespace
+
+const FrameworkRecipe& framework_recipe_of(const Scenario& scenario) {
+    // Each framework's recipe looked up once (evaluate asks dozens of times a call); the shipped recipes never move.
+    static const auto recipes = [] {
+        std::array<std::array<const FrameworkRecipe*, 2>, std::size(kFrameworks)> table{};
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            for (int gpt2 = 0; gpt2 < 2; ++gpt2) {
+                Scenario probe;
+                probe.train.framework = kFrameworks[i];
+                probe.model.learned_positions = gpt2 == 1;
+                table[i][gpt2] = find_framework_recipe(recipe_id_of(probe));
+            }
+        }
+        return table;
+    }();
+    const auto framework = std::find(std::begin(kFrameworks), std::end(kFrameworks), scenario.train.framework);
+    const FrameworkRecipe* recipe = framework == std::end(kFrameworks) ? nullptr
+                                                                       : recipes[framework - std::begin(kFrameworks)][scenario.model.learned_positions ? 1 : 0];
+    if (!recipe) throw InputError("train.framework", std::string("no recipe file for ") + recipe_id_of(scenario));
     return *recipe;
 }
 

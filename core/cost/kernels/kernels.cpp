@@ -640,32 +640,35 @@ void time_kernel(Kernel& kernel, const GpuSpec& gpu, const FrameworkTraits& trai
 
 LayerPasses layer_passes(const Scenario& scenario, const LayerSplit& split, bool moe_layer, bool attention_core) {
     LayerPasses passes;
+    static const auto none = std::make_shared<const std::vector<Kernel>>();
     if (runs_operator_recipe(scenario)) {
-        // The recipe's operators; selective recompute reruns those its policy marks (recompute_selective).
-        const auto program = block_program(scenario, split, BlockRole::layer);
-        passes.forward = program->forward;
-        if (attention_core) passes.attention_core = program->selective;
-        passes.backward = program->backward;
+        // The recipe's operators, the cached program's own vectors; selective recompute reruns those its policy marks.
+        const std::shared_ptr<const BlockProgram> program = block_program(scenario, split, BlockRole::layer);
+        passes.forward = LayerPasses::Pass(program, &program->forward);
+        passes.attention_core = attention_core ? LayerPasses::Pass(program, &program->selective) : none;
+        passes.backward = LayerPasses::Pass(program, &program->backward);
         return passes;
     }
+    const auto timed = [&scenario](std::vector<Kernel> kernels) {
+        time_all(kernels, scenario);
+        return std::make_shared<const std::vector<Kernel>>(std::move(kernels));
+    };
     Builder builder(scenario, split, KernelScope::layer, moe_layer);
     builder.layer_forward(KernelPass::forward, false);
-    passes.forward = builder.take();
+    passes.forward = timed(builder.take());
+    passes.attention_core = none;
     if (attention_core) {
         builder.layer_forward(KernelPass::forward, true);
-        passes.attention_core = builder.take();
+        passes.attention_core = timed(builder.take());
     }
     builder.layer_backward();
-    passes.backward = builder.take();
-    time_all(passes.forward, scenario);
-    time_all(passes.attention_core, scenario);
-    time_all(passes.backward, scenario);
+    passes.backward = timed(builder.take());
     return passes;
 }
 
-std::vector<Kernel> layer_kernels_of(const LayerPasses& passes, Recompute recompute) {
+std::vector<Kernel> layer_kernels_of(const LayerPasses& passes, Recompute recompute, std::size_t spare) {
     std::vector<Kernel> kernels;
-    kernels.reserve(passes.forward.size() * 2 + passes.backward.size());
+    kernels.reserve(passes.forward->size() * 2 + passes.backward->size() + spare);
     for_each_layer_kernel(passes, recompute, [&](const Kernel& kernel, KernelPass pass) {
         kernels.push_back(kernel);
         kernels.back().pass = pass;

@@ -9,6 +9,7 @@
 #include "core/cost/kernels/roofline.h"
 #include "core/model/scenario.h"
 
+#include <memory>
 #include <vector>
 
 namespace core {
@@ -110,8 +111,10 @@ struct LayerSplit {
 
 // One layer's kernels for one micro-batch, built and timed once whatever the recompute: a recomputed kernel is its forward
 // kernel run again, at the same time. attention_core: also the forward's attention core alone (what selective reruns).
+// Shared, not copied: an operator recipe's passes are its cached program's own vectors (a LoRA layer runs 400 kernels).
 struct LayerPasses {
-    std::vector<Kernel> forward, attention_core, backward;
+    using Pass = std::shared_ptr<const std::vector<Kernel>>;
+    Pass forward, attention_core, backward;  // never null
 };
 LayerPasses layer_passes(const Scenario&, const LayerSplit&, bool moe_layer, bool attention_core);
 // Visits the layer's kernels in execution order under a recompute setting, each with the pass it runs as: the forward,
@@ -119,13 +122,14 @@ LayerPasses layer_passes(const Scenario&, const LayerSplit&, bool moe_layer, boo
 // time_kernel prices a recomputed kernel as its forward (the same shape, the forward's attention curve).
 template <class Visit>
 void for_each_layer_kernel(const LayerPasses& passes, Recompute recompute, Visit&& visit) {
-    for (const Kernel& kernel : passes.forward) visit(kernel, kernel.pass);
-    const std::vector<Kernel>* rerun = recompute == Recompute::full ? &passes.forward : recompute == Recompute::selective ? &passes.attention_core : nullptr;
+    for (const Kernel& kernel : *passes.forward) visit(kernel, kernel.pass);
+    const std::vector<Kernel>* rerun = recompute == Recompute::full ? passes.forward.get() : recompute == Recompute::selective ? passes.attention_core.get() : nullptr;
     if (rerun) for (const Kernel& kernel : *rerun) visit(kernel, KernelPass::recompute);
-    for (const Kernel& kernel : passes.backward) visit(kernel, kernel.pass);
+    for (const Kernel& kernel : *passes.backward) visit(kernel, kernel.pass);
 }
 // The layer's kernels in that order, each labelled with its pass.
-std::vector<Kernel> layer_kernels_of(const LayerPasses&, Recompute);
+// `spare`: room for kernels the caller appends (the edges, the optimizer) without a reallocation.
+std::vector<Kernel> layer_kernels_of(const LayerPasses&, Recompute, std::size_t spare = 0);
 // Every kernel of one layer, one micro-batch, on one GPU, in execution order: forward, recompute, then backward
 // (input and weight gradients interleaved, last forward kernel first). Timed.
 std::vector<Kernel> layer_kernels(const Scenario&, const LayerSplit&);

@@ -122,6 +122,12 @@ LoraCounts lora_counts(const Scenario& scenario) {
     LoraCounts counts;
     if (!trains_adapters(scenario.finetune)) return counts;
     const LayerSplit whole;  // one GPU, one micro-batch: the weights do not depend on the batch
+    // The last answer, per thread: evaluate asks for one scenario's counts three times (its FLOPs, memory and gradients).
+    // The layer's program key names every field the three blocks read (they differ only in their role).
+    thread_local std::string last_key;
+    thread_local LoraCounts last_counts;
+    std::string key = block_key(scenario, whole, BlockRole::layer);
+    if (key == last_key) return last_counts;
     const BlockProgram& embedding = *block_program(scenario, whole, BlockRole::embedding);
     const BlockProgram& layer = *block_program(scenario, whole, BlockRole::layer);
     const BlockProgram& head = *block_program(scenario, whole, BlockRole::head);
@@ -136,24 +142,31 @@ LoraCounts lora_counts(const Scenario& scenario) {
     counts.frozen_bytes = embedding.frozen_bytes + layers * layer.frozen_bytes + head.frozen_bytes;
     counts.adapter_params = layers * layer.weight_params + embedding.weight_params + head.weight_params;
     counts.adapter_bytes_per_param = adapter_dtype_bytes(scenario.finetune.adapter_dtype);
+    last_key = std::move(key);
+    last_counts = counts;
     return counts;
 }
 
-double lora_model_flops_per_token(const Scenario& scenario, double full_flops_per_token) {
-    if (!trains_adapters(scenario.finetune)) return full_flops_per_token;
-    const LoraCounts counts = lora_counts(scenario);
-    // A tied output layer reads the embedding's table, which the head block counts as its frozen weight (lora_ops' blocks).
+namespace {
+
+// A tied output layer reads the embedding's table, which the head block counts as its frozen weight (lora_ops' blocks).
+double adapter_flops_change(const Scenario& scenario, const LoraCounts& counts) {
     const double frozen_gemm_params = scenario.model.layers * counts.layer_frozen_params + counts.head_frozen_params;
-    return full_flops_per_token - 2.0 * frozen_gemm_params + 6.0 * counts.adapter_params;
+    return -2.0 * frozen_gemm_params + 6.0 * counts.adapter_params;
 }
 
-double step_model_flops_per_token(const Scenario& scenario) {
-    return lora_model_flops_per_token(scenario, model_flops_per_token(scenario.model, scenario.train.seq_len));
-}
+}  // namespace
 
-double step_hardware_flops_per_token(const Scenario& scenario) {
+StepFlops step_flops_per_token(const Scenario& scenario) {
     const TrainSpec& train = scenario.train;
-    return lora_model_flops_per_token(scenario, hardware_flops_per_token(scenario.model, train.seq_len, train.recompute, train.flash_attention));
+    StepFlops flops{model_flops_per_token(scenario.model, train.seq_len),
+                    hardware_flops_per_token(scenario.model, train.seq_len, train.recompute, train.flash_attention)};
+    if (trains_adapters(scenario.finetune)) {
+        const double change = adapter_flops_change(scenario, lora_counts(scenario));
+        flops.model_per_token += change;
+        flops.hardware_per_token += change;
+    }
+    return flops;
 }
 
 }  // namespace core

@@ -32,15 +32,15 @@ struct LoraCounts {
 };
 LoraCounts lora_counts(const Scenario&);
 
-// Model FLOPs per token of a LoRA or QLoRA step (what its MFU counts): the full training's (`full_flops_per_token`) less
-// the frozen weights' gradient GEMMs (2 FLOPs per frozen weight of the layers and the output layer per token: X^T dY
-// is not run for a weight without requires_grad), plus the adapters' own forward and backward (6 per parameter).
-double lora_model_flops_per_token(const Scenario&, double full_flops_per_token);
-
 // The scenario's FLOPs per token, full training or fine-tune alike: model FLOPs (what MFU counts, no recompute) and
-// hardware FLOPs (what the GPUs run, recompute included; HFU). The one place evaluate and the planner take them from.
-double step_model_flops_per_token(const Scenario&);
-double step_hardware_flops_per_token(const Scenario&);
+// hardware FLOPs (what the GPUs run, recompute included; HFU). A LoRA or QLoRA step drops the frozen weights' gradient
+// GEMMs (2 FLOPs per frozen weight of the layers and the output layer per token: X^T dY is not run for a weight without
+// requires_grad) and adds the adapters' own forward and backward (6 per parameter). The one place evaluate and the
+// planner take them from.
+struct StepFlops {
+    double model_per_token = 0, hardware_per_token = 0;
+};
+StepFlops step_flops_per_token(const Scenario&);
 
 // Whether the op's weight is read from a quantized store (a frozen linear of a layer under base_bytes < 2): it is
 // dequantized to bf16 before each GEMM that reads it, forward and backward.

@@ -911,8 +911,9 @@ std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRo
     const GpuSpec& gpu = scenario.cluster.gpu;
     const PrecisionRecipe& precision = scenario.precision;
     // The fields' bytes side by side: cheap to build, and equal exactly when the fields are.
-    std::string key = recipe_of(scenario).id;
-    key.reserve(key.size() + 256);
+    std::string key;
+    key.reserve(320);  // one allocation: the id, about 200 bytes of fields and the GPU's id
+    key = recipe_of(scenario).id;
     const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
     for (int value : {model.layers, model.hidden, model.heads, model.kv_heads, model.ffn_hidden, model.vocab, model.positions,
                       model.explicit_head_dim, scenario.train.seq_len, static_cast<int>(role), split.tp, split.cp, split.micro_batch,

@@ -537,6 +537,10 @@ const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants& k,
     // The gradients are made in the backward when zero_grad freed them and the step has one micro-batch per rank.
     const int microbatches = std::max(1, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
     const bool grads_allocated = !k.grads_from_start && microbatches == 1;
+    // These constants' scenario already asked for this split: its blocks, without building the key again.
+    for (const auto& held : k.held_blocks) {
+        if (held->split == split && held->grads_allocated == grads_allocated) return *held;
+    }
     const Scenario& scenario = *k.scenario;
     std::string key = block_key(scenario, split, BlockRole::layer) + (grads_allocated ? "|g" : "|-");
     // Shared by every thread and kept while they are in use: entries are never removed, the table starts afresh when full.

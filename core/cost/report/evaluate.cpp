@@ -162,18 +162,16 @@ Report evaluate(const Scenario& scenario) {
     ComputeReport& compute = report.compute;
     const int seq_len = scenario.train.seq_len;
     compute.tokens_per_step = static_cast<double>(scenario.train.global_batch) * seq_len;
-    compute.model_flops_per_token = step_model_flops_per_token(scenario);
+    const StepFlops flops = step_flops_per_token(scenario);
+    compute.model_flops_per_token = flops.model_per_token;
     compute.model_flops_per_step = compute.model_flops_per_token * compute.tokens_per_step;
-    compute.hardware_flops_per_step = step_hardware_flops_per_token(scenario) * compute.tokens_per_step;
+    compute.hardware_flops_per_step = flops.hardware_per_token * compute.tokens_per_step;
     compute.peak_flops_per_s = gpu.bf16_flops_per_s;
     compute.fp8_gemms = fp8_gemms(gpu, framework_traits(scenario));
 
-    const LayerCost cost = layer_cost(scenario, split_of(layout), true);
+    LayerCost cost = layer_cost(scenario, split_of(layout), true);
     const StepInputs inputs = step_inputs(scenario, layout, cost);
     const StepEstimate step = estimate_step(scenario, layout, cost, inputs, PipelineTiming::timeline);
-    compute.kernels = cost.kernels;
-    compute.kernels.push_back(step.optimizer);
-    for (Kernel& kernel : compute.kernels) kernel.runs_per_step = step.runs_per_step[static_cast<int>(kernel.scope)];
     compute.breakdown_seconds = step.breakdown;
     compute.busiest_stage = step.busiest_stage;
     compute.layer_timeline = layer_timeline(scenario, layout, cost, compute.layer_timeline_seconds);
@@ -200,6 +198,10 @@ Report evaluate(const Scenario& scenario) {
     compute.six_n_flops_per_step = 6.0 * report.memory.params_active * compute.tokens_per_step;  // active parameters for experts
     fill_comm(scenario, layout, step, inputs.ep.dispatch_seconds, report.comm);
     report.moe = moe_report(scenario, layout, cost, inputs);
+    // The layer's kernels move into the report once nothing else reads them (layer_cost_of left room for the optimizer).
+    compute.kernels = std::move(cost.kernels);
+    compute.kernels.push_back(step.optimizer);
+    for (Kernel& kernel : compute.kernels) kernel.runs_per_step = step.runs_per_step[static_cast<int>(kernel.scope)];
 
     const StepBreakdown& parts = step.breakdown;
     compute.compute_seconds = parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds;

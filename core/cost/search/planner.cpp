@@ -187,7 +187,7 @@ void take_allocator_peak(const Scenario& scenario, const Layout& layout, LayoutE
 
 LayoutEstimate estimate_layout(const Scenario& scenario, const Layout& layout) {
     if (const auto problem = check_layout(apply_layout(scenario, layout), layout)) throw InputError(problem->field, problem->reason);
-    const double flops = step_model_flops_per_token(scenario) * scenario.train.global_batch * scenario.train.seq_len;
+    const double flops = step_flops_per_token(scenario).model_per_token * scenario.train.global_batch * scenario.train.seq_len;
     const StepEstimate step = estimate_step(scenario, layout, layer_cost(scenario, split_of(layout), false), PipelineTiming::timeline);
     const double gpus = 1.0 * gpus_per_replica(layout) * layout.dp;
     LayoutEstimate estimate = estimate_of(step, flops, gpus, scenario.cluster.gpu.bf16_flops_per_s, ceiling_mfu_of(scenario));
@@ -290,7 +290,7 @@ struct Search {
     Search(const Scenario& scenario, const PlanOptions& options)
         : scenario(scenario),
           options(options),
-          model_flops(step_model_flops_per_token(scenario) * scenario.train.global_batch * scenario.train.seq_len),
+          model_flops(step_flops_per_token(scenario).model_per_token * scenario.train.global_batch * scenario.train.seq_len),
           ceiling_mfu(ceiling_mfu_of(scenario)),
           memory_constants(core::memory_constants(scenario)),
           moe_share(scenario.model.layers + 1, 0.0),

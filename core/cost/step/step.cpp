@@ -27,7 +27,8 @@ LayerCost layer_cost_of(const SplitPasses& passes, Recompute recompute, bool kee
     cost.last_stage = sum_passes(passes.edges, KernelScope::last_stage);
     if (passes.moe) cost.moe_layer = sum_layer_passes(*passes.moe, recompute);
     if (keep_kernels) {
-        cost.kernels = layer_kernels_of(passes.moe ? *passes.moe : passes.dense, recompute);  // the report's layer: one with experts, the kind that dominates
+        // The report's layer: one with experts, the kind that dominates; room for the edges and the optimizer evaluate appends.
+        cost.kernels = layer_kernels_of(passes.moe ? *passes.moe : passes.dense, recompute, passes.edges.size() + 1);
         cost.kernels.insert(cost.kernels.end(), passes.edges.begin(), passes.edges.end());
     }
     return cost;
@@ -501,6 +502,7 @@ std::vector<double> stage_inflight_microbatches(const ScheduleParams& schedule, 
 
 std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& layout, const LayerCost& cost, double& total_seconds) {
     std::vector<TimelineOp> ops;
+    ops.reserve(cost.kernels.size() + 16);  // one op per kernel and a few transfers: no reallocation on a 400-kernel recipe
     const OverlapSpec& switches = scenario.overlap;
     const TpComm tp = tp_layer_comm(scenario, layout);
     const CpComm cp = cp_layer_comm(scenario, layout);
