@@ -146,3 +146,12 @@ TEST_CASE("The configurator's memory bar: the peak per GPU in groups adds up to 
     }
     CHECK(optimizer_groups == 1);
 }
+
+TEST_CASE("The configurator's layout line: Llama 3 405B's 16384 H100s as TP 8 x PP 16 x DP 128 on 2048 nodes of 8, and one GPU in "
+          "the singular",
+          "[figures]") {
+    const core::Report big = core::evaluate(shipped("llama3-405b-16k.json"));
+    CHECK(core::layout_gpus_text(big.layout) == "TP 8 x PP 16 x CP 1 x DP 128 = 16384 GPUs on 2048 nodes of 8");
+    const core::Report one = core::evaluate(shipped("llama3-8b-qlora-rtx4090.json"));
+    CHECK(core::layout_gpus_text(one.layout) == "TP 1 x PP 1 x CP 1 x DP 1 = 1 GPU on 1 node of 1");
+}

@@ -3,6 +3,7 @@
 #include "core/model/format.h"
 #include "core/cost/report/explain.h"
 #include "core/cost/report/budget_text.h"
+#include "core/cost/report/figure_text.h"
 #include "core/cost/search/planner.h"
 #include "core/cost/search/sizing.h"
 #include "core/model/scenario.h"
@@ -63,8 +64,7 @@ void draw_controls(PanelContext& ctx) {
     const float font = ImGui::GetFontSize();
 
     section_heading("Layout");
-    wrapped_textf("TP %d x PP %d x CP %d x DP %d = %d GPUs on %d nodes of %d", report.layout.tp, report.layout.pp, report.layout.cp,
-                  report.layout.dp, report.layout.gpus, report.layout.nodes, report.layout.gpus_per_node);
+    wrapped_text(core::layout_gpus_text(report.layout));
     if (report.moe.has_experts) {
         wrapped_textf("EP %d x ETP %d x EDP %d over a stage's TP x CP x DP; %d of %d experts per GPU", report.moe.ep, report.moe.etp,
                       report.moe.expert_data_parallel, report.moe.local_experts, report.moe.experts);

@@ -164,6 +164,12 @@ std::string fine_tune_conditions(const Scenario& scenario) {
 
 }  // namespace
 
+std::string layout_gpus_text(const LayoutReport& layout) {
+    return "TP " + std::to_string(layout.tp) + " x PP " + std::to_string(layout.pp) + " x CP " + std::to_string(layout.cp) + " x DP " +
+           std::to_string(layout.dp) + " = " + format_counted(layout.gpus, "GPU", "GPUs") + " on " + format_counted(layout.nodes, "node", "nodes") +
+           " of " + std::to_string(layout.gpus_per_node);
+}
+
 std::string memory_verdict_text(const Scenario& scenario, const Report& report) {
     const MemoryReport& memory = report.memory;
     const PerGpuMemory& per_gpu = memory.per_gpu;

@@ -52,6 +52,8 @@ std::vector<FigureText> figure_list(const FigureTexts&);
 // The peak per GPU said two ways, for the places that show it as a sentence: "Peak 85.3 GB per GPU (stage 8 of 8, at the
 // loss's backward): over 80.0 GB by 5.3 GB; ..." and "state 60.1 GB + activations 12.0 GB + beside them at the peak 7.3 GB = 79.4 GB".
 std::string memory_verdict_text(const Scenario&, const Report&);
+// The layout's GPUs: "TP 8 x PP 16 x CP 1 x DP 128 = 16,384 GPUs on 2,048 nodes of 8", "... = 1 GPU on 1 node of 1".
+std::string layout_gpus_text(const LayoutReport&);
 std::string memory_peak_line_text(const Report&);
 
 }  // namespace core
