@@ -258,3 +258,47 @@ TEST_CASE("The memory scenes' captions state the timeline panel's peaks and the 
     REQUIRE(activations.size() == 2);
     CHECK(activations[1] < activations[0] / 4);
 }
+
+TEST_CASE("measurements/h200_hf_probe.json training marks: the timeline's allocated bytes at the end of the forward (the last "
+          "layer's hook), after the backward and after zero_grad within 10 % of the measured curve on all 15 Hugging Face runs",
+          "[memory][timeline][validation]") {
+    const nlohmann::json probe = read_json("measurements/h200_hf_probe.json");
+    const nlohmann::json runs = read_json("validation/runs.json");
+    int checked = 0;
+    for (const nlohmann::json& measured : probe.at("sections").at("training")) {
+        // validation/runs.json names each run as the probe wrote it: h200-MODEL-RECIPE-ckpt|nockpt-bBATCH-sSEQ.
+        const std::string id = "h200-" + measured.at("model").get<std::string>() + "-" + measured.at("recipe").get<std::string>() + "-" +
+                               (measured.at("checkpointing").get<bool>() ? "ckpt" : "nockpt") + "-b" + std::to_string(measured.at("batch").get<int>()) +
+                               "-s" + std::to_string(measured.at("seq").get<int>());
+        const auto run = std::find_if(runs.at("runs").begin(), runs.at("runs").end(), [&](const nlohmann::json& r) { return r.at("id") == id; });
+        REQUIRE(run != runs.at("runs").end());
+        const int layers = measured.at("layers").get<int>();
+        double forward_end = 0, after_backward = 0, after_zero_grad = 0;
+        for (const nlohmann::json& mark : measured.at("marks")) {
+            const std::string phase = mark.at("phase").get<std::string>();
+            const double allocated = mark.at("allocated").get<double>();
+            if (phase == "forward" && mark.at("layer") == layers - 1) forward_end = allocated;
+            if (phase == "backward_end") after_backward = allocated;
+            if (phase == "zero_grad") after_zero_grad = allocated;
+        }
+        REQUIRE(forward_end > 0);
+        REQUIRE(after_backward > 0);
+        REQUIRE(after_zero_grad > 0);
+
+        const core::Report report = core::evaluate(core::parse_scenario(run->at("scenario").dump()));
+        const std::vector<core::TimelinePoint>& points = report.memory.timeline.points;
+        double model_forward_end = 0, model_after_backward = 0, model_after_zero_grad = 0;
+        for (const core::TimelinePoint& point : points) {  // the last point of each: the step's own, after the warm-up's
+            if (point.phase == core::TimelinePhase::forward && point.layer == layers - 1) model_forward_end = point.allocated_bytes;
+            if (point.phase == core::TimelinePhase::backward) model_after_backward = point.allocated_bytes;
+            if (point.phase == core::TimelinePhase::zero_grad) model_after_zero_grad = point.allocated_bytes;
+        }
+        INFO(id << ": end of forward " << model_forward_end << " B vs " << forward_end << " B measured, after backward " << model_after_backward
+                << " vs " << after_backward << ", after zero_grad " << model_after_zero_grad << " vs " << after_zero_grad);
+        CHECK(model_forward_end == Approx(forward_end).epsilon(0.10));
+        CHECK(model_after_backward == Approx(after_backward).epsilon(0.10));
+        CHECK(model_after_zero_grad == Approx(after_zero_grad).epsilon(0.10));
+        ++checked;
+    }
+    CHECK(checked == 15);
+}
