@@ -302,3 +302,39 @@ TEST_CASE("measurements/h200_hf_probe.json training marks: the timeline's alloca
     }
     CHECK(checked == 15);
 }
+
+TEST_CASE("1F1B's staircase (Narayanan et al. 2021 sec 2.2, Fig. 4): Llama 3 405B at twice the global batch, 32 micro-batches on 16 "
+          "stages, walks each stage's in-flight micro-batches forward, then one backward and one forward per remaining micro-batch, then "
+          "the cool-down; the plot names the run once",
+          "[memory][timeline][pipeline]") {
+    core::Scenario scenario = core_tests::shipped("llama3-405b-16k.json");
+    scenario.train.global_batch *= 2;
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.pipeline.microbatches == 32);
+    const std::vector<core::MemoryTimeline> stages = core::stage_memory_timelines(scenario, report);
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        INFO("stage " << s);
+        // The order of micro-batches as the points run: a forward starts a micro-batch's layers at layer 0, a backward at its last.
+        std::vector<char> passes;
+        int forwards = 0, backwards = 0;
+        const std::vector<core::TimelinePoint>& points = stages[s].points;
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const core::TimelinePoint& point = points[i];
+            const bool starts = i == 0 || points[i - 1].phase != point.phase || points[i - 1].microbatch != point.microbatch;
+            if (!starts) continue;
+            if (point.phase == core::TimelinePhase::forward) passes.push_back('F'), ++forwards;
+            if (point.phase == core::TimelinePhase::backward) passes.push_back('B'), ++backwards;
+        }
+        CHECK(forwards == 32);
+        CHECK(backwards == 32);
+        const int warm_up = static_cast<int>(std::find(passes.begin(), passes.end(), 'B') - passes.begin());
+        const int in_flight = static_cast<int>(std::ceil(report.memory.per_stage[s].inflight_microbatches - 1e-9));
+        CHECK(warm_up == std::min(32, in_flight));
+        // The steady state alternates: never two forwards in a row after the first backward.
+        const std::string order(passes.begin(), passes.end());
+        CHECK(order.find("FF", warm_up) == std::string::npos);
+    }
+    const core::MemoryTimelineFigure figure = core::memory_timeline_figure(scenario, report, core::explain(scenario, report));
+    const auto& bands = figure.detail.bands;
+    CHECK(std::count_if(bands.begin(), bands.end(), [](const core::TimelineBand& band) { return band.label == "1F1B steady state"; }) == 1);
+}

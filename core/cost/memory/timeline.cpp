@@ -405,10 +405,19 @@ MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, i
     if (!k.operator_recipe) {
         std::vector<StageOp> steps = order;
         if (steps.empty() && layout.pp > 1) {
-            // No generated schedule: the stage's in-flight micro-batches forward, then backward (1F1B's warm-up).
+            // No generated schedule: 1F1B's order in closed form. The stage's in-flight micro-batches forward (the warm-up),
+            // then one backward and one forward while micro-batches remain (the steady state's staircase), then the
+            // backwards left (the cool-down).
             const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
-            for (int i = 0; i < count; ++i) steps.push_back({true, i, inflight / count});
-            for (int i = 0; i < count; ++i) steps.push_back({false, i, inflight / count});
+            const int microbatches = std::max(count, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
+            const double share = inflight / count;
+            int forwarded = 0, backwarded = 0;
+            for (; forwarded < count; ++forwarded) steps.push_back({true, forwarded, share});
+            while (forwarded < microbatches) {
+                steps.push_back({false, backwarded++, share});
+                steps.push_back({true, forwarded++, share});
+            }
+            while (backwarded < microbatches) steps.push_back({false, backwarded++, share});
         }
         // At the in-flight count the closed form found the peak at (the order's most): the stage's own figures.
         double most = 1, live = 0;

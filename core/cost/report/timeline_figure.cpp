@@ -12,6 +12,19 @@ namespace core {
 
 namespace {
 
+// 1F1B's steady state alternates one backward and one forward per micro-batch: one word for the run (on its first band),
+// not a word per band, between the warm-up's forwards and the cool-down's backwards.
+void label_steady_state(std::vector<TimelineBand>& bands) {
+    int first_backward = -1, last_forward = -1;
+    for (int b = 0; b < static_cast<int>(bands.size()); ++b) {
+        if (bands[b].phase == TimelinePhase::backward && first_backward < 0) first_backward = b;
+        if (bands[b].phase == TimelinePhase::forward) last_forward = b;
+    }
+    if (first_backward < 0 || last_forward < first_backward) return;
+    for (int b = first_backward; b <= last_forward; ++b) bands[b].label = b == first_backward ? "1F1B steady state" : "";
+}
+
+
 // A point's parts, in TimelinePart order: the allocated bytes split as the timeline split them, then the allocator's
 // slack and the buffers outside it.
 std::array<double, kTimelineParts> parts_of(const TimelinePoint& point, double outside_bytes) {
@@ -81,6 +94,7 @@ TimelineStageFigure stage_figure(const MemoryTimeline& timeline, double outside_
         }
     }
     figure.top_bytes = top + outside_bytes;
+    label_steady_state(figure.bands);
     for (int i : drawn_points(timeline, most_points)) {
         const TimelinePoint& point = timeline.points[i];
         figure.x.push_back(i);

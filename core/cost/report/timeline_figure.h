@@ -35,7 +35,8 @@ double timeline_most_activations_bytes(const MemoryTimeline&);
 struct TimelineBand {
     TimelinePhase phase = TimelinePhase::forward;
     int first_point = 0, last_point = 0;  // the step's point indices, inclusive
-    std::string label;                    // "forward", "loss", "backward", "optimizer", "zero_grad": named above it if narrow
+    std::string label;                    // "forward", "loss", "backward", "optimizer", "zero_grad": named above it if narrow;
+                                          // "1F1B steady state" on the first band of that run, empty on the rest
 };
 
 struct TimelineStageFigure {
