@@ -40,6 +40,16 @@ std::string edit_name(const AppState& state) {
 }
 
 // Puts a scenario from the history back: it evaluated when it was applied, so it evaluates again.
+// The baseline an undo or redo brings back (pinned again, evaluated again), or none; whether it changed.
+bool put_baseline(AppState& state, const core::BaselineSlot& slot) {
+    if (!slot) {
+        const bool had = state.baseline.has_value();
+        state.baseline.reset();
+        return had;
+    }
+    return set_baseline(state, slot->scenario, slot->name).empty();
+}
+
 bool restore(AppState& state, const core::Scenario& scenario) {
     if (scenario == state.applied) return false;
     const std::string error = replace_scenario(state, scenario);
@@ -108,7 +118,9 @@ bool undo_edit(AppState& state) {
         return false;
     }
     const std::string name = state.history.undo_name();
-    const bool changed = restore(state, state.history.undo(state.applied));
+    const std::optional<core::BaselineSlot> baseline = state.history.undo_baseline();
+    bool changed = restore(state, state.history.undo(state.applied));
+    if (baseline) changed = put_baseline(state, *baseline) || changed;
     if (changed) state.status = "Undone: " + name + " (Ctrl+Shift+Z redoes it)";
     return changed;
 }
@@ -120,7 +132,9 @@ bool redo_edit(AppState& state) {
         return false;
     }
     const std::string name = state.history.redo_name();
-    const bool changed = restore(state, state.history.redo(state.applied));
+    const std::optional<core::BaselineSlot> baseline = state.history.redo_baseline();
+    bool changed = restore(state, state.history.redo(state.applied));
+    if (baseline) changed = put_baseline(state, *baseline) || changed;
     if (changed) state.status = "Redone: " + name;
     return changed;
 }
@@ -163,15 +177,23 @@ std::string set_baseline(AppState& state, const core::Scenario& scenario, const 
     return {};
 }
 
+core::BaselineSlot baseline_slot(const AppState& state) {
+    if (!state.baseline) return std::nullopt;
+    return core::PinnedScenario{state.baseline->scenario, state.baseline->name};
+}
+
 void toggle_baseline(AppState& state) {
+    const core::BaselineSlot before = baseline_slot(state);
     if (state.baseline) {
         state.baseline.reset();
-        state.status = "Baseline unpinned: one scenario again";
+        state.history.record_baseline(state.applied, before, std::nullopt, "Unpin baseline");
+        state.status = "Baseline unpinned: one scenario again (Ctrl+Z pins it back)";
         return;
     }
     // The applied scenario evaluated already: pinning it copies its report rather than evaluating it again.
     PinnedBaseline baseline{state.applied, state.report, state.text, document_name(state) + " as pinned", next_baseline_revision()};
     state.baseline = std::move(baseline);
+    state.history.record_baseline(state.applied, before, baseline_slot(state), "Pin as baseline");
     state.status = "Pinned " + state.baseline->name + " as the baseline: every panel draws your edits against it (Ctrl+P unpins)";
 }
 

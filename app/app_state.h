@@ -15,8 +15,8 @@
 
 namespace app {
 
-// A baseline the panels draw the scenario against (issue 45). Pinning, unpinning and opening one are not scenario edits:
-// the undo history is untouched, and the baseline stays while the scenario is edited, undone, reset or opened.
+// A baseline the panels draw the scenario against. Pinning, unpinning and opening one are steps of the undo history (the
+// scenario stays, the baseline changes); the baseline stays while the scenario is edited, reset or opened.
 struct PinnedBaseline {
     core::Scenario scenario;
     core::Report report;
@@ -76,6 +76,8 @@ void toggle_baseline(AppState& state);
 // Makes a scenario the baseline (File > Open baseline, export --baseline, a lesson scene's); "" or the error, with the
 // state untouched on error.
 std::string set_baseline(AppState& state, const core::Scenario& scenario, const std::string& name);
+// The pinned baseline as the undo history keeps it (nullopt: none).
+core::BaselineSlot baseline_slot(const AppState& state);
 // The baseline as the panels see it, its comparison with the applied scenario brought up to date; null when none is pinned.
 std::optional<widgets::BaselineView> baseline_view(AppState& state);
 int panel_index(const AppState& state, const std::string& name);  // -1 if unknown

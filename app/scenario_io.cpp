@@ -58,8 +58,11 @@ std::string open_baseline(AppState& state, const std::string& path) {
         // A Hugging Face config is a model: the baseline is the current scenario with that model, as File > Open imports it.
         const bool import = is_hf_config_text(read_text_file(path, "scenario"));
         const core::Scenario baseline = import ? load_hf_config_file(path, state.applied) : load_scenario_file(path);
+        const core::BaselineSlot before = baseline_slot(state);
         const std::string error = set_baseline(state, baseline, file_name(path));
-        return error.empty() ? std::string() : path + ": " + error;
+        if (!error.empty()) return path + ": " + error;
+        state.history.record_baseline(state.applied, before, baseline_slot(state), "Open baseline");
+        return {};
     } catch (const core::InputError& error) {
         return path + ": " + error.what();
     } catch (const std::exception& error) {

@@ -15,8 +15,26 @@ void ScenarioHistory::record(const Scenario& before, const Scenario& after, cons
     gesture_open_ = gesture_id;
 }
 
+void ScenarioHistory::record_baseline(const Scenario& now, const BaselineSlot& before, const BaselineSlot& after, const std::string& what) {
+    end_gesture();
+    if (before == after) return;
+    redo_.clear();
+    undo_.push_back({now, now, what, BaselineChange{before, after}});
+    if (undo_.size() > kMaxSteps) undo_.pop_front();
+}
+
+std::optional<BaselineSlot> ScenarioHistory::undo_baseline() const {
+    if (undo_.empty() || !undo_.back().baseline) return std::nullopt;
+    return undo_.back().baseline->before;
+}
+
+std::optional<BaselineSlot> ScenarioHistory::redo_baseline() const {
+    if (redo_.empty() || !redo_.back().baseline) return std::nullopt;
+    return redo_.back().baseline->after;
+}
+
 void ScenarioHistory::end_gesture() {
-    if (gesture_open_ != 0 && !undo_.empty() && undo_.back().before == undo_.back().after) undo_.pop_back();
+    if (gesture_open_ != 0 && !undo_.empty() && !undo_.back().baseline && undo_.back().before == undo_.back().after) undo_.pop_back();
     gesture_open_ = 0;
 }
 

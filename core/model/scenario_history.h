@@ -1,15 +1,25 @@
 #pragma once
 // Undo and redo for the scenario: every edit (a control, the sidebar, a panel, a lesson scene's controls, Reset) is one
 // step holding the whole scenario from before it. A drag is one gesture: its first change opens the step, the changes
-// after it while the same gesture lasts only move where the step leads, and the release closes it.
+// after it while the same gesture lasts only move where the step leads, and the release closes it. Pinning or unpinning
+// a baseline is a step too: the scenario stays, the baseline it carries changes.
 #include "core/model/scenario.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 
 namespace core {
+
+// A pinned baseline as the history keeps it: its scenario and the name the banner gives it.
+struct PinnedScenario {
+    Scenario scenario;
+    std::string name;
+    bool operator==(const PinnedScenario&) const = default;
+};
+using BaselineSlot = std::optional<PinnedScenario>;  // nullopt: nothing pinned
 
 class ScenarioHistory {
 public:
@@ -20,6 +30,11 @@ public:
     // the same drag goes on, its step keeps the `before` it opened with and takes each new `after`. A step clears redo;
     // nothing is recorded when before == after.
     void record(const Scenario& before, const Scenario& after, const std::string& what, std::uint32_t gesture_id = 0);
+    // The baseline changed from `before` to `after` while the scenario stayed `now` ("Pin as baseline", "Unpin").
+    void record_baseline(const Scenario& now, const BaselineSlot& before, const BaselineSlot& after, const std::string& what);
+    // Whether the next undo or redo changes the baseline, and to what: set it after calling undo or redo.
+    std::optional<BaselineSlot> undo_baseline() const;
+    std::optional<BaselineSlot> redo_baseline() const;
     // The drag has ended: its step is closed; a drag that came back to where it started leaves no step.
     void end_gesture();
 
@@ -40,10 +55,14 @@ public:
     void clear();
 
 private:
+    struct BaselineChange {
+        BaselineSlot before, after;
+    };
     struct Step {
         Scenario before;
         Scenario after;
         std::string what;
+        std::optional<BaselineChange> baseline;  // a pin or an unpin
     };
     std::deque<Step> undo_;
     std::deque<Step> redo_;

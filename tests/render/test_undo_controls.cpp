@@ -220,6 +220,44 @@ TEST_CASE("Every shared control's edit is undone, redone and reset byte for byte
     check_round_trip("Node limit", moe, [](S& s, F& f) { widgets::node_limit_slider("Node limit", s, f); }, [](Harness& ui) { ui.slide_to(0.3f); });
     check_round_trip("Overlap all-to-all", moe, [](S& s, F& f) { widgets::ep_overlap_checkbox("Overlap all-to-all", s, f); },
                      [](Harness& ui) { ui.checkbox(); });
+    // A fine-tune: the method (Megatron's default scenario becomes hf-transformers with LoRA) and the adapters' rank.
+    const S llama8b = parsed(R"({"model": {"preset": "llama3-8b"}, "train": {"seq_len": 2048, "global_batch": 8, "framework": "hf-transformers"},
+                                "cluster": {"gpu": "h100-sxm", "gpus": 1, "gpus_per_node": 1}})");
+    check_round_trip("Fine-tune", llama8b, [](S& s, F& f) { widgets::finetune_combo("Fine-tune", s, f); }, [](Harness& ui) { ui.pick("lora"); });
+    check_round_trip("Fine-tune", start, [](S& s, F& f) { widgets::finetune_combo("Fine-tune", s, f); }, [](Harness& ui) { ui.pick("qlora"); });
+    S lora = llama8b;
+    lora.finetune.method = core::FinetuneMethod::lora;
+    check_round_trip("LoRA rank", lora, [](S& s, F& f) { widgets::lora_rank_slider("LoRA rank", s, f); }, [](Harness& ui) { ui.slide_to(0.9f); });
+}
+
+TEST_CASE("Pinning, unpinning and opening a baseline are undo steps: Ctrl+Z gives back the baseline as it was, Ctrl+Shift+Z the change",
+          "[undo][baseline]") {
+    const core::Scenario start = core::default_scenario();
+    Harness ui(start, [](core::Scenario&, widgets::EditFeedback&) {});
+    REQUIRE_FALSE(ui.state.baseline.has_value());
+    app::toggle_baseline(ui.state);  // pin
+    REQUIRE(ui.state.baseline.has_value());
+    CHECK(ui.state.history.undo_name() == "Pin as baseline");
+    REQUIRE(app::undo_edit(ui.state));
+    CHECK_FALSE(ui.state.baseline.has_value());
+    REQUIRE(app::redo_edit(ui.state));
+    REQUIRE(ui.state.baseline.has_value());
+    require_same(ui.state.baseline->scenario, start);
+    // An edit after the pin, then the unpin: undoing the unpin pins the same baseline again, not the edited scenario.
+    const core::Edit edit = core::with_recompute(ui.state.applied, core::Recompute::full);
+    REQUIRE(edit.ok());
+    ui.state.scenario = edit.scenario;
+    app::apply_scenario_edits(ui.state);
+    app::toggle_baseline(ui.state);  // unpin
+    REQUIRE_FALSE(ui.state.baseline.has_value());
+    CHECK(ui.state.history.undo_name() == "Unpin baseline");
+    REQUIRE(app::undo_edit(ui.state));
+    REQUIRE(ui.state.baseline.has_value());
+    require_same(ui.state.baseline->scenario, start);
+    CHECK(ui.state.applied.train.recompute == core::Recompute::full);  // the scenario stayed as edited
+    REQUIRE(app::undo_edit(ui.state));  // the recompute edit
+    CHECK(ui.state.applied.train.recompute == start.train.recompute);
+    CHECK(ui.state.baseline.has_value());
 }
 
 TEST_CASE("A drag across the TP slider (1 up to 64 while held, through the divisors of the 64 heads) is one undo step, back to TP 1",
