@@ -91,6 +91,15 @@ const std::vector<FieldDef>& field_defs() {
         {{"per_gpu_state", "one GPU's training state without activations"},
          [](CaptionInputs& in) { return format_bytes(per_gpu_state_bytes(in.report.memory.per_gpu)); }},
         {{"hbm", "one GPU's HBM"}, [](CaptionInputs& in) { return format_bytes(in.report.memory.hbm_bytes); }},
+        {{"finetune.method", "how the fine-tune trains (\"LoRA rank 16\", \"QLoRA rank 16 (NF4 base)\"; \"a full fine-tune\")"},
+         [](CaptionInputs& in) {
+             const std::string adapters = adapter_phrase(in.scenario.finetune);
+             return adapters.empty() ? std::string("a full fine-tune") : adapters;
+         }},
+        {{"finetune.trainable", "the parameters that train: every one, or the adapters'"},
+         [](CaptionInputs& in) { return format_count(in.report.memory.trainable_params); }},
+        {{"finetune.frozen", "the frozen base's bytes, in its format (0 B for a full fine-tune)"},
+         [](CaptionInputs& in) { return format_bytes(in.report.memory.frozen_bytes); }},
         {{"fits", "\"fits\" or \"does not fit\""}, [](CaptionInputs& in) { return std::string(in.report.memory.fits ? "fits" : "does not fit"); }},
         {{"walls.memory", "the memory wall's fraction of its budget, as its bar prints it"},
          [](CaptionInputs& in) { return in.walls_report().walls[static_cast<int>(WallKind::memory)].fraction_text; }},
