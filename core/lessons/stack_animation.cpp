@@ -54,16 +54,6 @@ double per_gpu_state_bytes(const PerGpuMemory& per_gpu) {
     return per_gpu.weights_bytes + per_gpu.grads_bytes + per_gpu.master_bytes + per_gpu.optimizer_bytes;
 }
 
-std::string with_article(const std::string& gpu_name) {
-    if (gpu_name.empty()) return "a GPU";
-    const char first = static_cast<char>(std::toupper(static_cast<unsigned char>(gpu_name[0])));
-    const bool spelled_out = gpu_name.size() > 1 && !std::islower(static_cast<unsigned char>(gpu_name[1]));
-    // Vowels, and the letters whose names start with a vowel sound when read as an acronym: "an H100", "an MI300X".
-    const bool vowel_sound = std::string("AEIOU").find(first) != std::string::npos ||
-                             (spelled_out && std::string("FHLMNRSX").find(first) != std::string::npos);
-    return (vowel_sound ? "an " : "a ") + gpu_name;
-}
-
 Overshoot overshoot(double bytes, const GpuSpec& gpu) {
     Overshoot result;
     result.bytes = bytes;

@@ -40,9 +40,6 @@ Overshoot overshoot(double bytes, const GpuSpec& gpu);
 // One GPU's training state without its activations: weights + grads + master + optimizer.
 double per_gpu_state_bytes(const PerGpuMemory& per_gpu);
 
-// "an H100 SXM", "a B200": the article a GPU's name is read with.
-std::string with_article(const std::string& gpu_name);
-
 // Pacing of the animation, in seconds of playback.
 struct StackTiming {
     double seconds_per_category = 0.8;  // each category grows in over this long

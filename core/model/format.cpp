@@ -1,6 +1,7 @@
 #include "core/model/format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -227,6 +228,16 @@ std::string format_change_both(double from, double to, FigureUnit unit) {
     const std::string change = format_change(from, to, unit);
     const std::string relative = unit == FigureUnit::fraction ? std::string() : format_relative_change(from, to);
     return relative.empty() ? change : change + ", " + relative;
+}
+
+std::string with_article(const std::string& gpu_name) {
+    if (gpu_name.empty()) return "a GPU";
+    const char first = static_cast<char>(std::toupper(static_cast<unsigned char>(gpu_name[0])));
+    const bool spelled_out = gpu_name.size() > 1 && !std::islower(static_cast<unsigned char>(gpu_name[1]));
+    // Vowels, and the letters whose names start with a vowel sound when read as an acronym: "an H100", "an MI300X".
+    const bool vowel_sound = std::string("AEIOU").find(first) != std::string::npos ||
+                             (spelled_out && std::string("FHLMNRSX").find(first) != std::string::npos);
+    return (vowel_sound ? "an " : "a ") + gpu_name;
 }
 
 }  // namespace core

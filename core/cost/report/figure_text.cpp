@@ -157,9 +157,7 @@ std::string fine_tune_conditions(const Scenario& scenario) {
     if (adapters.empty()) return "";
     const Recompute recompute = scenario.train.recompute;
     const std::string kept = recompute == Recompute::full ? " and checkpointing" : recompute == Recompute::selective ? " and selective recompute" : "";
-    const std::string& gpu = scenario.cluster.gpu.name;
-    const bool vowel = !gpu.empty() && std::string("AEFHILMNORSX").find(gpu[0]) != std::string::npos;  // "an H100", "an RTX"
-    return std::string(" on ") + (vowel ? "an " : "a ") + gpu + " with " + adapters + kept;
+    return " on " + with_article(scenario.cluster.gpu.name) + " with " + adapters + kept;
 }
 
 }  // namespace

@@ -24,7 +24,6 @@ void label_steady_state(std::vector<TimelineBand>& bands) {
     for (int b = first_backward; b <= last_forward; ++b) bands[b].label = b == first_backward ? "1F1B steady state" : "";
 }
 
-
 // A point's parts, in TimelinePart order: the allocated bytes split as the timeline split them, then the allocator's
 // slack and the buffers outside it.
 std::array<double, kTimelineParts> parts_of(const TimelinePoint& point, double outside_bytes) {
