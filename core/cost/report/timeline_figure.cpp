@@ -12,8 +12,9 @@ namespace core {
 
 namespace {
 
-// 1F1B's steady state alternates one backward and one forward per micro-batch: one word for the run (on its first band),
-// not a word per band, between the warm-up's forwards and the cool-down's backwards.
+// A pipeline stage's 1F1B steady state alternates one backward and one forward per micro-batch: one word for the run (on
+// its first band), not a word per band, between the warm-up's forwards and the cool-down's backwards; the loss keeps its
+// word. Not for one GPU, whose micro-batches run whole one after another (gradient accumulation).
 void label_steady_state(std::vector<TimelineBand>& bands) {
     int first_backward = -1, last_forward = -1;
     for (int b = 0; b < static_cast<int>(bands.size()); ++b) {
@@ -21,7 +22,9 @@ void label_steady_state(std::vector<TimelineBand>& bands) {
         if (bands[b].phase == TimelinePhase::forward) last_forward = b;
     }
     if (first_backward < 0 || last_forward < first_backward) return;
-    for (int b = first_backward; b <= last_forward; ++b) bands[b].label = b == first_backward ? "1F1B steady state" : "";
+    for (int b = first_backward; b <= last_forward; ++b) {
+        if (bands[b].phase == TimelinePhase::forward || bands[b].phase == TimelinePhase::backward) bands[b].label = b == first_backward ? "1F1B steady state" : "";
+    }
 }
 
 // A point's parts, in TimelinePart order: the allocated bytes split as the timeline split them, then the allocator's
@@ -93,7 +96,6 @@ TimelineStageFigure stage_figure(const MemoryTimeline& timeline, double outside_
         }
     }
     figure.top_bytes = top + outside_bytes;
-    label_steady_state(figure.bands);
     for (int i : drawn_points(timeline, most_points)) {
         const TimelinePoint& point = timeline.points[i];
         figure.x.push_back(i);
@@ -187,6 +189,7 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
     // The heaviest stage's timeline is the report's own (evaluate walked it): the same peak as the stack panel's.
     figure.detail = stage_figure(memory.timeline, outside_of(memory.peak_stage), most_points);
     titled(figure.detail);
+    if (stages > 1) label_steady_state(figure.detail.bands);
     bool several_microbatches = false;
     for (const TimelinePoint& point : memory.timeline.points) several_microbatches = several_microbatches || point.microbatch > 0;
     for (std::size_t i = 0; i < figure.detail.x.size(); ++i) {
@@ -199,6 +202,7 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
             const bool heaviest = timeline.stage == memory.peak_stage;
             figure.stages.push_back(stage_figure(heaviest ? memory.timeline : timeline, outside_of(timeline.stage), most_stage_points));
             titled(figure.stages.back());
+            label_steady_state(figure.stages.back().bands);
         }
     }
     const TimelineStageFigure& peak = figure.detail;
