@@ -3,6 +3,7 @@
 #include "fuzz/fuzz_entry.h"
 
 #include "core/model/errors.h"
+#include "core/model/model_json.h"
 #include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
@@ -85,6 +86,25 @@ TEST_CASE("Fuzz finding, scenario: an empty key is refused naming it", "[fuzz]")
             REQUIRE(error.reason() == "unknown key");
         }
     }
+}
+
+// Found by fuzz_hf_config: a config.json with "n_embd": 71618432 was read, and its scenario written back with a hidden
+// width the scenario reader refuses (at most 10,000,000). The Hugging Face keys are now held to the range of the model
+// field they are read into, named by their own key.
+TEST_CASE("Fuzz finding, hf_config: a width beyond the scenario's range is refused naming the config's key", "[fuzz]") {
+    REQUIRE(problem_with("hf_config", "hidden_beyond_scenario_range") == "");
+    try {
+        core::parse_hf_config(R"({"model_type": "gpt2", "n_embd": 71618432, "n_head": 1, "n_layer": 1, "vocab_size": 8})");
+        FAIL("accepted a hidden width of 71,618,432");
+    } catch (const core::InputError& error) {
+        REQUIRE(error.field() == "model.hf_config.n_embd");
+        REQUIRE(error.reason() == "must be between 1 and 10000000, got 71618432");
+    }
+    // and a config at the range's edge reads back through the scenario reader to the same width
+    const core::ModelSpec widest = core::parse_hf_config(R"({"model_type": "gpt2", "n_embd": 10000000, "n_head": 1, "n_layer": 1, "vocab_size": 8})");
+    core::Scenario scenario = core::default_scenario();
+    scenario.model = widest;
+    REQUIRE(core::parse_scenario(core::scenario_to_json(scenario)).model.hidden == 10000000);
 }
 
 #ifdef SHARDSCOPE_FUZZ_WITH_WIDGETS

@@ -390,20 +390,23 @@ TEST_CASE("Issue 10 fuzz: JSON nested deeper than 64 levels is refused before co
 
 TEST_CASE("Issue 10 fuzz: a Hugging Face config with 2^31 - 1 layers is refused, not overflowed in int arithmetic", "[fuzz]") {
     const char* scenario = R"({"model": {"hf_config": "config.json"}, "cluster": {"gpus": 8}, "train": {"global_batch": 16}})";
-    const std::vector<std::pair<std::string, std::string>> cases = {
-        {R"({"hidden_size": 4096, "num_hidden_layers": 2147483647, "num_attention_heads": 32, "vocab_size": 128256})",
-         "layers must be between 1 and 100000, got 2147483647"},
-        // 9,999,999,999 does not fit an int: parse_hf_config's cast wraps it to 1,410,065,407, still out of range.
-        {R"({"hidden_size": 9999999999, "num_hidden_layers": 32, "num_attention_heads": 1, "vocab_size": 128256})",
-         "hidden must be between 1 and 10000000, got 1410065407"},
+    struct Case {
+        std::string config, field, reason;
     };
-    for (const auto& [config, reason] : cases) {
+    // Each key is held to the range of the model field it is read into, before any cast to int.
+    const std::vector<Case> cases = {
+        {R"({"hidden_size": 4096, "num_hidden_layers": 2147483647, "num_attention_heads": 32, "vocab_size": 128256})",
+         "model.hf_config.num_hidden_layers", "must be between 1 and 100000, got 2147483647"},
+        {R"({"hidden_size": 9999999999, "num_hidden_layers": 32, "num_attention_heads": 1, "vocab_size": 128256})",
+         "model.hf_config.hidden_size", "must be between 1 and 10000000, got 9999999999"},
+    };
+    for (const auto& [config, field, reason] : cases) {
         hf_config_text = config;
         try {
             core::parse_scenario(scenario, load_hf_config);
             FAIL("accepted " << config);
         } catch (const core::InputError& error) {
-            REQUIRE(error.field() == "model.hf_config");
+            REQUIRE(error.field() == field);
             REQUIRE(error.reason() == reason);
         }
     }

@@ -6,38 +6,69 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace core {
 
 namespace {
 
+// Each model field's range, once: the scenario's model keys and the Hugging Face keys read into them are held to it.
+struct ModelFieldRange {
+    const char* key;
+    long long min_value;
+    long long max_value;
+};
+constexpr ModelFieldRange kModelFieldRanges[] = {
+    {"layers", 1, 100000},           {"hidden", 1, 10000000},           {"heads", 1, 100000},
+    {"kv_heads", 1, 100000},         {"ffn_hidden", 1, 100000000},      {"vocab", 1, 100000000},
+    {"positions", 0, 100000000},     {"default_seq_len", 1, 100000000}, {"experts", 0, 100000},
+    {"experts_per_token", 0, 100000}, {"expert_ffn_hidden", 0, 100000000}, {"shared_experts", 0, 1000},
+    {"shared_ffn_hidden", 0, 100000000}, {"first_dense_layers", 0, 100000}, {"moe_layer_step", 1, 100000},
+    {"q_lora_rank", 0, 10000000},    {"kv_lora_rank", 0, 10000000},     {"qk_nope_head_dim", 0, 100000},
+    {"qk_rope_head_dim", 0, 100000}, {"v_head_dim", 0, 100000},         {"head_dim", 0, 100000},
+};
+
+const ModelFieldRange& range_of(std::string_view key) {
+    for (const ModelFieldRange& range : kModelFieldRanges) {
+        if (key == range.key) return range;
+    }
+    throw std::logic_error("no range for model field " + std::string(key));
+}
+
+// One scenario model key read within its range, else the model's own value.
+int ranged(JsonObjectReader& reader, const char* key, int fallback) {
+    const ModelFieldRange& range = range_of(key);
+    return static_cast<int>(reader.integer(key, range.min_value, range.max_value).value_or(fallback));
+}
+
 ModelSpec read_model(JsonObjectReader& reader, ModelSpec model) {
-    model.layers = static_cast<int>(reader.integer("layers", 1, 100000).value_or(model.layers));
-    model.hidden = static_cast<int>(reader.integer("hidden", 1, 10000000).value_or(model.hidden));
-    model.heads = static_cast<int>(reader.integer("heads", 1, 100000).value_or(model.heads));
-    model.kv_heads = static_cast<int>(reader.integer("kv_heads", 1, 100000).value_or(reader.has("heads") ? model.heads : model.kv_heads));
-    model.ffn_hidden = static_cast<int>(reader.integer("ffn_hidden", 1, 100000000).value_or(model.ffn_hidden));
-    model.vocab = static_cast<int>(reader.integer("vocab", 1, 100000000).value_or(model.vocab));
+    model.layers = ranged(reader, "layers", model.layers);
+    model.hidden = ranged(reader, "hidden", model.hidden);
+    model.heads = ranged(reader, "heads", model.heads);
+    model.kv_heads = ranged(reader, "kv_heads", reader.has("heads") ? model.heads : model.kv_heads);
+    model.ffn_hidden = ranged(reader, "ffn_hidden", model.ffn_hidden);
+    model.vocab = ranged(reader, "vocab", model.vocab);
     model.gated_mlp = reader.boolean("gated_mlp").value_or(model.gated_mlp);
     model.tied_embeddings = reader.boolean("tied_embeddings").value_or(model.tied_embeddings);
     model.learned_positions = reader.boolean("learned_positions").value_or(model.learned_positions);
-    model.positions = static_cast<int>(reader.integer("positions", 0, 100000000).value_or(model.positions));
+    model.positions = ranged(reader, "positions", model.positions);
     model.bias = reader.boolean("bias").value_or(model.bias);
-    model.default_seq_len = static_cast<int>(reader.integer("default_seq_len", 1, 100000000).value_or(model.default_seq_len));
-    model.experts = static_cast<int>(reader.integer("experts", 0, 100000).value_or(model.experts));
-    model.experts_per_token = static_cast<int>(reader.integer("experts_per_token", 0, 100000).value_or(model.experts_per_token));
-    model.expert_ffn_hidden = static_cast<int>(reader.integer("expert_ffn_hidden", 0, 100000000).value_or(model.expert_ffn_hidden));
-    model.shared_experts = static_cast<int>(reader.integer("shared_experts", 0, 1000).value_or(model.shared_experts));
-    model.shared_ffn_hidden = static_cast<int>(reader.integer("shared_ffn_hidden", 0, 100000000).value_or(model.shared_ffn_hidden));
-    model.first_dense_layers = static_cast<int>(reader.integer("first_dense_layers", 0, 100000).value_or(model.first_dense_layers));
-    model.moe_layer_step = static_cast<int>(reader.integer("moe_layer_step", 1, 100000).value_or(model.moe_layer_step));
-    model.q_lora_rank = static_cast<int>(reader.integer("q_lora_rank", 0, 10000000).value_or(model.q_lora_rank));
-    model.kv_lora_rank = static_cast<int>(reader.integer("kv_lora_rank", 0, 10000000).value_or(model.kv_lora_rank));
-    model.qk_nope_head_dim = static_cast<int>(reader.integer("qk_nope_head_dim", 0, 100000).value_or(model.qk_nope_head_dim));
-    model.qk_rope_head_dim = static_cast<int>(reader.integer("qk_rope_head_dim", 0, 100000).value_or(model.qk_rope_head_dim));
-    model.v_head_dim = static_cast<int>(reader.integer("v_head_dim", 0, 100000).value_or(model.v_head_dim));
-    model.explicit_head_dim = static_cast<int>(reader.integer("head_dim", 0, 100000).value_or(model.explicit_head_dim));
+    model.default_seq_len = ranged(reader, "default_seq_len", model.default_seq_len);
+    model.experts = ranged(reader, "experts", model.experts);
+    model.experts_per_token = ranged(reader, "experts_per_token", model.experts_per_token);
+    model.expert_ffn_hidden = ranged(reader, "expert_ffn_hidden", model.expert_ffn_hidden);
+    model.shared_experts = ranged(reader, "shared_experts", model.shared_experts);
+    model.shared_ffn_hidden = ranged(reader, "shared_ffn_hidden", model.shared_ffn_hidden);
+    model.first_dense_layers = ranged(reader, "first_dense_layers", model.first_dense_layers);
+    model.moe_layer_step = ranged(reader, "moe_layer_step", model.moe_layer_step);
+    model.q_lora_rank = ranged(reader, "q_lora_rank", model.q_lora_rank);
+    model.kv_lora_rank = ranged(reader, "kv_lora_rank", model.kv_lora_rank);
+    model.qk_nope_head_dim = ranged(reader, "qk_nope_head_dim", model.qk_nope_head_dim);
+    model.qk_rope_head_dim = ranged(reader, "qk_rope_head_dim", model.qk_rope_head_dim);
+    model.v_head_dim = ranged(reader, "v_head_dim", model.v_head_dim);
+    model.explicit_head_dim = ranged(reader, "head_dim", model.explicit_head_dim);
     return model;
 }
 
@@ -124,27 +155,26 @@ public:
     std::string field(const char* key) const { return path_ + "." + key; }
     void mark(const char* key) { read_.insert(key); }
 
-    // The first of keys present (Hugging Face names differ by family); a positive integer. null counts as absent.
-    long long integer(std::initializer_list<const char*> keys, bool required, long long fallback) {
+    // The first of keys present (Hugging Face names differ by family); a positive integer within the range of the model
+    // field it is read into (target; none for a length that is clamped after). null counts as absent.
+    long long integer(std::initializer_list<const char*> keys, const char* target, bool required, long long fallback) {
         for (const char* key : keys) {
             mark(key);
             if (!has(key)) continue;
             const nlohmann::json& value = object_.at(key);
             if (!value.is_number_integer() || value.get<long long>() < 1) throw InputError(field(key), "must be a positive integer");
-            return value.get<long long>();
+            return within_range(key, target, value.get<long long>());
         }
         if (required) throw InputError(field(*keys.begin()), "is required");
         return fallback;
     }
-    // A count that may be 0 (shared experts, dense layers first).
-    long long count(const char* key, long long fallback) {
+    // A count that may be 0 (shared experts, dense layers first), within its target field's range.
+    long long count(const char* key, const char* target, long long fallback) {
         mark(key);
         if (!has(key)) return fallback;
         const nlohmann::json& value = object_.at(key);
-        if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 100000000) {
-            throw InputError(field(key), "must be a non-negative integer");
-        }
-        return value.get<long long>();
+        if (!value.is_number_integer() || value.get<long long>() < 0) throw InputError(field(key), "must be a non-negative integer");
+        return within_range(key, target, value.get<long long>());
     }
     std::string text(const char* key) const { return has(key) && object_.at(key).is_string() ? object_.at(key).get<std::string>() : ""; }
     const nlohmann::json& raw(const char* key) {
@@ -180,6 +210,15 @@ public:
     }
 
 private:
+    long long within_range(const char* key, const char* target, long long value) const {
+        if (target == nullptr) return value;
+        const ModelFieldRange& range = range_of(target);
+        if (value > range.max_value) {
+            throw InputError(field(key), must_be_between(std::to_string(range.min_value), std::to_string(range.max_value), std::to_string(value)));
+        }
+        return value;
+    }
+
     const nlohmann::json& object_;
     std::string path_;
     std::set<std::string> read_;
@@ -187,8 +226,8 @@ private:
 
 // Mixtral (MixtralConfig): every layer's MLP is num_local_experts experts of intermediate_size, top num_experts_per_tok.
 void read_mixtral(HfConfig& config, ModelSpec& model) {
-    model.experts = static_cast<int>(config.integer({"num_local_experts"}, true, 0));
-    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
+    model.experts = static_cast<int>(config.integer({"num_local_experts"}, "experts", true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, "experts_per_token", true, 0));
     model.expert_ffn_hidden = model.ffn_hidden;
     config.mark_routing_keys({"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"});
 }
@@ -196,22 +235,22 @@ void read_mixtral(HfConfig& config, ModelSpec& model) {
 // DeepSeek-V2 and V3 (DeepseekV3Config): first_k_dense_replace dense layers of intermediate_size, then MoE layers of
 // n_routed_experts of moe_intermediate_size and one shared MLP of n_shared_experts x moe_intermediate_size; MLA attention.
 void read_deepseek(HfConfig& config, ModelSpec& model) {
-    model.q_lora_rank = static_cast<int>(config.count("q_lora_rank", 0));  // null in V2-Lite: Q projected directly
-    model.kv_lora_rank = static_cast<int>(config.integer({"kv_lora_rank"}, true, 0));
-    model.qk_nope_head_dim = static_cast<int>(config.count("qk_nope_head_dim", 0));
-    model.qk_rope_head_dim = static_cast<int>(config.integer({"qk_rope_head_dim"}, true, 0));
-    model.v_head_dim = static_cast<int>(config.integer({"v_head_dim"}, true, 0));
+    model.q_lora_rank = static_cast<int>(config.count("q_lora_rank", "q_lora_rank", 0));  // null in V2-Lite: Q projected directly
+    model.kv_lora_rank = static_cast<int>(config.integer({"kv_lora_rank"}, "kv_lora_rank", true, 0));
+    model.qk_nope_head_dim = static_cast<int>(config.count("qk_nope_head_dim", "qk_nope_head_dim", 0));
+    model.qk_rope_head_dim = static_cast<int>(config.integer({"qk_rope_head_dim"}, "qk_rope_head_dim", true, 0));
+    model.v_head_dim = static_cast<int>(config.integer({"v_head_dim"}, "v_head_dim", true, 0));
     model.kv_heads = model.heads;  // MLA up-projects K and V for every head
     config.mark("num_nextn_predict_layers");  // the multi-token-prediction module: not part of the published counts
-    const long long routed = config.count("n_routed_experts", 0);
+    const long long routed = config.count("n_routed_experts", "experts", 0);
     if (routed == 0) return;  // null: a dense DeepSeek
     model.experts = static_cast<int>(routed);
-    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
-    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, true, 0));
-    model.shared_experts = static_cast<int>(config.count("n_shared_experts", 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, "experts_per_token", true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, "expert_ffn_hidden", true, 0));
+    model.shared_experts = static_cast<int>(config.count("n_shared_experts", "shared_experts", 0));
     model.shared_ffn_hidden = model.shared_experts > 0 ? model.expert_ffn_hidden : 0;
-    model.first_dense_layers = static_cast<int>(config.count("first_k_dense_replace", 0));
-    if (config.integer({"moe_layer_freq"}, false, 1) != 1) {
+    model.first_dense_layers = static_cast<int>(config.count("first_k_dense_replace", "first_dense_layers", 0));
+    if (config.integer({"moe_layer_freq"}, "moe_layer_step", false, 1) != 1) {
         throw InputError(config.field("moe_layer_freq"), "only 1 is read (every layer after first_k_dense_replace has experts)");
     }
     config.mark_routing_keys({"routed_scaling_factor", "topk_method", "n_group", "topk_group", "scoring_func", "norm_topk_prob",
@@ -241,12 +280,12 @@ int leading_dense_layers(HfConfig& config, const char* key) {
 // Qwen2-MoE and Qwen3-MoE: num_experts of moe_intermediate_size, top num_experts_per_tok, every decoder_sparse_step-th
 // layer but mlp_only_layers; Qwen2-MoE adds one shared expert of shared_expert_intermediate_size.
 void read_qwen_moe(HfConfig& config, ModelSpec& model) {
-    model.experts = static_cast<int>(config.integer({"num_experts"}, true, 0));
-    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
-    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, true, 0));
-    model.moe_layer_step = static_cast<int>(config.integer({"decoder_sparse_step"}, false, 1));
+    model.experts = static_cast<int>(config.integer({"num_experts"}, "experts", true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, "experts_per_token", true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"moe_intermediate_size"}, "expert_ffn_hidden", true, 0));
+    model.moe_layer_step = static_cast<int>(config.integer({"decoder_sparse_step"}, "moe_layer_step", false, 1));
     model.first_dense_layers = leading_dense_layers(config, "mlp_only_layers");
-    const long long shared = config.count("shared_expert_intermediate_size", 0);
+    const long long shared = config.count("shared_expert_intermediate_size", "shared_ffn_hidden", 0);
     if (shared > 0) {
         model.shared_experts = 1;
         model.shared_ffn_hidden = static_cast<int>(shared);
@@ -257,13 +296,13 @@ void read_qwen_moe(HfConfig& config, ModelSpec& model) {
 // Llama 4 (Llama4TextConfig, under text_config): num_local_experts of intermediate_size plus one shared expert of the same
 // width on every interleave_moe_layer_step-th layer; the other layers have a dense MLP of intermediate_size_mlp.
 void read_llama4(HfConfig& config, ModelSpec& model) {
-    model.experts = static_cast<int>(config.integer({"num_local_experts"}, true, 0));
-    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, true, 0));
-    model.expert_ffn_hidden = static_cast<int>(config.integer({"intermediate_size"}, true, 0));
+    model.experts = static_cast<int>(config.integer({"num_local_experts"}, "experts", true, 0));
+    model.experts_per_token = static_cast<int>(config.integer({"num_experts_per_tok"}, "experts_per_token", true, 0));
+    model.expert_ffn_hidden = static_cast<int>(config.integer({"intermediate_size"}, "expert_ffn_hidden", true, 0));
     model.shared_experts = 1;
     model.shared_ffn_hidden = model.expert_ffn_hidden;
-    model.moe_layer_step = static_cast<int>(config.integer({"interleave_moe_layer_step"}, false, 1));
-    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size_mlp"}, false, model.expert_ffn_hidden));
+    model.moe_layer_step = static_cast<int>(config.integer({"interleave_moe_layer_step"}, "moe_layer_step", false, 1));
+    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size_mlp"}, "ffn_hidden", false, model.expert_ffn_hidden));
     if (config.has("moe_layers")) {
         const nlohmann::json& layers = config.raw("moe_layers");
         require_layer_list(config, "moe_layers");
@@ -319,22 +358,21 @@ ModelSpec parse_hf_config(std::string_view json_text) {
     if (!moe_family) refuse_unread_moe_keys(config, model_type);  // before anything else: an unknown MoE is refused as such
     ModelSpec model;
     model.id = "custom";
-    model.hidden = static_cast<int>(config.integer({"hidden_size", "n_embd", "d_model"}, true, 0));
-    model.layers = static_cast<int>(config.integer({"num_hidden_layers", "n_layer", "num_layers"}, true, 0));
-    model.heads = static_cast<int>(config.integer({"num_attention_heads", "n_head", "num_heads"}, true, 0));
-    model.kv_heads = static_cast<int>(config.integer({"num_key_value_heads"}, false, model.heads));
-    model.vocab = static_cast<int>(config.integer({"vocab_size"}, true, 0));
+    model.hidden = static_cast<int>(config.integer({"hidden_size", "n_embd", "d_model"}, "hidden", true, 0));
+    model.layers = static_cast<int>(config.integer({"num_hidden_layers", "n_layer", "num_layers"}, "layers", true, 0));
+    model.heads = static_cast<int>(config.integer({"num_attention_heads", "n_head", "num_heads"}, "heads", true, 0));
+    model.kv_heads = static_cast<int>(config.integer({"num_key_value_heads"}, "kv_heads", false, model.heads));
+    model.vocab = static_cast<int>(config.integer({"vocab_size"}, "vocab", true, 0));
     const bool gpt_style = model_type == "gpt2" || config.has("n_embd");
     model.gated_mlp = !gpt_style;
     model.bias = gpt_style;
     model.learned_positions = gpt_style;
-    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size", "n_inner", "ffn_dim"}, false, 4LL * model.hidden));
-    model.positions = gpt_style ? static_cast<int>(config.integer({"n_positions", "max_position_embeddings"}, false, 1024)) : 0;
+    model.ffn_hidden = static_cast<int>(config.integer({"intermediate_size", "n_inner", "ffn_dim"}, "ffn_hidden", false, 4LL * model.hidden));
+    model.positions = gpt_style ? static_cast<int>(config.integer({"n_positions", "max_position_embeddings"}, "positions", false, 1024)) : 0;
     // The context window: a limit on the sequence, not the length trained at (with_imported_model keeps the scenario's).
-    model.default_seq_len = static_cast<int>(config.integer({"max_position_embeddings", "n_positions", "n_ctx"}, false, 2048));
-    model.default_seq_len = std::min(model.default_seq_len, 131072);
+    model.default_seq_len = static_cast<int>(std::min(config.integer({"max_position_embeddings", "n_positions", "n_ctx"}, nullptr, false, 2048), 131072LL));
     // An explicit head width (Qwen3, Llama 4) matters only where it differs from hidden / heads.
-    const long long head_dim = config.integer({"head_dim"}, false, 0);
+    const long long head_dim = config.integer({"head_dim"}, "head_dim", false, 0);
     if (head_dim > 0 && head_dim * model.heads != model.hidden) model.explicit_head_dim = static_cast<int>(head_dim);
     if (config.has("tie_word_embeddings") || root.contains("tie_word_embeddings")) {
         const nlohmann::json& tie = config.has("tie_word_embeddings") ? config.raw("tie_word_embeddings") : root.at("tie_word_embeddings");

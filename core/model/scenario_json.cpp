@@ -41,32 +41,6 @@ Recompute parse_recompute(const std::string& text, const std::string& field) {
     throw InputError(field, "must be none, selective or full, got \"" + text + "\"");
 }
 
-// parse_hf_config takes any positive integer; hold its shape to the ranges of a scenario's own model fields
-// (a 2^31 - 1 layer count overflowed int arithmetic in the memory model).
-void require_hf_config_ranges(const ModelSpec& model) {
-    const auto require = [](const char* name, long long value, long long min_value, long long max_value) {
-        if (value < min_value || value > max_value) {
-            throw InputError("model.hf_config", std::string(name) + " " + must_be_between(std::to_string(min_value), std::to_string(max_value), std::to_string(value)));
-        }
-    };
-    require("layers", model.layers, 1, 100000);
-    require("hidden", model.hidden, 1, 10000000);
-    require("heads", model.heads, 1, 100000);
-    require("kv_heads", model.kv_heads, 1, 100000);
-    require("ffn_hidden", model.ffn_hidden, 1, 100000000);
-    require("vocab", model.vocab, 1, 100000000);
-    require("positions", model.positions, 0, 100000000);
-    require("experts", model.experts, 0, 100000);
-    require("experts_per_token", model.experts_per_token, 0, 100000);
-    require("expert_ffn_hidden", model.expert_ffn_hidden, 0, 100000000);
-    require("shared_experts", model.shared_experts, 0, 1000);
-    require("first_dense_layers", model.first_dense_layers, 0, 100000);
-    require("moe_layer_step", model.moe_layer_step, 1, 100000);
-    require("q_lora_rank", model.q_lora_rank, 0, 10000000);
-    require("kv_lora_rank", model.kv_lora_rank, 0, 10000000);
-    require("head_dim", model.explicit_head_dim, 0, 100000);
-}
-
 void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_config_loader) {
     JsonObjectReader reader(object, "model");
     const int forms = reader.has("preset") + reader.has("params") + reader.has("hf_config");
@@ -88,8 +62,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
         } catch (const std::exception& error) {
             throw InputError("model.hf_config", "cannot read \"" + *path + "\": " + error.what());
         }
-        model = parse_hf_config(text);
-        require_hf_config_ranges(model);
+        model = parse_hf_config(text);  // holds each key to its model field's range
     }
     const std::vector<const char*>& shape_keys = model_shape_keys();
     const bool has_shape_field = std::any_of(shape_keys.begin(), shape_keys.end(), [&](const char* key) { return reader.has(key); });
