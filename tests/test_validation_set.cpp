@@ -242,18 +242,17 @@ TEST_CASE("Validation set: assets/expected_error.json holds the regimes' errors 
     CHECK(source_file("assets/expected_error.json") == expected);
 }
 
-// The reserved peak may be modelled above the measured one (a pessimistic "fits"; Qwen2.5 0.5B at 4 x 4,096 checkpointed
-// is 24 % over: the modelled allocator fragments its 10 GB fp32 logits in the second step where PyTorch's did not), never
-// more than 10 % below it, which would send a run into an out-of-memory error.
-TEST_CASE("Validation set: Hugging Face on one H200: the allocated peak within 10 %, the reserved no more than 10 % under and 25 % over (measured)", "[validation-set][memory]") {
+// Both peaks within 10 % of what torch.cuda reported on every run. The reserved peak follows the modelled caching
+// allocator; it came within 10 % on Qwen2.5 0.5B at 4 x 4,096 checkpointed (24 % over before) once an autocast weight's
+// bf16 dW was cast to its fp32 .grad after the GEMM's node released the incoming gradient, as autograd's engine orders it.
+TEST_CASE("Validation set: Hugging Face on one H200: the allocated and the reserved peak within 10 % (measured)", "[validation-set][memory]") {
     int checked = 0;
     for (const Row& row : rows()) {
         if (row.peak_allocated <= 0) continue;
         INFO(row.id << ": allocated " << row.peak_allocated << " modelled " << row.modelled_allocated << "; reserved " << row.peak_reserved
                     << " modelled " << row.modelled_reserved);
         CHECK(std::fabs(row.modelled_allocated / row.peak_allocated - 1.0) <= 0.10);
-        CHECK(row.modelled_reserved / row.peak_reserved - 1.0 >= -0.10);
-        CHECK(row.modelled_reserved / row.peak_reserved - 1.0 <= 0.25);
+        CHECK(std::fabs(row.modelled_reserved / row.peak_reserved - 1.0) <= 0.10);
         ++checked;
     }
     REQUIRE(checked >= 15);

@@ -463,7 +463,7 @@ void ProgramBuilder::weight_gradient(ProgramOp& op, double params, std::vector<K
     op.weight_params += params;
     if (bf16_grad_elements > 0 && dtypes_.autocast) {
         pointwise(bw, KernelPass::backward_weight, bf16_grad_elements * 2.0, bf16_grad_elements * 4.0, 0, MemoryClass::widening);
-        op.backward_scratch_bytes += bf16_grad_elements * 2.0;
+        op.weight_grad_cast_bytes += bf16_grad_elements * 2.0;
     }
 }
 

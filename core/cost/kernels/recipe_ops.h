@@ -45,6 +45,7 @@ struct ProgramOp {
     double frozen_params = 0;         // a frozen weight's parameters (LoRA's base): no gradient, no optimizer state
     double frozen_bytes = 0;          // and the bytes it is stored in (quantized ones with their constants)
     double backward_scratch_bytes = 0;// what its backward allocates and frees beside the input gradients
+    double weight_grad_cast_bytes = 0;// under autocast, the bf16 dW its node returns, cast to the fp32 .grad by a later node
     bool recompute_selective = false;
 };
 

@@ -121,6 +121,14 @@ private:
         if (keep_events_) events.push_back({b, id});
     }
 
+    // A weight's gradient, as the .grad it becomes (freed by zero_grad, outside the block).
+    void param_grad(const ProgramOp& op, int id, double& live, double& peak, BlockMemory& memory) {
+        const double b = op.weight_params * dtype_bytes(program_.grad_dtype);
+        memory.param_grad_bytes += b;
+        transient(b, id, live, peak, backward_events_);
+        param_grad_ids_.push_back(id);
+    }
+
     // Runs ops [0, n) forward, freeing what no later op reads and nothing keeps; `keep` says what stays.
     template <class Keep>
     void run_forward(double& live, double& peak, std::vector<TensorEvent>& events, Keep&& keep, bool only_selective) {
@@ -186,27 +194,25 @@ private:
                 release(output_, live, backward_events_);
             }
         }
-        const double grad_dtype_bytes = dtype_bytes(program_.grad_dtype);
         std::vector<int> savers = savers_;
         for (int i = static_cast<int>(program_.ops.size()) - 1; i >= 0; --i) {
             const ProgramOp& op = program_.ops[static_cast<std::size_t>(i)];
-            // Scratch the backward allocates and frees (fp32 gradients inside attention, a bf16 dW before its cast).
+            // Scratch the backward allocates and frees (fp32 gradients inside attention, a dequantized weight), and a bf16
+            // dW awaiting its cast under autocast.
             transient(op.backward_scratch_bytes, grad_base * 3, live, peak, backward_events_);
+            transient(op.weight_grad_cast_bytes, grad_base * 3 + 1, live, peak, backward_events_);
             for (int input : distinct_storage(op.inputs)) {
-                const ProgramTensor& tensor = program_.tensors[static_cast<std::size_t>(input)];
                 if (grad_[static_cast<std::size_t>(input)] || grad_bytes(input) <= 0) continue;
                 grad_[static_cast<std::size_t>(input)] = true;
                 transient(grad_bytes(input), grad_base + input, live, peak, backward_events_);
-                (void)tensor;
             }
-            if (op.weight_params > 0 && grads_allocated_) {
-                const double b = op.weight_params * grad_dtype_bytes;
-                memory.param_grad_bytes += b;
-                transient(b, grad_base * 2 + i, live, peak, backward_events_);
-                param_grad_ids_.push_back(grad_base * 2 + i);
-            }
+            const bool weight_grad = op.weight_params > 0 && grads_allocated_;
+            const bool cast_later = op.weight_grad_cast_bytes > 0;
+            // Without a cast the GEMM's node writes the .grad itself (AccumulateGrad steals it).
+            if (weight_grad && !cast_later) param_grad(op, grad_base * 2 + i, live, peak, memory);
             transient(-op.backward_scratch_bytes, grad_base * 3, live, peak, backward_events_);
-            // The output's gradient is used up (the block's own output's is the one it received).
+            // The output's gradient is used up (the block's own output's is the one it received): autograd's engine
+            // releases a node's incoming gradient when the node returns (torch/csrc/autograd/engine.cpp, evaluate_function).
             const int out = op.output >= 0 ? storage(op.output) : -1;
             if (out >= 0 && out != input_) {
                 const double g = grad_[static_cast<std::size_t>(out)] ? grad_bytes(out) : 0.0;
@@ -218,6 +224,9 @@ private:
                 }
                 grad_[static_cast<std::size_t>(out)] = false;
             }
+            // Then autocast's cast node (ToCopyBackward0) turns the bf16 dW into the fp32 .grad and drops it.
+            if (weight_grad && cast_later) param_grad(op, grad_base * 2 + i, live, peak, memory);
+            transient(-op.weight_grad_cast_bytes, grad_base * 3 + 1, live, peak, backward_events_);
             for (int made : op.made) {
                 const int s = storage(made);
                 if (grad_[static_cast<std::size_t>(s)]) {  // an autocast cast's gradient, cast back into its source's
