@@ -139,7 +139,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("scenario", "model", text.model_name + ", " + core::format_count(report.memory.params) + " parameters");
     row("scenario", "GPU", text.gpu_name);
     row("scenario", "recipe", text.recipe_name);
-    row("layout", "GPUs", format_whole(layout.gpus) + " on " + core::format_counted(static_cast<long long>(layout.nodes), "node", "nodes") + " of " + format_whole(layout.gpus_per_node));
+    row("layout", "GPUs", core::format_grouped(layout.gpus) + " on " + core::format_counted(static_cast<long long>(layout.nodes), "node", "nodes") + " of " + format_whole(layout.gpus_per_node));
     row("layout", "parallelism", core::layout_label(core::layout_of(scenario)));
     row("layout", "micro-batches per step", format_whole(layout.microbatches));
 
@@ -169,7 +169,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("step", "exposed communication", figures.exposed_comm_time.value);
     row("step", "MFU / HFU", figures.mfu.value + " / " + figures.hfu.value);
     row("step", "model FLOPs per step", core::format_flops(compute.model_flops_per_step) + " (6ND: " + core::format_flops(compute.six_n_flops_per_step) + ")");
-    row("step", "tokens per step", format_whole(compute.tokens_per_step));
+    row("step", "tokens per step", core::format_grouped(compute.tokens_per_step));
     row("step", "kernels timed", format_whole(static_cast<double>(compute.kernels.size())) + " (each with FLOPs, bytes and bound in --json)");
 
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {

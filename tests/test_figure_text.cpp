@@ -54,7 +54,7 @@ TEST_CASE("Time to train of the default scenario: 15 T tokens / (1024 x 4096) to
     const core::FigureTexts figures = core::figure_texts(scenario, report);
     CHECK(figures.time_to_train.label == "Time to train");
     CHECK(figures.time_to_train.value == core::format_seconds(compute.train_seconds));
-    CHECK(figures.time_to_train.formula == "15.0 T tokens / 4194304 tokens per step = 3.58 M steps x " + core::format_seconds(compute.step_seconds) +
+    CHECK(figures.time_to_train.formula == "15.0 T tokens / 4,194,304 tokens per step = 3.58 M steps x " + core::format_seconds(compute.step_seconds) +
                                                " per step, no failures");
     // What the time to train is made of, and what it costs: the same seconds in each.
     CHECK(figures.step_time.value == core::format_seconds(compute.step_seconds));
@@ -151,7 +151,7 @@ TEST_CASE("The configurator's layout line: Llama 3 405B's 16384 H100s as TP 8 x 
           "the singular",
           "[figures]") {
     const core::Report big = core::evaluate(shipped("llama3-405b-16k.json"));
-    CHECK(core::layout_gpus_text(big.layout) == "TP 8 x PP 16 x CP 1 x DP 128 = 16384 GPUs on 2048 nodes of 8");
+    CHECK(core::layout_gpus_text(big.layout) == "TP 8 x PP 16 x CP 1 x DP 128 = 16,384 GPUs on 2,048 nodes of 8");
     const core::Report one = core::evaluate(shipped("llama3-8b-qlora-rtx4090.json"));
     CHECK(core::layout_gpus_text(one.layout) == "TP 1 x PP 1 x CP 1 x DP 1 = 1 GPU on 1 node of 1");
 }

@@ -132,7 +132,7 @@ std::string format_whole(double value) {
 }
 
 std::string format_counted(long long count, const char* one, const char* many) {
-    return std::to_string(count) + " " + (count == 1 ? one : many);
+    return format_grouped(static_cast<double>(count)) + " " + (count == 1 ? one : many);
 }
 
 std::string format_grouped(double value) {

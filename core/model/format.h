@@ -18,7 +18,7 @@ std::string format_plain(double value);                          // "4", "16", "
 std::string format_whole(double value);                          // "4096", "1": shapes and counts, never "1.00"
 std::string format_typed(double value);                          // "-4", "2.5", "1e+300": a value as typed, for messages
 std::string format_grouped(double value);                         // "16,384": a whole count with thousands separators
-std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "8 nodes", "0 nodes"
+std::string format_counted(long long count, const char* one, const char* many);  // "1 node", "2,048 nodes", "0 nodes"
 // "an H100 SXM", "a B200": the article a GPU's name is read with.
 std::string with_article(const std::string& gpu_name);
 std::string format_dollars(double dollars);  // "$2.10", "$0.0040", "$12,345", "$1.23 M": cents while they matter

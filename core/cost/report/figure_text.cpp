@@ -111,7 +111,7 @@ void fill_run(const Scenario& scenario, const Report& report, FigureTexts& figur
     const ComputeReport& compute = report.compute;
     const BudgetReport& budget = report.budget;
     figures.time_to_train = {"Time to train", format_seconds(compute.train_seconds),
-                             format_count(scenario.train.tokens) + " tokens / " + format_whole(compute.tokens_per_step) + " tokens per step = " +
+                             format_count(scenario.train.tokens) + " tokens / " + format_grouped(compute.tokens_per_step) + " tokens per step = " +
                                  format_count(compute.steps) + " steps x " + format_seconds(compute.step_seconds) + " per step, no failures",
                              ""};
     figures.gpu_hours = {"GPU-hours", format_count(compute.gpu_hours),
