@@ -132,13 +132,13 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
     const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
     std::string shown;
     if (drawn == gpus) {
-        shown = (gpus == 1 ? std::string("One GPU on ") : "All " + std::to_string(gpus) + " GPUs on ") + core::format_counted(nodes, "node", "nodes") + ".";
+        shown = (gpus == 1 ? std::string("One GPU on ") : "All " + core::format_grouped(gpus) + " GPUs on ") + core::format_counted(nodes, "node", "nodes") + ".";
     } else if (drawn % replica == 0) {
         const long long replicas = drawn / replica;
-        shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": " + std::to_string(replicas) + " of " +
+        shown = "GPUs 0-" + core::format_grouped(static_cast<double>(drawn - 1)) + " of " + core::format_grouped(gpus) + ": " + core::format_grouped(static_cast<double>(replicas)) + " of " +
                 core::format_counted(layout.dp, "DP replica", "DP replicas") + " (" + core::format_counted(replica, "GPU", "GPUs") + " each); the rest repeat them.";
     } else {
-        shown = "GPUs 0-" + std::to_string(drawn - 1) + " of " + std::to_string(gpus) + ": part of one DP replica of " +
+        shown = "GPUs 0-" + core::format_grouped(static_cast<double>(drawn - 1)) + " of " + core::format_grouped(gpus) + ": part of one DP replica of " +
                 core::format_counted(replica, "GPU", "GPUs") + " (TP x CP x PP).";
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));

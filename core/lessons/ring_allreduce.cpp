@@ -227,13 +227,13 @@ RingView ring_view(const RingSchedule& schedule, int steps_done, int focus_rank,
     }
 
     if (whole) {
-        view.caption = "all " + std::to_string(n) + " ranks";
+        view.caption = "all " + format_grouped(n) + " ranks";
     } else {
         const int last = ranks.back();
-        view.caption = "ranks " + std::to_string(first) + " to " + std::to_string(last) + " of " + std::to_string(n) + " (" +
-                       std::to_string(window) + " around rank " + std::to_string(focus_rank) + ", each with the " +
-                       std::to_string(window) + " chunks they end up owning and its other " + std::to_string(n - window) +
-                       " as one cell); the other " + std::to_string(n - window) + " ranks pass their chunks the same way";
+        view.caption = "ranks " + format_grouped(first) + " to " + format_grouped(last) + " of " + format_grouped(n) + " (" +
+                       std::to_string(window) + " around rank " + format_grouped(focus_rank) + ", each with the " +
+                       std::to_string(window) + " chunks they end up owning and its other " + format_grouped(n - window) +
+                       " as one cell); the other " + format_grouped(n - window) + " ranks pass their chunks the same way";
     }
     return view;
 }
