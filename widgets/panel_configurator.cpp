@@ -762,7 +762,7 @@ void draw_ranking(ConfiguratorState& state, PanelContext& ctx) {
     if (ImGui::RadioButton("the cheapest clusters (GPU type x count x layout)", !state.show_layouts)) state.show_layouts = false;
     ImGui::SameLine();
     const std::string layouts = ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU")
-                                                                : (ctx.scenario.cluster.gpus == 1 ? std::string("the fastest layouts on this GPU") : "the fastest layouts on these " + std::to_string(ctx.scenario.cluster.gpus) + " GPUs");
+                                                                : "the fastest layouts on these " + core::format_counted(ctx.scenario.cluster.gpus, "GPU", "GPUs");
     if (ImGui::RadioButton(layouts.c_str(), state.show_layouts)) state.show_layouts = true;
     ImGui::SameLine();
     dim_text("(click a row to apply it)");
