@@ -213,6 +213,9 @@ float widest_label_row(const ColumnView& column) {
 
 constexpr float kAxisEm = 5.5f;     // the byte axis' labels, left of the columns
 constexpr float kColumnMinEm = 3.0f;
+// The gap before the first column (1.5 em) less the last lane's right margin (0.5 em): what the columns and lanes leave
+// out of the room so the last column's labels end at the plot's right edge.
+constexpr float kLaneOverhangEm = 1.0f;
 
 // How the plot is laid out in `width`: both columns side by side with the ceilings named at their lines, the same with the
 // ceilings' bytes alone (names in a key below), or one column above the other, so every row keeps its name and value.
@@ -225,7 +228,7 @@ StackLayout stack_layout(const std::vector<ColumnView>& columns, const std::vect
     // With the ceilings' bytes alone, their labels sit in the byte axis' lane: no lane of their own on the right.
     const auto fits = [&](bool bytes_only, std::size_t column_count) {
         const float ceiling_lane = bytes_only ? 0.0f : ceiling_labels_width(ceiling_lines(ceilings, false)) + em * 1.0f;
-        return em * (kAxisEm + 0.5f) + ceiling_lane + column_count * (em * (kColumnMinEm + 1.5f) + widest_row + em * 0.6f) <= width;
+        return em * (kAxisEm + 0.5f + kLaneOverhangEm) + ceiling_lane + column_count * (em * (kColumnMinEm + 1.5f) + widest_row + em * 0.6f) <= width;
     };
     if (fits(false, columns.size())) return StackLayout::side_by_side;
     if (fits(true, columns.size())) return StackLayout::compact_ceilings;
@@ -269,9 +272,9 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     float widest_row = 0;
     for (std::size_t c = 0; c + 1 < columns.size(); ++c) widest_row = std::max(widest_row, widest_label_row(columns[c]));
     const float count = static_cast<float>(columns.size());
-    const float column_for_rows = (room - count * (widest_row + em * 0.6f)) / count - em * 1.5f;
+    const float column_for_rows = (room - em * kLaneOverhangEm - count * (widest_row + em * 0.6f)) / count - em * 1.5f;
     const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * kColumnMinEm, em * 8.0f);
-    const float lane_width = (room - count * (column_width + em * 1.5f)) / count;
+    const float lane_width = (room - em * kLaneOverhangEm - count * (column_width + em * 1.5f)) / count;
 
     // Against a baseline each heading gains its change's line: the axis and its title start one line lower.
     const bool ghosts = std::any_of(columns.begin(), columns.end(), [](const ColumnView& column) { return column.ghost.has_value(); });
