@@ -136,8 +136,8 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
-    wrapped_textf("%s, on %d x %s (%s), %s, %s tokens by a %s-day deadline; serving %s.",
-                  model.c_str(), layout.gpus, scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
+    wrapped_textf("%s, on %s x %s (%s), %s, %s tokens by a %s-day deadline; serving %s.",
+                  model.c_str(), core::format_grouped(layout.gpus).c_str(), scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
                   scenario.precision.name.c_str(),
                   core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
                   core::serving_text(scenario, report.serving).load.c_str());

@@ -432,7 +432,7 @@ void fill_anatomy_text(const Scenario& scenario, const Report& report, ReportTex
     const StepBar bar = step_bar(report);
     text.step_parts = step_part_explanations(scenario, report, bar);
     text.ideal_step = {"ideal step = model FLOPs per step / (GPUs x peak) = " + format_flops(compute.model_flops_per_step) + " / (" +
-                           std::to_string(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ") = " +
+                           format_grouped(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ") = " +
                            format_seconds(bar.ideal_step_seconds) + "; MFU = ideal / step = " + format_seconds(bar.ideal_step_seconds) + " / " +
                            format_seconds(bar.step_seconds) + " = " + format_percent(bar.mfu),
                        "Korthikanti et al. 2022, Appendix A"};

@@ -27,7 +27,7 @@ std::string step_basis_text(const Scenario& scenario, const ComputeReport& compu
 // "(47.1 s x 64 x 989 TFLOP/s)": the denominator MFU, HFU and the achieved rate share.
 std::string step_gpus_peak(const Report& report) {
     const ComputeReport& compute = report.compute;
-    return "(" + format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ")";
+    return "(" + format_seconds(compute.step_seconds) + " x " + format_grouped(report.layout.gpus) + " x " + format_flops_rate(compute.peak_flops_per_s) + ")";
 }
 
 void fill_memory(const Scenario& scenario, const Report& report, FigureTexts& figures) {
@@ -102,7 +102,7 @@ void fill_step(const Scenario& scenario, const Report& report, FigureTexts& figu
                    kMfuSource};
     figures.achieved_flops = {"Achieved / GPU", format_flops_rate(compute.achieved_flops_per_s_per_gpu),
                               "model FLOPs per step / (step time x GPUs) = " + format_flops(compute.model_flops_per_step) + " / (" +
-                                  format_seconds(compute.step_seconds) + " x " + std::to_string(report.layout.gpus) + "); peak " +
+                                  format_seconds(compute.step_seconds) + " x " + format_grouped(report.layout.gpus) + "); peak " +
                                   format_flops_rate(compute.peak_flops_per_s),
                               kMfuSource};
 }
@@ -121,7 +121,7 @@ void fill_run(const Scenario& scenario, const Report& report, FigureTexts& figur
                                  " per GPU-hour: training alone, without setup",
                              ""};
     figures.billed_cost = {"Cost (billed)", format_dollars(budget.total_dollars),
-                           "GPUs x price per GPU-hour x (training + setup) hours = " + std::to_string(budget.gpus) + " x " +
+                           "GPUs x price per GPU-hour x (training + setup) hours = " + format_grouped(budget.gpus) + " x " +
                                format_dollars(budget.dollars_per_gpu_hour) + " x " + format_number(budget.billed_hours) + " h",
                            ""};
 }
