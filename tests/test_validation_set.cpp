@@ -164,6 +164,26 @@ void write_docs() {
         out << "| " << row.id << " | " << row.family << " | " << row.gpu << " | " << core::format_seconds(row.published_seconds) << " | "
             << core::format_seconds(row.modelled_seconds) << (row.held ? " (held)" : "") << " | " << percent(row.error) << " |\n";
     }
+    // The peaks torch.cuda reported for the runs measured on one H200, against the modelled allocator's.
+    Stats allocated, reserved;
+    std::ostringstream peaks;
+    for (const Row& row : rows()) {
+        if (row.peak_allocated <= 0) continue;
+        const double allocated_error = row.modelled_allocated / row.peak_allocated - 1.0;
+        const double reserved_error = row.modelled_reserved / row.peak_reserved - 1.0;
+        allocated.add(allocated_error);
+        reserved.add(reserved_error);
+        peaks << "| " << row.id << " | " << core::format_bytes(row.peak_allocated) << " | " << core::format_bytes(row.modelled_allocated) << " | "
+              << percent(allocated_error) << " | " << core::format_bytes(row.peak_reserved) << " | " << core::format_bytes(row.modelled_reserved)
+              << " | " << percent(reserved_error) << " |\n";
+    }
+    out << "\n## Peak memory on one H200\n\nThe " << allocated.runs << " Hugging Face runs measured on one H200: the peaks "
+           "`torch.cuda.max_memory_allocated` and `max_memory_reserved` reported over the first two steps, against the memory "
+           "timeline's allocated and reserved peaks (its model of PyTorch's caching allocator). Allocated: mean |error| "
+        << percent(allocated.mean_abs()).substr(1) << ", signed " << percent(allocated.mean()) << ", worst " << percent(allocated.worst).substr(1)
+        << "; reserved: mean |error| " << percent(reserved.mean_abs()).substr(1) << ", signed " << percent(reserved.mean()) << ", worst "
+        << percent(reserved.worst).substr(1) << ".\n\n| run | allocated | modelled | error | reserved | modelled | error |\n|---|---|---|---|---|---|---|\n"
+        << peaks.str();
     // docs/validation.md keeps its other sections; this one sits between its markers (after the introduction if new).
     const std::string path = std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/validation.md";
     std::string page = source_file("docs/validation.md");
