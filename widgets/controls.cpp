@@ -1,6 +1,7 @@
 #include "widgets/draw_helpers.h"
 #include "widgets/controls.h"
 
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/model/format.h"
 #include "widgets/clip_check.h"
 #include "widgets/figure.h"
@@ -544,6 +545,14 @@ bool lora_rank_slider(const char* label, core::Scenario& scenario, EditFeedback&
 }
 
 bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    // An operator recipe's step runs through the caching allocator's model, whose slack replaces the allowance: no control.
+    if (core::runs_operator_recipe(scenario)) {
+        dim_text(std::string(label) + ": from the allocator model");
+        explain_last_item("This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold "
+                          "beyond the live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
+                          "PyTorch c10/cuda/CUDACachingAllocator.cpp");
+        return false;
+    }
     float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
     bool changed = false;
     if (ImGui::SliderFloat(widget_label(label).c_str(), &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {

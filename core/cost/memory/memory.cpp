@@ -887,7 +887,7 @@ void fill_memory_report(const Scenario& scenario, const std::vector<double>& sta
         stage.fragmentation_bytes = std::max(0.0, memory.peak_reserved_bytes - held);
         stage.peak_bytes = held + stage.fragmentation_bytes + outside_allocator;
         // One GPU alone is the whole model on one GPU: both columns hold the same allocator's slack, not one of them the allowance.
-        const bool one_gpu_alone = layout.tp * layout.pp * layout.cp * layout.dp * layout.ep == 1;
+        const bool one_gpu_alone = layout.pp * layout.stage_gpus() == 1;
         for (MemoryBlock& block : memory.blocks) {
             if (block.kind != MemoryKind::fragmentation) continue;
             block.per_gpu_bytes = stage.fragmentation_bytes;

@@ -199,6 +199,13 @@ Explanation peak_block_explanation(const Scenario& scenario, const Report& repor
                     "NVIDIA/nccl#964 (688 MB per communicator, A100 NVLink); torch DistributedDataParallel docs (gradient_as_bucket_view); DeepSpeed config docs"};
         }
         case MemoryKind::fragmentation:
+            // An operator recipe's step is replayed through the allocator's model: its slack is what the segments hold beyond
+            // the live blocks, not the allowance.
+            if (memory.timeline.allocator_model) {
+                return {label + ": what the caching allocator's segments hold beyond the blocks live at the peak (rounding, split "
+                                "blocks it cannot reuse) = " + bytes,
+                        "PyTorch c10/cuda/CUDACachingAllocator.cpp, replayed over a warm-up step and the step (memory.timeline)"};
+            }
             return {label + ": " + format_percent(scenario.memory.fragmentation) + " of what the allocator hands out = " + bytes +
                         " (memory.fragmentation; about 0 with expandable_segments)",
                     "median of 12 H100 runs, max_memory_reserved / max_memory_allocated - 1 (h100_kernel_probe.json training_memory)"};
