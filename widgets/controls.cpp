@@ -499,6 +499,14 @@ bool edge_stages_checkbox(const char* label, core::Scenario& scenario, EditFeedb
 
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
+    // An operator recipe names its attention call itself (SDPA's fused backends): the switch would change nothing.
+    if (core::runs_operator_recipe(scenario)) {
+        dim_text(std::string(label) + ": the recipe's SDPA");
+        explain_last_item("This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the "
+                          "attention scores; its eager attention (attn_implementation=\"eager\") is not modelled.",
+                          "the framework's recipe file (assets/frameworks)");
+        return false;
+    }
     bool on = scenario.train.flash_attention;
     bool changed = false;
     if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_flash_attention(scenario, on), scenario, feedback, label);
