@@ -39,7 +39,6 @@ std::string edit_name(const AppState& state) {
     return hidden == 0 ? std::string("scenario edit") : label.substr(0, hidden);
 }
 
-// Puts a scenario from the history back: it evaluated when it was applied, so it evaluates again.
 // The baseline an undo or redo brings back (pinned again, evaluated again), or none; whether it changed.
 bool put_baseline(AppState& state, const core::BaselineSlot& slot) {
     if (!slot) {
@@ -50,6 +49,7 @@ bool put_baseline(AppState& state, const core::BaselineSlot& slot) {
     return set_baseline(state, slot->scenario, slot->name).empty();
 }
 
+// Puts a scenario from the history back: it evaluated when it was applied, so it evaluates again.
 bool restore(AppState& state, const core::Scenario& scenario) {
     if (scenario == state.applied) return false;
     const std::string error = replace_scenario(state, scenario);

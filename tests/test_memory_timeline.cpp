@@ -3,6 +3,7 @@
 // on one H200 (validation/runs.json), each point's parts add up to its allocated bytes, the state's parts are the stage's
 // state, and the figure's peaks, bands and live rows are the report's.
 #include "core/cost/kernels/pipeline_schedule.h"
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/cost/report/evaluate.h"
 #include "core/cost/report/explain.h"
 #include "core/cost/report/stage_timelines.h"
@@ -344,4 +345,28 @@ TEST_CASE("1F1B's staircase (Narayanan et al. 2021 sec 2.2, Fig. 4): Llama 3 405
     const core::Report one_report = core::evaluate(one_gpu);
     REQUIRE(one_report.pipeline.microbatches > 1);
     CHECK(steady(core::memory_timeline_figure(one_gpu, one_report, core::explain(one_gpu, one_report)).detail) == 0);
+}
+
+// The controls the stack and the sidebar replace with a line: a field an operator recipe decides itself is one that moves
+// none of its figures, and on a block recipe the same field moves them.
+TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing where an operator recipe decides them, and change the figures elsewhere", "[memory][timeline]") {
+    for (const core::Framework framework : core::kFrameworks) {
+        const std::string name = core::framework_name(framework);
+        INFO(name);
+        const core::Scenario scenario = core::parse_scenario(
+            R"({"model": {"preset": "llama3-8b"}, "cluster": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8},
+                "parallel": {"tp": 8}, "train": {"seq_len": 2048, "global_batch": 8, "framework": ")" + name + R"("}})");
+        const core::Report base = core::evaluate(scenario);
+        core::Scenario eager = scenario;
+        eager.train.flash_attention = false;
+        core::Scenario fragmented = scenario;
+        fragmented.memory.fragmentation = 0.25;
+        const core::Report without_flash = core::evaluate(eager), with_allowance = core::evaluate(fragmented);
+        const bool attention_set = core::set_by_recipe(scenario, "train.flash_attention").has_value();
+        const bool fragmentation_set = core::set_by_recipe(scenario, "memory.fragmentation").has_value();
+        CHECK(attention_set == core::runs_operator_recipe(scenario));
+        CHECK(fragmentation_set == core::runs_operator_recipe(scenario));
+        CHECK((without_flash.compute.step_seconds == base.compute.step_seconds) == attention_set);
+        CHECK((with_allowance.memory.per_gpu.peak_bytes == base.memory.per_gpu.peak_bytes) == fragmentation_set);
+    }
 }

@@ -497,16 +497,22 @@ bool edge_stages_checkbox(const char* label, core::Scenario& scenario, EditFeedb
     return changed;
 }
 
+namespace {
+
+// A field the scenario's recipe decides itself: its line in the control's place, with the reason on hover; false otherwise.
+bool recipe_sets(const char* label, const core::Scenario& scenario, std::string_view field) {
+    const std::optional<core::RecipeSetField> set = core::set_by_recipe(scenario, field);
+    if (!set) return false;
+    dim_text(std::string(label) + ": " + set->shown);
+    explain_last_item(set->why, set->source);
+    return true;
+}
+
+}  // namespace
+
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
-    // An operator recipe names its attention call itself (SDPA's fused backends): the switch would change nothing.
-    if (core::runs_operator_recipe(scenario)) {
-        dim_text(std::string(label) + ": the recipe's SDPA");
-        explain_last_item("This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the "
-                          "attention scores; its eager attention (attn_implementation=\"eager\") is not modelled.",
-                          "the framework's recipe file (assets/frameworks)");
-        return false;
-    }
+    if (recipe_sets(label, scenario, "train.flash_attention")) return false;
     bool on = scenario.train.flash_attention;
     bool changed = false;
     if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_flash_attention(scenario, on), scenario, feedback, label);
@@ -553,14 +559,7 @@ bool lora_rank_slider(const char* label, core::Scenario& scenario, EditFeedback&
 }
 
 bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    // An operator recipe's step runs through the caching allocator's model, whose slack replaces the allowance: no control.
-    if (core::runs_operator_recipe(scenario)) {
-        dim_text(std::string(label) + ": from the allocator model");
-        explain_last_item("This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold "
-                          "beyond the live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
-                          "PyTorch c10/cuda/CUDACachingAllocator.cpp");
-        return false;
-    }
+    if (recipe_sets(label, scenario, "memory.fragmentation")) return false;
     float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
     bool changed = false;
     if (ImGui::SliderFloat(widget_label(label).c_str(), &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {

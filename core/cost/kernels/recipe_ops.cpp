@@ -14,6 +14,26 @@ namespace core {
 
 const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_recipe_of(scenario); }
 
+std::optional<RecipeSetField> set_by_recipe(const Scenario& scenario, std::string_view field) {
+    static constexpr std::pair<std::string_view, RecipeSetField> kSetFields[] = {
+        {"train.flash_attention",
+         {"the recipe's SDPA",
+          "This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the attention scores; "
+          "its eager attention (attn_implementation=\"eager\") is not modelled.",
+          "the framework's recipe file (assets/frameworks)"}},
+        {"memory.fragmentation",
+         {"from the allocator model",
+          "This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold beyond the "
+          "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
+          "PyTorch c10/cuda/CUDACachingAllocator.cpp"}},
+    };
+    if (!runs_operator_recipe(scenario)) return std::nullopt;
+    for (const auto& [name, set] : kSetFields) {
+        if (name == field) return set;
+    }
+    return std::nullopt;
+}
+
 bool runs_operator_recipe(const Scenario& scenario) {
     const FrameworkRecipe& recipe = recipe_of(scenario);
     return !recipe.layer.ops.empty() && !is_block_op(recipe.layer.ops.front().kind);

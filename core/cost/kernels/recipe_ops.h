@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -89,5 +90,14 @@ std::string block_key(const Scenario&, const LayerSplit&, BlockRole);
 
 // Whether the scenario's recipe lists operators (else its layer is Megatron-style block ops).
 bool runs_operator_recipe(const Scenario&);
+
+// A scenario field an operator recipe decides itself, so no control offers it: what stands in the control's place, why,
+// and the source. "train.flash_attention" (the recipe calls SDPA) and "memory.fragmentation" (the allocator's model).
+struct RecipeSetField {
+    const char* shown;
+    const char* why;
+    const char* source;
+};
+std::optional<RecipeSetField> set_by_recipe(const Scenario&, std::string_view field);
 
 }  // namespace core
