@@ -182,8 +182,9 @@ void draw_detail(const TimelinePanelState& state, const core::MemoryTimelineFigu
     PlotHLine("##hbm", figure.hbm_bytes * kGB, colors.over_budget, 0.12f, 0.5f);
     PlotText(axes.x_max, figure.hbm_bytes * kGB, figure.hbm_label.c_str(), colors.over_budget, ImVec2(1.0f, 1.0f), ImVec2(-0.3f, -0.2f));
     PlotPoint("##allocated peak", stage.peak_point, stage.peak_allocated_bytes * kGB, colors.text, 0.35f, MarkerShape::circle);
-    PlotText(stage.peak_point, stage.peak_allocated_bytes * kGB, figure.allocated_peak_label.c_str(), colors.text, ImVec2(0.0f, 1.0f),
-             ImVec2(0.5f, -0.3f));
+    // Allocated is never above reserved: its label goes under its point and reserved's over its own, so they read in order.
+    PlotText(stage.peak_point, stage.peak_allocated_bytes * kGB, figure.allocated_peak_label.c_str(), colors.text, ImVec2(0.0f, 0.0f),
+             ImVec2(0.5f, 0.3f));
     PlotPoint("##reserved peak", stage.reserved_peak_point, stage.peak_reserved_bytes * kGB, colors.text_dim, 0.35f, MarkerShape::diamond);
     PlotText(stage.reserved_peak_point, stage.peak_reserved_bytes * kGB, figure.reserved_peak_label.c_str(), colors.text, ImVec2(1.0f, 1.0f),
              ImVec2(-0.5f, -0.3f));
