@@ -38,7 +38,7 @@ void add_dashed_line(ImDrawList* draw, ImVec2 from, ImVec2 to, ImU32 color, floa
     const float ux = dx / length, uy = dy / length;
     for (float at = 0; at < length; at += 2.0f * dash) {
         const float end = std::min(length, at + dash);
-        draw->AddLine(ImVec2(from.x + ux * at, from.y + uy * at), ImVec2(from.x + ux * end, from.y + uy * end), color, thickness);
+        add_axis_line(draw, ImVec2(from.x + ux * at, from.y + uy * at), ImVec2(from.x + ux * end, from.y + uy * end), color, thickness);
     }
 }
 

@@ -1,4 +1,5 @@
 #include "widgets/device_mesh.h"
+#include "widgets/draw_helpers.h"
 
 #include "core/model/format.h"
 #include "core/model/layout.h"
@@ -117,7 +118,7 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
             const float cx = x + pad + static_cast<float>(slot % grid.cells_across) * cell;
             const float cy = y + pad + static_cast<float>(slot / grid.cells_across) * cell;
             const ImVec2 lo(cx + cell * 0.06f, cy + cell * 0.06f), hi(cx + cell * 0.94f, cy + cell * 0.94f);
-            draw->AddRectFilled(lo, hi, coordinate_color(value, count), cell * 0.12f);
+            draw->AddRectFilled(lo, hi, coordinate_color(value, count), visible_rounding(cell * 0.12f));
             if (label_cells) {
                 const std::string text = std::to_string(value);
                 const ImVec2 text_size = ImGui::CalcTextSize(text.c_str());

@@ -46,6 +46,19 @@ void dim_text(const std::string& text) {
     ImGui::PopStyleColor();
 }
 
+void add_axis_line(ImDrawList* draw, ImVec2 from, ImVec2 to, ImU32 color, float thickness) {
+    const float half = 0.5f * std::max(1.0f, thickness);  // at least a pixel: a thinner rectangle may cover no pixel centre
+    if (from.x == to.x) {
+        draw->AddRectFilled(ImVec2(from.x + 0.5f - half, std::min(from.y, to.y) + 0.5f), ImVec2(from.x + 0.5f + half, std::max(from.y, to.y) + 0.5f), color);
+    } else if (from.y == to.y) {
+        draw->AddRectFilled(ImVec2(std::min(from.x, to.x) + 0.5f, from.y + 0.5f - half), ImVec2(std::max(from.x, to.x) + 0.5f, from.y + 0.5f + half), color);
+    } else {
+        draw->AddLine(from, to, color, thickness);
+    }
+}
+
+float visible_rounding(float radius) { return radius < 1.5f ? 0.0f : radius; }
+
 void legend_swatch(ImU32 color, SwatchShape shape) {
     const float em = ImGui::GetFontSize();
     const float line = ImGui::GetTextLineHeight();

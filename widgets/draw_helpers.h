@@ -18,6 +18,14 @@ std::vector<double> linear_ticks(double min, double max, double max_intervals);
 // A tick's label, with no more decimals than its step needs: 0.25 for a step of 0.05, 40 for a step of 20.
 std::string tick_label(double value, double step);
 
+// A line as ImGui's AddLine draws it (centred half a pixel in), but a plain rectangle when it runs along an axis: grid
+// lines and dashes are most of a frame's lines, and a rectangle skips the stroke's path and its anti-aliased fringe.
+void add_axis_line(ImDrawList* draw, ImVec2 from, ImVec2 to, ImU32 color, float thickness = 1.0f);
+
+// A corner radius worth drawing: none under 1.5 px, where the edge's anti-aliasing already softens a square corner and the
+// arcs would only add vertices (a pipeline grid has thousands of cells).
+float visible_rounding(float radius);
+
 // ImGui's float colour from a packed one.
 ImVec4 color4(ImU32 color);
 

@@ -1,4 +1,5 @@
 #include "widgets/fonts.h"
+#include "widgets/text_wrap.h"
 
 #include <cstdio>
 
@@ -48,6 +49,7 @@ bool load_fonts(float base_pixels) {
     if (!g_fonts.mono) g_fonts.mono = g_fonts.regular;
     io.FontDefault = g_fonts.regular;
     io.Fonts->Build();
+    clear_wrapped_lines();  // the same font pointers may now measure differently
     return found;
 }
 

@@ -151,8 +151,8 @@ void draw_dashed(ImVec2 a, ImVec2 b, ImU32 color, float thickness, float dash) {
     const ImVec2 direction((b.x - a.x) / length, (b.y - a.y) / length);
     for (float start = 0; start < length; start += 2 * dash) {
         const float end = std::min(start + dash, length);
-        plot.draw_list->AddLine(ImVec2(a.x + direction.x * start, a.y + direction.y * start),
-                                ImVec2(a.x + direction.x * end, a.y + direction.y * end), color, thickness);
+        add_axis_line(plot.draw_list, ImVec2(a.x + direction.x * start, a.y + direction.y * start),
+                      ImVec2(a.x + direction.x * end, a.y + direction.y * end), color, thickness);
     }
 }
 
@@ -161,8 +161,9 @@ void draw_marker(ImDrawList* draw_list, ImVec2 center, float radius, ImU32 color
     const float outline_thickness = std::max(1.0f, 0.06f * em);
     switch (shape) {
         case MarkerShape::circle:
-            draw_list->AddCircleFilled(center, radius + outline_thickness, outline, 24);
-            draw_list->AddCircleFilled(center, radius, color, 24);
+            // Segments by radius (ImGui's cached arcs): a fixed 24 costs a sine and cosine per vertex for every marker.
+            draw_list->AddCircleFilled(center, radius + outline_thickness, outline);
+            draw_list->AddCircleFilled(center, radius, color);
             break;
         case MarkerShape::ring:
             draw_list->AddCircle(center, radius, outline, 24, 0.16f * em + 2 * outline_thickness);
@@ -613,8 +614,8 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     int labelled_index = 0;
     for (const Tick& tick : x_ticks) {
         const float x = std::round(plot.plot_min.x + (tick.axis_value - plot.x_axis_min) / (plot.x_axis_max - plot.x_axis_min) * plot_width);
-        draw_list->AddLine(ImVec2(x, plot.plot_min.y), ImVec2(x, plot.plot_max.y), tick.major ? major_grid : minor_grid);
-        draw_list->AddLine(ImVec2(x, plot.plot_max.y), ImVec2(x, plot.plot_max.y - (tick.major ? 0.4f : 0.2f) * em), axis_color);
+        add_axis_line(draw_list, ImVec2(x, plot.plot_min.y), ImVec2(x, plot.plot_max.y), tick.major ? major_grid : minor_grid);
+        add_axis_line(draw_list, ImVec2(x, plot.plot_max.y), ImVec2(x, plot.plot_max.y - (tick.major ? 0.4f : 0.2f) * em), axis_color);
         if (!tick.labelled) continue;
         if (labelled_index++ % x_stride != 0) continue;
         const std::string label = FormatTickValue(tick.value);
@@ -624,8 +625,8 @@ bool BeginLogPlot(const char* id, ImVec2 size, const LogPlotAxes& axes) {
     labelled_index = 0;
     for (const Tick& tick : y_ticks) {
         const float y = std::round(plot.plot_max.y - (tick.axis_value - plot.y_axis_min) / (plot.y_axis_max - plot.y_axis_min) * plot_height);
-        draw_list->AddLine(ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_max.x, y), tick.major ? major_grid : minor_grid);
-        draw_list->AddLine(ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_min.x + (tick.major ? 0.4f : 0.2f) * em, y), axis_color);
+        add_axis_line(draw_list, ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_max.x, y), tick.major ? major_grid : minor_grid);
+        add_axis_line(draw_list, ImVec2(plot.plot_min.x, y), ImVec2(plot.plot_min.x + (tick.major ? 0.4f : 0.2f) * em, y), axis_color);
         if (!tick.labelled) continue;
         if (labelled_index++ % y_stride != 0) continue;
         const std::string label = FormatTickValue(tick.value);

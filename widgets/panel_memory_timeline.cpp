@@ -72,10 +72,27 @@ void draw_stack(ImDrawList* draw, const core::TimelineStageFigure& stage, const 
             if (count == 1) {
                 draw->AddRectFilled(to_screen(stage.x[0] - 0.5, above[0]), to_screen(stage.x[0] + 0.5, below[0]), color);
             }
-            for (std::size_t i = 0; i + 1 < count; ++i) {
-                if (bytes[i] <= 0 && bytes[i + 1] <= 0) continue;
-                draw->AddQuadFilled(to_screen(stage.x[i], below[i]), to_screen(stage.x[i + 1], below[i + 1]), to_screen(stage.x[i + 1], above[i + 1]),
-                                    to_screen(stage.x[i], above[i]), color);
+            // One strip per part: each point's two vertices shared by the quads either side (a frame draws thousands).
+            std::size_t quads = 0;
+            for (std::size_t i = 0; i + 1 < count; ++i) quads += (bytes[i] > 0 || bytes[i + 1] > 0) ? 1 : 0;
+            if (quads > 0) {
+                draw->PrimReserve(static_cast<int>(6 * quads), static_cast<int>(2 * count));
+                const ImDrawIdx first = static_cast<ImDrawIdx>(draw->_VtxCurrentIdx);
+                const ImVec2 uv = ImGui::GetFontTexUvWhitePixel();
+                for (std::size_t i = 0; i < count; ++i) {
+                    draw->PrimWriteVtx(to_screen(stage.x[i], below[i]), uv, color);
+                    draw->PrimWriteVtx(to_screen(stage.x[i], above[i]), uv, color);
+                }
+                for (std::size_t i = 0; i + 1 < count; ++i) {
+                    if (bytes[i] <= 0 && bytes[i + 1] <= 0) continue;
+                    const ImDrawIdx at = static_cast<ImDrawIdx>(first + 2 * i);
+                    draw->PrimWriteIdx(at);
+                    draw->PrimWriteIdx(static_cast<ImDrawIdx>(at + 2));
+                    draw->PrimWriteIdx(static_cast<ImDrawIdx>(at + 3));
+                    draw->PrimWriteIdx(at);
+                    draw->PrimWriteIdx(static_cast<ImDrawIdx>(at + 3));
+                    draw->PrimWriteIdx(static_cast<ImDrawIdx>(at + 1));
+                }
             }
         }
         below.swap(above);
@@ -296,7 +313,7 @@ void draw_stages(const TimelinePanelState& state, const core::MemoryTimelineFigu
             draw->PushClipRect(ImVec2(left, plot_top), ImVec2(right, plot_bottom), true);
             draw_stack(draw, stage, figure.part_shown, to_screen);
             const float hbm_y = to_screen(0, figure.hbm_bytes * kGB).y;
-            for (float x = left; x < right; x += 0.8f * em) draw->AddLine(ImVec2(x, hbm_y), ImVec2(std::min(right, x + 0.4f * em), hbm_y), colors.over_budget, 0.1f * em);
+            for (float x = left; x < right; x += 0.8f * em) add_axis_line(draw, ImVec2(x, hbm_y), ImVec2(std::min(right, x + 0.4f * em), hbm_y), colors.over_budget, 0.1f * em);
             draw->PopClipRect();
             draw->AddRect(ImVec2(left, plot_top), ImVec2(right, plot_bottom), stage.heaviest ? colors.text : with_alpha(colors.axis, 0.8f),
                           0.0f, 0, stage.heaviest ? 0.12f * em : 1.0f);

@@ -16,6 +16,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -364,10 +365,11 @@ const char* op_kind_text(PipelineOpKind kind) {
 // Falls back to a smaller size, then to no label, when the box is too narrow.
 void draw_op_label(ImDrawList* draw, const PipelineOp& op, bool interleaved, ImVec2 min, ImVec2 max, ImU32 color) {
     const float font = ImGui::GetFontSize();
-    char number[16];
-    char chunk[16];
-    std::snprintf(number, sizeof number, "%d", op.microbatch + 1);
-    std::snprintf(chunk, sizeof chunk, "%d", op.chunk + 1);
+    if (max.x - min.x < 0.55f * font) return;  // narrower than a digit at the smaller size and its margin: no label fits
+    char number[16] = {};
+    char chunk[16] = {};
+    std::to_chars(number, number + sizeof number - 1, op.microbatch + 1);  // thousands of cells a frame: no printf
+    std::to_chars(chunk, chunk + sizeof chunk - 1, op.chunk + 1);
     ImFont* regular = ImGui::GetFont();
     for (float size : {font, font * 0.75f}) {
         const float chunk_size = size * 0.72f;
@@ -467,14 +469,14 @@ void draw_timeline(const ScheduleTimeline& timeline, const TimeAxis& axis, const
         const ImU32 fill = op_color(op, timeline.virtual_chunks);
         const double progress = core::op_progress(op, t);
         // What has not run yet is drawn faintly, so the plan is readable before and while it fills.
-        if (progress < 1) draw->AddRectFilled(min, max, with_alpha(fill, kGhostAlpha), font * 0.1f);
+        const float rounding = visible_rounding(font * 0.1f);
+        if (progress < 1) draw->AddRectFilled(min, max, with_alpha(fill, kGhostAlpha), rounding);
         if (progress > 0) {
             const float run_x = axis.x_of(op.start_seconds + op.duration_seconds * progress) - gap;
-            draw->AddRectFilled(min, progress < 1 ? ImVec2(std::max(min.x + 1.0f, run_x), bottom) : max, fill,
-                                font * 0.1f);
+            draw->AddRectFilled(min, progress < 1 ? ImVec2(std::max(min.x + 1.0f, run_x), bottom) : max, fill, rounding);
         }
         if (op.overlapped && op.kind != PipelineOpKind::forward)
-            draw->AddRect(ImVec2(min.x, cell_top), max, progress > 0 ? colors.text : with_alpha(colors.text, 0.55f), font * 0.1f, 0,
+            draw->AddRect(ImVec2(min.x, cell_top), max, progress > 0 ? colors.text : with_alpha(colors.text, 0.55f), rounding, 0,
                           std::max(1.0f, font * 0.08f));
         draw_op_label(draw, op, interleaved, min, max,
                       progress >= 0.5 ? label_color_on(fill) : with_alpha(colors.text, 0.55f));

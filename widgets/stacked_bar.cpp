@@ -100,7 +100,7 @@ void draw_stack_axis(ImDrawList* draw, const StackAxis& axis, float x, float x_r
     auto tick = [&](double bytes) {
         const float y = axis.y_of(bytes);
         draw->AddLine(ImVec2(x - em * 0.3f, y), ImVec2(x, y), colors.axis, em * 0.07f);
-        draw->AddLine(ImVec2(x, y), ImVec2(x_right, y), colors.grid, 1.0f);
+        add_axis_line(draw, ImVec2(x, y), ImVec2(x_right, y), colors.grid, 1.0f);
         const std::string text = bytes == 0 ? std::string("0") : core::format_bytes(bytes);
         const ImVec2 size = ImGui::CalcTextSize(text.c_str());
         const float top = y - size.y * 0.5f, bottom = y + size.y * 0.5f;
@@ -180,7 +180,7 @@ std::vector<std::pair<float, float>> draw_ceilings(ImDrawList* draw, const Stack
         const float thickness = em * (line.emphasised ? 0.14f : 0.07f);
         const float dash = em * (line.emphasised ? 1.0f : 0.45f);
         for (float x = x_left; x < x_right; x += dash * 1.6f) {
-            draw->AddLine(ImVec2(x, y), ImVec2(std::min(x + dash, x_right), y), color_of(line), thickness);
+            add_axis_line(draw, ImVec2(x, y), ImVec2(std::min(x + dash, x_right), y), color_of(line), thickness);
         }
     }
     // The labels after every line: a close line above (B200 under MI300X) runs behind a label's halo, not across it.

@@ -8,6 +8,7 @@
 #include <cfloat>
 #include <cstdarg>
 #include <cstdio>
+#include <unordered_map>
 
 namespace widgets {
 namespace {
@@ -103,15 +104,66 @@ float width_in(const ImFont* font, float font_size, std::string_view text) {
     return font->CalcTextSizeA(font_size, FLT_MAX, 0.0f, text.data(), text.data() + text.size()).x;
 }
 
-std::vector<LineSpan> lines_in(const ImFont* font, float font_size, std::string_view text, float wrap_width) {
-    return break_lines(text, wrap_width, [&](std::string_view part) { return width_in(font, font_size, part); });
+// A text's lines in a font at a width, and the widest line's width: what every frame asks again of the same captions.
+struct WrappedLines {
+    std::vector<LineSpan> lines;
+    float widest = 0.0f;
+};
+
+struct WrapKey {
+    const ImFont* font;
+    float font_size, wrap_width;
+    std::string_view text;
+};
+struct StoredWrapKey {
+    const ImFont* font;
+    float font_size, wrap_width;
+    std::string text;
+};
+struct WrapKeyHash {
+    using is_transparent = void;
+    std::size_t operator()(const WrapKey& key) const {
+        std::size_t hash = std::hash<std::string_view>()(key.text);
+        hash ^= std::hash<const void*>()(key.font) + 0x9e3779b9 + (hash << 6) + (hash >> 2);
+        hash ^= std::hash<float>()(key.font_size) + 0x9e3779b9 + (hash << 6) + (hash >> 2);
+        return hash ^ (std::hash<float>()(key.wrap_width) + 0x9e3779b9 + (hash << 6) + (hash >> 2));
+    }
+    std::size_t operator()(const StoredWrapKey& key) const { return (*this)(WrapKey{key.font, key.font_size, key.wrap_width, key.text}); }
+};
+struct WrapKeyEqual {
+    using is_transparent = void;
+    static WrapKey view(const WrapKey& key) { return key; }
+    static WrapKey view(const StoredWrapKey& key) { return {key.font, key.font_size, key.wrap_width, key.text}; }
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+        const WrapKey x = view(a), y = view(b);
+        return x.font == y.font && x.font_size == y.font_size && x.wrap_width == y.wrap_width && x.text == y.text;
+    }
+};
+
+// Lines already broken, by font, size, width and text; emptied when the fonts are rebuilt or it grows past a bound
+// (only the UI thread draws text).
+std::unordered_map<StoredWrapKey, WrappedLines, WrapKeyHash, WrapKeyEqual>& wrap_cache() {
+    static std::unordered_map<StoredWrapKey, WrappedLines, WrapKeyHash, WrapKeyEqual> cache;
+    return cache;
+}
+constexpr std::size_t kWrapCacheEntries = 4096;
+
+const WrappedLines& lines_in(const ImFont* font, float font_size, std::string_view text, float wrap_width) {
+    auto& cache = wrap_cache();
+    const WrapKey key{font, font_size, wrap_width, text};
+    if (auto found = cache.find(key); found != cache.end()) return found->second;
+    if (cache.size() >= kWrapCacheEntries) cache.clear();
+    WrappedLines wrapped;
+    wrapped.lines = break_lines(text, wrap_width, [&](std::string_view part) { return width_in(font, font_size, part); });
+    for (const LineSpan& line : wrapped.lines)
+        wrapped.widest = std::max(wrapped.widest, width_in(font, font_size, text.substr(line.begin, line.end - line.begin)));
+    return cache.emplace(StoredWrapKey{font, font_size, wrap_width, std::string(text)}, std::move(wrapped)).first->second;
 }
 
 // The block's size from its lines: as wide as the widest, one font_size per line, one line when there is none.
-ImVec2 block_size(const ImFont* font, float font_size, std::string_view text, const std::vector<LineSpan>& lines) {
-    float widest = 0.0f;
-    for (const LineSpan& line : lines) widest = std::max(widest, width_in(font, font_size, text.substr(line.begin, line.end - line.begin)));
-    return ImVec2(widest, font_size * static_cast<float>(std::max<std::size_t>(lines.size(), 1)));
+ImVec2 block_size(float font_size, const WrappedLines& wrapped) {
+    return ImVec2(wrapped.widest, font_size * static_cast<float>(std::max<std::size_t>(wrapped.lines.size(), 1)));
 }
 
 // One AddText per non-empty line, one font_size below the last: ImGui's own line advance in AddText and CalcTextSizeA.
@@ -125,6 +177,8 @@ void draw_lines(ImDrawList* draw, const ImFont* font, float font_size, const ImV
 }
 
 }  // namespace
+
+void clear_wrapped_lines() { wrap_cache().clear(); }
 
 std::vector<LineSpan> break_lines(std::string_view text, float max_width, const std::function<float(std::string_view)>& width_of) {
     std::vector<LineSpan> lines;
@@ -141,14 +195,14 @@ std::vector<LineSpan> break_lines(std::string_view text, float max_width, const 
 
 std::vector<std::string> wrap_at_spaces(const std::string& text, float max_width) {
     std::vector<std::string> lines;
-    for (const LineSpan& line : lines_in(ImGui::GetFont(), ImGui::GetFontSize(), text, max_width))
+    for (const LineSpan& line : lines_in(ImGui::GetFont(), ImGui::GetFontSize(), text, max_width).lines)
         lines.push_back(text.substr(line.begin, line.end - line.begin));
     if (lines.empty()) lines.emplace_back();
     return lines;
 }
 
 ImVec2 wrapped_text_size(std::string_view text, float wrap_width, const ImFont* font, float font_size) {
-    return block_size(font, font_size, text, lines_in(font, font_size, text, wrap_width));
+    return block_size(font_size, lines_in(font, font_size, text, wrap_width));
 }
 
 ImVec2 wrapped_text_size(std::string_view text, float wrap_width) {
@@ -157,9 +211,9 @@ ImVec2 wrapped_text_size(std::string_view text, float wrap_width) {
 
 ImVec2 add_wrapped_text(ImDrawList* draw, const ImFont* font, float font_size, const ImVec2& pos, ImU32 color, std::string_view text,
                         float wrap_width, const ImVec4* fine_clip) {
-    const std::vector<LineSpan> lines = lines_in(font, font_size, text, wrap_width);
-    draw_lines(draw, font, font_size, pos, color, text, lines, fine_clip);
-    return block_size(font, font_size, text, lines);
+    const WrappedLines& wrapped = lines_in(font, font_size, text, wrap_width);
+    draw_lines(draw, font, font_size, pos, color, text, wrapped.lines, fine_clip);
+    return block_size(font_size, wrapped);
 }
 
 void wrapped_text(std::string_view text) {
@@ -171,13 +225,13 @@ void wrapped_text(std::string_view text) {
     const float wrap_width = ImGui::CalcWrapWidthForPos(window->DC.CursorPos, wrap_pos_x);
     const ImFont* font = ImGui::GetFont();
     const float font_size = ImGui::GetFontSize();
-    const std::vector<LineSpan> lines = lines_in(font, font_size, text, wrap_width);
-    ImVec2 size = block_size(font, font_size, text, lines);
+    const WrappedLines& wrapped = lines_in(font, font_size, text, wrap_width);
+    ImVec2 size = block_size(font_size, wrapped);
     size.x = IM_FLOOR(size.x + 0.95f);  // ImGui::CalcTextSize's rounding
     const ImRect box(text_pos, ImVec2(text_pos.x + size.x, text_pos.y + size.y));
     ImGui::ItemSize(size, 0.0f);
     if (!ImGui::ItemAdd(box, 0)) return;
-    draw_lines(window->DrawList, font, font_size, text_pos, ImGui::GetColorU32(ImGuiCol_Text), text, lines, nullptr);
+    draw_lines(window->DrawList, font, font_size, text_pos, ImGui::GetColorU32(ImGuiCol_Text), text, wrapped.lines, nullptr);
 }
 
 void wrapped_textf(const char* format, ...) {

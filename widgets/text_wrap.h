@@ -36,6 +36,9 @@ ImVec2 wrapped_text_size(std::string_view text, float wrap_width, const ImFont* 
 // The same in the current font.
 ImVec2 wrapped_text_size(std::string_view text, float wrap_width);
 
+// Forgets the lines broken so far (each text's lines are kept by font, size and width): fonts rebuilt change the widths.
+void clear_wrapped_lines();
+
 // Draws text broken at wrap_width on a draw list from pos, one AddText per line; returns the size it took.
 ImVec2 add_wrapped_text(ImDrawList* draw, const ImFont* font, float font_size, const ImVec2& pos, ImU32 color, std::string_view text,
                         float wrap_width, const ImVec4* fine_clip = nullptr);
