@@ -155,3 +155,27 @@ TEST_CASE("The configurator's layout line: Llama 3 405B's 16384 H100s as TP 8 x 
     const core::Report one = core::evaluate(shipped("llama3-8b-qlora-rtx4090.json"));
     CHECK(core::layout_gpus_text(one.layout) == "TP 1 x PP 1 x CP 1 x DP 1 = 1 GPU on 1 node of 1");
 }
+
+TEST_CASE("The device mesh's caption: Llama 3 405B's 16,384 GPUs drawn as 2 of its 128 DP replicas of TP 8 x PP 16, a 1-GPU "
+          "fine-tune whole, and DeepSeek-V3's experts by EP rank",
+          "[figures]") {
+    const core::Scenario big = shipped("llama3-405b-16k.json");
+    const core::Report big_report = core::evaluate(big);
+    const core::MeshSample sampled = core::mesh_sample(big_report.layout, big_report.layout.gpus, 8, 256, false, "NVLink 4", "InfiniBand NDR");
+    CHECK(sampled.drawn_gpus == 256);  // 2 x (TP 8 x PP 16): whole replicas up to the 256 drawn
+    CHECK(sampled.drawn_nodes == 32);
+    CHECK(sampled.caption == "GPUs 0-255 of 16,384: 2 of 128 DP replicas (128 GPUs each); the rest repeat them. Box = node (NVLink 4 inside); "
+                             "between boxes: InfiniBand NDR.");
+    const core::MeshSample part = core::mesh_sample(big_report.layout, big_report.layout.gpus, 8, 100, false, "NVLink 4", "InfiniBand NDR");
+    CHECK(part.drawn_gpus == 100);  // a replica of 128 is more than 100: the first GPUs of one
+    CHECK(part.caption.rfind("GPUs 0-99 of 16,384: part of one DP replica of 128 GPUs (TP x CP x PP).", 0) == 0);
+    const core::Report one = core::evaluate(shipped("llama3-8b-qlora-rtx4090.json"));
+    CHECK(core::mesh_sample(one.layout, 1, 1, 256, false, "PCIe", "Ethernet").caption ==
+          "One GPU on 1 node. Box = node (PCIe inside); between boxes: Ethernet.");
+    const core::Report moe = core::evaluate(shipped("deepseek-v3.json"));
+    const core::MeshSample experts = core::mesh_sample(moe.layout, moe.layout.gpus, 8, 256, true, "NVLink 4", "InfiniBand NDR");
+    INFO(experts.caption);
+    // 2,048 H800s over PP 16: 128 GPUs to a stage, EP 64 twice over.
+    CHECK(experts.caption.find(" Same number = same experts (EP rank); one EP group holds every number once, over the 128 GPUs of a stage.") !=
+          std::string::npos);
+}

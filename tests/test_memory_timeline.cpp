@@ -349,7 +349,7 @@ TEST_CASE("1F1B's staircase (Narayanan et al. 2021 sec 2.2, Fig. 4): Llama 3 405
 
 // The controls the stack and the sidebar replace with a line: a field an operator recipe decides itself is one that moves
 // none of its figures, and on a block recipe the same field moves them.
-TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing where an operator recipe decides them, and change the figures elsewhere", "[memory][timeline]") {
+TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing where an operator recipe decides them, which the report says, and change the figures elsewhere", "[memory][timeline]") {
     for (const core::Framework framework : core::kFrameworks) {
         const std::string name = core::framework_name(framework);
         INFO(name);
@@ -368,5 +368,15 @@ TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing w
         CHECK(fragmentation_set == core::runs_operator_recipe(scenario));
         CHECK((without_flash.compute.step_seconds == base.compute.step_seconds) == attention_set);
         CHECK((with_allowance.memory.per_gpu.peak_bytes == base.memory.per_gpu.peak_bytes) == fragmentation_set);
+        // Where the field changes nothing, the report says so, naming it; where it changes the figures, no such warning.
+        const auto says_unchanged = [&](const core::Scenario& edited, const core::Report& report, const std::string& field) {
+            const core::ReportText text = core::explain(edited, report);
+            return std::any_of(text.warnings.begin(), text.warnings.end(),
+                               [&](const std::string& warning) { return warning.rfind("Setting " + field + " changes nothing for " + name + ": ", 0) == 0; });
+        };
+        CHECK(says_unchanged(eager, without_flash, "train.flash_attention") == attention_set);
+        CHECK(says_unchanged(fragmented, with_allowance, "memory.fragmentation") == fragmentation_set);
+        CHECK_FALSE(says_unchanged(scenario, base, "train.flash_attention"));
+        CHECK_FALSE(says_unchanged(scenario, base, "memory.fragmentation"));
     }
 }

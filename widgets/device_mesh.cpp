@@ -1,12 +1,14 @@
 #include "widgets/device_mesh.h"
 #include "widgets/draw_helpers.h"
 
+#include "core/cost/report/figure_text.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
 #include "widgets/palette.h"
 #include "widgets/text_wrap.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <string>
 
@@ -33,14 +35,6 @@ int count_of(const core::Layout& layout, MeshColouring colour_by) {
         case MeshColouring::ep: return layout.ep;
     }
     return 1;
-}
-
-// Whole DP replicas when one fits the budget (so the picture repeats exactly), else the first GPUs in rank order.
-long long gpus_to_draw(const core::Layout& layout, int gpus, int budget) {
-    if (gpus <= budget) return gpus;
-    const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
-    if (replica <= budget) return replica * (budget / replica);
-    return budget;
 }
 
 struct Grid {
@@ -91,9 +85,11 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImDrawList* draw = ImGui::GetWindowDrawList();
 
-    const long long drawn = gpus_to_draw(layout, gpus, view.max_gpus_drawn);
-    const long long nodes = (drawn + gpus_per_node - 1) / gpus_per_node;
     const MeshColouring colour_by = effective_colouring(view, layout);
+    const core::MeshSample sample = core::mesh_sample(layout, gpus, gpus_per_node, view.max_gpus_drawn, colour_by == MeshColouring::ep, scale_up_link,
+                                                      scale_out_link);
+    const long long drawn = sample.drawn_gpus;
+    const long long nodes = sample.drawn_nodes;
     const int count = count_of(layout, colour_by);
     const float caption_height = line * 2.0f;
     const float gap = font * 0.5f;
@@ -103,7 +99,11 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
     const float pad = cell * 0.2f;
     const float node_w = grid.cells_across * cell + 2 * pad;
     const float node_h = grid.cells_down * cell + 2 * pad;
-    const bool label_cells = cell >= font * 1.15f;
+    // Each cell's number, smaller where the widest would not fit inside its cell ("10" ran over its neighbours in
+    // DeepSeek-V3's mesh), and none below 0.6 em, where the caption's "same number" could not be read.
+    const float widest_label = ImGui::CalcTextSize(std::to_string(std::max(0, count - 1)).c_str()).x;
+    const float label_size = std::min({font, cell * 0.8f, widest_label > 0 ? font * cell * 0.8f / widest_label : font});
+    const bool label_cells = label_size >= font * 0.6f;
 
     for (long long node = 0; node < nodes; ++node) {
         const float x = origin.x + static_cast<float>(node % grid.columns) * (node_w + gap);
@@ -121,34 +121,18 @@ void draw_device_mesh(const DeviceMeshView& view, const core::Layout& layout, in
             draw->AddRectFilled(lo, hi, coordinate_color(value, count), visible_rounding(cell * 0.12f));
             if (label_cells) {
                 const std::string text = std::to_string(value);
-                const ImVec2 text_size = ImGui::CalcTextSize(text.c_str());
-                draw->AddText(ImVec2((lo.x + hi.x - text_size.x) * 0.5f, (lo.y + hi.y - text_size.y) * 0.5f), IM_COL32(20, 20, 24, 255), text.c_str());
+                const ImVec2 text_size = ImGui::GetFont()->CalcTextSizeA(label_size, FLT_MAX, 0.0f, text.c_str());
+                draw->AddText(ImGui::GetFont(), label_size, ImVec2((lo.x + hi.x - text_size.x) * 0.5f, (lo.y + hi.y - text_size.y) * 0.5f),
+                              IM_COL32(20, 20, 24, 255), text.c_str());
             }
         }
     }
     const float grid_height = grid.rows * node_h + (grid.rows - 1) * gap;
     ImGui::Dummy(ImVec2(size.x, std::min(grid_height, area.y)));
 
-    // What the picture shows, and what it stands for when it is a sample of a big cluster.
-    const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
-    std::string shown;
-    if (drawn == gpus) {
-        shown = (gpus == 1 ? std::string("One GPU on ") : "All " + core::format_grouped(gpus) + " GPUs on ") + core::format_counted(nodes, "node", "nodes") + ".";
-    } else if (drawn % replica == 0) {
-        const long long replicas = drawn / replica;
-        shown = "GPUs 0-" + core::format_grouped(static_cast<double>(drawn - 1)) + " of " + core::format_grouped(gpus) + ": " + core::format_grouped(static_cast<double>(replicas)) + " of " +
-                core::format_counted(layout.dp, "DP replica", "DP replicas") + " (" + core::format_counted(replica, "GPU", "GPUs") + " each); the rest repeat them.";
-    } else {
-        shown = "GPUs 0-" + core::format_grouped(static_cast<double>(drawn - 1)) + " of " + core::format_grouped(gpus) + ": part of one DP replica of " +
-                core::format_counted(replica, "GPU", "GPUs") + " (TP x CP x PP).";
-    }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colors.text_dim));
     ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + size.x);
-    const std::string experts = colour_by == MeshColouring::ep ? " Same number = same experts (EP rank); one EP group holds every number once, "
-                                                                 "over the " + std::to_string(layout.tp * layout.cp * layout.dp) +
-                                                                 " GPUs of a stage."
-                                                           : std::string();
-    wrapped_textf("%s Box = node (%s inside); between boxes: %s.%s", shown.c_str(), scale_up_link, scale_out_link, experts.c_str());
+    wrapped_text(sample.caption);
     ImGui::PopTextWrapPos();
     ImGui::PopStyleColor();
 }

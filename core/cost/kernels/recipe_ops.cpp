@@ -34,6 +34,18 @@ std::optional<RecipeSetField> set_by_recipe(const Scenario& scenario, std::strin
     return std::nullopt;
 }
 
+std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
+    std::vector<int> overridden;
+    if (!runs_operator_recipe(scenario)) return overridden;
+    for (int field = 0; field < static_cast<int>(std::size(kRecipeSetFields)); ++field) {
+        const std::string_view name = kRecipeSetFields[field];
+        const bool differs = name == "train.flash_attention" ? !scenario.train.flash_attention
+                                                              : scenario.memory.fragmentation != MemorySpec{}.fragmentation;
+        if (differs && set_by_recipe(scenario, name)) overridden.push_back(field);
+    }
+    return overridden;
+}
+
 bool runs_operator_recipe(const Scenario& scenario) {
     const FrameworkRecipe& recipe = recipe_of(scenario);
     return !recipe.layer.ops.empty() && !is_block_op(recipe.layer.ops.front().kind);

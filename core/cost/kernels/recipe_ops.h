@@ -99,5 +99,10 @@ struct RecipeSetField {
     const char* source;
 };
 std::optional<RecipeSetField> set_by_recipe(const Scenario&, std::string_view field);
+// The fields set_by_recipe knows, in order.
+inline constexpr std::string_view kRecipeSetFields[] = {"train.flash_attention", "memory.fragmentation"};
+// The indices in kRecipeSetFields of those this scenario's recipe decides and the scenario sets otherwise (a file's
+// "flash_attention": false, a fragmentation allowance changed): each changes no figure, and evaluate says so.
+std::vector<int> recipe_set_fields_overridden(const Scenario&);
 
 }  // namespace core

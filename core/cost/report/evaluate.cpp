@@ -3,6 +3,7 @@
 #include "core/cost/report/budget.h"
 #include "core/cost/kernels/flops.h"
 #include "core/cost/kernels/lora_ops.h"
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/cost/memory/memory.h"
 #include "core/cost/kernels/roofline.h"
 #include "core/cost/serving/serving.h"
@@ -261,6 +262,10 @@ Report evaluate(const Scenario& scenario) {
     if (scenario.train.global_batch_fitted) {
         report.warnings.push_back({WarningKind::global_batch_fitted, static_cast<double>(scenario.train.global_batch),
                                    static_cast<double>(report.layout.dp) * scenario.train.micro_batch});
+    }
+    // A file may set what an operator recipe decides itself (set_by_recipe): say it changes nothing rather than stay silent.
+    for (const int field : recipe_set_fields_overridden(scenario)) {
+        report.warnings.push_back({WarningKind::field_set_by_recipe, static_cast<double>(field), 0});
     }
     if (compute.step_basis == StepBasis::published_ceiling) {
         report.warnings.push_back({WarningKind::mfu_capped, compute.model_flops_per_step / (compute.modelled_step_seconds * gpus * compute.peak_flops_per_s),

@@ -3,6 +3,7 @@
 #include "core/cost/kernels/comm.h"
 #include "core/cost/kernels/framework.h"
 #include "core/cost/kernels/kernels.h"
+#include "core/cost/kernels/recipe_ops.h"
 #include "core/cost/memory/memory.h"
 #include "core/cost/report/anatomy.h"
 #include "core/cost/report/budget_text.h"
@@ -285,6 +286,12 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
             return "The model's step would reach " + format_percent(warning.value) + " MFU, above the best published for " +
                    framework_name(scenario.train.framework) + " on " + scenario.cluster.gpu.name + " (" + format_percent(warning.limit) +
                    "): the step is held at that MFU";
+        case WarningKind::field_set_by_recipe: {
+            const std::string_view field = kRecipeSetFields[static_cast<std::size_t>(warning.value)];
+            const std::optional<RecipeSetField> set = set_by_recipe(scenario, field);
+            return "Setting " + std::string(field) + " changes nothing for " + framework_name(scenario.train.framework) + ": " +
+                   (set ? set->why : "its recipe decides it.");
+        }
     }
     return {};
 }

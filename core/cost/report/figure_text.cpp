@@ -4,6 +4,7 @@
 #include "core/cost/report/explain.h"
 #include "core/model/format.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace core {
@@ -166,6 +167,31 @@ std::string layout_gpus_text(const LayoutReport& layout) {
     return "TP " + std::to_string(layout.tp) + " x PP " + std::to_string(layout.pp) + " x CP " + std::to_string(layout.cp) + " x DP " +
            std::to_string(layout.dp) + " = " + format_counted(layout.gpus, "GPU", "GPUs") + " on " + format_counted(layout.nodes, "node", "nodes") +
            " of " + std::to_string(layout.gpus_per_node);
+}
+
+MeshSample mesh_sample(const Layout& layout, int gpus, int gpus_per_node, int budget, bool coloured_by_expert, const std::string& scale_up_link,
+                       const std::string& scale_out_link) {
+    MeshSample sample;
+    const long long replica = 1LL * layout.tp * layout.cp * layout.pp;
+    sample.drawn_gpus = gpus <= budget ? gpus : replica <= budget ? replica * (budget / replica) : budget;
+    sample.drawn_nodes = (sample.drawn_gpus + gpus_per_node - 1) / std::max(1, gpus_per_node);
+    const std::string drawn_range = "GPUs 0-" + format_grouped(static_cast<double>(sample.drawn_gpus - 1)) + " of " + format_grouped(gpus) + ": ";
+    if (sample.drawn_gpus == gpus) {
+        sample.caption = (gpus == 1 ? std::string("One GPU on ") : "All " + format_grouped(gpus) + " GPUs on ") +
+                         format_counted(static_cast<double>(sample.drawn_nodes), "node", "nodes") + ".";
+    } else if (sample.drawn_gpus % replica == 0) {
+        sample.caption = drawn_range + format_grouped(static_cast<double>(sample.drawn_gpus / replica)) + " of " +
+                         format_counted(layout.dp, "DP replica", "DP replicas") + " (" + format_counted(static_cast<double>(replica), "GPU", "GPUs") +
+                         " each); the rest repeat them.";
+    } else {
+        sample.caption = drawn_range + "part of one DP replica of " + format_counted(static_cast<double>(replica), "GPU", "GPUs") + " (TP x CP x PP).";
+    }
+    sample.caption += " Box = node (" + scale_up_link + " inside); between boxes: " + scale_out_link + ".";
+    if (coloured_by_expert) {
+        sample.caption += " Same number = same experts (EP rank); one EP group holds every number once, over the " +
+                          format_grouped(static_cast<double>(layout.tp) * layout.cp * layout.dp) + " GPUs of a stage.";
+    }
+    return sample;
 }
 
 std::string memory_verdict_text(const Scenario& scenario, const Report& report) {

@@ -56,4 +56,16 @@ std::string memory_verdict_text(const Scenario&, const Report&);
 std::string layout_gpus_text(const LayoutReport&);
 std::string memory_peak_line_text(const Report&);
 
+// What the device mesh draws of a cluster and its caption: every GPU when there are at most `budget`, else whole DP
+// replicas up to it (so the picture repeats exactly), else the first GPUs of one replica in rank order.
+struct MeshSample {
+    long long drawn_gpus = 0;
+    long long drawn_nodes = 0;
+    // "GPUs 0-255 of 16,384: 2 of 128 DP replicas (128 GPUs each); the rest repeat them. Box = node (NVLink 4 inside);
+    // between boxes: InfiniBand NDR." and, coloured by expert rank, what one EP group holds.
+    std::string caption;
+};
+MeshSample mesh_sample(const Layout&, int gpus, int gpus_per_node, int budget, bool coloured_by_expert, const std::string& scale_up_link,
+                       const std::string& scale_out_link);
+
 }  // namespace core

@@ -130,11 +130,11 @@ struct MoeReport {
     double dropped_share = 0;               // capacity factor below the imbalance: the busiest GPU's tokens over capacity
 };
 
-enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted, mfu_capped };
+enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit, global_batch_fitted, mfu_capped, field_set_by_recipe };
 struct Warning {
     WarningKind kind = WarningKind::does_not_fit;
     double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU;
-                        // global_batch_fitted: the batch the file got
+                        // global_batch_fitted: the batch the file got; field_set_by_recipe: the index in kRecipeSetFields
     double limit = 0;   // GPUs per node; pp; HBM bytes; dp x micro-batch
 };
 
