@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "widgets/clip_check.h"
+#include "widgets/comparison.h"
 #include "widgets/palette.h"
 #include "widgets/text_wrap.h"
 
@@ -142,18 +143,8 @@ bool claim_line_hover(double distance_pixels) {
 }
 
 void draw_dashed(ImVec2 a, ImVec2 b, ImU32 color, float thickness, float dash) {
-    if (dash <= 0) {
-        plot.draw_list->AddLine(a, b, color, thickness);
-        return;
-    }
-    const float length = std::hypot(b.x - a.x, b.y - a.y);
-    if (length <= 0) return;
-    const ImVec2 direction((b.x - a.x) / length, (b.y - a.y) / length);
-    for (float start = 0; start < length; start += 2 * dash) {
-        const float end = std::min(start + dash, length);
-        add_axis_line(plot.draw_list, ImVec2(a.x + direction.x * start, a.y + direction.y * start),
-                      ImVec2(a.x + direction.x * end, a.y + direction.y * end), color, thickness);
-    }
+    if (dash <= 0) plot.draw_list->AddLine(a, b, color, thickness);
+    else add_dashed_line(plot.draw_list, a, b, color, thickness, dash);
 }
 
 void draw_marker(ImDrawList* draw_list, ImVec2 center, float radius, ImU32 color, MarkerShape shape, ImU32 outline,

@@ -3,6 +3,7 @@
 // temporaries, the allocator's slack, NCCL's buffers), against HBM, with the peaks marked and what is live at the peak;
 // a pipeline's stages side by side on one scale. Every figure and word is core's (core/cost/report/timeline_figure.h).
 #include "core/cost/report/timeline_figure.h"
+#include "widgets/comparison.h"
 #include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -313,7 +314,7 @@ void draw_stages(const TimelinePanelState& state, const core::MemoryTimelineFigu
             draw->PushClipRect(ImVec2(left, plot_top), ImVec2(right, plot_bottom), true);
             draw_stack(draw, stage, figure.part_shown, to_screen);
             const float hbm_y = to_screen(0, figure.hbm_bytes * kGB).y;
-            for (float x = left; x < right; x += 0.8f * em) add_axis_line(draw, ImVec2(x, hbm_y), ImVec2(std::min(right, x + 0.4f * em), hbm_y), colors.over_budget, 0.1f * em);
+            add_dashed_line(draw, ImVec2(left, hbm_y), ImVec2(right, hbm_y), colors.over_budget, 0.1f * em, 0.4f * em);
             draw->PopClipRect();
             draw->AddRect(ImVec2(left, plot_top), ImVec2(right, plot_bottom), stage.heaviest ? colors.text : with_alpha(colors.axis, 0.8f),
                           0.0f, 0, stage.heaviest ? 0.12f * em : 1.0f);

@@ -14,34 +14,43 @@ namespace core {
 
 const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_recipe_of(scenario); }
 
+namespace {
+
+// Each field an operator recipe decides: its words, and whether a scenario sets it away from what the recipe does.
+struct RecipeSetRow {
+    RecipeSetField field;
+    bool (*overridden)(const Scenario&);
+};
+constexpr RecipeSetRow kRecipeSetRows[] = {
+    {{"train.flash_attention", "the recipe's SDPA",
+      "This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the attention scores; "
+      "its eager attention (attn_implementation=\"eager\") is not modelled.",
+      "the framework's recipe file (assets/frameworks)"},
+     [](const Scenario& scenario) { return !scenario.train.flash_attention; }},
+    {{"memory.fragmentation", "from the allocator model",
+      "This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold beyond the "
+      "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
+      "PyTorch c10/cuda/CUDACachingAllocator.cpp"},
+     [](const Scenario& scenario) { return scenario.memory.fragmentation != MemorySpec{}.fragmentation; }},
+};
+
+}  // namespace
+
 std::optional<RecipeSetField> set_by_recipe(const Scenario& scenario, std::string_view field) {
-    static constexpr std::pair<std::string_view, RecipeSetField> kSetFields[] = {
-        {"train.flash_attention",
-         {"the recipe's SDPA",
-          "This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the attention scores; "
-          "its eager attention (attn_implementation=\"eager\") is not modelled.",
-          "the framework's recipe file (assets/frameworks)"}},
-        {"memory.fragmentation",
-         {"from the allocator model",
-          "This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold beyond the "
-          "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
-          "PyTorch c10/cuda/CUDACachingAllocator.cpp"}},
-    };
     if (!runs_operator_recipe(scenario)) return std::nullopt;
-    for (const auto& [name, set] : kSetFields) {
-        if (name == field) return set;
+    for (const RecipeSetRow& row : kRecipeSetRows) {
+        if (row.field.name == field) return row.field;
     }
     return std::nullopt;
 }
 
+const RecipeSetField& recipe_set_field(int index) { return kRecipeSetRows[static_cast<std::size_t>(index)].field; }
+
 std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
     std::vector<int> overridden;
     if (!runs_operator_recipe(scenario)) return overridden;
-    for (int field = 0; field < static_cast<int>(std::size(kRecipeSetFields)); ++field) {
-        const std::string_view name = kRecipeSetFields[field];
-        const bool differs = name == "train.flash_attention" ? !scenario.train.flash_attention
-                                                              : scenario.memory.fragmentation != MemorySpec{}.fragmentation;
-        if (differs && set_by_recipe(scenario, name)) overridden.push_back(field);
+    for (int index = 0; index < static_cast<int>(std::size(kRecipeSetRows)); ++index) {
+        if (kRecipeSetRows[index].overridden(scenario)) overridden.push_back(index);
     }
     return overridden;
 }

@@ -94,15 +94,15 @@ bool runs_operator_recipe(const Scenario&);
 // A scenario field an operator recipe decides itself, so no control offers it: what stands in the control's place, why,
 // and the source. "train.flash_attention" (the recipe calls SDPA) and "memory.fragmentation" (the allocator's model).
 struct RecipeSetField {
+    const char* name;   // "train.flash_attention"
     const char* shown;
     const char* why;
     const char* source;
 };
 std::optional<RecipeSetField> set_by_recipe(const Scenario&, std::string_view field);
-// The fields set_by_recipe knows, in order.
-inline constexpr std::string_view kRecipeSetFields[] = {"train.flash_attention", "memory.fragmentation"};
-// The indices in kRecipeSetFields of those this scenario's recipe decides and the scenario sets otherwise (a file's
-// "flash_attention": false, a fragmentation allowance changed): each changes no figure, and evaluate says so.
+// The fields this scenario's recipe decides and the scenario sets otherwise (a file's "flash_attention": false, a
+// fragmentation allowance changed), by index for recipe_set_field: each changes no figure, and evaluate says so.
 std::vector<int> recipe_set_fields_overridden(const Scenario&);
+const RecipeSetField& recipe_set_field(int index);
 
 }  // namespace core

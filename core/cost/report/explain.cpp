@@ -287,10 +287,8 @@ std::string warning_text(const Scenario& scenario, const Warning& warning) {
                    framework_name(scenario.train.framework) + " on " + scenario.cluster.gpu.name + " (" + format_percent(warning.limit) +
                    "): the step is held at that MFU";
         case WarningKind::field_set_by_recipe: {
-            const std::string_view field = kRecipeSetFields[static_cast<std::size_t>(warning.value)];
-            const std::optional<RecipeSetField> set = set_by_recipe(scenario, field);
-            return "Setting " + std::string(field) + " changes nothing for " + framework_name(scenario.train.framework) + ": " +
-                   (set ? set->why : "its recipe decides it.");
+            const RecipeSetField& field = recipe_set_field(static_cast<int>(warning.value));
+            return "Setting " + std::string(field.name) + " changes nothing for " + framework_name(scenario.train.framework) + ": " + field.why;
         }
     }
     return {};

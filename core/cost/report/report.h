@@ -134,7 +134,7 @@ enum class WarningKind { tp_crosses_nodes, uneven_pipeline_stages, does_not_fit,
 struct Warning {
     WarningKind kind = WarningKind::does_not_fit;
     double value = 0;   // tp_crosses_nodes: the TP degree; uneven: the heaviest stage's layers; does_not_fit: bytes per GPU;
-                        // global_batch_fitted: the batch the file got; field_set_by_recipe: the index in kRecipeSetFields
+                        // global_batch_fitted: the batch the file got; field_set_by_recipe: its recipe_set_field index
     double limit = 0;   // GPUs per node; pp; HBM bytes; dp x micro-batch
 };
 
