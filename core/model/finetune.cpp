@@ -104,9 +104,16 @@ void validate_finetune(const Scenario& scenario) {
         throw InputError("finetune.base_bytes", "QLoRA quantizes the frozen base: 0.5 (NF4) or 1 (int8), got 2 (use method lora for a bf16 base)");
     }
     const FrameworkRecipe& recipe = framework_recipe_of(scenario);
-    if (recipe.layer.ops.empty() || is_block_op(recipe.layer.ops.front().kind)) {
+    const auto names_modules = [](const FrameworkRecipe& layer_of) { return !layer_of.layer.ops.empty() && !is_block_op(layer_of.layer.ops.front().kind); };
+    if (!names_modules(recipe)) {
+        std::string usable;  // the frameworks whose recipes name their linears, from the recipes themselves
+        for (Framework framework : kFrameworks) {
+            Scenario probe = scenario;
+            probe.train.framework = framework;
+            if (names_modules(framework_recipe_of(probe))) usable += std::string(usable.empty() ? "" : ", ") + framework_name(framework);
+        }
         throw InputError("finetune.method", std::string("adapters attach to named linear modules, and ") + framework_name(scenario.train.framework) +
-                                                "'s recipe runs its layer as fused blocks with no module names: use hf-transformers, torchtitan or llm-foundry");
+                                                "'s recipe runs its layer as fused blocks with no module names: use " + usable);
     }
     if (finetune.targets == LoraTargets::modules) {
         if (finetune.target_modules.empty()) throw InputError("finetune.targets", "names no module");

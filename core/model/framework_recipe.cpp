@@ -28,7 +28,7 @@ constexpr std::pair<OpKind, const char*> kOpNames[] = {
     {OpKind::gather_sequence, "gather_sequence"}, {OpKind::scatter_sequence, "scatter_sequence"},
     {OpKind::fused_norm, "fused_norm"}, {OpKind::fused_rope, "fused_rope"}, {OpKind::fused_swiglu, "fused_swiglu"},
     {OpKind::fused_bias_gelu, "fused_bias_gelu"}, {OpKind::fused_residual_dropout, "fused_residual_dropout"},
-    {OpKind::fused_cross_entropy, "fused_cross_entropy"}, {OpKind::block_norm, "block_norm"}, {OpKind::block_qkv, "block_qkv"},
+    {OpKind::fused_cross_entropy, "fused_cross_entropy"}, {OpKind::chunked_cross_entropy, "chunked_cross_entropy"}, {OpKind::block_norm, "block_norm"}, {OpKind::block_qkv, "block_qkv"},
     {OpKind::block_attention, "block_attention"}, {OpKind::block_head_transpose, "block_head_transpose"},
     {OpKind::block_out_proj, "block_out_proj"}, {OpKind::block_residual, "block_residual"}, {OpKind::block_mlp, "block_mlp"},
     {OpKind::block_embedding, "block_embedding"}, {OpKind::block_final_norm, "block_final_norm"},
@@ -66,7 +66,7 @@ constexpr std::string_view kShapeSymbols = "tnhqkdagfvsSb";
 // The conditions an op may carry, each on the model or the run (core/cost/kernels/recipe_ops.cpp decides them).
 const std::set<std::string, std::less<>>& known_conditions() {
     static const std::set<std::string, std::less<>> conditions = {
-        "gated", "bias", "dropout", "autocast", "learned_positions", "tied_embeddings", "gqa", "sequence_parallel", "rope"};
+        "gated", "bias", "dropout", "autocast", "learned_positions", "tied_embeddings", "gqa", "sequence_parallel", "rope", "compile"};
     return conditions;
 }
 
@@ -269,7 +269,7 @@ const std::vector<FrameworkRecipe>& builtin_framework_recipes() {
     static const std::vector<FrameworkRecipe> recipes = [] {
         std::vector<FrameworkRecipe> parsed;
         for (const char* id : {"megatron-lm", "megatron-core", "deepspeed", "pytorch-eager", "hf-transformers-llama",
-                               "hf-transformers-gpt2", "torchtitan", "llm-foundry"}) {
+                               "hf-transformers-gpt2", "torchtitan", "llm-foundry", "torchtune"}) {
             const std::string file = std::string(id) + ".json";
             parsed.push_back(parse_framework_recipe(embedded_asset(file), "frameworks/" + file));
         }
@@ -296,6 +296,7 @@ const char* recipe_id_of(const Scenario& scenario) {
         case Framework::pytorch_eager: id = "pytorch-eager"; break;
         case Framework::torchtitan: id = "torchtitan"; break;
         case Framework::llm_foundry: id = "llm-foundry"; break;
+        case Framework::torchtune: id = "torchtune"; break;
         case Framework::hf_transformers: id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama"; break;
     }
     return id;

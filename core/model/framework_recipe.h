@@ -51,6 +51,7 @@ enum class OpKind {
     fused_bias_gelu,        // Megatron's bias + GeLU
     fused_residual_dropout, // Megatron's bias + dropout + add
     fused_cross_entropy,    // a vocab-parallel or chunked loss: softmax and loss in fp32 in a few passes
+    chunked_cross_entropy,  // torchtune's compiled chunked loss: the 16-bit logits and a log-sum-exp per row kept, no fp32 copy
     // Megatron-style blocks (core/cost/kernels/kernels.cpp's builder): what those frameworks launch, fused
     block_norm, block_qkv, block_attention, block_head_transpose, block_out_proj, block_residual, block_mlp,
     block_embedding, block_final_norm, block_logits, block_loss,

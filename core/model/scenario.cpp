@@ -25,6 +25,7 @@ const char* framework_name(Framework framework) {
         case Framework::hf_transformers: return "hf-transformers";
         case Framework::torchtitan: return "torchtitan";
         case Framework::llm_foundry: return "llm-foundry";
+        case Framework::torchtune: return "torchtune";
     }
     return "?";
 }

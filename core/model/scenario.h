@@ -19,12 +19,14 @@ const char* recompute_name(Recompute);  // "none", "selective", "full"
 // launches and the tensors it keeps (core/model/framework_recipe.h). megatron: Megatron-LM as the 2021-2022 papers ran it;
 // megatron-core: today's, with Transformer Engine (NeMo, Megatron-Bridge); deepspeed: Megatron-DeepSpeed under ZeRO;
 // pytorch-eager: this project's probe module; hf-transformers: Hugging Face models run eagerly (the Llama or the GPT-2
-// family, by the model); torchtitan: FSDP2; llm-foundry: Composer's FSDP1 with MPT.
-enum class Framework { megatron, megatron_core, deepspeed, pytorch_eager, hf_transformers, torchtitan, llm_foundry };
-const char* framework_name(Framework);  // "megatron", "megatron-core", ..., "llm-foundry"
+// family, by the model); torchtitan: FSDP2; llm-foundry: Composer's FSDP1 with MPT; torchtune: its single-device and
+// FSDP2 fine-tuning recipes, torchtune's own modules.
+enum class Framework { megatron, megatron_core, deepspeed, pytorch_eager, hf_transformers, torchtitan, llm_foundry, torchtune };
+const char* framework_name(Framework);  // "megatron", "megatron-core", ..., "torchtune"
 bool framework_from_name(std::string_view, Framework&);
 inline constexpr Framework kFrameworks[] = {Framework::megatron, Framework::megatron_core, Framework::deepspeed, Framework::pytorch_eager,
-                                            Framework::hf_transformers, Framework::torchtitan, Framework::llm_foundry};
+                                            Framework::hf_transformers, Framework::torchtitan, Framework::llm_foundry,
+                                            Framework::torchtune};
 // Megatron's family keeps gradients in fp32 main-grad buffers and launches fused kernels; the others run PyTorch's autograd.
 bool is_megatron_family(Framework);
 
@@ -40,7 +42,8 @@ struct TrainSpec {
                                     // recipes use 0.1 and Korthikanti's Table 2 counts its masks; Llama trains without)
     double deadline_days = 90;      // the time wall's budget
     Framework framework = Framework::megatron;
-    bool compile = false;           // torch.compile: each run of pointwise ops fused into one kernel (Inductor), fewer launches
+    bool compile = false;           // torch.compile: a recipe's ops marked "when": "compile" (Inductor's fused kernels) replace
+                                    // those marked "!compile"; a recipe that marks none runs eagerly either way
     bool zero_grad_set_to_none = true;  // PyTorch's default zero_grad(): gradients freed after the optimizer step, not zeroed
     // Weight gradients accumulated into the fp32 main gradients by the GEMM itself (Megatron --gradient-accumulation-fusion,
     // since 2022-02; in fp16 since 2022-09, commit 07916bf); off, each micro-batch adds them in a separate pass.

@@ -16,10 +16,22 @@ const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_re
 
 namespace {
 
-// Each field an operator recipe decides: its words, and whether a scenario sets it away from what the recipe does.
+// Whether the recipe says what torch.compile launches: ops kept or replaced under train.compile ("when": "compile").
+bool recipe_describes_compile(const FrameworkRecipe& recipe) {
+    for (const RecipeBlock* block : {&recipe.embedding, &recipe.layer, &recipe.head}) {
+        for (const RecipeOp& op : block->ops) {
+            if (op.when == "compile" || op.when == "!compile") return true;
+        }
+    }
+    return false;
+}
+
+// Each field an operator recipe decides: its words, whether the recipe decides it (always, unless `applies` says), and
+// whether a scenario sets it away from what the recipe does.
 struct RecipeSetRow {
     RecipeSetField field;
     bool (*overridden)(const Scenario&);
+    bool (*applies)(const Scenario&) = nullptr;
 };
 constexpr RecipeSetRow kRecipeSetRows[] = {
     {{"train.flash_attention", "the recipe's SDPA",
@@ -32,6 +44,12 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
       "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
       "PyTorch c10/cuda/CUDACachingAllocator.cpp"},
      [](const Scenario& scenario) { return scenario.memory.fragmentation != MemorySpec{}.fragmentation; }},
+    {{"train.compile", "eager, as the recipe lists it",
+      "This framework's recipe lists its eager operators only: what torch.compile would fuse is not described for it, so "
+      "train.compile changes no kernel and no tensor.",
+      "the framework's recipe file (assets/frameworks)"},
+     [](const Scenario& scenario) { return scenario.train.compile; },
+     [](const Scenario& scenario) { return !recipe_describes_compile(recipe_of(scenario)); }},
 };
 
 }  // namespace
@@ -39,7 +57,7 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
 std::optional<RecipeSetField> set_by_recipe(const Scenario& scenario, std::string_view field) {
     if (!runs_operator_recipe(scenario)) return std::nullopt;
     for (const RecipeSetRow& row : kRecipeSetRows) {
-        if (row.field.name == field) return row.field;
+        if (row.field.name == field) return !row.applies || row.applies(scenario) ? std::optional(row.field) : std::nullopt;
     }
     return std::nullopt;
 }
@@ -50,7 +68,8 @@ std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
     std::vector<int> overridden;
     if (!runs_operator_recipe(scenario)) return overridden;
     for (int index = 0; index < static_cast<int>(std::size(kRecipeSetRows)); ++index) {
-        if (kRecipeSetRows[index].overridden(scenario)) overridden.push_back(index);
+        const RecipeSetRow& row = kRecipeSetRows[index];
+        if ((!row.applies || row.applies(scenario)) && row.overridden(scenario)) overridden.push_back(index);
     }
     return overridden;
 }
@@ -159,6 +178,7 @@ bool condition_holds(const std::string& when, const Scenario& scenario, const La
     else if (name == "gqa") value = model.kv_heads < model.heads;
     else if (name == "sequence_parallel") value = split.sequence_parallel && split.tp > 1;
     else if (name == "rope") value = !model.learned_positions;
+    else if (name == "compile") value = scenario.train.compile;
     return negate ? !value : value;
 }
 
@@ -226,7 +246,8 @@ KernelId kernel_id_of(const RecipeOp& op) {
         case OpKind::embedding: return KernelId::embedding;
         case OpKind::log_softmax:
         case OpKind::nll_loss:
-        case OpKind::fused_cross_entropy: return KernelId::cross_entropy;
+        case OpKind::fused_cross_entropy:
+        case OpKind::chunked_cross_entropy: return KernelId::cross_entropy;
         default: return KernelId::op;
     }
 }
@@ -904,11 +925,16 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             return;
         }
         case OpKind::fused_swiglu: {
-            const ProgramTensor& x = input(0);  // gate and up side by side
-            pointwise(fw, KernelPass::forward, x.bytes(), x.bytes() / 2.0, 6.0 * x.elements / 2.0);
-            op.output = new_tensor(recipe.output, x.elements / 2.0, x.dtype, x.requires_grad);
-            op.saved.push_back(in0);
-            pointwise(bw, KernelPass::backward_input, x.bytes() * 1.5, x.bytes(), 10.0 * x.elements / 2.0);
+            // gate and up side by side in one tensor (Megatron's fused projection), or as two (Inductor's fusion of
+            // silu(w1(x)) * w3(x)): the same kernel either way, reading both halves and saving them for the backward.
+            const ProgramTensor& x = input(0);
+            const double both_bytes = x.bytes() * static_cast<double>(op.inputs.size());
+            const double elements = op.inputs.size() > 1 ? x.elements : x.elements / 2.0;
+            const bool needs_grad = std::any_of(op.inputs.begin(), op.inputs.end(), [&](int in) { return program_.tensors[in].requires_grad; });
+            pointwise(fw, KernelPass::forward, both_bytes, both_bytes / 2.0, 6.0 * elements);
+            op.output = new_tensor(recipe.output, elements, x.dtype, needs_grad);
+            for (int in : op.inputs) op.saved.push_back(in);
+            pointwise(bw, KernelPass::backward_input, both_bytes * 1.5, both_bytes, 10.0 * elements);
             return;
         }
         case OpKind::fused_bias_gelu: {
@@ -928,6 +954,21 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             op.made.push_back(mask);
             op.saved.push_back(mask);
             pointwise(bw, KernelPass::backward_input, x.bytes() + x.elements, x.bytes(), x.elements, MemoryClass::dropout);
+            return;
+        }
+        case OpKind::chunked_cross_entropy: {
+            // Compiled upcast + cross-entropy over one chunk of the logits at a time (torchtune's CEWithChunkedOutputLoss
+            // with compute_cross_entropy compiled): Inductor fuses the fp32 upcast into the reductions, so no fp32 copy is
+            // written; the backward needs the 16-bit logits and each row's log-sum-exp, and writes 16-bit gradients.
+            const ProgramTensor& x = input(0);
+            const double rows = dims_.t;
+            pointwise(fw, KernelPass::forward, x.bytes() + rows * 8.0, rows * 8.0, 5.0 * x.elements);
+            op.output = new_tensor(recipe.output.empty() ? "loss" : recipe.output, 1, Dtype::fp32);
+            const int lse = new_tensor("logsumexp", rows, Dtype::fp32, false);
+            op.made.push_back(lse);
+            op.saved.push_back(in0);
+            op.saved.push_back(lse);
+            pointwise(bw, KernelPass::backward_input, x.bytes() + rows * 12.0, x.bytes(), 4.0 * x.elements);
             return;
         }
         case OpKind::fused_cross_entropy: {

@@ -92,7 +92,8 @@ std::string block_key(const Scenario&, const LayerSplit&, BlockRole);
 bool runs_operator_recipe(const Scenario&);
 
 // A scenario field an operator recipe decides itself, so no control offers it: what stands in the control's place, why,
-// and the source. "train.flash_attention" (the recipe calls SDPA) and "memory.fragmentation" (the allocator's model).
+// and the source. "train.flash_attention" (the recipe calls SDPA), "memory.fragmentation" (the allocator's model) and
+// "train.compile" (where the recipe describes no compiled kernels).
 struct RecipeSetField {
     const char* name;   // "train.flash_attention"
     const char* shown;

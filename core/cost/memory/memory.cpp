@@ -58,8 +58,6 @@ StageParams heaviest_stage_params(const MemoryConstants& k, int pp, int tp, int 
     return stage;
 }
 
-namespace {
-
 // The ZeRO stage from which a kind of state is sharded over the data-parallel ranks (Rajbhandari et al. 2019).
 int sharded_from_stage(StateKind kind, bool sharded_optimizer) {
     switch (kind) {
@@ -76,6 +74,8 @@ int shard_ranks(const Layout& layout) { return layout.dp * layout.cp; }  // CP r
 bool is_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
     return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && shard_ranks(layout) > 1;
 }
+
+namespace {
 
 // Routed experts' state shards over the expert data-parallel group from the same ZeRO stage (Megatron-Core moe/README.md).
 bool expert_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
@@ -400,7 +400,9 @@ void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const La
 // LoRA and QLoRA: the stage's frozen base in its stored bytes (no gradient, no master, no optimizer state) beside its
 // adapters, which PEFT trains in their own dtype with no master copy; torch.optim.AdamW keeps exp_avg and exp_avg_sq as
 // zeros_like(param) (torch/optim/adamw.py _init_group), two more copies in the adapters' dtype. Split over TP as the
-// layers are; the adapters' gradients and moments sharded as the recipe's would be.
+// layers are; the adapters' gradients and moments sharded as the recipe's would be. ZeRO-3 shards the frozen base with the
+// rest: FSDP flattens and shards every parameter, trainable or not (torch/distributed/fsdp/_fully_shard: requires_grad
+// plays no part in which parameters it shards), and DeepSpeed's stage 3 partitions every parameter of the module.
 void lora_state_into(StageMemory& memory, const MemoryConstants& k, const Layout& layout, const StageShape& shape) {
     const LoraCounts& lora = k.lora_counts;
     const double per_tp = 1.0 / layout.tp;
@@ -411,7 +413,8 @@ void lora_state_into(StageMemory& memory, const MemoryConstants& k, const Layout
     const double adapters = layers * lora.layer_adapter_params * per_tp;
     const double a = lora.adapter_bytes_per_param;
     const double per_shard = 1.0 / shard_ranks(layout);
-    memory.weights_bytes = frozen * per_tp + a * adapters * (is_sharded(StateKind::weights, k.sharded_optimizer, layout) ? per_shard : 1.0);
+    const double weight_shard = is_sharded(StateKind::weights, k.sharded_optimizer, layout) ? per_shard : 1.0;
+    memory.weights_bytes = (frozen * per_tp + a * adapters) * weight_shard;
     memory.grads_bytes = a * adapters * (is_sharded(StateKind::grads, k.sharded_optimizer, layout) ? per_shard : 1.0);
     memory.master_bytes = 0;
     memory.optimizer_bytes = 2.0 * a * adapters * (is_sharded(StateKind::optimizer, k.sharded_optimizer, layout) ? per_shard : 1.0);
@@ -449,6 +452,10 @@ void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layou
         // ZeRO-3 / FSDP: the layer computing and the one prefetched, gathered (FSDP2's and FSDP1's default prefetch of
         // one layer), and one layer's unsharded gradients before their reduce-scatter.
         memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * shape.largest_layer_per_gpu : 0.0;
+        if (zero3 && k.lora) {  // LoRA: the frozen base gathered in its stored bytes; only the adapters' gradients unsharded
+            const double adapters = k.lora_counts.layer_adapter_params * k.lora_counts.adapter_bytes_per_param * per_tp;
+            memory.gathered_weights_bytes = 2.0 * (k.lora_counts.layer_frozen_bytes * per_tp + adapters) + adapters;
+        }
         operator_stage_into(memory, k, layout, shape);
     } else {
     // Weight copies: made per layer at the gather when ZeRO-3 gathers the cast weights (FSDP2), else for the whole stage.

@@ -102,6 +102,10 @@ struct MemoryConstants {
     };
     mutable std::vector<std::shared_ptr<const OperatorBlocks>> held_blocks;  // what operator_blocks handed out
 };
+// ZeRO's sharding: the stage from which a kind of state is split, over how many ranks, and whether this layout splits it.
+int sharded_from_stage(StateKind, bool sharded_optimizer);
+int shard_ranks(const Layout&);
+bool is_sharded(StateKind, bool sharded_optimizer, const Layout&);
 // The blocks of an operator recipe for a layout: walked once per distinct block and shared (a bounded cache).
 const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants&, const Layout&);
 MemoryConstants memory_constants(const Scenario&);

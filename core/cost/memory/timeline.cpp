@@ -50,11 +50,27 @@ public:
         master_share_ = memory.master_bytes / params;
         optimizer_share_ = memory.optimizer_bytes / params;
         grad_share_ = k.state_bytes_per_param[static_cast<int>(StateKind::grads)] * (memory.grads_bytes > 0 ? 1.0 : 1.0);
-        if (k.lora) {  // the adapters in their dtype, their gradients and two moments alike (memory.cpp lora_state_into)
+        if (k.lora) {  // the adapters in their dtype, their gradients and two moments alike, sharded as lora_state_into has them
             const double a = k.lora_counts.adapter_bytes_per_param;
-            weight_share_ = grad_share_ = a;
+            const auto share = [&](StateKind kind) { return is_sharded(kind, k.sharded_optimizer, layout) ? 1.0 / shard_ranks(layout) : 1.0; };
+            weight_share_ = a * share(StateKind::weights);
+            grad_share_ = a * share(StateKind::grads);
             master_share_ = 0;
-            optimizer_share_ = 2.0 * a;
+            optimizer_share_ = 2.0 * a * share(StateKind::optimizer);
+            frozen_share_ = share(StateKind::weights);  // ZeRO-3 shards the frozen base too (FSDP and DeepSpeed shard every parameter)
+        }
+        // ZeRO-3 / FSDP: each layer's parameters all-gathered in the bytes they are gathered in (a frozen base in its own),
+        // and in the backward its gradients unsharded until their reduce-scatter (the trainable ones: LoRA's adapters).
+        if (is_sharded(StateKind::weights, k.sharded_optimizer, layout)) {
+            const double tp = std::max(1, layout.tp);
+            if (k.lora) {
+                const LoraCounts& lora = k.lora_counts;
+                layer_gather_bytes_ = (lora.layer_frozen_bytes + lora.layer_adapter_params * lora.adapter_bytes_per_param) / tp;
+                layer_unsharded_grad_bytes_ = lora.layer_adapter_params * lora.adapter_bytes_per_param / tp;
+            } else {
+                layer_gather_bytes_ = k.layer_params / tp * k.gather_bytes;
+                layer_unsharded_grad_bytes_ = k.layer_params / tp * k.grad_comm_bytes;
+            }
         }
         (void)weight_bytes;
         (void)stage;
@@ -155,11 +171,13 @@ private:
         }
         for (int layer = 0; layer < layers_; ++layer) {
             const int instance = instance_of(microbatch, 1 + layer);
+            gather(layer, layer + 1);
             replay(blocks_.layer.forward_events, blocks_.layer, instance, input_instance, input_id, -1, -1);
             input_id = instance_id(instance, blocks_.layer.output_id);
             input_instance = instance;
             activations_ += blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::forward, layer, microbatch);
+            reshard(layer);
         }
         if (last_) {
             const int instance = instance_of(microbatch, layers_ + 1);
@@ -194,10 +212,14 @@ private:
                                                  : first_ ? instance_id(instance_of(microbatch, 0), blocks_.embedding.output_id)
                                                           : instance_id(instance_of(microbatch, 0), 0);
             const long long input_grad = instance_id(instance, blocks_.layer.grad_id_base + blocks_.layer.input_id);
+            gather(layer, layer - 1);
+            if (layer_unsharded_grad_bytes_ > 0) take(kGatherIds + kUnshardedGradOffset, layer_unsharded_grad_bytes_, Part::other);
             replay(blocks_.layer.backward_events, blocks_.layer, instance, -1, input_id, input_grad, output_grad);
             output_grad = input_grad;
             activations_ -= blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::backward, layer, microbatch);
+            if (layer_unsharded_grad_bytes_ > 0) give(kGatherIds + kUnshardedGradOffset);  // reduce-scattered into the shard
+            reshard(layer);
         }
         if (first_) {
             const int instance = instance_of(microbatch, 0);
@@ -234,7 +256,7 @@ private:
         long long id = kFrozenIds;
         const auto frozen = [&](const BlockMemory& memory, int copies) {
             for (int copy = 0; copy < copies; ++copy) {
-                for (double bytes : memory.frozen_bytes) take(id++, bytes, Part::weights);  // the stage's weights: frozen and adapters
+                for (double bytes : memory.frozen_bytes) take(id++, bytes * frozen_share_, Part::weights);  // the stage's weights: frozen and adapters
             }
         };
         if (first_) frozen(blocks_.embedding, 1);
@@ -297,6 +319,20 @@ private:
 
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
     static constexpr long long kFrozenIds = kInstanceStride - (1LL << 21);  // below the gradients', in instance 0
+    static constexpr long long kGatherIds = kFrozenIds + (1LL << 19);      // ZeRO-3's gathered layers, by layer
+    static constexpr long long kUnshardedGradOffset = 1LL << 18;            // and the layer's unsharded gradients
+
+    // ZeRO-3: the layer about to compute gathered (if its prefetch has not), and the next one's all-gather issued beside
+    // it (FSDP2's default prefetch of one layer, torch/distributed/fsdp/_fully_shard/_fsdp_state.py); reshard frees it.
+    void gather(int layer, int prefetch) {
+        if (layer_gather_bytes_ <= 0) return;
+        for (int which : {layer, prefetch}) {
+            if (which >= 0 && which < layers_) take(kGatherIds + which, layer_gather_bytes_, Part::other);  // once while held
+        }
+    }
+    void reshard(int layer) {
+        if (layer_gather_bytes_ > 0) give(kGatherIds + layer);
+    }
 
     const MemoryConstants& k_;
     const MemoryConstants::OperatorBlocks& blocks_;
@@ -304,6 +340,8 @@ private:
     int layers_ = 1;
     bool first_ = true, last_ = true;
     double weight_share_ = 0, master_share_ = 0, optimizer_share_ = 0, grad_share_ = 0;
+    double frozen_share_ = 1;  // the part of each frozen (LoRA base) weight this GPU holds
+    double layer_gather_bytes_ = 0, layer_unsharded_grad_bytes_ = 0;  // ZeRO-3: one layer gathered, its gradients unsharded
     CachingAllocator allocator_;
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
     double activations_ = 0;
