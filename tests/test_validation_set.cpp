@@ -88,6 +88,51 @@ const std::vector<Row>& rows() {
     return all;
 }
 
+// A fine-tuning run (runs.json finetune_runs): its published step and peak where given, against the modelled ones.
+struct FinetuneRow {
+    std::string id, family, method, gpu, peak_kind;
+    double published_seconds = 0, modelled_seconds = 0;      // 0: the source gives no step (or no tokens/s per GPU)
+    double published_peak = 0, modelled_allocated = 0;       // the published peak against the modelled allocated one
+    double published_reserved = 0, modelled_reserved = 0;    // measured runs: the reserved peak too
+    bool adapters() const { return method != "full"; }
+    double step_error() const { return modelled_seconds / published_seconds - 1.0; }
+    double peak_error() const { return modelled_allocated / published_peak - 1.0; }
+    double reserved_error() const { return modelled_reserved / published_reserved - 1.0; }
+};
+
+const std::vector<FinetuneRow>& finetune_rows() {
+    static const std::vector<FinetuneRow> all = [] {
+        std::vector<FinetuneRow> out;
+        const nlohmann::json runs = nlohmann::json::parse(source_file("validation/runs.json"));
+        for (const nlohmann::json& run : runs["finetune_runs"]) {
+            const core::Scenario scenario = core::parse_scenario(run["scenario"].dump());
+            const core::Report report = core::evaluate(scenario);
+            FinetuneRow row;
+            row.id = run["id"];
+            row.family = run["family"];
+            row.method = run["method"];
+            row.gpu = scenario.cluster.gpu.id;
+            row.modelled_seconds = report.compute.step_seconds;
+            row.modelled_allocated = report.memory.peak_allocated_bytes;
+            row.modelled_reserved = report.memory.peak_reserved_bytes;
+            if (!run["published_step_seconds"].is_null()) row.published_seconds = run["published_step_seconds"];
+            if (!run["published_peak_bytes"].is_null()) {
+                row.published_peak = run["published_peak_bytes"];
+                row.peak_kind = run["peak_kind"];
+            }
+            if (run.contains("peak_reserved_bytes")) row.published_reserved = run["peak_reserved_bytes"];
+            out.push_back(row);
+        }
+        return out;
+    }();
+    return all;
+}
+
+// The fine-tuning family whose kernels no recipe describes: NeMo AutoModel runs Hugging Face's models with Transformer
+// Engine and Triton kernels in place of their eager ops (its table's kernel column: "TE + triton"); the eager
+// hf-transformers recipe it is set up with launches more and slower kernels, so the model is pessimistic there.
+bool kernels_not_described(const FinetuneRow& row) { return row.family.rfind("nemo-automodel", 0) == 0; }
+
 struct Stats {
     int runs = 0;
     double sum_abs = 0, sum = 0, worst = 0;
@@ -184,6 +229,38 @@ void write_docs() {
         << "; reserved: mean |error| " << percent(reserved.mean_abs()).substr(1) << ", signed " << percent(reserved.mean()) << ", worst "
         << percent(reserved.worst).substr(1) << ".\n\n| run | allocated | modelled | error | reserved | modelled | error |\n|---|---|---|---|---|---|---|\n"
         << peaks.str();
+    // Fine-tuning: the published runs the model can represent and the PEFT runs measured on one H200.
+    Stats adapter_steps, adapter_peaks, full_steps;
+    std::ostringstream tuned;
+    const auto cell = [](double published, double modelled, bool bytes) {
+        if (published <= 0) return std::string("| - | - | - ");
+        const auto show = [&](double value) { return bytes ? core::format_bytes(value) : core::format_seconds(value); };
+        return "| " + show(published) + " | " + show(modelled) + " | " + percent(modelled / published - 1.0) + " ";
+    };
+    for (const FinetuneRow& row : finetune_rows()) {
+        if (row.published_seconds > 0 && !kernels_not_described(row)) (row.adapters() ? adapter_steps : full_steps).add(row.step_error());
+        if (row.published_peak > 0 && row.adapters()) adapter_peaks.add(row.peak_error());
+        tuned << "| " << row.id << " | " << row.family << " | " << row.method << " | " << row.gpu << " " << cell(row.published_seconds, row.modelled_seconds, false)
+              << cell(row.published_peak, row.modelled_allocated, true) << "| " << (row.peak_kind.empty() ? "-" : row.peak_kind) << " |\n";
+    }
+    out << "\n## Fine-tuning\n\nThe published fine-tuning runs of `validation/published_runs.json` that the model can represent (torchtune's "
+           "README tables, NeMo's and Megatron-Bridge's full fine-tunes, NeMo AutoModel's LoRA runs), and PEFT LoRA on Hugging Face "
+           "Llama models measured on one H200. The peak is set against the modelled allocated peak: torchtune's flags table "
+           "prints the peak active memory, its speed table does not say which (`unknown`), the PEFT runs print "
+           "`max_memory_allocated`. Steps come from tokens/s per GPU where a run states it per GPU. LoRA and QLoRA steps, "
+           "but NeMo AutoModel's: mean |error| " << percent(adapter_steps.mean_abs()).substr(1) << ", signed " << percent(adapter_steps.mean())
+        << ", worst " << percent(adapter_steps.worst).substr(1) << " (" << adapter_steps.runs << " runs); their peaks: mean |error| "
+        << percent(adapter_peaks.mean_abs()).substr(1) << ", signed " << percent(adapter_peaks.mean()) << ", worst "
+        << percent(adapter_peaks.worst).substr(1) << " (" << adapter_peaks.runs << " runs); full fine-tunes' steps: mean |error| "
+        << percent(full_steps.mean_abs()).substr(1) << ", signed " << percent(full_steps.mean()) << " (" << full_steps.runs
+        << " runs). NeMo AutoModel runs Hugging Face's models with Transformer Engine and Triton kernels (its table's kernel "
+           "column: \"TE + triton\"), which no recipe here describes: set up with the eager `hf-transformers` recipe, its steps "
+           "come out about 50 % slow. The runs left out are listed in `validation/runs.json` under `finetune_excluded`, each "
+           "with its reason (activation offloading, the optimizer inside the backward, 8-bit paged AdamW, encoder-decoder "
+           "models, LoRA on Megatron-Core's fused blocks, GPUs outside the catalog).\n\n"
+           "| run | family | method | GPU | published step | modelled step | error | published peak | modelled allocated | error | peak kind |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n"
+        << tuned.str();
     // docs/validation.md keeps its other sections; this one sits between its markers (after the introduction if new).
     const std::string path = std::string(SHARDSCOPE_SOURCE_DIR) + "/docs/validation.md";
     std::string page = source_file("docs/validation.md");
@@ -260,6 +337,51 @@ TEST_CASE("Validation set: assets/expected_error.json holds the regimes' errors 
     }
     INFO("run SHARDSCOPE_UPDATE_VALIDATION=1 build/shardscope_tests \"[validation-set]\" and rebuild when the model moved");
     CHECK(source_file("assets/expected_error.json") == expected);
+}
+
+// Issue 41's bounds over every LoRA and QLoRA run the model represents (torchtune's README, PEFT measured on an H200), but
+// NeMo AutoModel's, whose Transformer Engine and Triton kernels no recipe describes: held to its known direction instead
+// (the eager recipe is slower) so that the gap cannot turn silently.
+TEST_CASE("Validation set, fine-tuning: LoRA and QLoRA peaks within 10 % and steps within 20 % of the published and measured runs", "[validation-set][finetune]") {
+    int steps = 0, peaks = 0, gaps = 0, qlora = 0;
+    for (const FinetuneRow& row : finetune_rows()) {
+        if (!row.adapters()) continue;
+        INFO(row.id << ": step " << row.modelled_seconds << " s against " << row.published_seconds << " s; allocated " << row.modelled_allocated
+                    << " against " << row.published_peak << " (" << row.peak_kind << "); reserved " << row.modelled_reserved << " against " << row.published_reserved);
+        qlora += row.method == "qlora";
+        if (kernels_not_described(row)) {
+            CHECK(row.step_error() > 0.20);
+            ++gaps;
+            continue;
+        }
+        if (row.published_seconds > 0) {
+            CHECK(std::fabs(row.step_error()) <= 0.20);
+            ++steps;
+        }
+        if (row.published_peak > 0) {
+            CHECK(std::fabs(row.peak_error()) <= 0.10);
+            ++peaks;
+        }
+        if (row.published_reserved > 0) CHECK(std::fabs(row.reserved_error()) <= 0.10);
+    }
+    CHECK(steps >= 7);
+    CHECK(peaks >= 8);
+    CHECK(qlora >= 1);
+    CHECK(gaps == 3);
+}
+
+// Full fine-tunes are training runs: the training set's bound on each family's mean holds for them too.
+TEST_CASE("Validation set, fine-tuning: full fine-tunes' steps within 15 % on average", "[validation-set][finetune]") {
+    Stats full;
+    for (const FinetuneRow& row : finetune_rows()) {
+        if (row.adapters() || row.published_seconds <= 0) continue;
+        INFO(row.id << ": step " << row.modelled_seconds << " s against " << row.published_seconds << " s");
+        CHECK(std::fabs(row.step_error()) <= 0.25);
+        full.add(row.step_error());
+        if (row.published_peak > 0) CHECK(std::fabs(row.peak_error()) <= 0.10);
+    }
+    CHECK(full.runs >= 5);
+    CHECK(full.mean_abs() <= 0.15);
 }
 
 // Both peaks within 10 % of what torch.cuda reported on every run. The reserved peak follows the modelled caching

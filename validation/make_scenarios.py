@@ -137,6 +137,14 @@ def scenario_of(run):
         train["compile"] = bool(layout.get("compile"))
         parallel["zero"] = 3
         scenario["precision"] = {"recipe": "fp8-bf16-activations" if fp8 else "pytorch-fsdp2-mixed"}
+    elif family == "torchtune":
+        # torchtune's recipes (commit 30b8519e8): every parameter in bf16 (dtype: bf16; torch.optim.AdamW's moments are
+        # zeros_like the bf16 parameters), FSDP2 full-shard in its distributed recipes, torch.compile per layer and loss.
+        train["framework"] = "torchtune"
+        train["compile"] = bool(layout.get("compile"))
+        scenario["precision"] = {"recipe": "bf16-pure-adamw"}
+        if gpus > 1:
+            parallel["zero"] = 3
     elif family.startswith("nemo-automodel"):
         train["framework"] = "hf-transformers"
         train["compile"] = bool(layout.get("compile"))
@@ -280,6 +288,109 @@ def hf_measured_runs():
     return runs
 
 
+# torchtune's module names for the targets its configs list (lora_attn_modules, apply_lora_to_mlp: w1, w2, w3).
+TORCHTUNE_TARGETS = {"q_proj": ["q_proj"], "k_proj": ["k_proj"], "v_proj": ["v_proj"], "output_proj": ["output_proj"],
+                     "w1": ["w1"], "w2": ["w2"], "w3 (MLP)": ["w3"], "MLP w1/w2/w3": ["w1", "w2", "w3"], "MLP": ["w1", "w2", "w3"]}
+
+
+def finetune_scenario_of(run):
+    """A published fine-tuning run as a scenario, or (None, reason). The training rules set up the model, the GPUs and
+    the family's framework; the finetune section and torchtune's own setup are read here."""
+    layout, tune = run["layout"], run["finetune"]
+    if run["model"].get("arch") == "encoder-decoder":
+        return None, "an encoder-decoder model (T5 family): the recipes describe decoder-only layers"
+    if not layout.get("seq_len"):
+        return None, "its sequence length is not given"
+    if layout.get("activation_offloading"):
+        return None, "activation offloading (the saved tensors moved to the host) is not modelled"
+    if tune.get("optimizer_in_bwd") or "optimizer_in_bwd=True" in (tune.get("optimizer") or "") or "fused into backward" in (tune.get("optimizer") or ""):
+        return None, "the optimizer runs inside the backward (optimizer_in_bwd), freeing each gradient as it is made: not modelled"
+    if "8bit" in (tune.get("optimizer") or "").lower().replace("-", "") or "8-bit" in (tune.get("optimizer") or ""):
+        return None, "an 8-bit AdamW with paged state is not modelled"
+    if run["family"] == "torchtune":
+        if not layout.get("packed"):
+            return None, "unpacked: each batch padded to its longest sequence, whose length the source does not give"
+        if not layout.get("chunked_cross_entropy"):
+            return None, "its loss is torch.nn.CrossEntropyLoss over the whole logits, not the chunked loss torchtune's recipe describes"
+    scenario, reason = scenario_of(run)
+    if scenario is None:
+        return None, reason
+    method = tune["method"]
+    if method != "full" and scenario["train"]["framework"] in ("megatron-core", "megatron", "deepspeed"):
+        return None, "LoRA on Megatron-Core's fused blocks is not modelled (adapters attach to a recipe's named linears)"
+    if method != "full":
+        section = {"method": method, "rank": tune["rank"], "alpha": tune["alpha"]}
+        targets = tune.get("targets")
+        if isinstance(targets, list) and all(name in TORCHTUNE_TARGETS for name in targets):
+            section["targets"] = [module for name in targets for module in TORCHTUNE_TARGETS[name]]
+        elif isinstance(targets, list) and len(targets) == 1 and targets[0].startswith("*_proj"):
+            section["targets"] = "all-linear"
+        else:
+            return None, f"its LoRA targets ({targets}) are not stated"
+        if run["family"] == "torchtune":
+            # torchtune builds its adapters in the model's dtype (bf16); torchao's NF4Tensor always quantizes its
+            # scalers (double quantization: torchao/dtypes/nf4tensor.py, scaler_block_size 256).
+            section["adapter_dtype"] = "bf16"
+        if method == "qlora":
+            section["base_bytes"] = 0.5
+            section["double_quant"] = True
+        if tune.get("dropout"):
+            section["dropout"] = tune["dropout"]
+        scenario["finetune"] = section
+    return scenario, None
+
+
+def published_peak_bytes(run):
+    """The published peak in bytes (GiB where the source printed GiB) and what kind of peak it is."""
+    measured = run["measured"]
+    if measured.get("peak_memory_gib"):
+        bytes_ = measured["peak_memory_gib"] * 2 ** 30
+    elif measured.get("peak_memory_gb"):
+        bytes_ = measured["peak_memory_gb"] * 1e9
+    else:
+        return None, None
+    kind = (measured.get("memory_kind") or "").split(" ")[0]
+    return bytes_, kind
+
+
+def finetune_runs():
+    """The published fine-tuning runs (their step only where tokens/s is stated per GPU) and the measured PEFT LoRA runs."""
+    source = json.load(open(os.path.join(HERE, "published_runs.json")))
+    runs, excluded = [], []
+    for run in source["finetune"]:
+        scenario, reason = finetune_scenario_of(run)
+        if scenario is None:
+            excluded.append({"id": run["id"], "family": run["family"], "reason": reason})
+            continue
+        step, basis = published_step_seconds(run)
+        peak, kind = published_peak_bytes(run)
+        if step is None and peak is None:
+            excluded.append({"id": run["id"], "family": run["family"], "reason": "it publishes neither a step (or tokens/s per GPU) nor a peak"})
+            continue
+        runs.append({"id": run["id"], "family": run["family"], "method": run["finetune"]["method"], "gpu": scenario["cluster"]["gpu"],
+                     "published_step_seconds": step, "published_from": basis, "published_peak_bytes": peak, "peak_kind": kind,
+                     "scenario": scenario})
+    probe = json.load(open(os.path.join(HERE, "..", "measurements", "h200_hf_probe.json")))
+    for case in probe["sections"]["lora"]:
+        section = {"method": "lora", "rank": 16, "alpha": 32}
+        if case["lora"] != "default":
+            section["targets"] = "all-linear"
+        scenario = {
+            "model": HF_MODELS[case["model"]],
+            "train": {"seq_len": case["seq"], "micro_batch": case["batch"], "global_batch": case["batch"], "framework": "hf-transformers",
+                      "recompute": "full" if case["checkpointing"] else "none", "dropout": False},
+            "precision": {"recipe": "pytorch-amp-adam"},
+            "cluster": {"gpu": "h200-sxm", "gpus": 1, "gpus_per_node": 1},
+            "finetune": section,
+        }
+        name = f"{case['model']}-{case['lora']}-{'ckpt' if case['checkpointing'] else 'nockpt'}-b{case['batch']}-s{case['seq']}"
+        runs.append({"id": f"h200-peft-lora-{name}", "family": "peft (measured, H200)", "method": "lora", "gpu": "h200-sxm",
+                     "published_step_seconds": case["step_seconds"], "published_from": "measurements/h200_hf_probe.json lora",
+                     "published_peak_bytes": case["peak_allocated"], "peak_kind": "allocated",
+                     "peak_reserved_bytes": case["peak_reserved"], "scenario": scenario})
+    return runs, excluded
+
+
 def main():
     source = json.load(open(os.path.join(HERE, "published_runs.json")))
     runs, excluded = megatron_table_runs() + hf_measured_runs(), []
@@ -298,6 +409,7 @@ def main():
     out = {"about": "Generated by make_scenarios.py from published_runs.json: each run as a scenario, and the published step "
                     "it is checked against. Do not edit by hand.",
            "runs": runs, "excluded": excluded}
+    out["finetune_runs"], out["finetune_excluded"] = finetune_runs()
     text = json.dumps(out, indent=1) + "\n"
     path = os.path.join(HERE, "runs.json")
     if "--check" in sys.argv:
