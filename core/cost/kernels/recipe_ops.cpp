@@ -104,6 +104,9 @@ RecipeDtypes recipe_dtypes(const Scenario& scenario) {
     const FinetuneSpec& finetune = scenario.finetune;
     if (trains_adapters(finetune)) {
         dtypes.adapter = finetune.adapter_dtype == AdapterDtype::fp32 ? Dtype::fp32 : Dtype::bf16;
+        // FSDP2's mixed precision casts every parameter it gathers, the adapters' too (MixedPrecisionPolicy param_dtype,
+        // torch/distributed/fsdp/_fully_shard/_fsdp_param.py): they compute in bf16 whatever their stored dtype.
+        if (cast_before_gather) dtypes.adapter = Dtype::bf16;
         dtypes.param = Dtype::bf16;
         dtypes.autocast = dtypes.adapter == Dtype::fp32 && dtypes.compute == Dtype::bf16;
         dtypes.grad = dtypes.adapter;
