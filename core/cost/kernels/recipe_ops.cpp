@@ -960,6 +960,8 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             return;
         }
         case OpKind::chunked_cross_entropy: {
+            // CEWithChunkedOutputLoss's default num_output_chunks (torchtune/modules/loss/ce_chunked_output_loss.py).
+            constexpr int kLossChunks = 8;
             // Compiled upcast + cross-entropy over one chunk of the logits at a time (torchtune's CEWithChunkedOutputLoss
             // with compute_cross_entropy compiled): Inductor fuses the fp32 upcast into the reductions, so no fp32 copy is
             // written; the backward needs the 16-bit logits and each row's log-sum-exp, and writes 16-bit gradients.
@@ -972,6 +974,10 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
             op.saved.push_back(in0);
             op.saved.push_back(lse);
             pointwise(bw, KernelPass::backward_input, x.bytes() + rows * 12.0, x.bytes(), 4.0 * x.elements);
+            // Each chunk's node frees its saved logits as it writes their gradient (autograd releases a node's saved
+            // tensors when it returns): one chunk of gradient at most beside the logits still saved.
+            op.chunks = kLossChunks;
+            op.backward_scratch_bytes = x.bytes() / kLossChunks;
             return;
         }
         case OpKind::fused_cross_entropy: {

@@ -47,6 +47,7 @@ struct ProgramOp {
     double frozen_bytes = 0;          // and the bytes it is stored in (quantized ones with their constants)
     double backward_scratch_bytes = 0;// what its backward allocates and frees beside the input gradients
     double weight_grad_cast_bytes = 0;// under autocast, the bf16 dW its node returns, cast to the fp32 .grad by a later node
+    int chunks = 1;                   // its backward runs chunk by chunk (torchtune's chunked loss: 8), freeing as it goes
     bool recompute_selective = false;
 };
 

@@ -170,7 +170,7 @@ private:
         }
         memory.forward_delta_bytes = live - memory.autocast_cache_bytes;
         memory.forward_peak_bytes = peak;
-        if (held_ >= 0) {  // a returned output is held to the end of the forward, then dropped
+        if (held_ >= 0 && !kept(held_)) {  // a returned output is held to the end of the forward, then dropped (unless saved)
             memory.forward_delta_bytes -= bytes(held_);
             release(held_, live, forward_events_);
             live_[static_cast<std::size_t>(held_)] = false;
@@ -195,11 +195,28 @@ private:
             }
         }
         std::vector<int> savers = savers_;
+        // What an op saved, freed once its last saver's backward is done (the block's input: counted by the previous block).
+        const auto release_saved = [&](const ProgramOp& op) {
+            for (int saved : distinct_storage(op.saved)) {
+                if (--savers[static_cast<std::size_t>(saved)] > 0) continue;
+                if (saved == input_) {
+                    // The block's input, kept for this backward (a saved tensor or the checkpoint): the last reader done.
+                    const double b = bytes(input_);
+                    live -= b;
+                    if (keep_events_ && b > 0) backward_events_.push_back({-b, input_});
+                } else {
+                    release(saved, live, backward_events_);
+                }
+            }
+        };
         for (int i = static_cast<int>(program_.ops.size()) - 1; i >= 0; --i) {
             const ProgramOp& op = program_.ops[static_cast<std::size_t>(i)];
             // Scratch the backward allocates and frees (fp32 gradients inside attention, a dequantized weight), and a bf16
             // dW awaiting its cast under autocast.
             transient(op.backward_scratch_bytes, grad_base * 3, live, peak, backward_events_);
+            // A chunked op's backward runs chunk by chunk, each chunk's saved input freed as its gradient is written: at
+            // most one chunk of the gradient beside the whole saved input (the scratch above), then the gradient alone.
+            if (op.chunks > 1) release_saved(op);
             transient(op.weight_grad_cast_bytes, grad_base * 3 + 1, live, peak, backward_events_);
             for (int input : distinct_storage(op.inputs)) {
                 if (grad_[static_cast<std::size_t>(input)] || grad_bytes(input) <= 0) continue;
@@ -234,17 +251,7 @@ private:
                     grad_[static_cast<std::size_t>(s)] = false;
                 }
             }
-            for (int saved : distinct_storage(op.saved)) {
-                if (--savers[static_cast<std::size_t>(saved)] > 0) continue;
-                if (saved == input_) {
-                    // The block's input, kept for this backward (a saved tensor or the checkpoint): the last reader done.
-                    const double b = bytes(input_);
-                    live -= b;
-                    if (keep_events_ && b > 0) backward_events_.push_back({-b, input_});
-                } else {
-                    release(saved, live, backward_events_);
-                }
-            }
+            if (op.chunks <= 1) release_saved(op);
         }
         memory.param_grad_bytes = memory.param_grad_bytes;
         memory.backward_peak_bytes = peak;
