@@ -510,6 +510,18 @@ bool recipe_sets(const char* label, const core::Scenario& scenario, std::string_
 
 }  // namespace
 
+bool compile_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    if (recipe_sets(label, scenario, "train.compile")) return false;
+    bool on = scenario.train.compile;
+    bool changed = false;
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_compile(scenario, on), scenario, feedback, label);
+    explain_last_item("torch.compile: the layers' pointwise ops fused into Inductor's kernels (one per norm, RoPE and SwiGLU) and the "
+                      "loss computed chunk by chunk without an fp32 copy of the logits.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     if (recipe_sets(label, scenario, "train.flash_attention")) return false;

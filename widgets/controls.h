@@ -81,6 +81,8 @@ bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);
 bool sequence_parallel_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&);
+// torch.compile, where the scenario's recipe describes its compiled kernels (else the recipe's line in its place).
+bool compile_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool edge_stages_checkbox(const char* label, core::Scenario&, EditFeedback&);
 // Mixtures of experts: the busiest GPU's load over the mean, node-limited routing, and the all-to-all overlap switch.
 bool load_imbalance_slider(const char* label, core::Scenario&, EditFeedback&);

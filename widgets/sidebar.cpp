@@ -59,6 +59,7 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
     recompute_combo("Recompute", scenario, feedback);
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
     flash_attention_checkbox("Flash attention", scenario, feedback);
+    compile_checkbox("torch.compile", scenario, feedback);
 }
 
 void headline(const core::Report& report, const core::ReportText& text) {

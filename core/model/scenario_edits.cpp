@@ -328,6 +328,12 @@ Edit with_flash_attention(const Scenario& scenario, bool on) {
     return settle(result, 0, layout_rules());
 }
 
+Edit with_compile(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.train.compile = on;
+    return settle(result, 0, layout_rules());
+}
+
 Edit with_layout(const Scenario& scenario, const Layout& layout) {
     Scenario result = apply_layout(scenario, layout);  // an assumed MFU stays assumed, as with every layout control
     if (const auto problem = check_layout(result, layout_of(result))) return {result, {}, problem};

@@ -195,6 +195,10 @@ TEST_CASE("Every shared control's edit is undone, redone and reset byte for byte
                      [](Harness& ui) { ui.checkbox(); });
     check_round_trip("Flash attention", start, [](S& s, F& f) { widgets::flash_attention_checkbox("Flash attention", s, f); },
                      [](Harness& ui) { ui.checkbox(); });
+    const S torchtune = parsed(R"({"model": {"preset": "llama3-8b"}, "train": {"framework": "torchtune", "seq_len": 2048, "global_batch": 8},
+                                   "cluster": {"gpus": 8}})");
+    check_round_trip("torch.compile", torchtune, [](S& s, F& f) { widgets::compile_checkbox("torch.compile", s, f); },
+                     [](Harness& ui) { ui.checkbox(); });
     check_round_trip("Balance edge stages", pp4, [](S& s, F& f) { widgets::edge_stages_checkbox("Balance edge stages", s, f); },
                      [](Harness& ui) { ui.checkbox(); });
     check_round_trip("Framework", start, [](S& s, F& f) { widgets::framework_combo("Framework", s, f); },

@@ -26,8 +26,8 @@ bool recipe_describes_compile(const FrameworkRecipe& recipe) {
     return false;
 }
 
-// Each field an operator recipe decides: its words, whether the recipe decides it (always, unless `applies` says), and
-// whether a scenario sets it away from what the recipe does.
+// Each field a recipe decides: its words, whether the recipe decides it (an operator recipe always, unless `applies`
+// says otherwise for any recipe), and whether a scenario sets it away from what the recipe does.
 struct RecipeSetRow {
     RecipeSetField field;
     bool (*overridden)(const Scenario&);
@@ -44,9 +44,9 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
       "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
       "PyTorch c10/cuda/CUDACachingAllocator.cpp"},
      [](const Scenario& scenario) { return scenario.memory.fragmentation != MemorySpec{}.fragmentation; }},
-    {{"train.compile", "eager, as the recipe lists it",
-      "This framework's recipe lists its eager operators only: what torch.compile would fuse is not described for it, so "
-      "train.compile changes no kernel and no tensor.",
+    {{"train.compile", "not in the recipe",
+      "This framework's recipe does not describe what torch.compile would launch (its ops are the eager ones, or a "
+      "Megatron-style layer's fused blocks), so train.compile changes no kernel and no tensor.",
       "the framework's recipe file (assets/frameworks)"},
      [](const Scenario& scenario) { return scenario.train.compile; },
      [](const Scenario& scenario) { return !recipe_describes_compile(recipe_of(scenario)); }},
@@ -54,10 +54,17 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
 
 }  // namespace
 
+namespace {
+
+bool row_applies(const RecipeSetRow& row, const Scenario& scenario) {
+    return row.applies ? row.applies(scenario) : runs_operator_recipe(scenario);
+}
+
+}  // namespace
+
 std::optional<RecipeSetField> set_by_recipe(const Scenario& scenario, std::string_view field) {
-    if (!runs_operator_recipe(scenario)) return std::nullopt;
     for (const RecipeSetRow& row : kRecipeSetRows) {
-        if (row.field.name == field) return !row.applies || row.applies(scenario) ? std::optional(row.field) : std::nullopt;
+        if (row.field.name == field) return row_applies(row, scenario) ? std::optional(row.field) : std::nullopt;
     }
     return std::nullopt;
 }
@@ -66,10 +73,9 @@ const RecipeSetField& recipe_set_field(int index) { return kRecipeSetRows[static
 
 std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
     std::vector<int> overridden;
-    if (!runs_operator_recipe(scenario)) return overridden;
     for (int index = 0; index < static_cast<int>(std::size(kRecipeSetRows)); ++index) {
         const RecipeSetRow& row = kRecipeSetRows[index];
-        if ((!row.applies || row.applies(scenario)) && row.overridden(scenario)) overridden.push_back(index);
+        if (row_applies(row, scenario) && row.overridden(scenario)) overridden.push_back(index);
     }
     return overridden;
 }

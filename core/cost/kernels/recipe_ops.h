@@ -92,7 +92,7 @@ std::string block_key(const Scenario&, const LayerSplit&, BlockRole);
 // Whether the scenario's recipe lists operators (else its layer is Megatron-style block ops).
 bool runs_operator_recipe(const Scenario&);
 
-// A scenario field an operator recipe decides itself, so no control offers it: what stands in the control's place, why,
+// A scenario field the recipe decides itself, so no control offers it: what stands in the control's place, why,
 // and the source. "train.flash_attention" (the recipe calls SDPA), "memory.fragmentation" (the allocator's model) and
 // "train.compile" (where the recipe describes no compiled kernels).
 struct RecipeSetField {
