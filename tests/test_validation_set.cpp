@@ -129,11 +129,11 @@ const std::vector<FinetuneRow>& finetune_rows() {
     return all;
 }
 
-// The fine-tuning family whose kernels no recipe describes: NeMo AutoModel's LoRA runs use its own Llama (one QKV and one
-// gate-up projection, nemo_automodel/components/models/llama/model.py at 507bfb751) with Triton LoRA kernels
-// (_peft/lora_kernel.py; its table's kernel column: "TE + triton"); the eager hf-transformers recipe it is set up with
-// launches more and slower kernels, so the model is pessimistic there.
-bool kernels_not_described(const FinetuneRow& row) { return row.family.rfind("nemo-automodel", 0) == 0; }
+// The fine-tuning family the model is still pessimistic on: NeMo AutoModel's LoRA runs, set up with its own Llama's recipe
+// (assets/frameworks/nemo-automodel-llama.json: one QKV and one gate-up projection, Triton LoRA kernels) come out 20-25 %
+// slow, and their modelled peak is over the 80 GB they ran in; its table's kernel column says "TE + triton", kernels
+// this recipe does not have (the norms and RoPE are transformers' eager ones here).
+bool known_gap(const FinetuneRow& row) { return row.family.rfind("nemo-automodel", 0) == 0; }
 
 struct Stats {
     int runs = 0;
@@ -164,9 +164,9 @@ nlohmann::ordered_json expected_error_asset() {
         if (row.published_mfu > ceilings[key].first) ceilings[key] = {row.published_mfu, row.id};
     }
     // Fine-tunes' steps count in their regime's error too (not in the MFU ceilings: an adapter's step has other FLOPs),
-    // but not a run set up with a recipe whose kernels it does not launch.
+    // but not the known gap's, whose recipe lacks kernels the runs launched.
     for (const FinetuneRow& row : finetune_rows()) {
-        if (row.published_seconds > 0 && !kernels_not_described(row)) regimes[row.regime].add(row.step_error());
+        if (row.published_seconds > 0 && !known_gap(row)) regimes[row.regime].add(row.step_error());
     }
     nlohmann::ordered_json asset;
     asset["about"] = "Written by tests/test_validation_set.cpp from validation/runs.json: do not edit. regimes: the model's step "
@@ -246,8 +246,8 @@ void write_docs() {
         return "| " + show(published) + " | " + show(modelled) + " | " + percent(modelled / published - 1.0) + " ";
     };
     for (const FinetuneRow& row : finetune_rows()) {
-        if (row.published_seconds > 0 && !kernels_not_described(row)) (row.adapters() ? adapter_steps : full_steps).add(row.step_error());
-        if (row.published_seconds > 0 && kernels_not_described(row)) {
+        if (row.published_seconds > 0 && !known_gap(row)) (row.adapters() ? adapter_steps : full_steps).add(row.step_error());
+        if (row.published_seconds > 0 && known_gap(row)) {
             gap_least = std::min(gap_least, row.step_error());
             gap_most = std::max(gap_most, row.step_error());
         }
@@ -265,9 +265,10 @@ void write_docs() {
         << percent(adapter_peaks.mean_abs()).substr(1) << ", signed " << percent(adapter_peaks.mean()) << ", worst "
         << percent(adapter_peaks.worst).substr(1) << " (" << adapter_peaks.runs << " runs); full fine-tunes' steps: mean |error| "
         << percent(full_steps.mean_abs()).substr(1) << ", signed " << percent(full_steps.mean()) << " (" << full_steps.runs
-        << " runs). NeMo AutoModel's LoRA runs use its own Llama (one QKV and one gate-up projection) with Triton LoRA "
-           "kernels (its table's kernel column: \"TE + triton\"), which no recipe here describes: set up with the eager `hf-transformers` recipe, its steps "
-           "come out " << percent(gap_least) << " to " << percent(gap_most) << ". The runs left out are listed in `validation/runs.json` under `finetune_excluded`, each "
+        << " runs). NeMo AutoModel's LoRA runs, set up with its own Llama's recipe (one QKV and one gate-up projection, its "
+           "Triton LoRA kernels, transformers' eager norms and RoPE), come out " << percent(gap_least) << " to " << percent(gap_most)
+        << ", and their modelled peak is over the 80 GB they ran in: its table's kernel column says \"TE + triton\", kernels "
+           "the recipe does not have. The runs left out are listed in `validation/runs.json` under `finetune_excluded`, each "
            "with its reason (activation offloading, the optimizer inside the backward, 8-bit paged AdamW, encoder-decoder "
            "models, LoRA on Megatron-Core's fused blocks, GPUs outside the catalog).\n\n"
            "| run | family | method | GPU | published step | modelled step | error | published peak | modelled allocated | error | peak kind |\n"
@@ -291,11 +292,13 @@ void write_docs() {
 }  // namespace
 
 // The goal is 8 % mean |error|, a signed mean within 3 % and every framework within 15 %; the model is not there yet
-// (docs/validation.md: 8.7 % and -4.7 % on 152 runs, optimistic). These bounds hold what it reaches so that no change
-// loses ground, and name the family still outside 15 %: Megatron-DeepSpeed's 2021-2022 runs (MT-NLG, BLOOM), which ran
+// (docs/validation.md: 8.8 % and -5.0 % on 152 runs, optimistic). These bounds hold what it reaches so that no change
+// loses ground (the signed mean's moved from 5 % to 5.5 % when autograd's gradient sums came to be counted as its engine
+// makes them: a view, a same-dtype cast and a slice's part had each been counted as one more reader of their tensor, and
+// those spurious sums had hidden 0.3 % of the optimism), and name the family still outside 15 %: Megatron-DeepSpeed's 2021-2022 runs (MT-NLG, BLOOM), which ran
 // about 25 % below what the same model reached on Megatron-LM's own pipeline (Narayanan et al. 2021 Table 1: 163 TFLOP/s
 // per GPU for 530B, MT-NLG 113-126); the model prices both engines alike and is held only by the family's published MFU.
-TEST_CASE("Validation set: mean |error| of the step <= 9 %, signed mean within 5 %, each framework's mean within 15 % but one named gap", "[validation-set]") {
+TEST_CASE("Validation set: mean |error| of the step <= 9 %, signed mean within 5.5 %, each framework's mean within 15 % but one named gap", "[validation-set]") {
     write_docs();
     std::map<std::string, Stats> families;
     Stats all;
@@ -307,7 +310,7 @@ TEST_CASE("Validation set: mean |error| of the step <= 9 %, signed mean within 5
     REQUIRE(families.size() >= 9);
     INFO("mean |error| " << all.mean_abs() << ", signed " << all.mean());
     CHECK(all.mean_abs() <= 0.09);
-    CHECK(std::fabs(all.mean()) <= 0.05);
+    CHECK(std::fabs(all.mean()) <= 0.055);
     const std::map<std::string, double> known_gaps = {{"megatron-deepspeed", 0.21}};
     for (const auto& [family, stats] : families) {
         INFO(family << ": mean |error| " << stats.mean_abs() << " over " << stats.runs << " runs");
@@ -352,8 +355,8 @@ TEST_CASE("Validation set: assets/expected_error.json holds the regimes' errors 
 }
 
 // The fine-tuning bounds over every LoRA and QLoRA run the model represents (torchtune's README, PEFT measured on an H200), but
-// NeMo AutoModel's, whose own Llama and Triton LoRA kernels no recipe describes: held to its known direction instead
-// (the eager recipe is slower) so that the gap cannot turn silently.
+// NeMo AutoModel's (known_gap): held to its known direction and size instead, pessimistic by at most 30 %, so that the
+// gap cannot turn or grow silently.
 TEST_CASE("Validation set, fine-tuning: LoRA and QLoRA peaks within 10 % and steps within 20 % of the published and measured runs", "[validation-set][finetune]") {
     int steps = 0, peaks = 0, gaps = 0, qlora = 0;
     for (const FinetuneRow& row : finetune_rows()) {
@@ -361,8 +364,9 @@ TEST_CASE("Validation set, fine-tuning: LoRA and QLoRA peaks within 10 % and ste
         INFO(row.id << ": step " << row.modelled_seconds << " s against " << row.published_seconds << " s; allocated " << row.modelled_allocated
                     << " against " << row.published_peak << " (" << row.peak_kind << "); reserved " << row.modelled_reserved << " against " << row.published_reserved);
         qlora += row.method == "qlora";
-        if (kernels_not_described(row)) {
-            CHECK(row.step_error() > 0.20);
+        if (known_gap(row)) {
+            CHECK(row.step_error() > 0.0);
+            CHECK(row.step_error() <= 0.30);
             ++gaps;
             continue;
         }

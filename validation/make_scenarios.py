@@ -315,6 +315,10 @@ def finetune_scenario_of(run):
     scenario, reason = scenario_of(run)
     if scenario is None:
         return None, reason
+    if run["family"].startswith("nemo-automodel"):
+        # Its LoRA benchmarks (examples/llm_finetune/*_peft_benchmark.yaml at 507bfb751) load the model through
+        # NeMoAutoModelForCausalLM.from_pretrained, which returns AutoModel's own Llama for LlamaForCausalLM.
+        scenario["train"]["framework"] = "nemo-automodel"
     method = tune["method"]
     if method != "full" and scenario["train"]["framework"] in ("megatron-core", "megatron", "deepspeed"):
         return None, "LoRA on Megatron-Core's fused blocks is not modelled (adapters attach to a recipe's named linears)"

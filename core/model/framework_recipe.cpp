@@ -254,6 +254,17 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
     }
     recipe.fused_elementwise = reader.boolean("fused_elementwise").value_or(false);
     recipe.persistent_grads = reader.boolean("persistent_grads").value_or(false);
+    if (reader.has("lora")) {
+        const nlohmann::json& lora = reader.raw("lora");
+        if (!lora.is_object()) throw InputError(file + ": lora", kMustBeJsonObject);
+        JsonObjectReader lora_reader(lora, file + ": lora");
+        const std::string style = lora_reader.string("style").value_or("");
+        if (style == "peft") recipe.lora_style = LoraStyle::peft;
+        else if (style == "fused_post_dropout") recipe.lora_style = LoraStyle::fused_post_dropout;
+        else throw InputError(file + ": lora.style", "must be peft or fused_post_dropout, got \"" + style + "\"");
+        if (lora_reader.string("source").value_or("").empty()) throw InputError(file + ": lora.source", "missing: the framework's LoRA module");
+        lora_reader.reject_unknown_keys();
+    }
     for (auto [name, block] : {std::pair{"embedding", &recipe.embedding}, std::pair{"layer", &recipe.layer}, std::pair{"head", &recipe.head}}) {
         if (!reader.has(name)) throw InputError(file + ": " + name, "missing");
         *block = parse_block(reader.raw(name), file, name);
@@ -269,7 +280,7 @@ const std::vector<FrameworkRecipe>& builtin_framework_recipes() {
     static const std::vector<FrameworkRecipe> recipes = [] {
         std::vector<FrameworkRecipe> parsed;
         for (const char* id : {"megatron-lm", "megatron-core", "deepspeed", "pytorch-eager", "hf-transformers-llama",
-                               "hf-transformers-gpt2", "torchtitan", "llm-foundry", "torchtune"}) {
+                               "hf-transformers-gpt2", "torchtitan", "llm-foundry", "torchtune", "nemo-automodel-llama"}) {
             const std::string file = std::string(id) + ".json";
             parsed.push_back(parse_framework_recipe(embedded_asset(file), "frameworks/" + file));
         }
@@ -297,6 +308,7 @@ const char* recipe_id_of(const Scenario& scenario) {
         case Framework::torchtitan: id = "torchtitan"; break;
         case Framework::llm_foundry: id = "llm-foundry"; break;
         case Framework::torchtune: id = "torchtune"; break;
+        case Framework::nemo_automodel: id = "nemo-automodel-llama"; break;
         case Framework::hf_transformers: id = scenario.model.learned_positions ? "hf-transformers-gpt2" : "hf-transformers-llama"; break;
     }
     return id;

@@ -110,6 +110,11 @@ struct RecipeBlock {
     std::string output;             // the tensor it hands on
 };
 
+// How the framework runs a LoRA adapter beside a frozen linear. peft: Hugging Face PEFT's lora.Linear (its input cast
+// to the adapter's dtype, dropout on the input, lora_A, lora_B, the scaling, the add); fused_post_dropout: one kernel
+// for lora_B(lora_A(x)) * scale (NeMo AutoModel's Triton LoRA), dropout on its output, the add.
+enum class LoraStyle { peft, fused_post_dropout };
+
 struct FrameworkRecipe {
     std::string id;                 // the file's name without .json: "hf-transformers-llama"
     std::string name;               // "Hugging Face transformers (Llama, Mistral, Qwen2), eager PyTorch"
@@ -124,6 +129,7 @@ struct FrameworkRecipe {
     bool fused_elementwise = false; // Megatron's fused kernels (the block ops' traits)
     bool persistent_grads = false;  // gradients live in a buffer across steps (Megatron's main grads, DDP buckets) rather
                                     // than being freed by zero_grad(set_to_none=True), PyTorch's default
+    LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
 };
 
 // Reads one recipe file; every error names the file, the op and the field (InputError).

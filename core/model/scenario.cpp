@@ -26,6 +26,7 @@ const char* framework_name(Framework framework) {
         case Framework::torchtitan: return "torchtitan";
         case Framework::llm_foundry: return "llm-foundry";
         case Framework::torchtune: return "torchtune";
+        case Framework::nemo_automodel: return "nemo-automodel";
     }
     return "?";
 }

@@ -20,13 +20,13 @@ const char* recompute_name(Recompute);  // "none", "selective", "full"
 // megatron-core: today's, with Transformer Engine (NeMo, Megatron-Bridge); deepspeed: Megatron-DeepSpeed under ZeRO;
 // pytorch-eager: this project's probe module; hf-transformers: Hugging Face models run eagerly (the Llama or the GPT-2
 // family, by the model); torchtitan: FSDP2; llm-foundry: Composer's FSDP1 with MPT; torchtune: its single-device and
-// FSDP2 fine-tuning recipes, torchtune's own modules.
-enum class Framework { megatron, megatron_core, deepspeed, pytorch_eager, hf_transformers, torchtitan, llm_foundry, torchtune };
-const char* framework_name(Framework);  // "megatron", "megatron-core", ..., "torchtune"
+// FSDP2 fine-tuning recipes, torchtune's own modules; nemo-automodel: NeMo AutoModel's own Llama under FSDP2.
+enum class Framework { megatron, megatron_core, deepspeed, pytorch_eager, hf_transformers, torchtitan, llm_foundry, torchtune, nemo_automodel };
+const char* framework_name(Framework);  // "megatron", "megatron-core", ..., "nemo-automodel"
 bool framework_from_name(std::string_view, Framework&);
 inline constexpr Framework kFrameworks[] = {Framework::megatron, Framework::megatron_core, Framework::deepspeed, Framework::pytorch_eager,
                                             Framework::hf_transformers, Framework::torchtitan, Framework::llm_foundry,
-                                            Framework::torchtune};
+                                            Framework::torchtune, Framework::nemo_automodel};
 // Megatron's family keeps gradients in fp32 main-grad buffers and launches fused kernels; the others run PyTorch's autograd.
 bool is_megatron_family(Framework);
 

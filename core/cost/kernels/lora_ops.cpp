@@ -46,7 +46,31 @@ bool quantized_weight(const RecipeOp& op, const FinetuneSpec& finetune) {
 
 namespace {
 
-std::shared_ptr<RecipeBlock> build_adapted_block(const RecipeBlock& block, bool layer, const FinetuneSpec& finetune) {
+// NeMo AutoModel's LoRA (nemo_automodel/components/_peft/lora.py at 507bfb751, TritonLinearLoRA.forward with the
+// default dropout_position "post"): res = F.linear(x, W); lora_res = LoRATritonFunction(x, A, B, scale) (one Triton
+// kernel forward, lora_kernel.py lora_forward_kernel; two backward, da_dx and db); dropout on lora_res; res + lora_res.
+void add_fused_adapter(RecipeBlock& adapted, const RecipeOp& original, const FinetuneSpec& finetune) {
+    const std::string& out = original.output;
+    constexpr const char* kFused = "lora_res = LoRATritonFunction.apply(x, self.lora_A.weight, self.lora_B.weight, self.scale, x.dtype) "
+                                   "(nemo_automodel/components/_peft/lora.py TritonLinearLoRA.forward; lora_kernel.py: A, B and the scale in one kernel)";
+    RecipeOp down = adapter_op(original, ".lora_A", OpKind::linear, {original.inputs.front()}, out + ".lora_a", kFused);
+    down.weight = WeightRole::lora_a;
+    down.adapts = original.weight;
+    adapted.ops.push_back(std::move(down));
+    RecipeOp up = adapter_op(original, ".lora_B", OpKind::linear, {out + ".lora_a"}, out + ".lora_b", kFused);
+    up.weight = WeightRole::lora_b;
+    up.adapts = original.weight;
+    adapted.ops.push_back(std::move(up));
+    std::string lora_output = out + ".lora_b";
+    if (finetune.dropout > 0) {
+        adapted.ops.push_back(adapter_op(original, ".lora_dropout", OpKind::dropout, {lora_output}, out + ".lora_dropped",
+                                         "if self.dropout_position == \"post\": lora_res = F.dropout(lora_res, p=self.dropout_p) (lora.py)"));
+        lora_output = out + ".lora_dropped";
+    }
+    adapted.ops.push_back(adapter_op(original, ".add", OpKind::add, {out + ".base", lora_output}, out, "return res + lora_res (lora.py)"));
+}
+
+std::shared_ptr<RecipeBlock> build_adapted_block(const RecipeBlock& block, bool layer, const FinetuneSpec& finetune, LoraStyle style) {
     auto adapted = std::make_shared<RecipeBlock>();
     adapted->input = block.input;
     adapted->output = block.output;
@@ -62,8 +86,13 @@ std::shared_ptr<RecipeBlock> build_adapted_block(const RecipeBlock& block, bool 
         const std::string& out = original.output;
         op.name += ".base_layer";
         op.output = out + ".base";
-        op.source = "lora.Linear.forward: result = self.base_layer(x, *args, **kwargs) (peft v0.20.0 lora/layer.py:1044)";
+        op.source = style == LoraStyle::peft ? "lora.Linear.forward: result = self.base_layer(x, *args, **kwargs) (peft v0.20.0 lora/layer.py:1044)"
+                                             : "res = F.linear(x, self.weight, self.bias) (nemo_automodel/components/_peft/lora.py)";
         adapted->ops.push_back(op);
+        if (style == LoraStyle::fused_post_dropout) {
+            add_fused_adapter(*adapted, original, finetune);
+            continue;
+        }
         RecipeOp cast = adapter_op(original, ".cast_input", OpKind::cast, {original.inputs.front()}, out + ".lora_x",
                                    "x = self._cast_input_dtype(x, lora_A.weight.dtype) (lora/layer.py:1056; tuners_utils.py:1777)");
         cast.dtype = DtypeRule::adapter;
@@ -98,13 +127,13 @@ std::shared_ptr<RecipeBlock> build_adapted_block(const RecipeBlock& block, bool 
 
 }  // namespace
 
-std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock& block, bool layer, const FinetuneSpec& finetune) {
+std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock& block, bool layer, const FinetuneSpec& finetune, LoraStyle style) {
     if (!trains_adapters(finetune)) return nullptr;
     // Kept for the program's life: kernels' labels point into the ops' names, and reports outlive a block cache's entries.
     // The form depends only on the block and the targets, so the table stays small.
     char address[48];
-    std::snprintf(address, sizeof address, "%p|%d|%d|%d|", static_cast<const void*>(&block), layer ? 1 : 0, static_cast<int>(finetune.targets),
-                  finetune.dropout > 0 ? 1 : 0);
+    std::snprintf(address, sizeof address, "%p|%d|%d|%d|%d|", static_cast<const void*>(&block), layer ? 1 : 0, static_cast<int>(finetune.targets),
+                  finetune.dropout > 0 ? 1 : 0, static_cast<int>(style));
     std::string key = address;
     if (finetune.targets == LoraTargets::modules) {
         for (const std::string& name : finetune.target_modules) key += name + '|';
@@ -113,7 +142,7 @@ std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock& block, bool 
     static std::unordered_map<std::string, std::shared_ptr<const RecipeBlock>> cache;
     std::lock_guard<std::mutex> lock(mutex);
     if (auto found = cache.find(key); found != cache.end()) return found->second;
-    std::shared_ptr<const RecipeBlock> adapted = build_adapted_block(block, layer, finetune);
+    std::shared_ptr<const RecipeBlock> adapted = build_adapted_block(block, layer, finetune, style);
     cache.emplace(std::move(key), adapted);
     return adapted;
 }

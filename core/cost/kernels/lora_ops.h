@@ -18,7 +18,7 @@ namespace core {
 
 // The block with LoRA's ops; `layer`: the block is a transformer layer (adapters attach only there: the embedding and the
 // head are frozen as they are). Null for a full fine-tune.
-std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock&, bool layer, const FinetuneSpec&);
+std::shared_ptr<const RecipeBlock> adapted_block(const RecipeBlock&, bool layer, const FinetuneSpec&, LoraStyle = LoraStyle::peft);
 
 // A LoRA or QLoRA run's parameters, counted from the adapted blocks the step runs (one GPU's whole model, unsplit):
 // the frozen base (its parameters and the bytes it is stored in: quantized linears with their constants, the rest bf16)

@@ -452,18 +452,30 @@ private:
     }
 
     // A tensor read by several ops gets a gradient from each: autograd's engine adds them (InputBuffer::add, one kernel
-    // each beyond the first) before the op that made it runs its backward.
+    // each beyond the first) before the op that made it runs its backward. An op that only names its input anew (a view,
+    // a cast to the dtype it has: .to() returns self, no node) is no reader: its readers are. A view of part of a tensor
+    // (a split: AutoModel's q, k, v of one QKV projection) gathers its own readers' gradients, and the split's backward
+    // concatenates the parts' (SplitBackward: one copy of the whole).
     void accumulate_gradients() {
-        std::vector<int> readers(program_.tensors.size(), 0);
+        std::vector<int> readers(program_.tensors.size(), 0), parts(program_.tensors.size(), 0);
         const auto storage = [&](int t) { return program_.tensors[t].alias_of >= 0 ? program_.tensors[t].alias_of : t; };
+        const auto partial = [&](int t) { return storage(t) != t && program_.tensors[t].elements < program_.tensors[storage(t)].elements; };
+        const auto gradient_of = [&](int t) { return partial(t) ? t : storage(t); };
         for (const ProgramOp& op : program_.ops) {
+            if (op.output >= 0 && storage(op.output) != op.output) {
+                if (partial(op.output) && op.recipe && op.recipe->kind == OpKind::view) ++parts[storage(op.output)];
+                continue;  // a new name for its input (or part of it) reads nothing autograd sums: its readers do
+            }
             std::vector<int> seen;
             for (int input : op.inputs) {
-                const int s = storage(input);
+                const int s = gradient_of(input);
                 if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
                 seen.push_back(s);
                 ++readers[s];
             }
+        }
+        for (std::size_t t = 0; t < parts.size(); ++t) {
+            if (parts[t] >= 2) readers[t] = std::max(readers[t], 1);  // the concatenated gradient reaches the whole
         }
         std::vector<int> producer(program_.tensors.size(), -1);
         for (std::size_t i = 0; i < program_.ops.size(); ++i) {
@@ -471,8 +483,17 @@ private:
         }
         for (std::size_t t = 0; t < readers.size(); ++t) {
             const ProgramTensor& tensor = program_.tensors[t];
-            if (readers[t] < 2 || !tensor.requires_grad || tensor.constant || tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) continue;
-            const int owner = producer[t];
+            if (!tensor.requires_grad || tensor.constant || tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) continue;
+            const int owner = producer[storage(static_cast<int>(t))];
+            if (parts[t] >= 2) {  // the split's backward: its parts' gradients concatenated into the whole's
+                std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
+                kernel_id_ = KernelId::op;
+                label_ = "autograd.split_backward";
+                std::vector<Kernel> cat;
+                pointwise(cat, KernelPass::backward_input, tensor.bytes(), tensor.bytes(), 0);
+                into.insert(owner >= 0 ? into.begin() : into.end(), cat.begin(), cat.end());
+            }
+            if (readers[t] < 2) continue;
             std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
             kernel_id_ = KernelId::op;
             label_ = "autograd.accumulate_grad";
@@ -1057,7 +1078,7 @@ std::shared_ptr<const BlockProgram> block_program(const Scenario& scenario, cons
     }
     const FrameworkRecipe& recipe = recipe_of(scenario);
     const RecipeBlock& block = role == BlockRole::embedding ? recipe.embedding : role == BlockRole::layer ? recipe.layer : recipe.head;
-    std::shared_ptr<const RecipeBlock> adapted = adapted_block(block, role == BlockRole::layer, scenario.finetune);
+    std::shared_ptr<const RecipeBlock> adapted = adapted_block(block, role == BlockRole::layer, scenario.finetune, recipe.lora_style);
     BlockProgram built = ProgramBuilder(scenario, split, role).build(adapted ? *adapted : block);
     built.adapted = std::move(adapted);
     auto program = std::make_shared<const BlockProgram>(std::move(built));
