@@ -508,28 +508,29 @@ bool recipe_sets(const char* label, const core::Scenario& scenario, std::string_
     return true;
 }
 
-}  // namespace
-
-bool compile_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+// A switch of the training section a recipe may decide itself (`field`): the recipe's line, or the checkbox and its edit.
+bool recipe_switch(const char* label, core::Scenario& scenario, std::string_view field, bool on, core::Edit (*edit)(const core::Scenario&, bool),
+                   const char* help, EditFeedback& feedback) {
     if (figure_mode()) return false;
-    if (recipe_sets(label, scenario, "train.compile")) return false;
-    bool on = scenario.train.compile;
+    if (recipe_sets(label, scenario, field)) return false;
     bool changed = false;
-    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_compile(scenario, on), scenario, feedback, label);
-    explain_last_item("torch.compile: the layers' pointwise ops fused into Inductor's kernels (one per norm, RoPE and SwiGLU) and the "
-                      "loss computed chunk by chunk without an fp32 copy of the logits.");
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(edit(scenario, on), scenario, feedback, label);
+    if (help) explain_last_item(help);
     draw_feedback(label, feedback);
     return changed;
 }
 
+}  // namespace
+
+bool compile_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return recipe_switch(label, scenario, "train.compile", scenario.train.compile, core::with_compile,
+                         "torch.compile: the layers' pointwise ops fused into Inductor's kernels (one per norm, RoPE and SwiGLU) and "
+                         "the loss computed chunk by chunk without an fp32 copy of the logits.",
+                         feedback);
+}
+
 bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    if (figure_mode()) return false;
-    if (recipe_sets(label, scenario, "train.flash_attention")) return false;
-    bool on = scenario.train.flash_attention;
-    bool changed = false;
-    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_flash_attention(scenario, on), scenario, feedback, label);
-    draw_feedback(label, feedback);
-    return changed;
+    return recipe_switch(label, scenario, "train.flash_attention", scenario.train.flash_attention, core::with_flash_attention, nullptr, feedback);
 }
 
 bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
