@@ -380,3 +380,22 @@ TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing w
         CHECK_FALSE(says_unchanged(scenario, base, "memory.fragmentation"));
     }
 }
+
+// torchtitan's Llama 3 8B on 8 H100s under FSDP2, one sequence of 8,192 tokens each: each block's gradients, whole when
+// its backward makes them, are reduce-scattered as it ends (FSDP2's post-backward hook), so at the optimizer step each
+// GPU holds an eighth of them (fp32: 8.03e9 x 4 B / 8 = 4.02 GB), and the stack's peak is the replay's.
+TEST_CASE("FSDP2 reduce-scatters each block's gradients as its backward ends: the replay holds their shard, and the stack's peak is the replay's", "[memory][timeline][zero]") {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-8b"},
+        "train": {"seq_len": 8192, "micro_batch": 1, "global_batch": 8, "framework": "torchtitan", "recompute": "full", "dropout": false},
+        "precision": {"recipe": "pytorch-fsdp2-mixed"}, "parallel": {"zero": 3}, "cluster": {"gpu": "h100-sxm", "gpus": 8, "gpus_per_node": 8}})");
+    const core::Report report = core::evaluate(scenario);
+    const core::MemoryTimeline& timeline = report.memory.timeline;
+    const auto optimizer = std::find_if(timeline.points.begin(), timeline.points.end(),
+                                        [](const core::TimelinePoint& p) { return p.phase == core::TimelinePhase::optimizer; });
+    REQUIRE(optimizer != timeline.points.end());
+    const double shard_bytes = 8.03e9 * 4.0 / 8.0;
+    CHECK(optimizer->grads_bytes == Approx(shard_bytes).epsilon(0.01));
+    CHECK(optimizer->grads_bytes < 0.2 * 8.03e9 * 4.0);  // not the whole model's gradients
+    // The stack's peak: what the replay's allocator reserved at its peak, with NCCL's buffers beside it.
+    CHECK(report.memory.per_gpu.peak_bytes == Approx(report.memory.peak_reserved_bytes + report.memory.per_gpu.comm_buffers_bytes).epsilon(1e-6));
+}

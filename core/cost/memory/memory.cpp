@@ -596,6 +596,8 @@ void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const La
     // Gradients made in the backward: none before it; each block adds its own as it runs.
     const bool made_in_backward = blocks.grads_allocated;
     const double grads_at_start = made_in_backward ? 0.0 : grads_all;
+    // ZeRO-2/3 reduce-scatter a block's gradients as its backward ends: the blocks done keep their shards only.
+    const double kept_share = is_sharded(StateKind::grads, k.sharded_optimizer, layout) ? 1.0 / shard_ranks(layout) : 1.0;
     struct Moment {
         MemoryPhase phase;
         double activations, copies, logits, working_set, grads;
@@ -615,17 +617,17 @@ void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const La
         consider({MemoryPhase::loss_backward, activations, 0, head.forward_delta_bytes, head.backward_peak_bytes - (made_in_backward ? 0.0 : 0.0),
                   grads_at_start});
         after_head = activations + head.forward_delta_bytes + head.backward_delta_bytes;
-        grads_after_head += made_in_backward ? head.param_grad_bytes : 0.0;
+        grads_after_head += made_in_backward ? head.param_grad_bytes * kept_share : 0.0;
     }
     // Down the layers: each frees what its forward kept and makes its gradients; the peak is at the top or the bottom.
-    const double per_layer_change = layer.backward_delta_bytes + (made_in_backward ? layer.param_grad_bytes : 0.0);
+    const double per_layer_change = layer.backward_delta_bytes + (made_in_backward ? layer.param_grad_bytes * kept_share : 0.0);
     const double top_start = after_head;
     const double bottom_start = top_start + std::max(0.0, layers - 1.0) * per_layer_change;
     const double freed_per_layer = layer.backward_delta_bytes;
     consider({MemoryPhase::layer_backward, top_start, 0, 0, layer.backward_peak_bytes, grads_after_head});
     if (layers > 1) {
         consider({MemoryPhase::layer_backward, top_start + (layers - 1.0) * freed_per_layer, 0, 0, layer.backward_peak_bytes,
-                  grads_after_head + (made_in_backward ? (layers - 1.0) * layer.param_grad_bytes : 0.0)});
+                  grads_after_head + (made_in_backward ? (layers - 1.0) * layer.param_grad_bytes * kept_share : 0.0)});
     }
     (void)bottom_start;
     memory.phase = best.phase;

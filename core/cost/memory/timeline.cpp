@@ -59,19 +59,15 @@ public:
             optimizer_share_ = 2.0 * a * share(StateKind::optimizer);
             frozen_share_ = share(StateKind::weights);  // ZeRO-3 shards the frozen base too (FSDP and DeepSpeed shard every parameter)
         }
-        // ZeRO-3 / FSDP: each layer's parameters all-gathered in the bytes they are gathered in (a frozen base in its own),
-        // and in the backward its gradients unsharded until their reduce-scatter (the trainable ones: LoRA's adapters).
+        // ZeRO-3 / FSDP: each layer's parameters all-gathered in the bytes they are gathered in (a frozen base in its own).
         if (is_sharded(StateKind::weights, k.sharded_optimizer, layout)) {
             const double tp = std::max(1, layout.tp);
-            if (k.lora) {
-                const LoraCounts& lora = k.lora_counts;
-                layer_gather_bytes_ = (lora.layer_frozen_bytes + lora.layer_adapter_params * lora.adapter_bytes_per_param) / tp;
-                layer_unsharded_grad_bytes_ = lora.layer_adapter_params * lora.adapter_bytes_per_param / tp;
-            } else {
-                layer_gather_bytes_ = k.layer_params / tp * k.gather_bytes;
-                layer_unsharded_grad_bytes_ = k.layer_params / tp * k.grad_comm_bytes;
-            }
+            const LoraCounts& lora = k.lora_counts;
+            layer_gather_bytes_ = k.lora ? (lora.layer_frozen_bytes + lora.layer_adapter_params * lora.adapter_bytes_per_param) / tp
+                                         : k.layer_params / tp * k.gather_bytes;
         }
+        // ZeRO-2 and 3: the gradients a block's backward makes whole are reduce-scattered as it ends; this GPU keeps a shard.
+        if (is_sharded(StateKind::grads, k.sharded_optimizer, layout)) grad_shards_ = shard_ranks(layout);
         (void)weight_bytes;
         (void)stage;
     }
@@ -202,6 +198,7 @@ private:
         if (last_) {
             output_grad = instance_id(head, blocks_.head.grad_id_base + blocks_.head.input_id);
             replay(blocks_.head.backward_events, blocks_.head, head, top, instance_id(top, blocks_.layer.output_id), output_grad, -1);
+            reduce_scatter(blocks_.head, head);
         } else {
             output_grad = instance_id(head, 1);
             take(output_grad, blocks_.layer.grad_in_bytes, Part::other);
@@ -213,17 +210,17 @@ private:
                                                           : instance_id(instance_of(microbatch, 0), 0);
             const long long input_grad = instance_id(instance, blocks_.layer.grad_id_base + blocks_.layer.input_id);
             gather(layer, layer - 1);
-            if (layer_unsharded_grad_bytes_ > 0) take(kGatherIds + kUnshardedGradOffset, layer_unsharded_grad_bytes_, Part::other);
             replay(blocks_.layer.backward_events, blocks_.layer, instance, -1, input_id, input_grad, output_grad);
             output_grad = input_grad;
             activations_ -= blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::backward, layer, microbatch);
-            if (layer_unsharded_grad_bytes_ > 0) give(kGatherIds + kUnshardedGradOffset);  // reduce-scattered into the shard
+            reduce_scatter(blocks_.layer, instance);
             reshard(layer);
         }
         if (first_) {
             const int instance = instance_of(microbatch, 0);
             replay(blocks_.embedding.backward_events, blocks_.embedding, instance, -1, -1, -1, output_grad);
+            reduce_scatter(blocks_.embedding, instance);
             activations_ -= blocks_.embedding.forward_delta_bytes;
         } else {
             give(output_grad);
@@ -287,6 +284,7 @@ private:
         const auto block = [&](const BlockMemory& memory, int first_instance, int count) {
             for (int i = 0; i < count; ++i) {
                 for (int id : memory.param_grad_ids) give(instance_id(first_instance + i, id));
+                give(instance_id(first_instance + i, kShardedGrads));
             }
         };
         if (first_) block(blocks_.embedding, instance_of(0, 0), 1);
@@ -320,7 +318,15 @@ private:
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
     static constexpr long long kFrozenIds = kInstanceStride - (1LL << 21);  // below the gradients', in instance 0
     static constexpr long long kGatherIds = kFrozenIds + (1LL << 19);      // ZeRO-3's gathered layers, by layer
-    static constexpr long long kUnshardedGradOffset = 1LL << 18;            // and the layer's unsharded gradients
+    static constexpr int kShardedGrads = static_cast<int>(kInstanceStride) - 1;  // in a block's instance: its gradients' shard
+
+    // ZeRO-2/3: a block's gradients, made whole by its backward, reduce-scattered as it ends (FSDP's post-backward hook,
+    // DeepSpeed's reduce-scatter of each bucket); this GPU keeps its shard until the optimizer step.
+    void reduce_scatter(const BlockMemory& block, int instance) {
+        if (grad_shards_ <= 1 || block.param_grad_ids.empty()) return;
+        for (int id : block.param_grad_ids) give(instance_id(instance, id));
+        take(instance_id(instance, kShardedGrads), block.param_grad_bytes / grad_shards_, Part::grads);
+    }
 
     // ZeRO-3: the layer about to compute gathered (if its prefetch has not), and the next one's all-gather issued beside
     // it (FSDP2's default prefetch of one layer, torch/distributed/fsdp/_fully_shard/_fsdp_state.py); reshard frees it.
@@ -341,7 +347,8 @@ private:
     bool first_ = true, last_ = true;
     double weight_share_ = 0, master_share_ = 0, optimizer_share_ = 0, grad_share_ = 0;
     double frozen_share_ = 1;  // the part of each frozen (LoRA base) weight this GPU holds
-    double layer_gather_bytes_ = 0, layer_unsharded_grad_bytes_ = 0;  // ZeRO-3: one layer gathered, its gradients unsharded
+    double layer_gather_bytes_ = 0;  // ZeRO-3: one layer's parameters gathered
+    int grad_shards_ = 1;            // ZeRO-2/3: the ranks a block's gradients are reduce-scattered over
     CachingAllocator allocator_;
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
     double activations_ = 0;
