@@ -270,6 +270,9 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
         *block = parse_block(reader.raw(name), file, name);
     }
     reader.reject_unknown_keys();
+    for (const RecipeBlock* block : {&recipe.embedding, &recipe.layer, &recipe.head}) {
+        for (const RecipeOp& op : block->ops) recipe.describes_compile = recipe.describes_compile || op.when == "compile" || op.when == "!compile";
+    }
     const bool blocks = std::any_of(recipe.layer.ops.begin(), recipe.layer.ops.end(), [](const RecipeOp& op) { return is_block_op(op.kind); });
     const bool eager = std::any_of(recipe.layer.ops.begin(), recipe.layer.ops.end(), [](const RecipeOp& op) { return !is_block_op(op.kind); });
     if (blocks && eager) throw InputError(file + ": layer", "mixes block ops with operators: a layer is one or the other");

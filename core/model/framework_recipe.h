@@ -130,6 +130,7 @@ struct FrameworkRecipe {
     bool persistent_grads = false;  // gradients live in a buffer across steps (Megatron's main grads, DDP buckets) rather
                                     // than being freed by zero_grad(set_to_none=True), PyTorch's default
     LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
+    bool describes_compile = false; // some op is kept or replaced under torch.compile ("when": "compile" or "!compile")
 };
 
 // Reads one recipe file; every error names the file, the op and the field (InputError).

@@ -16,16 +16,6 @@ const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_re
 
 namespace {
 
-// Whether the recipe says what torch.compile launches: ops kept or replaced under train.compile ("when": "compile").
-bool recipe_describes_compile(const FrameworkRecipe& recipe) {
-    for (const RecipeBlock* block : {&recipe.embedding, &recipe.layer, &recipe.head}) {
-        for (const RecipeOp& op : block->ops) {
-            if (op.when == "compile" || op.when == "!compile") return true;
-        }
-    }
-    return false;
-}
-
 // Each field a recipe decides: its words, whether the recipe decides it (an operator recipe always, unless `applies`
 // says otherwise for any recipe), and whether a scenario sets it away from what the recipe does.
 struct RecipeSetRow {
@@ -49,12 +39,8 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
       "Megatron-style layer's fused blocks), so train.compile changes no kernel and no tensor.",
       "the framework's recipe file (assets/frameworks)"},
      [](const Scenario& scenario) { return scenario.train.compile; },
-     [](const Scenario& scenario) { return !recipe_describes_compile(recipe_of(scenario)); }},
+     [](const Scenario& scenario) { return !recipe_of(scenario).describes_compile; }},
 };
-
-}  // namespace
-
-namespace {
 
 bool row_applies(const RecipeSetRow& row, const Scenario& scenario) {
     return row.applies ? row.applies(scenario) : runs_operator_recipe(scenario);
@@ -474,9 +460,6 @@ private:
                 ++readers[s];
             }
         }
-        for (std::size_t t = 0; t < parts.size(); ++t) {
-            if (parts[t] >= 2) readers[t] = std::max(readers[t], 1);  // the concatenated gradient reaches the whole
-        }
         std::vector<int> producer(program_.tensors.size(), -1);
         for (std::size_t i = 0; i < program_.ops.size(); ++i) {
             if (program_.ops[i].output >= 0) producer[storage(program_.ops[i].output)] = static_cast<int>(i);
@@ -485,21 +468,18 @@ private:
             const ProgramTensor& tensor = program_.tensors[t];
             if (!tensor.requires_grad || tensor.constant || tensor.dtype == Dtype::index || tensor.dtype == Dtype::mask) continue;
             const int owner = producer[storage(static_cast<int>(t))];
-            if (parts[t] >= 2) {  // the split's backward: its parts' gradients concatenated into the whole's
+            // Before the op that made the tensor runs its backward (or after the block's, for its input).
+            const auto before_owner = [&](const char* label, int count, double read, double write, double flops) {
                 std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
                 kernel_id_ = KernelId::op;
-                label_ = "autograd.split_backward";
-                std::vector<Kernel> cat;
-                pointwise(cat, KernelPass::backward_input, tensor.bytes(), tensor.bytes(), 0);
-                into.insert(owner >= 0 ? into.begin() : into.end(), cat.begin(), cat.end());
-            }
-            if (readers[t] < 2) continue;
-            std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
-            kernel_id_ = KernelId::op;
-            label_ = "autograd.accumulate_grad";
-            std::vector<Kernel> adds;
-            for (int i = 1; i < readers[t]; ++i) pointwise(adds, KernelPass::backward_input, 2.0 * tensor.bytes(), tensor.bytes(), tensor.elements);
-            into.insert(owner >= 0 ? into.begin() : into.end(), adds.begin(), adds.end());
+                label_ = label;
+                std::vector<Kernel> kernels;
+                for (int i = 0; i < count; ++i) pointwise(kernels, KernelPass::backward_input, read, write, flops);
+                into.insert(owner >= 0 ? into.begin() : into.end(), kernels.begin(), kernels.end());
+            };
+            // The split's backward: its parts' gradients concatenated into the whole's.
+            if (parts[t] >= 2) before_owner("autograd.split_backward", 1, tensor.bytes(), tensor.bytes(), 0);
+            if (readers[t] >= 2) before_owner("autograd.accumulate_grad", readers[t] - 1, 2.0 * tensor.bytes(), tensor.bytes(), tensor.elements);
         }
     }
 

@@ -75,6 +75,10 @@ bool is_sharded(StateKind kind, bool sharded_optimizer, const Layout& layout) {
     return layout.zero >= sharded_from_stage(kind, sharded_optimizer) && shard_ranks(layout) > 1;
 }
 
+double shard_share(StateKind kind, bool sharded_optimizer, const Layout& layout) {
+    return is_sharded(kind, sharded_optimizer, layout) ? 1.0 / shard_ranks(layout) : 1.0;
+}
+
 namespace {
 
 // Routed experts' state shards over the expert data-parallel group from the same ZeRO stage (Megatron-Core moe/README.md).
@@ -412,12 +416,11 @@ void lora_state_into(StageMemory& memory, const MemoryConstants& k, const Layout
                           (whole_model || shape.last ? lora.last_frozen_bytes : 0.0);
     const double adapters = layers * lora.layer_adapter_params * per_tp;
     const double a = lora.adapter_bytes_per_param;
-    const double per_shard = 1.0 / shard_ranks(layout);
-    const double weight_shard = is_sharded(StateKind::weights, k.sharded_optimizer, layout) ? per_shard : 1.0;
-    memory.weights_bytes = (frozen * per_tp + a * adapters) * weight_shard;
-    memory.grads_bytes = a * adapters * (is_sharded(StateKind::grads, k.sharded_optimizer, layout) ? per_shard : 1.0);
+    const auto share = [&](StateKind kind) { return shard_share(kind, k.sharded_optimizer, layout); };
+    memory.weights_bytes = (frozen * per_tp + a * adapters) * share(StateKind::weights);
+    memory.grads_bytes = a * adapters * share(StateKind::grads);
     memory.master_bytes = 0;
-    memory.optimizer_bytes = 2.0 * a * adapters * (is_sharded(StateKind::optimizer, k.sharded_optimizer, layout) ? per_shard : 1.0);
+    memory.optimizer_bytes = 2.0 * a * adapters * share(StateKind::optimizer);
 }
 
 // The ZeRO-dependent part: the state at layout.zero, the weight copies and gathers, the moment of the peak, the buffers
@@ -597,7 +600,7 @@ void operator_stage_into(StageMemory& memory, const MemoryConstants& k, const La
     const bool made_in_backward = blocks.grads_allocated;
     const double grads_at_start = made_in_backward ? 0.0 : grads_all;
     // ZeRO-2/3 reduce-scatter a block's gradients as its backward ends: the blocks done keep their shards only.
-    const double kept_share = is_sharded(StateKind::grads, k.sharded_optimizer, layout) ? 1.0 / shard_ranks(layout) : 1.0;
+    const double kept_share = shard_share(StateKind::grads, k.sharded_optimizer, layout);
     struct Moment {
         MemoryPhase phase;
         double activations, copies, logits, working_set, grads;

@@ -106,6 +106,7 @@ struct MemoryConstants {
 int sharded_from_stage(StateKind, bool sharded_optimizer);
 int shard_ranks(const Layout&);
 bool is_sharded(StateKind, bool sharded_optimizer, const Layout&);
+double shard_share(StateKind, bool sharded_optimizer, const Layout&);  // the part of that state one GPU holds: 1 / ranks or 1
 // The blocks of an operator recipe for a layout: walked once per distinct block and shared (a bounded cache).
 const MemoryConstants::OperatorBlocks& operator_blocks(const MemoryConstants&, const Layout&);
 MemoryConstants memory_constants(const Scenario&);

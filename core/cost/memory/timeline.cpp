@@ -52,7 +52,7 @@ public:
         grad_share_ = k.state_bytes_per_param[static_cast<int>(StateKind::grads)] * (memory.grads_bytes > 0 ? 1.0 : 1.0);
         if (k.lora) {  // the adapters in their dtype, their gradients and two moments alike, sharded as lora_state_into has them
             const double a = k.lora_counts.adapter_bytes_per_param;
-            const auto share = [&](StateKind kind) { return is_sharded(kind, k.sharded_optimizer, layout) ? 1.0 / shard_ranks(layout) : 1.0; };
+            const auto share = [&](StateKind kind) { return shard_share(kind, k.sharded_optimizer, layout); };
             weight_share_ = a * share(StateKind::weights);
             grad_share_ = a * share(StateKind::grads);
             master_share_ = 0;
