@@ -4,6 +4,7 @@
 #include "app/diff_command.h"
 #include "app/eval_command.h"
 #include "app/cost_command.h"
+#include "app/scaling_command.h"
 #include "app/export.h"
 #include "app/files.h"
 #include "app/lesson.h"
@@ -118,6 +119,10 @@ struct CliInputs {
     bool size_requested = false;
     CLI::Option* size_deadline = nullptr;
     CLI::Option* size_budget_option = nullptr;
+    CLI::App* scaling = nullptr;
+    std::string scaling_scenario;
+    bool scaling_weak = false, scaling_json = false, scaling_csv = false, scaling_table = false;
+    int scaling_max_gpus = 16384;
     CLI::App* cost = nullptr;
     std::string cost_scenario;
     bool cost_json = false;
@@ -217,6 +222,19 @@ void add_trace_command(CLI::App& cli, CliInputs& in) {
     in.trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
     in.trace->add_option("scenario", in.trace_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     in.trace->add_option("--out", in.trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
+}
+
+void add_scaling_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* scaling = in.scaling = cli.add_subcommand("scaling", "Print the step, MFU and each overhead as data parallelism doubles: "
+                                                                  "strong scaling at the scenario's global batch, or weak scaling per replica");
+    scaling->add_option("scenario", in.scaling_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    scaling->add_flag("--weak", in.scaling_weak, "Hold each replica's batch instead of the global batch");
+    scaling->add_option("--max-gpus", in.scaling_max_gpus, "The largest GPU count of the sweep (default 16384)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 1000000));
+    scaling->add_flag("--json", in.scaling_json, "Print JSON for scripts (every point)");
+    scaling->add_flag("--csv", in.scaling_csv, "Print CSV, one row per GPU count");
+    scaling->add_flag("--table", in.scaling_table, "Print the aligned table even when the output is not a terminal");
 }
 
 void add_cost_command(CLI::App& cli, CliInputs& in) {
@@ -357,6 +375,10 @@ int run_command(CliInputs& in) {
         if (*in.serve) return run_serve(load_scenario_file(in.serve_scenario), output_format(in.serve_json, false, in.serve_table));
         if (*in.plan) return run_plan_command(in);
         if (*in.cost) return run_cost_command(in);
+        if (*in.scaling) {
+            return run_scaling(load_scenario_file(in.scaling_scenario), in.scaling_weak ? core::ScalingMode::weak : core::ScalingMode::strong,
+                               in.scaling_max_gpus, output_format(in.scaling_json, in.scaling_csv, in.scaling_table));
+        }
         if (*in.exporter) return run_export_command(in);
         return run_window_command(in);
     } catch (const core::InputError& error) {
@@ -379,6 +401,7 @@ int run_cli(int argc, char** argv) {
     add_plan_command(cli, in);
     add_trace_command(cli, in);
     add_cost_command(cli, in);
+    add_scaling_command(cli, in);
     add_generate_command(cli, in);
     if (const std::optional<int> status = parse_command_line(cli, argc, argv)) return *status;
     if (*in.generate) return print_generated(cli, in);

@@ -1,8 +1,11 @@
 // BM_Evaluate: one full core::evaluate of Llama 3 405B on 16,384 H100s. Target: under 20 us.
 // BM_EvaluateQlora: the same for a fine-tune, assets/scenarios/llama3-8b-qlora-rtx4090.json (an operator recipe, its
 // caching allocator replayed): the same target.
+// BM_Scaling: a whole strong-scaling curve, Llama 3 8B under ZeRO-3 from 1 to 16,384 H100s (15 points, each evaluated
+// once). Target: under 1 ms.
 #include "bench/bench_scenarios.h"
 #include "core/cost/report/evaluate.h"
+#include "core/cost/report/scaling.h"
 #include "core/model/scenario_json.h"
 
 #include <benchmark/benchmark.h>
@@ -33,5 +36,16 @@ void BM_EvaluateQlora(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_EvaluateQlora)->Unit(benchmark::kMicrosecond);
+
+void BM_Scaling(benchmark::State& state) {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-8b"},
+        "train": {"seq_len": 8192, "micro_batch": 1, "global_batch": 16384}, "parallel": {"tp": 1, "pp": 1, "zero": 3},
+        "cluster": {"gpu": "h100-sxm", "gpus_per_node": 8, "gpus": 1024}})");
+    for (auto _ : state) {
+        core::ScalingCurve curve = core::scaling_curve(scenario, core::ScalingMode::strong);
+        benchmark::DoNotOptimize(curve);
+    }
+}
+BENCHMARK(BM_Scaling)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST_CASE("Megatron-Core memory buckets: dense weights split by TP and sharded b
                                   memory.experts.optimizer_bytes));
 }
 
-TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens, fits in 80 GB, and costs at most 10 % more "
+TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens, fits in 80 GB, and costs at most 15 % more "
           "GPU-hours than its 2.664M of pre-training",
           "[moe][deepseek]") {
     const core::Scenario scenario = shipped("deepseek-v3.json");
@@ -138,11 +138,12 @@ TEST_CASE("DeepSeek-V3's published run (arXiv 2412.19437 sec 3.2, Table 1) opens
     REQUIRE(report.memory.params_active / 1e9 == Approx(37.55).margin(0.01));
     // The linear layers run as FP8 GEMMs, as DeepSeek ran them (the fp8 scale comes from DeepGEMM's table, not from this
     // run). ShardScope recomputes whole layers where DeepSeek recomputes RMSNorm and the MLA up-projections only: slower
-    // than published, by less than that extra forward (docs/validation.md says how far and why).
+    // than published, by less than that extra forward (docs/validation.md says how far and why); over 256 machines the step
+    // also waits for stragglers (7 % of the compute with MegaScale's 0.5 % of hosts 10 % slow).
     const double pretraining_gpu_hours = 2.664e6;
     INFO("modelled " << report.compute.gpu_hours / 1e6 << "M GPU-hours");
     REQUIRE(report.compute.gpu_hours > pretraining_gpu_hours);
-    REQUIRE(report.compute.gpu_hours < 1.10 * pretraining_gpu_hours);
+    REQUIRE(report.compute.gpu_hours < 1.15 * pretraining_gpu_hours);
     // DeepSeek-V3 sec 3.2.1: cross-node expert parallelism makes computation to communication about 1:1 (forward chunk).
     const core::MoeReport& moe = report.moe;
     INFO("all-to-all " << moe.all_to_all_forward_seconds_per_layer << " s against compute " << moe.layer_forward_seconds << " s");

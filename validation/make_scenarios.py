@@ -219,10 +219,30 @@ NARAYANAN_TABLE1 = [
     ("529.6B", "megatron-530b", 8, 35, 3, 2520, 1, 2520, False, False, 163, 0),
     ("1008B", "megatron-1t", 8, 64, 1, 3072, 1, 3072, False, False, 163, 0),
 ]
+# Narayanan et al. 2021 Table 2: ZeRO-3 without model parallelism, DeepSpeed integrated into Megatron-LM's model (sec 5.2),
+# at a fixed global batch as the GPUs double, on Selene (DGX A100 80GB, eight HDR HCAs a node); TFLOP/s per GPU counting
+# recompute (eq. 3). The DeepSpeed of spring 2021 (0.3.13-0.4.2) is the engine; fp16 with activation checkpointing (eq. 3
+# counts the recompute, and 144 TFLOP/s on 384 GPUs gives the table's 90 days). name, preset, GPUs, micro-batch, global
+# batch, measured TFLOP/s per GPU.
+NARAYANAN_TABLE2_ZERO3 = [
+    ("175B-384", "gpt3-175b", 384, 4, 1536, 144),
+    ("175B-768", "gpt3-175b", 768, 2, 1536, 88),
+    ("175B-1536", "gpt3-175b", 1536, 1, 1536, 44),
+    ("530B-640", "megatron-530b", 640, 4, 2560, 138),
+    ("530B-1120", "megatron-530b", 1120, 2, 2240, 98),
+    ("530B-2240", "megatron-530b", 2240, 1, 2240, 48),
+]
 # The presets' shapes Narayanan's eq. 3 needs: layers, hidden, vocabulary (assets/models.json).
 PRESET_SHAPES = {"megatron-1.7b": (24, 2304), "megatron-3.6b": (30, 3072), "megatron-7.5b": (36, 4096), "megatron-18.4b": (40, 6144),
                  "megatron-39.1b": (48, 8192), "megatron-76.1b": (60, 10240), "megatron-145.6b": (80, 12288),
-                 "megatron-310.1b": (96, 16384), "megatron-530b": (105, 20480), "megatron-1t": (128, 25600)}
+                 "megatron-310.1b": (96, 16384), "megatron-530b": (105, 20480), "megatron-1t": (128, 25600),
+                 "gpt3-175b": (96, 12288)}
+
+
+def narayanan_flops(preset, batch):
+    """Narayanan eq. 3: F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) per iteration, recompute included."""
+    layers, hidden = PRESET_SHAPES[preset]
+    return 96 * batch * 2048 * layers * hidden ** 2 * (1 + 2048 / (6 * hidden) + 51200 / (16 * layers * hidden))
 
 
 def megatron_table_runs():
@@ -243,13 +263,22 @@ def megatron_table_runs():
             if table == "korthikanti-t5":
                 step, basis = measured, "step_seconds"
             else:
-                # Narayanan eq. 3: F = 96 B s l h^2 (1 + s / 6h + V / 16 l h) per iteration, recompute included.
-                layers, hidden = PRESET_SHAPES[preset]
-                flops = 96 * batch * 2048 * layers * hidden ** 2 * (1 + 2048 / (6 * hidden) + 51200 / (16 * layers * hidden))
-                step, basis = flops / (gpus * measured * 1e12), "tflops_per_gpu (Narayanan eq. 3)"
+                step, basis = narayanan_flops(preset, batch) / (gpus * measured * 1e12), "tflops_per_gpu (Narayanan eq. 3)"
             runs.append({"id": f"{table}-{name}", "family": "megatron-lm (2021-2022 tables)", "gpu": "a100-sxm",
                          "published_step_seconds": step, "published_from": basis, "calculon_step_seconds": calculon or None,
                          "scenario": scenario})
+    for name, preset, gpus, micro, batch, measured in NARAYANAN_TABLE2_ZERO3:
+        scenario = {
+            "model": {"preset": preset},
+            "train": {"seq_len": 2048, "micro_batch": micro, "global_batch": batch, "recompute": "full", "flash_attention": False,
+                      "dropout": True, "framework": "deepspeed"},
+            "precision": {"recipe": "deepspeed-zero-bf16"},
+            "parallel": {"tp": 1, "pp": 1, "dp": gpus, "zero": 3, "zero3_engine": "deepspeed-0.4"},
+            "cluster": {"gpu": "a100-sxm", "gpus_per_node": 8, "gpus": gpus, "scale_out_link": "ib-hdr", "fabric": "selene-hdr"},
+        }
+        runs.append({"id": f"narayanan-t2-zero3-{name}", "family": "deepspeed zero-3 (2021)", "gpu": "a100-sxm",
+                     "published_step_seconds": narayanan_flops(preset, batch) / (gpus * measured * 1e12),
+                     "published_from": "tflops_per_gpu (Narayanan eq. 3)", "calculon_step_seconds": None, "scenario": scenario})
     return runs
 
 

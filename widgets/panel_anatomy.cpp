@@ -153,13 +153,14 @@ ImU32 part_color(StepPart part) {
         case StepPart::elementwise: return colors.hbm;
         case StepPart::optimizer: return colors.optimizer_second;
         case StepPart::bubble: return colors.idle;
+        case StepPart::stragglers: return with_alpha(colors.idle, 0.6f);
         case StepPart::beyond_model: return with_alpha(colors.text_dim, 0.35f);
         default: return stream_color(stream_of(part));
     }
 }
 
 Pattern part_pattern(StepPart part) {
-    if (core::is_exposed_comm(part)) return Pattern::waiting;
+    if (core::is_exposed_comm(part) || part == StepPart::stragglers) return Pattern::waiting;
     if (part == StepPart::elementwise || part == StepPart::optimizer) return Pattern::memory_bound;  // both stream bytes
     return Pattern::solid;
 }

@@ -66,6 +66,11 @@ const LinkSpec* HardwareCatalog::find_link(std::string_view id) const {
     return nullptr;
 }
 
+const FabricSpec* HardwareCatalog::find_fabric(std::string_view id) const {
+    for (const FabricSpec& fabric : fabrics) if (fabric.id == id) return &fabric;
+    return nullptr;
+}
+
 namespace {
 
 EfficiencyCurve read_curve(JsonObjectReader& parent, const char* key, const char* size_key) {
@@ -250,6 +255,27 @@ LinkSpec read_link(const nlohmann::json& object, const std::string& path) {
 
 }  // namespace
 
+FabricSpec parse_fabric_object(const nlohmann::json& object, const std::string& path) {
+    JsonObjectReader reader(object, path);
+    FabricSpec fabric;
+    fabric.id = reader.string("id").value_or("custom");
+    fabric.name = reader.string("name").value_or(fabric.id);
+    fabric.rails = static_cast<int>(reader.integer("rails", 0, 4096).value_or(fabric.rails));
+    fabric.nic_bytes_per_s = reader.number("nic_bytes_per_s", 0, 1e15).value_or(fabric.nic_bytes_per_s);
+    fabric.leaf_gpus = static_cast<int>(reader.integer("leaf_gpus", 0, 100000000).value_or(fabric.leaf_gpus));
+    fabric.pod_gpus = static_cast<int>(reader.integer("pod_gpus", 0, 100000000).value_or(fabric.pod_gpus));
+    // Oversubscription below 1 would give a tier more uplink than the GPUs beneath it can send.
+    fabric.oversubscription = reader.number("oversubscription", 1, 1000).value_or(fabric.oversubscription);
+    fabric.cross_pod_oversubscription = reader.number("cross_pod_oversubscription", 1, 1000).value_or(fabric.cross_pod_oversubscription);
+    fabric.source = reader.string("source").value_or("");
+    if (fabric.leaf_gpus > 0 && fabric.pod_gpus > 0 && fabric.leaf_gpus > fabric.pod_gpus) {
+        throw InputError(reader.field("leaf_gpus"), "a leaf of " + std::to_string(fabric.leaf_gpus) + " GPUs is larger than its pod of " +
+                                                         std::to_string(fabric.pod_gpus));
+    }
+    reader.reject_unknown_keys();
+    return fabric;
+}
+
 GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path) {
     BorrowedEfficiency borrowed;
     GpuSpec gpu = read_gpu(object, path, borrowed);
@@ -285,6 +311,13 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
         const nlohmann::json& links = reader.raw("links");
         if (!links.is_array()) throw InputError("hardware.links", kMustBeArray);
         for (std::size_t i = 0; i < links.size(); ++i) catalog.links.push_back(read_link(links[i], "hardware.links[" + std::to_string(i) + "]"));
+    }
+    if (reader.has("fabrics")) {
+        const nlohmann::json& fabrics = reader.raw("fabrics");
+        if (!fabrics.is_array()) throw InputError("hardware.fabrics", kMustBeArray);
+        for (std::size_t i = 0; i < fabrics.size(); ++i) {
+            catalog.fabrics.push_back(parse_fabric_object(fabrics[i], "hardware.fabrics[" + std::to_string(i) + "]"));
+        }
     }
     catalog.default_scale_out_link = reader.string("default_scale_out_link").value_or(catalog.default_scale_out_link);
     reader.reject_unknown_keys();

@@ -20,6 +20,23 @@ struct LinkSpec {
     bool operator==(const LinkSpec&) const = default;
 };
 
+// How the scale-out network is built (seed 003's Meta cluster; Llama 3 sec 3.3.1): the NICs of a node on their rails,
+// the leaf tier's oversubscription, pods of full bisection and the tier between them. Defaults: a non-blocking fat tree
+// with one NIC per GPU at the scale-out link's rate, as DGX SuperPODs are built.
+struct FabricSpec {
+    std::string id = "non-blocking";  // a catalog id, or "custom"
+    std::string name = "Non-blocking fat tree";
+    int rails = 0;                    // NICs per node, each on its own rail; 0: one per GPU
+    double nic_bytes_per_s = 0;       // one NIC's rate per direction; 0: the scale-out link's (never above it)
+    int leaf_gpus = 0;                // GPUs under one leaf switch group; 0: the whole pod under one tier
+    double oversubscription = 1;      // a leaf's downlinks over its uplinks (>= 1): traffic leaving a leaf shares it
+    int pod_gpus = 0;                 // GPUs in one pod of full bisection; 0: the whole cluster
+    double cross_pod_oversubscription = 1;  // the aggregation tier between pods (>= 1; Llama 3's cluster: 7)
+    std::string source;
+
+    bool operator==(const FabricSpec&) const = default;
+};
+
 enum class Precision { fp32, bf16, fp8 };
 const char* precision_name(Precision);
 
@@ -117,10 +134,12 @@ struct GpuSpec {
 struct HardwareCatalog {
     std::vector<GpuSpec> gpus;
     std::vector<LinkSpec> links;
+    std::vector<FabricSpec> fabrics;
     std::string default_scale_out_link = "ib-ndr";
 
     const GpuSpec* find_gpu(std::string_view id) const;
     const LinkSpec* find_link(std::string_view id) const;
+    const FabricSpec* find_fabric(std::string_view id) const;
 };
 
 // Parses catalog JSON text (the format of assets/hardware.json); throws InputError naming the field.
@@ -128,6 +147,8 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text);
 // One GPU or link object (a scenario may give a custom GPU); path names the object in errors.
 GpuSpec parse_gpu_object(const nlohmann::json& object, const std::string& path);
 LinkSpec parse_link_object(const nlohmann::json& object, const std::string& path);
+// A fabric object; its rules that need no cluster (oversubscription at least 1, a leaf inside its pod) are checked here.
+FabricSpec parse_fabric_object(const nlohmann::json& object, const std::string& path);
 // The catalog compiled in from assets/hardware.json.
 const HardwareCatalog& builtin_hardware();
 

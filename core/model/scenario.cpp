@@ -58,6 +58,8 @@ void apply_price_basis(Scenario& scenario) {
     else scenario.budget.price = PriceBasis::custom;
 }
 
+const char* sharding_engine_name(ShardingEngine engine) { return engine == ShardingEngine::deepspeed_0_4 ? "deepspeed-0.4" : "coalesced"; }
+
 Scenario default_scenario() {
     Scenario scenario;
     scenario.model = *find_model("llama3-70b");
@@ -66,6 +68,7 @@ Scenario default_scenario() {
     scenario.cluster.gpu = *catalog.find_gpu("h100-sxm");
     scenario.cluster.scale_up = scale_up_link_of(scenario.cluster.gpu);
     scenario.cluster.scale_out = *catalog.find_link(catalog.default_scale_out_link);
+    if (const FabricSpec* fabric = catalog.find_fabric("non-blocking")) scenario.cluster.fabric = *fabric;
     apply_price_basis(scenario);
     return scenario;
 }
@@ -106,6 +109,22 @@ void validate_framework_fit(const Scenario& scenario) {
         }
     }
     validate_finetune(scenario);
+}
+
+void validate_fabric(const ClusterSpec& cluster) {
+    const FabricSpec& fabric = cluster.fabric;
+    if (fabric.nic_bytes_per_s > cluster.scale_out.bytes_per_s) {
+        throw InputError("cluster.fabric.nic_bytes_per_s", "a NIC of " + format_bandwidth(fabric.nic_bytes_per_s) + " is faster than its link " +
+                                                               cluster.scale_out.id + " (" + format_bandwidth(cluster.scale_out.bytes_per_s) + ")");
+    }
+    if (fabric.pod_gpus > cluster.gpus) {
+        throw InputError("cluster.fabric.pod_gpus", "a pod of " + std::to_string(fabric.pod_gpus) + " GPUs is larger than the cluster's " +
+                                                        std::to_string(cluster.gpus));
+    }
+    if (fabric.leaf_gpus > 0 && fabric.leaf_gpus < cluster.gpus_per_node) {
+        throw InputError("cluster.fabric.leaf_gpus", "a leaf of " + std::to_string(fabric.leaf_gpus) + " GPUs is smaller than one node of " +
+                                                         std::to_string(cluster.gpus_per_node));
+    }
 }
 
 void validate_scenario(const Scenario& scenario) {

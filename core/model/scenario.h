@@ -60,6 +60,13 @@ struct TrainSpec {
     bool operator==(const TrainSpec&) const = default;
 };
 
+// How a ZeRO-3 engine gathers and reduces, each from its own code. coalesced: one all-gather of a layer's (an FSDP unit's)
+// weights, prefetched one layer ahead, and one reduce-scatter of its gradients (FSDP1/FSDP2, DeepSpeed since 0.6's
+// coalesced collectives). deepspeed-0.4: DeepSpeed 0.3.13-0.4.2 (2021), as Narayanan et al. 2021 Table 2 ran it
+// (core/cost/kernels/comm.cpp zero3_engine_rules).
+enum class ShardingEngine { coalesced, deepspeed_0_4 };
+const char* sharding_engine_name(ShardingEngine);  // "coalesced", "deepspeed-0.4"
+
 struct ParallelSpec {
     int dp = 0;                     // 0: derived as gpus / (tp * pp * cp)
     int tp = 1;
@@ -71,6 +78,7 @@ struct ParallelSpec {
     int ep = 1;                     // expert parallel: each MoE layer's routed experts split over ep GPUs (a model with experts)
     int etp = 1;                    // expert tensor parallel: each expert's MLP split over etp GPUs; ep x etp folds over the
                                     // tp x cp x dp GPUs of a pipeline stage (Megatron-Core MoE parallel folding)
+    ShardingEngine zero3_engine = ShardingEngine::coalesced;  // what ZeRO-3 runs on
 
     bool operator==(const ParallelSpec&) const = default;
 };
@@ -81,6 +89,11 @@ struct ClusterSpec {
     int gpus = 64;                  // seed 001's cluster: eight nodes of eight H100s
     LinkSpec scale_up;              // inside a node (NVLink), from the GPU's catalog entry
     LinkSpec scale_out;             // between nodes (InfiniBand NDR)
+    FabricSpec fabric;              // how the scale-out network is built: rails, oversubscription, pods
+    // A synchronous step waits for its slowest machine: MegaScale (Jiang et al. 2024, arXiv 2402.15627) found about
+    // 0.5 % of hosts (sec 5.1) taking about 10 % longer for the same forward computation (sec 6.3).
+    double straggler_share = 0.005;    // the share of machines that run slow
+    double straggler_slowdown = 0.10;  // how much longer such a machine takes over the same compute
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -219,6 +232,9 @@ struct Scenario {
 Scenario default_scenario();
 
 // Checks the cross-field rules (the model's shape, then check_layout's rules); throws InputError naming the field.
+// The network's own rules, given the cluster it serves: a NIC no faster than its link, a pod no larger than the cluster, a
+// leaf no smaller than a node. Checked when a file is read (a GPU-count sweep may take a cluster below its pod).
+void validate_fabric(const ClusterSpec&);
 void validate_scenario(const Scenario&);
 // The part of it a framework or fine-tune edit can break: what the framework's recipe runs (a shaped, dense model for an
 // operator recipe) and the finetune section's rules (adapters only on named modules); throws InputError naming the field.

@@ -142,6 +142,11 @@ void read_parallel(ParallelSpec& parallel, const nlohmann::json& object) {
     parallel.virtual_stages = static_cast<int>(reader.integer("virtual_stages", 1, 1024).value_or(parallel.virtual_stages));
     parallel.ep = static_cast<int>(reader.integer("ep", 1, 1000000).value_or(parallel.ep));
     parallel.etp = static_cast<int>(reader.integer("etp", 1, 1000000).value_or(parallel.etp));
+    if (auto engine = reader.string("zero3_engine")) {
+        if (*engine == sharding_engine_name(ShardingEngine::coalesced)) parallel.zero3_engine = ShardingEngine::coalesced;
+        else if (*engine == sharding_engine_name(ShardingEngine::deepspeed_0_4)) parallel.zero3_engine = ShardingEngine::deepspeed_0_4;
+        else throw InputError(reader.field("zero3_engine"), "must be \"coalesced\" or \"deepspeed-0.4\", got \"" + *engine + "\"");
+    }
     reader.reject_unknown_keys();
 }
 
@@ -179,6 +184,20 @@ void read_cluster(Scenario& scenario, const nlohmann::json& object, bool& gpus_g
         } else throw InputError(reader.field(key), "must be a catalog id or a link object");
         (std::string(key) == "scale_up_link" ? cluster.scale_up : cluster.scale_out) = parsed;
     }
+    if (reader.has("fabric")) {
+        const nlohmann::json& fabric = reader.raw("fabric");
+        if (fabric.is_string()) {
+            const FabricSpec* found = builtin_hardware().find_fabric(fabric.get<std::string>());
+            if (!found) throw InputError("cluster.fabric", not_in_catalog("fabric", fabric.get<std::string>()));
+            cluster.fabric = *found;
+        } else if (fabric.is_object()) {
+            cluster.fabric = parse_fabric_object(fabric, "cluster.fabric");
+        } else {
+            throw InputError("cluster.fabric", "must be a catalog id or a fabric object");
+        }
+    }
+    cluster.straggler_share = reader.number("straggler_share", 0, 1).value_or(cluster.straggler_share);
+    cluster.straggler_slowdown = reader.number("straggler_slowdown", 0, 10).value_or(cluster.straggler_slowdown);
     reader.reject_unknown_keys();
 }
 
@@ -398,6 +417,13 @@ nlohmann::json gpu_json(const GpuSpec& gpu) {
     return json;
 }
 
+nlohmann::json fabric_json(const FabricSpec& fabric) {
+    if (const FabricSpec* builtin = builtin_hardware().find_fabric(fabric.id); builtin && *builtin == fabric) return fabric.id;
+    return {{"id", fabric.id}, {"name", fabric.name}, {"rails", fabric.rails}, {"nic_bytes_per_s", fabric.nic_bytes_per_s},
+            {"leaf_gpus", fabric.leaf_gpus}, {"oversubscription", fabric.oversubscription}, {"pod_gpus", fabric.pod_gpus},
+            {"cross_pod_oversubscription", fabric.cross_pod_oversubscription}, {"source", fabric.source}};
+}
+
 nlohmann::json link_json(const LinkSpec& link) {
     if (const LinkSpec* builtin = builtin_hardware().find_link(link.id); builtin && *builtin == link) return link.id;
     return {{"id", link.id}, {"name", link.name}, {"bytes_per_s", link.bytes_per_s}, {"latency_seconds", link.latency_seconds}};
@@ -417,9 +443,12 @@ nlohmann::json scenario_fields_json(const Scenario& s) {
     json["precision"] = precision_json(s.precision);
     json["parallel"] = {{"dp", data_parallel_degree(s)}, {"tp", s.parallel.tp}, {"pp", s.parallel.pp}, {"cp", s.parallel.cp},
                         {"zero", s.parallel.zero}, {"schedule", schedule_name(s.parallel.schedule)},
-                        {"virtual_stages", s.parallel.virtual_stages}, {"ep", s.parallel.ep}, {"etp", s.parallel.etp}};
+                        {"virtual_stages", s.parallel.virtual_stages}, {"ep", s.parallel.ep}, {"etp", s.parallel.etp},
+                        {"zero3_engine", sharding_engine_name(s.parallel.zero3_engine)}};
     json["cluster"] = {{"gpu", gpu_json(s.cluster.gpu)}, {"gpus_per_node", s.cluster.gpus_per_node}, {"gpus", s.cluster.gpus},
-                       {"scale_up_link", link_json(s.cluster.scale_up)}, {"scale_out_link", link_json(s.cluster.scale_out)}};
+                       {"scale_up_link", link_json(s.cluster.scale_up)}, {"scale_out_link", link_json(s.cluster.scale_out)},
+                       {"fabric", fabric_json(s.cluster.fabric)}, {"straggler_share", s.cluster.straggler_share},
+                       {"straggler_slowdown", s.cluster.straggler_slowdown}};
     nlohmann::json efficiency = nlohmann::json::object();
     if (s.efficiency.mfu) efficiency["mfu"] = *s.efficiency.mfu;
     if (s.efficiency.step_seconds) efficiency["step_seconds"] = *s.efficiency.step_seconds;
@@ -482,6 +511,7 @@ Scenario parse_scenario(std::string_view json_text, TextLoader hf_config_loader,
         if (product > 1e8) throw InputError("parallel.dp", "dp x tp x pp x cp is more than 100,000,000 GPUs");
         scenario.cluster.gpus = static_cast<int>(product);
     }
+    validate_fabric(scenario.cluster);
     if (use == ScenarioUse::plan) {
         scenario.parallel = ParallelSpec{};  // the planner's search replaces it; an explicit batch stays as given
         validate_model_shape(scenario.model, "model");

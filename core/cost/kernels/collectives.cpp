@@ -1,6 +1,7 @@
 #include "core/cost/kernels/collectives.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace core {
 
@@ -59,7 +60,7 @@ double ring_seconds(Collective collective, int ranks, double buffer_bytes, const
 double group_bus_bytes_per_s(const GroupPlacement& group, const LinkSpec& scale_up, const LinkSpec& scale_out) {
     const double inside = scale_up.bytes_per_s * scale_up.efficiency;
     if (!group.crosses_nodes()) return inside;
-    return std::min(inside, group.ranks_per_node * scale_out.bytes_per_s * scale_out.efficiency);
+    return std::min(inside, group.ranks_per_node * scale_out.bytes_per_s * scale_out.efficiency * group.scale_out_share);
 }
 
 double collective_seconds(Collective collective, const GroupPlacement& group, double buffer_bytes, const LinkSpec& scale_up,
@@ -71,17 +72,27 @@ double collective_seconds(Collective collective, const GroupPlacement& group, do
         return (steps - inter_steps) * scale_up.latency_seconds + inter_steps * scale_out.latency_seconds;
     };
     if (collective == Collective::send_recv) {
-        const LinkSpec& link = group.crosses_nodes() ? scale_out : scale_up;
-        return link.latency_seconds + buffer_bytes / (link.bytes_per_s * link.efficiency);
+        if (!group.crosses_nodes()) return scale_up.latency_seconds + buffer_bytes / (scale_up.bytes_per_s * scale_up.efficiency);
+        return scale_out.latency_seconds + buffer_bytes / (scale_out.bytes_per_s * scale_out.efficiency * group.scale_out_share);
     }
     const double bus = group_bus_bytes_per_s(group, scale_up, scale_out);
     switch (collective) {
-        case Collective::all_reduce: return latency(2.0 * (n - 1.0), 2.0 * inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / bus;
+        case Collective::all_reduce: {
+            const double ring = latency(2.0 * (n - 1.0), 2.0 * inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / bus;
+            if (group.nodes() < 2) return ring;
+            // NCCL's tree (tuning.cc): a chain inside each node, a binary tree between nodes, reduced up and broadcast down.
+            constexpr double kTreeBandwidth = 0.92 * 0.85;  // tuning.cc: busBw x 0.92, x 0.85 for the tree pattern
+            const double tree_latency = 2.0 * ((group.ranks_per_node - 1.0) * scale_up.latency_seconds +
+                                               std::ceil(std::log2(static_cast<double>(group.nodes()))) * scale_out.latency_seconds);
+            const double tree = tree_latency + buffer_bytes / (0.5 * kTreeBandwidth * bus);  // tuning.cc: algbw = busbw x 0.5
+            return std::min(ring, tree);
+        }
         case Collective::reduce_scatter:
         case Collective::all_gather: return latency(n - 1.0, inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / bus;
         case Collective::all_to_all: {
             // All-to-all cannot spread one GPU's traffic over the node's NICs (sjeaugey, nccl-tests #267): one NIC each.
-            const double per_gpu = group.crosses_nodes() ? std::min(scale_up.bytes_per_s * scale_up.efficiency, scale_out.bytes_per_s * scale_out.efficiency)
+            const double per_gpu = group.crosses_nodes() ? std::min(scale_up.bytes_per_s * scale_up.efficiency,
+                                                                    scale_out.bytes_per_s * scale_out.efficiency * group.scale_out_share)
                                                          : scale_up.bytes_per_s * scale_up.efficiency;
             return latency(n - 1.0, inter_hops) + busbw_factor(collective, group.ranks) * buffer_bytes / per_gpu;
         }

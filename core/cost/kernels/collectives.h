@@ -22,6 +22,9 @@ double ring_seconds(Collective, int ranks, double buffer_bytes, const LinkSpec& 
 struct GroupPlacement {
     int ranks = 1;
     int ranks_per_node = 1;
+    // The share of each GPU's scale-out line rate the group's ring reaches on the fabric it crosses: its NIC's rate and
+    // rail (one NIC per GPU: 1), and each tier above a leaf or a pod that the group spans (comm.h on_fabric).
+    double scale_out_share = 1;
 
     int nodes() const { return (ranks + ranks_per_node - 1) / ranks_per_node; }
     bool crosses_nodes() const { return ranks > ranks_per_node; }
@@ -32,7 +35,9 @@ struct GroupPlacement {
 // min(scale-up, ranks_per_node x NIC) (DGX A100: 8 x 24 = 192 GB/s; DGX H100: 8 x 47.5 = 380, NVIDIA GTC24 S62129).
 double group_bus_bytes_per_s(const GroupPlacement&, const LinkSpec& scale_up, const LinkSpec& scale_out);
 
-// One collective over the group, NCCL's ring: the bus bandwidth above, plus one hop of latency per ring step, the
+// One collective over the group, as NCCL prices it (src/graph/tuning.cc ncclTopoTuneModel, 2.2x): the ring, and for an
+// all-reduce across nodes the tree where it is faster (latency 2 ((ranks per node - 1) x intra hop + log2(nodes) x inter
+// hop); bus bandwidth x 0.92 x 0.85, and an algorithm bandwidth of half of it). The ring: the bus bandwidth above, plus one hop of latency per ring step, the
 // inter-node steps at the scale-out link's (NCCL tuning.cc: latency = intra steps x intra hop + inter steps x inter hop).
 // send_recv: one message between two neighbours, on scale-out if the group crosses nodes.
 double collective_seconds(Collective, const GroupPlacement&, double buffer_bytes, const LinkSpec& scale_up, const LinkSpec& scale_out);

@@ -3,6 +3,7 @@
 #include "core/cost/kernels/framework.h"
 #include "core/cost/kernels/kernels.h"
 #include "core/cost/kernels/lora_ops.h"
+#include "core/model/framework_recipe.h"
 
 #include <algorithm>
 
@@ -81,6 +82,53 @@ GroupPlacement axis_placement(CommAxis axis, const Layout& layout, int gpus_per_
     return group;
 }
 
+GroupPlacement on_fabric(GroupPlacement group, long long span_gpus, const ClusterSpec& cluster) {
+    const FabricSpec& fabric = cluster.fabric;
+    const LinkSpec& link = cluster.scale_out;
+    const double nic = fabric.nic_bytes_per_s > 0 ? std::min(fabric.nic_bytes_per_s, link.bytes_per_s) : link.bytes_per_s;
+    const double rails = fabric.rails > 0 ? fabric.rails : cluster.gpus_per_node;
+    double share = (nic / link.bytes_per_s) * (rails / cluster.gpus_per_node);
+    const long long cluster_gpus = std::max(1, cluster.gpus);
+    const long long pod = fabric.pod_gpus > 0 ? std::min<long long>(fabric.pod_gpus, cluster_gpus) : cluster_gpus;
+    const long long leaf = fabric.leaf_gpus > 0 ? std::min<long long>(fabric.leaf_gpus, pod) : pod;
+    const auto tier = [&](long long tier_gpus, double oversubscription) {
+        if (span_gpus <= tier_gpus || oversubscription <= 1) return 1.0;
+        const double nodes = std::max(1.0, static_cast<double>(tier_gpus) / cluster.gpus_per_node);
+        return std::min(1.0, nodes / oversubscription);
+    };
+    share *= std::min(tier(leaf, fabric.oversubscription), tier(pod, fabric.cross_pod_oversubscription));
+    group.scale_out_share = share;
+    return group;
+}
+
+namespace {
+
+// The GPUs a group spans in rank order: its members run `stride` ranks apart (ranks run TP fastest, then CP, PP, DP).
+long long axis_span(CommAxis axis, const Layout& layout) {
+    switch (axis) {
+        case CommAxis::tp: return layout.tp;
+        case CommAxis::cp: return 1LL * layout.tp * layout.cp;
+        case CommAxis::pp: return 1LL * layout.tp * layout.cp * layout.pp;
+        case CommAxis::dp: return layout_span(layout);
+        case CommAxis::ep: return 1LL * layout.etp * layout.ep;
+    }
+    return 1;
+}
+
+}  // namespace
+
+GroupPlacement axis_placement(CommAxis axis, const Layout& layout, const ClusterSpec& cluster) {
+    return on_fabric(axis_placement(axis, layout, cluster.gpus_per_node), axis_span(axis, layout), cluster);
+}
+
+GroupPlacement expert_tp_placement(const Layout& layout, const ClusterSpec& cluster) {
+    return on_fabric(expert_tp_placement(layout, cluster.gpus_per_node), layout.etp, cluster);
+}
+
+GroupPlacement expert_dp_placement(const Layout& layout, const ClusterSpec& cluster) {
+    return on_fabric(expert_dp_placement(layout, cluster.gpus_per_node), layout_span(layout), cluster);
+}
+
 GroupPlacement expert_tp_placement(const Layout& layout, int gpus_per_node) { return stage_group(layout, gpus_per_node, 1, layout.etp); }
 
 GroupPlacement expert_dp_placement(const Layout& layout, int gpus_per_node) {
@@ -91,7 +139,7 @@ TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
     TpComm comm;
     if (layout.tp <= 1) return comm;
     const ClusterSpec& cluster = scenario.cluster;
-    const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
+    const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster);
     const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
     comm.message_bytes = tokens * scenario.model.hidden * kActivationBytes;
     // DTensor's TP (torchtitan, Hugging Face) rather than Megatron's: with float8 linears torchtitan casts the module's
@@ -136,7 +184,7 @@ TpComm tp_layer_comm(const Scenario& scenario, const Layout& layout) {
 }
 
 bool tp_comm_overlapped(const Scenario& scenario, const Layout& layout) {
-    return scenario.overlap.tp_comm && !axis_placement(CommAxis::tp, layout, scenario.cluster.gpus_per_node).crosses_nodes();
+    return scenario.overlap.tp_comm && !axis_placement(CommAxis::tp, layout, scenario.cluster).crosses_nodes();
 }
 
 CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
@@ -144,7 +192,7 @@ CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
     if (layout.cp <= 1) return comm;
     const ClusterSpec& cluster = scenario.cluster;
     const ModelSpec& model = scenario.model;
-    const GroupPlacement group = axis_placement(CommAxis::cp, layout, cluster.gpus_per_node);
+    const GroupPlacement group = axis_placement(CommAxis::cp, layout, cluster);
     const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
     const double kv_width = std::max(1.0, static_cast<double>(model.kv_heads) / layout.tp) * model.head_dim();
     comm.message_bytes = 2.0 * tokens * kv_width * kActivationBytes;
@@ -168,12 +216,13 @@ PpComm pp_comm(const Scenario& scenario, const Layout& layout) {
     // Consecutive stages are tp x cp ranks apart: the boundary crosses nodes unless the whole pipeline fits in one.
     GroupPlacement pair{2, 2};
     if (1LL * layout.tp * layout.cp * layout.pp > cluster.gpus_per_node) pair.ranks_per_node = 1;
+    pair = on_fabric(pair, 2LL * layout.tp * layout.cp, cluster);
     comm.send_seconds = collective_seconds(Collective::send_recv, pair, comm.message_bytes, cluster.scale_up, cluster.scale_out);
     return comm;
 }
 
 DpComm dp_comm(const Scenario& scenario, const Layout& layout, double params_per_gpu, int stage_layers, int microbatches) {
-    return dp_comm_over(scenario, layout, axis_placement(CommAxis::dp, layout, scenario.cluster.gpus_per_node), params_per_gpu, stage_layers,
+    return dp_comm_over(scenario, layout, axis_placement(CommAxis::dp, layout, scenario.cluster), params_per_gpu, stage_layers,
                         microbatches);
 }
 
@@ -203,7 +252,7 @@ EpComm ep_layer_comm(const Scenario& scenario, const Layout& layout) {
     const int passes = layout.recompute == Recompute::full ? 3 : 2;
     double bytes_per_pass = 0;
     if (layout.ep > 1) {
-        const GroupPlacement group = axis_placement(CommAxis::ep, layout, cluster.gpus_per_node);
+        const GroupPlacement group = axis_placement(CommAxis::ep, layout, cluster);
         const double ep = group.ranks;
         const double in_node = group.ranks_per_node;
         const double nodes = group.nodes();
@@ -239,7 +288,7 @@ EpComm ep_layer_comm(const Scenario& scenario, const Layout& layout) {
     }
     if (layout.etp > 1) {
         // The tokens the ETP group received, gathered to every member, and the members' partial outputs reduce-scattered.
-        const GroupPlacement group = expert_tp_placement(layout, cluster.gpus_per_node);
+        const GroupPlacement group = expert_tp_placement(layout, cluster);
         const double buffer = comm.tokens * k * h * kActivationBytes * comm.load_factor * layout.etp;
         comm.etp_seconds = collective_seconds(Collective::all_gather, group, buffer, cluster.scale_up, cluster.scale_out) +
                            collective_seconds(Collective::reduce_scatter, group, buffer, cluster.scale_up, cluster.scale_out);
@@ -250,6 +299,24 @@ EpComm ep_layer_comm(const Scenario& scenario, const Layout& layout) {
     comm.recompute_seconds = layout.recompute == Recompute::full ? comm.forward_seconds : 0.0;
     comm.bytes_per_gpu = passes * bytes_per_pass;
     return comm;
+}
+
+const Zero3EngineRules& zero3_engine_rules(ShardingEngine engine) {
+    static const Zero3EngineRules coalesced{
+        1, false, false, 0, 0, false,
+        "FSDP2 foreach_all_gather / foreach_reduce_scatter (torch/distributed/_composable/fsdp/_fsdp_collectives.py): one "
+        "all_gather_into_tensor and one reduce_scatter_tensor per module group; FSDP1 one per FlatParameter"};
+    // DeepSpeed v0.4.0 (2d302d6a): partition_parameters.py _allgather_param gathers each parameter with a list
+    // all_gather after torch.cuda.synchronize() (l.813, 831); parameters under stage3_param_persistence_threshold (1e5)
+    // stay, leaving Megatron's four weight matrices a layer; the recompute's forward hooks fetch again, and the backward
+    // reuses them only within stage3_max_reuse_distance (1e9, constants.py l.102); contiguous_gradients defaulted to
+    // False for stage 3 until v0.4.3, so buffered_reduce_fallback all-reduces buckets of reduce_bucket_size (5e8,
+    // constants.py l.67) in fp16; ProcessGroupNCCL's list all_gather copies each rank's piece out (c10d allgather).
+    static const Zero3EngineRules deepspeed_0_4{
+        4, true, true, 5e8, 1e9, true,
+        "DeepSpeed 0.3.13-0.4.2 stage3.py and partition_parameters.py: per-parameter synchronised all-gathers, bucketed "
+        "fp16 all-reduce of the gradients (contiguous_gradients off), stage3_max_reuse_distance 1e9"};
+    return engine == ShardingEngine::deepspeed_0_4 ? deepspeed_0_4 : coalesced;
 }
 
 DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupPlacement& group, double params_per_gpu, int stage_layers,
@@ -274,10 +341,23 @@ DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupP
     if (zero == 3) {
         comm.all_reduce = false;
         const double layers = std::max(1, stage_layers);
-        comm.layer_gather_seconds = seconds(Collective::all_gather, comm.weight_bytes / layers);
-        comm.layer_reduce_seconds = seconds(Collective::reduce_scatter, comm.grad_bytes / layers);
+        const Zero3EngineRules& rules = zero3_engine_rules(scenario.parallel.zero3_engine);
+        // A list all_gather's per-rank copies, each launched from the host like an eager op (the recipe's launch cost).
+        const double copies_seconds = rules.per_rank_copies ? group.ranks * framework_recipe_of(scenario).host_seconds_per_launch : 0.0;
+        comm.layer_gather_seconds = rules.gathers_per_layer * (seconds(Collective::all_gather, comm.weight_bytes / layers / rules.gathers_per_layer) + copies_seconds);
+        comm.gathers_overlap = !rules.synchronised;
+        const bool regathers = rules.reuse_distance_params > 0 && layout.recompute == Recompute::full && params_per_gpu / layers >= rules.reuse_distance_params;
+        comm.gathers_per_microbatch = regathers ? 3 : 2;
+        double reduce_bytes_sent = sent(Collective::reduce_scatter, comm.grad_bytes);
+        if (rules.reduce_by_all_reduce) {
+            const double bucket_bytes = std::min(comm.grad_bytes, rules.bucket_elements * recipe.grad_comm_bytes_per_param());
+            comm.layer_reduce_seconds = (comm.grad_bytes / bucket_bytes) * seconds(Collective::all_reduce, bucket_bytes) / layers;
+            reduce_bytes_sent = sent(Collective::all_reduce, comm.grad_bytes);
+        } else {
+            comm.layer_reduce_seconds = seconds(Collective::reduce_scatter, comm.grad_bytes / layers);
+        }
         comm.reduces_per_step = microbatches;
-        comm.bytes_per_gpu = microbatches * (2.0 * sent(Collective::all_gather, comm.weight_bytes) + sent(Collective::reduce_scatter, comm.grad_bytes));
+        comm.bytes_per_gpu = microbatches * (comm.gathers_per_microbatch * sent(Collective::all_gather, comm.weight_bytes) + reduce_bytes_sent);
         return comm;
     }
     if (zero == 0 && !recipe.sharded_optimizer) {

@@ -14,10 +14,19 @@ const char* comm_axis_name(CommAxis);  // "tp", "cp", "pp", "dp", "ep"
 // Where an axis's group sits: ranks run TP fastest, then CP, PP, DP; the DP group (gradients) is DP x CP ranks,
 // since context-parallel ranks hold the same weights. The EP group: ep ranks etp apart among a stage's tp x cp x dp GPUs.
 GroupPlacement axis_placement(CommAxis, const Layout&, int gpus_per_node);
+// The same on the cluster's fabric (scale_out_share): what every cost of the step uses.
+GroupPlacement axis_placement(CommAxis, const Layout&, const ClusterSpec&);
+// A group of GPUs spanning span_gpus consecutive ranks, on the fabric: the NIC's rate over the link's, the node's rails over
+// its GPUs, and for each tier the group crosses (a leaf, a pod) the most a ring edge through it gets: a ring leaves a
+// group of g nodes once per channel while all g nodes' NICs carry its other edges, so an oversubscription x caps that
+// edge at min(1, g / x) of a NIC (NCCL orders each ring node by node; nccl docs, rail-optimised topologies).
+GroupPlacement on_fabric(GroupPlacement, long long span_gpus, const ClusterSpec&);
 // The expert tensor parallel group (etp consecutive ranks of a stage) and the expert data parallel group (EDP ranks,
 // ep x etp apart), over which the routed experts' gradients are reduced and their optimizer state sharded.
 GroupPlacement expert_tp_placement(const Layout&, int gpus_per_node);
 GroupPlacement expert_dp_placement(const Layout&, int gpus_per_node);
+GroupPlacement expert_tp_placement(const Layout&, const ClusterSpec&);
+GroupPlacement expert_dp_placement(const Layout&, const ClusterSpec&);
 
 // Tensor parallelism, one layer, one micro-batch: Megatron's two all-reduces forward and two backward of the b s h
 // activations (Narayanan 2021 sec 3.2), or with sequence parallelism an all-gather and a reduce-scatter in their place
@@ -66,10 +75,25 @@ struct DpComm {
     double layer_gather_seconds = 0;    // ZeRO-3: one layer's weights, once
     double layer_reduce_seconds = 0;    // ZeRO-3: one layer's gradients, once
     int reduces_per_step = 1;       // how many times grad_reduce runs per step (ZeRO-2: once per micro-batch)
+    int gathers_per_microbatch = 2; // ZeRO-3: each layer's weights gathered forward and backward (and for a recompute)
+    bool gathers_overlap = true;    // ZeRO-3: a gather may run behind the layer before it (false: the engine waits for it)
     double bytes_per_gpu = 0;       // per step
     bool all_reduce = true;         // ZeRO-0 without a sharded optimizer
 };
 DpComm dp_comm(const Scenario&, const Layout&, double params_per_gpu, int stage_layers, int microbatches);
+
+// A ZeRO-3 engine's rules, read from its code (scenario.h ShardingEngine).
+struct Zero3EngineRules {
+    int gathers_per_layer = 1;          // all-gathers one layer's weights take: 1 coalesced, else one per weight matrix
+    bool synchronised = false;          // the device is synchronised before each gather: none hides behind compute
+    bool reduce_by_all_reduce = false;  // gradients all-reduced in buckets (each rank keeps its slice), not reduce-scattered
+    double bucket_elements = 0;         // the all-reduce's bucket, in elements (0: one reduce-scatter per layer)
+    double reuse_distance_params = 0;   // weights gathered for a recompute are kept for the backward when the layer is
+                                        // under this many parameters (0: the backward's gather serves both)
+    bool per_rank_copies = false;       // the list form of all_gather: one host-launched copy per rank per gather
+    const char* source = "";
+};
+const Zero3EngineRules& zero3_engine_rules(ShardingEngine);
 // The same over another group: the routed experts' parameters over the expert data parallel group.
 DpComm dp_comm_over(const Scenario&, const Layout&, const GroupPlacement&, double params_per_gpu, int stage_layers, int microbatches);
 // Both buckets reduced one after the other on the data-parallel stream: the sums of their figures.

@@ -19,6 +19,7 @@ const char* step_part_name(StepPart part) {
         case StepPart::exposed_dp: return "exposed DP";
         case StepPart::exposed_ep: return "exposed EP";
         case StepPart::bubble: return "pipeline bubble";
+        case StepPart::stragglers: return "waiting for stragglers";
         case StepPart::beyond_model: return "beyond the model";
     }
     return "?";
@@ -63,6 +64,7 @@ StepBar step_bar(const Report& report) {
         parts.exposed_comm_seconds[static_cast<int>(CommAxis::dp)],
         parts.exposed_comm_seconds[static_cast<int>(CommAxis::ep)],
         parts.bubble_seconds,
+        parts.straggler_seconds,
         beyond,
     };
     double at = 0;

@@ -10,8 +10,8 @@
 namespace core {
 
 // The stacked bar's parts, in the order they are laid end to end: compute, then what compute could not hide.
-enum class StepPart { gemm, attention, elementwise, optimizer, exposed_tp, exposed_cp, exposed_pp, exposed_dp, exposed_ep, bubble, beyond_model };
-inline constexpr int kStepPartCount = 11;
+enum class StepPart { gemm, attention, elementwise, optimizer, exposed_tp, exposed_cp, exposed_pp, exposed_dp, exposed_ep, bubble, stragglers, beyond_model };
+inline constexpr int kStepPartCount = 12;
 const char* step_part_name(StepPart);   // "GEMMs", "attention", ..., "exposed TP", ..., "pipeline bubble", "beyond the model"
 bool is_exposed_comm(StepPart);         // exposed_tp .. exposed_ep
 

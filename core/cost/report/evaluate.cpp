@@ -82,7 +82,7 @@ double checkpoint_bytes(const MemoryReport& memory) {
 void fill_comm(const Scenario& scenario, const Layout& layout, const StepEstimate& step, double ep_dispatch_seconds, CommReport& report) {
     const ClusterSpec& cluster = scenario.cluster;
     for (CommAxis axis : {CommAxis::tp, CommAxis::cp, CommAxis::pp, CommAxis::dp, CommAxis::ep}) {
-        const GroupPlacement group = axis_placement(axis, layout, cluster.gpus_per_node);
+        const GroupPlacement group = axis_placement(axis, layout, cluster);
         if (group.ranks <= 1) continue;
         const int index = static_cast<int>(axis);
         AxisComm comm;

@@ -10,6 +10,8 @@
 #include "core/model/format.h"
 #include "core/model/layout.h"
 
+#include <cmath>
+
 namespace core {
 namespace {
 
@@ -420,6 +422,13 @@ std::vector<Explanation> step_part_explanations(const Scenario& scenario, const 
             case StepPart::bubble:
                 what = "the busiest stage idle while the " + std::string(schedule_name(report.pipeline.schedule)) + " pipeline fills and drains";
                 source = "measured from the generated schedule; Narayanan et al. 2021 sec 2.2";
+                break;
+            case StepPart::stragglers:
+                what = "every GPU waiting at the step's collectives for the slowest of its " +
+                       format_number(std::ceil(static_cast<double>(report.layout.gpus) / scenario.cluster.gpus_per_node)) +
+                       " machines: " + format_percent(scenario.cluster.straggler_share) + " of machines run " +
+                       format_percent(scenario.cluster.straggler_slowdown) + " slow";
+                source = "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 5.1 and 6.3";
                 break;
             case StepPart::beyond_model:
                 what = report.compute.step_basis == StepBasis::published_ceiling

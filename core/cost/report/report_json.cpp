@@ -119,6 +119,7 @@ Json breakdown_json(const StepBreakdown& parts) {
     breakdown["exposed_comm"] = exposed;
     breakdown["bubble"] = parts.bubble_seconds;
     breakdown["host"] = parts.host_seconds;
+    breakdown["stragglers"] = parts.straggler_seconds;
     return breakdown;
 }
 

@@ -120,7 +120,7 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
     const OverlapSpec& switches = scenario.overlap;
     LayerComm comm;
     if (layout.tp > 1) {
-        const double slowdown = slowdown_of(axis_placement(CommAxis::tp, layout, cluster.gpus_per_node), cluster);
+        const double slowdown = slowdown_of(axis_placement(CommAxis::tp, layout, cluster), cluster);
         // Transformer Engine overlaps each TP collective with the GEMM beside it; otherwise the compute stream waits.
         const bool hidden = tp_comm_overlapped(scenario, layout);
         comm.tp_forward = overlap(tp.forward_seconds, layer.forward, hidden, slowdown);
@@ -129,7 +129,7 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
         comm.tp_seconds = tp.forward_seconds + tp.recompute_seconds + tp.backward_seconds;
     }
     if (layout.cp > 1) {
-        const double slowdown = slowdown_of(axis_placement(CommAxis::cp, layout, cluster.gpus_per_node), cluster);
+        const double slowdown = slowdown_of(axis_placement(CommAxis::cp, layout, cluster), cluster);
         // Ring attention: each step's K and V travel while the previous chunk's attention runs (1 / cp of the core).
         const double chunk_forward = layer.attention_forward / layout.cp;
         const double chunk_backward = layer.attention_backward / layout.cp;
@@ -153,7 +153,7 @@ void add_ep_comm(LayerComm& comm, const Scenario& scenario, const Layout& layout
     if (ep.forward_seconds <= 0) return;
     const ClusterSpec& cluster = scenario.cluster;
     const bool allowed = scenario.overlap.ep_all_to_all;
-    const double slowdown = layout.ep > 1 ? slowdown_of(axis_placement(CommAxis::ep, layout, cluster.gpus_per_node), cluster)
+    const double slowdown = layout.ep > 1 ? slowdown_of(axis_placement(CommAxis::ep, layout, cluster), cluster)
                                           : cluster.scale_up.compute_slowdown;
     comm.ep_forward = overlap(ep.forward_seconds, moe_layer.forward, allowed, slowdown);
     comm.ep_recompute = overlap(ep.recompute_seconds, moe_layer.recompute, allowed, slowdown);
@@ -218,23 +218,32 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     in.stage = heaviest_stage_params(memory_constants_of_scenario, layout.pp, layout.tp, layout.ep * layout.etp);
     in.dp = dp_comm(scenario, layout, in.stage.dense_per_gpu(), in.stage_layers, in.microbatches);
     if (in.stage.expert_per_gpu > 0) {  // the routed experts' gradients, over the expert data parallel group
-        in.dp = combined(in.dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, cluster.gpus_per_node), in.stage.expert_per_gpu,
+        in.dp = combined(in.dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, cluster), in.stage.expert_per_gpu,
                                              in.stage_layers, in.microbatches));
     }
-    in.dp_group = axis_placement(CommAxis::dp, layout, cluster.gpus_per_node);
+    in.dp_group = axis_placement(CommAxis::dp, layout, cluster);
     in.dp_slowdown = slowdown_of(in.dp_group, cluster);
 
     // ZeRO-3 gathers each layer's weights forward and backward and reduce-scatters its gradients, every micro-batch;
     // prefetching one layer ahead hides a gather behind the layer before it, except the first.
     if (layout.zero == 3 && in.dp_group.ranks > 1) {
         const double gather = in.dp.layer_gather_seconds;
-        const double gather_reduce = in.dp.layer_gather_seconds + in.dp.layer_reduce_seconds;
-        const Overlapped per_layer_forward = overlap(gather, in.layer_forward_seconds, switches.zero3_prefetch, in.dp_slowdown);
-        const Overlapped per_layer_backward = overlap(gather_reduce, in.layer_backward_seconds, switches.zero3_prefetch, in.dp_slowdown);
-        in.zero3_forward.exposed = switches.zero3_prefetch ? gather + (layers - 1) * per_layer_forward.exposed : layers * gather;
+        const double backward_gathers = (in.dp.gathers_per_microbatch - 1) * gather;  // the recompute's and the backward's
+        const double gather_reduce = backward_gathers + in.dp.layer_reduce_seconds;
+        const bool prefetch = switches.zero3_prefetch && in.dp.gathers_overlap;
+        const Overlapped per_layer_forward = overlap(gather, in.layer_forward_seconds, prefetch, in.dp_slowdown);
+        in.zero3_forward.exposed = prefetch ? gather + (layers - 1) * per_layer_forward.exposed : layers * gather;
         in.zero3_forward.slowdown = (layers - 1) * per_layer_forward.slowdown;
-        in.zero3_backward.exposed = switches.zero3_prefetch ? gather_reduce + (layers - 1) * per_layer_backward.exposed : layers * gather_reduce;
-        in.zero3_backward.slowdown = (layers - 1) * per_layer_backward.slowdown;
+        if (in.dp.gathers_overlap) {
+            const Overlapped per_layer_backward = overlap(gather_reduce, in.layer_backward_seconds, switches.zero3_prefetch, in.dp_slowdown);
+            in.zero3_backward.exposed = switches.zero3_prefetch ? gather_reduce + (layers - 1) * per_layer_backward.exposed : layers * gather_reduce;
+            in.zero3_backward.slowdown = (layers - 1) * per_layer_backward.slowdown;
+        } else {
+            // The engine waits for every gather; the gradient buckets still reduce on their own stream behind the backward.
+            const Overlapped per_layer_reduce = overlap(in.dp.layer_reduce_seconds, in.layer_backward_seconds, switches.dp_grad_reduce, in.dp_slowdown);
+            in.zero3_backward.exposed = layers * backward_gathers + in.dp.layer_reduce_seconds + (layers - 1) * per_layer_reduce.exposed;
+            in.zero3_backward.slowdown = (layers - 1) * per_layer_reduce.slowdown;
+        }
     }
     // ZeRO-2 shards the gradients: each micro-batch's are reduce-scattered behind its backward, but for the last bucket.
     if (layout.zero == 2 && in.dp_group.ranks > 1) {
@@ -245,7 +254,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     // The stage edges: the vocabulary-parallel embedding's all-reduce (reduce-scatter under SP) forward; before the
     // logits, an all-gather under SP forward and its reduce-scatter backward, else an all-reduce of the input gradient.
     if (layout.tp > 1) {
-        const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster.gpus_per_node);
+        const GroupPlacement group = axis_placement(CommAxis::tp, layout, cluster);
         const auto one = [&](Collective collective) { return collective_seconds(collective, group, in.tp.message_bytes, cluster.scale_up, cluster.scale_out); };
         in.first_tp_seconds = one(layout.sequence_parallel ? Collective::reduce_scatter : Collective::all_reduce);
         in.last_tp_forward_seconds = layout.sequence_parallel ? one(Collective::all_gather) : 0.0;
@@ -341,6 +350,12 @@ double host_bound_seconds(const StepInputs& in, const LayerCost& cost, const Sch
 }
 
 }  // namespace
+
+double straggler_wait(const ClusterSpec& cluster, long long gpus) {
+    const double machines = std::ceil(static_cast<double>(gpus) / std::max(1, cluster.gpus_per_node));
+    if (machines < 2) return 0.0;
+    return cluster.straggler_slowdown * (1.0 - std::pow(1.0 - cluster.straggler_share, machines));
+}
 
 StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const LayerCost& cost, const StepInputs& in, PipelineTiming timing) {
     StepEstimate estimate;
@@ -455,6 +470,10 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     parts.bubble_seconds = layout.pp > 1 ? std::max(0.0, idle) : 0.0;  // one stage never waits on another
     exposed[static_cast<int>(CommAxis::pp)] = std::max(0.0, pp_exposed + std::min(0.0, idle));
     parts.host_seconds = host_wait;
+    const long long layout_gpus = 1LL * layout.tp * layout.cp * layout.pp * layout.dp;
+    parts.straggler_seconds = straggler_wait(scenario.cluster, layout_gpus) *
+                              (parts.gemm_seconds + parts.attention_seconds + parts.elementwise_seconds + parts.optimizer_seconds);
+    estimate.step_seconds += parts.straggler_seconds;
     const double remainder = estimate.step_seconds - parts.total();
     parts.elementwise_seconds += remainder;  // rounding, and an edge stage's work the schedule overlapped with a bubble
 
@@ -480,7 +499,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.comm_message_bytes[static_cast<int>(CommAxis::ep)] = in.ep.dispatch_message_bytes;
     }
     if (has_dp) {
-        const double dp_seconds = layout.zero == 3 ? m * layers * (2.0 * dp.layer_gather_seconds + dp.layer_reduce_seconds)
+        const double dp_seconds = layout.zero == 3 ? m * layers * (dp.gathers_per_microbatch * dp.layer_gather_seconds + dp.layer_reduce_seconds)
                                                    : dp.reduces_per_step * dp.grad_reduce_seconds + dp.param_gather_seconds;
         estimate.comm_seconds[static_cast<int>(CommAxis::dp)] = dp_seconds;
         estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::dp)] = dp.bytes_per_gpu;
@@ -511,7 +530,7 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     const StageParams stage = heaviest_stage_params(scenario, layout.pp, layout.tp, layout.ep * layout.etp);
     DpComm dp = dp_comm(scenario, layout, stage.dense_per_gpu(), stage_layers, microbatches);
     if (stage.expert_per_gpu > 0) {
-        dp = combined(dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, scenario.cluster.gpus_per_node), stage.expert_per_gpu,
+        dp = combined(dp, dp_comm_over(scenario, layout, expert_dp_placement(layout, scenario.cluster), stage.expert_per_gpu,
                                        stage_layers, microbatches));
     }
     const EpComm ep = ep_layer_comm(scenario, layout);

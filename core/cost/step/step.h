@@ -38,6 +38,11 @@ PassSeconds mean_layer(const LayerCost&, double moe_share);
 // The share of the heaviest pipeline stage's layers that have routed experts (0 for a dense model).
 double stage_moe_share(const Scenario&, int pp);
 
+// The share of the compute a synchronous step adds waiting for its slowest machine: each of the M machines the layout
+// spans is slow with probability p and then takes s longer (cluster.straggler_share, straggler_slowdown; MegaScale), so
+// the step waits s x (1 - (1 - p)^M). One machine waits for none: its tables are its own.
+double straggler_wait(const ClusterSpec&, long long gpus);
+
 // Communication that may hide behind compute: what shows on the compute stream, and the compute it slows while hidden.
 struct Overlapped {
     double exposed = 0;

@@ -16,13 +16,14 @@ struct StepBreakdown {
     double bubble_seconds = 0;           // the pipeline standing idle
     double host_seconds = 0;             // the GPU waiting for the host to launch its kernels (an eager framework's
                                          // Python and dispatch, core/cost/step/step.cpp host_bound_seconds)
+    double straggler_seconds = 0;        // the step waiting for its slowest machine (core/cost/step/step.h straggler_wait)
     double exposed_comm_total() const {
         double sum = 0;
         for (double seconds : exposed_comm_seconds) sum += seconds;
         return sum;
     }
     double total() const {
-        return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds + host_seconds;
+        return gemm_seconds + attention_seconds + elementwise_seconds + optimizer_seconds + exposed_comm_total() + bubble_seconds + host_seconds + straggler_seconds;
     }
 };
 
