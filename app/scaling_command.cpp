@@ -75,6 +75,16 @@ int run_scaling(const core::Scenario& scenario, core::ScalingMode mode, int max_
         out["sentence"] = curve.sentence;
         out["wall"] = core::scaling_wall_name(curve.wall);
         out["wall_gpus"] = curve.wall_point >= 0 ? nlohmann::ordered_json(curve.points[curve.wall_point].gpus) : nlohmann::ordered_json();
+        if (curve.published) {
+            nlohmann::ordered_json published;
+            published["name"] = curve.published->name;
+            published["source"] = curve.published->source;
+            published["points"] = nlohmann::ordered_json::array();
+            for (const core::PublishedSweepPoint& point : curve.published->points) {
+                published["points"].push_back({{"gpus", point.gpus}, {"tokens_per_s_per_gpu", point.tokens_per_s_per_gpu}});
+            }
+            out["published"] = published;
+        }
         out["points"] = nlohmann::ordered_json::array();
         for (const core::ScalingPoint& point : curve.points) out["points"].push_back(point_json(point));
         std::printf("%s\n", out.dump(2).c_str());
@@ -93,6 +103,14 @@ int run_scaling(const core::Scenario& scenario, core::ScalingMode mode, int max_
     table.right_aligned = {true, true, true, true, true, true, true, true, true, true, false, false};
     for (const core::ScalingPoint& point : curve.points) table.rows.push_back(point_cells(point, false));
     std::printf("%s\n%s", curve.sentence.c_str(), table.render().c_str());
+    if (curve.published) {
+        std::string published = "Published beside it: " + curve.published->name + ":";
+        for (const core::PublishedSweepPoint& point : curve.published->points) {
+            published += " " + core::format_grouped(point.gpus) + " GPUs " + core::format_number(point.tokens_per_s_per_gpu) + " tokens/s/GPU;";
+        }
+        published.back() = '.';
+        std::printf("%s\n", published.c_str());
+    }
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "core/cost/kernels/flops.h"
 #include "core/cost/report/evaluate.h"
 #include "core/cost/report/expected_error.h"
+#include "core/cost/report/scaling.h"
 #include "core/model/format.h"
 #include "core/model/scenario_json.h"
 
@@ -28,6 +29,7 @@ namespace {
 struct Row {
     std::string id, family, framework, gpu, regime;
     double published_seconds = 0, modelled_seconds = 0, error = 0;
+    int gpus = 0;
     double published_mfu = 0, modelled_mfu = 0;  // the model's MFU definition at the published and the modelled step
     double unheld_seconds = 0;                   // the modelled step before any MFU ceiling holds it
     double model_flops = 0, peak_flops_per_s = 0;// per step; all its GPUs' peak
@@ -58,6 +60,7 @@ const std::vector<Row>& rows() {
             row.gpu = scenario.cluster.gpu.id;
             row.regime = core::regime_of(scenario).name();
             row.published_seconds = run["published_step_seconds"];
+            row.gpus = scenario.cluster.gpus;
             row.unheld_seconds = report.compute.modelled_step_seconds;
             row.model_flops = report.compute.model_flops_per_step;
             row.peak_flops_per_s = report.compute.peak_flops_per_s * report.layout.gpus;
@@ -203,14 +206,29 @@ void write_docs() {
            "at 113-126 TFLOP/s per GPU where Megatron-LM's reached 163 with the same model, a gap the model does not price; "
            "torchtitan's H100 runs used Meta's 500 W parts, whose lower GEMM clocks are not modelled (its long-context "
            "runs, attention-bound, come out 20-38 % fast); float8 runs without tensor parallelism come out 14-16 % slow "
-           "(torch.compile's fusion of the float8 casts into their neighbours is not modelled).\n\n";
-    out << "## By framework\n\n| family | runs | mean abs error | signed mean | worst |\n|---|---|---|---|---|\n";
-    for (const auto& [family, stats] : families) {
-        out << "| " << family << " | " << stats.runs << " | " << percent(stats.mean_abs()).substr(1) << " | " << percent(stats.mean())
-            << " | " << percent(stats.worst).substr(1) << " |\n";
+           "(torch.compile's fusion of the float8 casts into their neighbours is not modelled); DeepSpeed's 2021 ZeRO-3 "
+           "engine (Narayanan et al. 2021 Table 2) is priced from its code, one synchronised all-gather per weight matrix, "
+           "and reproduces the 175B runs' fall from 384 to 1,536 GPUs within 18 %, but the 530B runs at 1,120 and 2,240 GPUs "
+           "come out 29-30 % fast.\n\n";
+    // One table of families: its rows, then the whole set's.
+    const auto family_table = [&out](const char* heading, const std::map<std::string, Stats>& by_family, const Stats& total) {
+        out << "## " << heading << "\n\n| family | runs | mean abs error | signed mean | worst |\n|---|---|---|---|---|\n";
+        for (const auto& [family, stats] : by_family) {
+            out << "| " << family << " | " << stats.runs << " | " << percent(stats.mean_abs()).substr(1) << " | " << percent(stats.mean())
+                << " | " << percent(stats.worst).substr(1) << " |\n";
+        }
+        out << "| **all** | " << total.runs << " | " << percent(total.mean_abs()).substr(1) << " | " << percent(total.mean()) << " | "
+            << percent(total.worst).substr(1) << " |\n\n";
+    };
+    family_table("By framework", families, all);
+    std::map<std::string, Stats> large_families;
+    Stats large;
+    for (const Row& row : rows()) {
+        if (row.gpus < 256) continue;
+        large_families[row.family].add(row.error);
+        large.add(row.error);
     }
-    out << "| **all** | " << all.runs << " | " << percent(all.mean_abs()).substr(1) << " | " << percent(all.mean()) << " | "
-        << percent(all.worst).substr(1) << " |\n\n";
+    family_table("At scale: runs of 256 GPUs or more", large_families, large);
     out << "## By run\n\n| run | family | GPU | published step | modelled step | error |\n|---|---|---|---|---|---|\n";
     for (const Row& row : rows()) {
         out << "| " << row.id << " | " << row.family << " | " << row.gpu << " | " << core::format_seconds(row.published_seconds) << " | "
@@ -319,6 +337,52 @@ TEST_CASE("Validation set: mean |error| of the step <= 9 %, signed mean within 5
         const auto gap = known_gaps.find(family);
         CHECK(stats.mean_abs() <= (gap == known_gaps.end() ? 0.15 : gap->second));
     }
+}
+
+// Runs of 256 GPUs or more: where the network, sharding and stragglers set the step. Held where the model stands (the goal
+// is a mean within 8 % and a signed mean within 3 %), so that it cannot drift back towards the optimism it had (10.8 % and
+// -5.6 % over the same 41 published runs before the fabric, the straggler wait and DeepSpeed's 2021 engine).
+TEST_CASE("Validation set at scale: runs of 256 GPUs or more within 10 % on average, signed mean within 6 %", "[validation-set][scale]") {
+    Stats large;
+    for (const Row& row : rows()) {
+        if (row.gpus >= 256) large.add(row.error);
+    }
+    REQUIRE(large.runs >= 45);
+    INFO("mean |error| " << large.mean_abs() << ", signed " << large.mean() << " over " << large.runs << " runs");
+    CHECK(large.mean_abs() <= 0.10);
+    CHECK(std::fabs(large.mean()) <= 0.06);
+}
+
+// Every published sweep of assets/published_sweeps.json, run by run as the validation set holds it: the shape (each point's
+// throughput per GPU over the sweep's first point's) within 15 % of the published one.
+TEST_CASE("Published scaling sweeps: the shape of each within 15 % at every point", "[validation-set][scale]") {
+    const nlohmann::json runs = nlohmann::json::parse(source_file("validation/runs.json"));
+    // Table 2's 175B ZeRO-3 sweep: its 384-GPU point is held by the family's published ceiling and its 768-GPU point
+    // comes out 18 % fast, so the modelled fall from 384 to 768 GPUs is 17 % short of the published one.
+    const std::map<std::string, double> known_gaps = {{"narayanan-2021-t2-zero3-175b", 0.20}};
+    int sweeps = 0;
+    for (const core::PublishedSweep& sweep : core::published_sweeps()) {
+        std::map<int, double> modelled;  // GPUs -> tokens/s per GPU
+        for (const nlohmann::json& run : runs["runs"]) {
+            const core::Scenario scenario = core::parse_scenario(run["scenario"].dump());
+            if (core::matching_sweep(scenario, sweep.mode) != &sweep) continue;
+            const Row* row = nullptr;
+            for (const Row& candidate : rows()) if (candidate.id == run["id"]) row = &candidate;
+            REQUIRE(row);
+            modelled[scenario.cluster.gpus] = scenario.train.global_batch * scenario.train.seq_len / row->modelled_seconds / scenario.cluster.gpus;
+        }
+        REQUIRE(modelled.size() == sweep.points.size());
+        const core::PublishedSweepPoint& first = sweep.points.front();
+        for (const core::PublishedSweepPoint& point : sweep.points) {
+            const double published_ratio = point.tokens_per_s_per_gpu / first.tokens_per_s_per_gpu;
+            const double modelled_ratio = modelled.at(point.gpus) / modelled.at(first.gpus);
+            INFO(sweep.name << " at " << point.gpus << " GPUs: published " << published_ratio << " of the first point, modelled " << modelled_ratio);
+            const auto gap = known_gaps.find(sweep.id);
+            CHECK(std::fabs(modelled_ratio / published_ratio - 1.0) <= (gap == known_gaps.end() ? 0.15 : gap->second));
+        }
+        ++sweeps;
+    }
+    CHECK(sweeps >= 3);
 }
 
 // Each within 15 % is the goal; three small-model runs are not there yet (GPT-2 124M at one short sequence, where the

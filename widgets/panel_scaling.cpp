@@ -49,6 +49,7 @@ const core::ScalingCurve* refresh(ScalingPanelState& state, const PanelContext& 
 struct CurveSeries {
     std::vector<double> gpus, tokens, ideal, compute, dp, other_comm, bubble, stragglers;
     std::vector<double> unfit_gpus, unfit_tokens;  // modelled, but the peak exceeds HBM: drawn hollow
+    std::vector<double> published_gpus, published_tokens;  // the published sweep the scenario matches, whole-cluster tokens/s
     double min_y = 0, max_y = 0, min_seconds = 0, max_seconds = 0;
 };
 
@@ -72,6 +73,12 @@ CurveSeries series_of(const core::ScalingCurve& curve) {
         s.bubble.push_back(point.bubble_seconds);
         s.stragglers.push_back(point.straggler_seconds);
     }
+    if (curve.published) {
+        for (const core::PublishedSweepPoint& point : curve.published->points) {
+            s.published_gpus.push_back(point.gpus);
+            s.published_tokens.push_back(point.tokens_per_s_per_gpu * point.gpus);
+        }
+    }
     const auto range = [](std::initializer_list<const std::vector<double>*> lists, double& lo, double& hi) {
         lo = 0, hi = 0;
         for (const std::vector<double>* list : lists) {
@@ -84,7 +91,7 @@ CurveSeries series_of(const core::ScalingCurve& curve) {
         if (hi <= 0) lo = 1, hi = 10;
         lo /= 2, hi *= 2;
     };
-    range({&s.tokens, &s.ideal, &s.unfit_tokens}, s.min_y, s.max_y);
+    range({&s.tokens, &s.ideal, &s.unfit_tokens, &s.published_tokens}, s.min_y, s.max_y);
     range({&s.compute, &s.dp, &s.other_comm, &s.bubble, &s.stragglers}, s.min_seconds, s.max_seconds);
     return s;
 }
@@ -104,19 +111,29 @@ void draw_scaling_panel(ScalingPanelState& state, PanelContext& ctx) {
     wrapped_text(curve->sentence);
     const CurveSeries s = series_of(*curve);
     if (s.gpus.empty() && s.unfit_gpus.empty()) return;
-    const double x_min = std::max(0.5, curve->points.front().gpus / 1.5), x_max = curve->points.back().gpus * 1.5;
+    double first_gpus = 0, last_gpus = 0;  // the points with a modelled step: the ones drawn
+    for (const core::ScalingPoint& point : curve->points) {
+        if (point.step_seconds <= 0) continue;
+        if (first_gpus == 0) first_gpus = point.gpus;
+        last_gpus = point.gpus;
+    }
+    const double x_min = std::max(0.5, first_gpus / 1.5), x_max = std::max(first_gpus * 4, last_gpus * 1.5);
     const Palette& colors = palette();
     const float height = std::max(10 * em, (ImGui::GetContentRegionAvail().y - 1.0f * em) / 2);
     const core::ScalingPoint* wall = curve->wall_point >= 0 ? &curve->points[curve->wall_point] : nullptr;
     const std::string wall_label = wall ? std::string("wall: ") + core::scaling_wall_name(curve->wall) + ", " + core::format_grouped(wall->gpus) + " GPUs" : "";
 
-    LogPlotAxes throughput;
-    throughput.x_title = "GPUs";
-    throughput.y_title = "tokens/s (whole cluster)";
-    throughput.x_min = x_min, throughput.x_max = x_max;
-    throughput.y_min = s.min_y, throughput.y_max = s.max_y;
-    throughput.legend = LegendCorner::top_left;
-    if (BeginLogPlot("##scaling_throughput", ImVec2(0, height), throughput)) {
+    // Both plots share the GPU axis; each its own quantity.
+    const auto axes_over_gpus = [&](const char* y_title, double y_min, double y_max, LegendCorner legend) {
+        LogPlotAxes axes;
+        axes.x_title = "GPUs";
+        axes.y_title = y_title;
+        axes.x_min = x_min, axes.x_max = x_max;
+        axes.y_min = y_min, axes.y_max = y_max;
+        axes.legend = legend;
+        return axes;
+    };
+    if (BeginLogPlot("##scaling_throughput", ImVec2(0, height), axes_over_gpus("tokens/s (whole cluster)", s.min_y, s.max_y, LegendCorner::top_left))) {
         const int n = static_cast<int>(s.gpus.size());
         PlotLine("linear (ideal)", s.gpus.data(), s.ideal.data(), n, colors.text_dim, 0.1f, 0.4f);
         PlotLine("modelled", s.gpus.data(), s.tokens.data(), n, colors.series[0], 0.14f);
@@ -134,6 +151,16 @@ void draw_scaling_panel(ScalingPanelState& state, PanelContext& ctx) {
         for (std::size_t i = 0; i < s.unfit_gpus.size(); ++i) {
             PlotPoint(i == 0 ? "does not fit in HBM" : "##unfit", s.unfit_gpus[i], s.unfit_tokens[i], colors.over_budget, 0.3f, MarkerShape::ring);
         }
+        if (curve->published) {
+            const std::string label = "published: " + curve->published->name;
+            for (std::size_t i = 0; i < s.published_gpus.size(); ++i) {
+                if (PlotPoint(i == 0 ? label.c_str() : "##published", s.published_gpus[i], s.published_tokens[i], colors.series[3], 0.32f,
+                              MarkerShape::diamond) &&
+                    !ctx.exporting) {
+                    ImGui::SetTooltip("%s\n%s", curve->published->name.c_str(), curve->published->source.c_str());
+                }
+            }
+        }
         PlotVLine("##this scenario", ctx.scenario.cluster.gpus, colors.axis, 0.06f, 0.3f);
         PlotText(ctx.scenario.cluster.gpus, s.min_y * 1.3, "this scenario", colors.text_dim, ImVec2(0.5f, 1.0f));
         if (wall) {
@@ -143,19 +170,15 @@ void draw_scaling_panel(ScalingPanelState& state, PanelContext& ctx) {
         EndLogPlot();
     }
 
-    LogPlotAxes parts;
-    parts.x_title = "GPUs";
-    parts.y_title = "seconds per step";
-    parts.x_min = x_min, parts.x_max = x_max;
-    parts.y_min = s.min_seconds, parts.y_max = s.max_seconds;
-    parts.legend = LegendCorner::top_right;
-    if (BeginLogPlot("##scaling_parts", ImVec2(0, height), parts)) {
+    if (BeginLogPlot("##scaling_parts", ImVec2(0, height), axes_over_gpus("seconds per step", s.min_seconds, s.max_seconds, LegendCorner::top_right))) {
         const int n = static_cast<int>(s.gpus.size());
         PlotLine("compute", s.gpus.data(), s.compute.data(), n, colors.compute, 0.14f);
         PlotLine("exposed DP", s.gpus.data(), s.dp.data(), n, colors.infiniband, 0.14f, 0.5f);
-        PlotLine("other exposed comm", s.gpus.data(), s.other_comm.data(), n, colors.nvlink, 0.1f, 0.25f);
-        PlotLine("pipeline bubble", s.gpus.data(), s.bubble.data(), n, colors.idle, 0.1f, 0.15f);
-        PlotLine("stragglers", s.gpus.data(), s.stragglers.data(), n, colors.warning, 0.1f, 0.8f);
+        // A part that is zero at every point has no line on a log axis, and no legend entry.
+        const auto any = [](const std::vector<double>& values) { return std::any_of(values.begin(), values.end(), [](double v) { return v > 0; }); };
+        if (any(s.other_comm)) PlotLine("other exposed comm", s.gpus.data(), s.other_comm.data(), n, colors.nvlink, 0.1f, 0.25f);
+        if (any(s.bubble)) PlotLine("pipeline bubble", s.gpus.data(), s.bubble.data(), n, colors.idle, 0.1f, 0.15f);
+        if (any(s.stragglers)) PlotLine("waiting for stragglers", s.gpus.data(), s.stragglers.data(), n, colors.warning, 0.1f, 0.8f);
         for (int i = 0; i < n; ++i) {
             PlotPoint("##compute", s.gpus[i], s.compute[i], colors.compute, 0.22f, MarkerShape::circle);
             PlotPoint("##dp", s.gpus[i], s.dp[i], colors.infiniband, 0.22f, MarkerShape::square);

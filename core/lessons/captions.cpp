@@ -3,6 +3,7 @@
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/report/diff_report.h"
 #include "core/cost/report/figure_text.h"
+#include "core/cost/report/scaling.h"
 #include "core/cost/report/timeline_figure.h"
 #include "core/lessons/stack_animation.h"
 #include "core/lessons/regime.h"
@@ -21,12 +22,15 @@ namespace {
 
 // What a field is filled from: the scenario, its report, and (computed once per caption, when asked) its walls, its
 // figures and its regime cube.
+constexpr const char* kNoGpuCount = "no GPU count";  // a count field's words where there is none
+
 struct CaptionInputs {
     const Scenario& scenario;
     const Report& report;
     std::optional<WallsReport> walls;
     std::optional<FigureTexts> figure_words;
     std::optional<RegimeCube> cube;
+    std::optional<ScalingCurve> scaling_curve_of;
 
     const WallsReport& walls_report() {
         if (!walls) walls = walls_of(scenario, report);
@@ -40,6 +44,11 @@ struct CaptionInputs {
     const RegimeCube& regime() {
         if (!cube) cube = regime_cube(scenario);
         return *cube;
+    }
+    // The scaling panel's strong-scaling curve, as it draws it.
+    const ScalingCurve& scaling() {
+        if (!scaling_curve_of) scaling_curve_of = scaling_curve(scenario, ScalingMode::strong);
+        return *scaling_curve_of;
     }
     // The builtin presets whose binding wall is `kind` and over its budget (the cube's dots of that colour outside the box).
     std::string bound_by(WallKind kind) {
@@ -113,6 +122,15 @@ const std::vector<FieldDef>& field_defs() {
              for (char& c : title) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
              return title;
          }},
+        {{"scaling.sentence", "the scaling panel's sentence: where an overhead outgrows the compute as the GPUs double"},
+         [](CaptionInputs& in) { return in.scaling().sentence; }},
+        {{"scaling.wall", "what takes over from the compute on the strong-scaling curve (\"exposed DP communication\"), or \"none\""},
+         [](CaptionInputs& in) { return std::string(scaling_wall_name(in.scaling().wall)); }},
+        {{"scaling.wall_gpus", "the GPU count where it takes over (\"768 GPUs\"), or the words for none when no overhead takes over"},
+         [](CaptionInputs& in) {
+             const ScalingCurve& curve = in.scaling();
+             return curve.wall_point >= 0 ? format_counted(curve.points[curve.wall_point].gpus, "GPU", "GPUs") : std::string(kNoGpuCount);
+         }},
         {{"tokens", "the training token budget (\"15.0 T\")"}, [](CaptionInputs& in) { return format_count(in.scenario.train.tokens); }},
         {{"serving.budget", "the GPUs the service may use (\"64 GPUs\")"},
          [](CaptionInputs& in) { return format_counted(in.report.serving.gpu_budget, "GPU", "GPUs"); }},
@@ -122,7 +140,7 @@ const std::vector<FieldDef>& field_defs() {
          [](CaptionInputs& in) { return serving_text(in.scenario, in.report.serving).answer; }},
         {{"serving.gpus", "GPUs the service needs (\"8 GPUs\"), or \"no GPU count\" where no replica meets it"},
          [](CaptionInputs& in) {
-             return in.serving().verdict == ServingVerdict::meets ? format_counted(in.serving().gpus, "GPU", "GPUs") : std::string("no GPU count");
+             return in.serving().verdict == ServingVerdict::meets ? format_counted(in.serving().gpus, "GPU", "GPUs") : std::string(kNoGpuCount);
          }},
         {{"serving.replicas", "replicas x TP (\"2 x TP 4\")"},
          [](CaptionInputs& in) { return format_whole(in.serving().replicas) + " x " + replica_shape_label(in.serving().shape); }},
@@ -265,9 +283,9 @@ void check_caption(const std::string& text, const std::string& field, bool has_b
 std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report, const Scenario* baseline,
                          const Report* baseline_report) {
     const bool has_baseline = baseline && baseline_report;
-    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt, std::nullopt};
+    CaptionInputs inputs{scenario, report, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
     std::optional<CaptionInputs> baseline_inputs;
-    if (has_baseline) baseline_inputs.emplace(CaptionInputs{*baseline, *baseline_report, std::nullopt, std::nullopt, std::nullopt});
+    if (has_baseline) baseline_inputs.emplace(CaptionInputs{*baseline, *baseline_report, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     std::optional<Comparison> comparison;
     std::string filled;
     walk(text, "caption", has_baseline, [&](const std::string& piece) { filled += piece; },

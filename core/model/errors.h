@@ -29,6 +29,7 @@ inline std::string must_be_between(const std::string& low, const std::string& hi
 inline std::string must_be_in(long long low, long long high, long long got) {
     return "must be in " + std::to_string(low) + ".." + std::to_string(high) + ", got " + std::to_string(got);
 }
+inline std::string must_be_one_of(const std::string& names, const std::string& got) { return "must be one of " + names + ", got \"" + got + "\""; }
 inline std::string must_be_at_least_one(long long value) { return "must be >= 1, got " + std::to_string(value); }
 inline std::string not_in_catalog(const std::string& kind, const std::string& id) {
     return "no " + kind + " \"" + id + "\" in the hardware catalog";

@@ -95,7 +95,7 @@ void read_train(TrainSpec& train, const nlohmann::json& object) {
         if (!framework_from_name(*framework, train.framework)) {
             std::string names;
             for (Framework known : kFrameworks) names += std::string(names.empty() ? "" : ", ") + framework_name(known);
-            throw InputError("train.framework", "must be one of " + names + ", got \"" + *framework + "\"");
+            throw InputError("train.framework", must_be_one_of(names, *framework));
         }
     }
     train.compile = reader.boolean("compile").value_or(train.compile);
@@ -145,7 +145,7 @@ void read_parallel(ParallelSpec& parallel, const nlohmann::json& object) {
     if (auto engine = reader.string("zero3_engine")) {
         if (*engine == sharding_engine_name(ShardingEngine::coalesced)) parallel.zero3_engine = ShardingEngine::coalesced;
         else if (*engine == sharding_engine_name(ShardingEngine::deepspeed_0_4)) parallel.zero3_engine = ShardingEngine::deepspeed_0_4;
-        else throw InputError(reader.field("zero3_engine"), "must be \"coalesced\" or \"deepspeed-0.4\", got \"" + *engine + "\"");
+        else throw InputError(reader.field("zero3_engine"), must_be_one_of("coalesced, deepspeed-0.4", *engine));
     }
     reader.reject_unknown_keys();
 }

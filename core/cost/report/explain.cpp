@@ -261,6 +261,9 @@ std::string collective_text(const Scenario& scenario, const AxisComm& axis) {
         case CommAxis::cp: return "ring send/recv of K, V";
         case CommAxis::pp: return "send/recv";
         case CommAxis::dp:
+            if (scenario.parallel.zero == 3 && scenario.parallel.zero3_engine == ShardingEngine::deepspeed_0_4) {
+                return "all-gather per weight matrix x 2-3 (synchronised) + all-reduce of gradient buckets";
+            }
             if (scenario.parallel.zero == 3) return "all-gather x 2 + reduce-scatter per layer";
             if (scenario.parallel.zero >= 1 || scenario.precision.sharded_optimizer) return "reduce-scatter + all-gather";
             return "all-reduce (ring)";

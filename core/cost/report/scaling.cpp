@@ -1,9 +1,13 @@
 #include "core/cost/report/scaling.h"
 
 #include "core/cost/report/evaluate.h"
+#include "core/model/embedded_assets.h"
 #include "core/model/errors.h"
+#include "core/model/json_reader.h"
 #include "core/model/format.h"
 #include "core/model/layout.h"
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 
@@ -77,17 +81,79 @@ std::string curve_sentence(const ScalingCurve& curve) {
                                   : format_grouped(curve.per_replica_batch) + " sequences per replica";
     const ScalingPoint* last = nullptr;
     for (const ScalingPoint& point : curve.points) if (point.feasible) last = &point;
+    const std::string mode_name = curve.mode == ScalingMode::strong ? "Strong" : "Weak";
+    if (feasible == 1) {
+        return mode_name + " scaling, " + batch + ": only " + format_grouped(last->gpus) + " GPUs have a layout that fits, so there is no curve to read.";
+    }
     const std::string end = format_grouped(last->gpus) + " GPUs reach " + format_percent(last->scaling_efficiency) + " of linear scaling";
     if (curve.wall_point < 0) {
-        return std::string(curve.mode == ScalingMode::strong ? "Strong" : "Weak") + " scaling, " + batch + ": the compute sets the step at every point; " + end + ".";
+        return mode_name + " scaling, " + batch + ": the compute sets the step at every point; " + end + ".";
     }
     const ScalingPoint& wall = curve.points[curve.wall_point];
-    return std::string(curve.mode == ScalingMode::strong ? "Strong" : "Weak") + " scaling, " + batch + ": from " + format_grouped(wall.gpus) +
+    return mode_name + " scaling, " + batch + ": from " + format_grouped(wall.gpus) +
            " GPUs on, " + scaling_wall_name(curve.wall) + " (" + format_seconds(wall.largest_overhead_seconds) + ") takes longer than the compute (" +
            format_seconds(wall.compute_seconds) + "); " + end + ".";
 }
 
+PublishedSweep read_sweep(const nlohmann::json& object, const std::string& path) {
+    JsonObjectReader reader(object, path);
+    PublishedSweep sweep;
+    sweep.id = reader.string("id").value_or("");
+    sweep.name = reader.string("name").value_or(sweep.id);
+    sweep.source = reader.string("source").value_or("");
+    if (reader.string("mode").value_or("strong") == "weak") sweep.mode = ScalingMode::weak;
+    JsonObjectReader match(reader.raw("match"), path + ".match");
+    sweep.layers = static_cast<int>(match.integer("layers", 1, 100000).value_or(0));
+    sweep.hidden = static_cast<int>(match.integer("hidden", 1, 10000000).value_or(0));
+    sweep.tp = static_cast<int>(match.integer("tp", 1, 100000).value_or(1));
+    sweep.pp = static_cast<int>(match.integer("pp", 1, 100000).value_or(1));
+    sweep.zero = static_cast<int>(match.integer("zero", 0, 3).value_or(-1));
+    sweep.global_batch = static_cast<int>(match.integer("global_batch", 1, 100000000).value_or(0));
+    sweep.gpu = match.string("gpu").value_or("");
+    sweep.framework = match.string("framework").value_or("");
+    match.reject_unknown_keys();
+    const nlohmann::json& points = reader.raw("points");
+    if (!points.is_array()) throw InputError(path + ".points", "must be an array");
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        JsonObjectReader point(points[i], path + ".points[" + std::to_string(i) + "]");
+        PublishedSweepPoint p;
+        p.gpus = static_cast<int>(point.integer("gpus", 1, 100000000).value_or(0));
+        p.tokens_per_s_per_gpu = point.number("tokens_per_s_per_gpu", 1e-6, 1e12).value_or(0);
+        point.reject_unknown_keys();
+        sweep.points.push_back(p);
+    }
+    reader.reject_unknown_keys();
+    return sweep;
+}
+
 }  // namespace
+
+const std::vector<PublishedSweep>& published_sweeps() {
+    static const std::vector<PublishedSweep> sweeps = [] {
+        std::vector<PublishedSweep> out;
+        const nlohmann::json root = parse_json_text(embedded_asset("published_sweeps.json"), "published_sweeps");
+        JsonObjectReader reader(root, "published_sweeps");
+        reader.string("_about");
+        const nlohmann::json& list = reader.raw("sweeps");
+        for (std::size_t i = 0; i < list.size(); ++i) out.push_back(read_sweep(list[i], "published_sweeps.sweeps[" + std::to_string(i) + "]"));
+        reader.reject_unknown_keys();
+        return out;
+    }();
+    return sweeps;
+}
+
+const PublishedSweep* matching_sweep(const Scenario& scenario, ScalingMode mode) {
+    for (const PublishedSweep& sweep : published_sweeps()) {
+        const bool matches = sweep.mode == mode && scenario.model.layers == sweep.layers && scenario.model.hidden == sweep.hidden &&
+                             scenario.parallel.tp == sweep.tp && scenario.parallel.pp == sweep.pp &&
+                             (sweep.zero < 0 || scenario.parallel.zero == sweep.zero) &&
+                             (sweep.global_batch == 0 || scenario.train.global_batch == sweep.global_batch) &&
+                             (sweep.gpu.empty() || scenario.cluster.gpu.id == sweep.gpu) &&
+                             (sweep.framework.empty() || framework_name(scenario.train.framework) == sweep.framework);
+        if (matches) return &sweep;
+    }
+    return nullptr;
+}
 
 ScalingCurve scaling_curve(const Scenario& scenario, ScalingMode mode, int max_gpus) {
     ScalingCurve curve;
@@ -141,6 +207,7 @@ ScalingCurve scaling_curve(const Scenario& scenario, ScalingMode mode, int max_g
         curve.points.push_back(point);
     }
     curve.sentence = curve_sentence(curve);
+    curve.published = matching_sweep(scenario, mode);
     return curve;
 }
 

@@ -40,6 +40,22 @@ struct ScalingPoint {
     double largest_overhead_seconds = 0;
 };
 
+// A published scaling sweep (assets/published_sweeps.json): one model and layout at several GPU counts, as its source gives.
+struct PublishedSweepPoint {
+    int gpus = 0;
+    double tokens_per_s_per_gpu = 0;
+};
+struct PublishedSweep {
+    std::string id, name, source;
+    ScalingMode mode = ScalingMode::strong;
+    int layers = 0, hidden = 0, tp = 1, pp = 1, zero = -1, global_batch = 0;  // what a scenario must have to match; zero -1: any
+    std::string gpu, framework;                  // empty: any
+    std::vector<PublishedSweepPoint> points;
+};
+const std::vector<PublishedSweep>& published_sweeps();
+// The sweep the scenario is a point of, for this mode (its model's shape, GPU, framework, ZeRO stage, TP, PP, batch), or null.
+const PublishedSweep* matching_sweep(const Scenario&, ScalingMode);
+
 struct ScalingCurve {
     ScalingMode mode = ScalingMode::strong;
     int model_parallel_gpus = 1;            // tp x pp x cp: the GPUs one replica takes
@@ -48,6 +64,7 @@ struct ScalingCurve {
     int wall_point = -1;                    // the first feasible point where one overhead exceeds the compute; -1: none
     ScalingWall wall = ScalingWall::none;
     std::string sentence;                   // the figure's sentence: where the wall takes over, or that none does
+    const PublishedSweep* published = nullptr;  // the published sweep the scenario matches, drawn beside the curve
 };
 
 // At most 15 points: dp doubles from the odd part of the scenario's own (1, 2, 4, ...; 3, 6, ..., 384, 768, ...) while the
