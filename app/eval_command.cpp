@@ -167,6 +167,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("step", "compute", figures.compute_time.value);
     row("step", "pipeline bubble", figures.bubble_time.value);
     row("step", "exposed communication", figures.exposed_comm_time.value);
+    row("step", "waiting for stragglers", figures.straggler_time.value + " (" + figures.straggler_time.formula + ")");
     row("step", "MFU / HFU", figures.mfu.value + " / " + figures.hfu.value);
     row("step", "model FLOPs per step", core::format_flops(compute.model_flops_per_step) + " (6ND: " + core::format_flops(compute.six_n_flops_per_step) + ")");
     row("step", "tokens per step", core::format_grouped(compute.tokens_per_step));

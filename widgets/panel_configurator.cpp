@@ -301,6 +301,10 @@ void draw_step(const core::Report& report, const core::ReportText& text, const c
     }
     pieces.push_back({compute.bubble_seconds, palette().idle, figures.bubble_time.label, figures.bubble_time.formula});
     values.push_back(figures.bubble_time.value);
+    if (compute.breakdown_seconds.straggler_seconds > 0) {
+        pieces.push_back({compute.breakdown_seconds.straggler_seconds, palette().warning, figures.straggler_time.label, figures.straggler_time.formula});
+        values.push_back(figures.straggler_time.value);
+    }
     stacked_bar(pieces, 0, "", 0);
     legend(pieces, values);
 

@@ -26,6 +26,7 @@ struct FigureTexts {
     FigureText compute_time;       // the busiest GPU's kernels
     FigureText bubble_time;        // the pipeline's idle time in the step
     FigureText exposed_comm_time;  // communication the compute did not hide, every axis
+    FigureText straggler_time;     // the step waiting for its slowest machine
     FigureText expected_error;     // the model's error over the validation runs of the step's regime: "+-6.2 % (14 runs)"
     FigureText mfu;
     FigureText hfu;
