@@ -104,6 +104,8 @@ TEST_CASE("An impossible network is refused naming the field: a NIC faster than 
     CHECK(field_of(R"({"cluster": {"gpus": 64, "fabric": "no-such-fabric"}})") == "cluster.fabric");
     CHECK(field_of(R"({"parallel": {"zero3_engine": "fsdp9"}})") == "parallel.zero3_engine");
     CHECK(field_of(R"({"cluster": {"gpus": 64, "fabric": {"rails": 4, "pod_gpus": 32}}})").empty());
+    // 64 GPUs of Llama 3's 24K cluster: a job on part of a catalog fabric, its pods larger than the job.
+    CHECK(field_of(R"({"cluster": {"gpus": 64, "fabric": "meta-24k-roce"}})").empty());
 }
 
 TEST_CASE("Stragglers (MegaScale sec 5.1, 6.3): one machine waits for none; 1,536 machines wait for a 10 % slow one almost surely",

@@ -117,7 +117,10 @@ void validate_fabric(const ClusterSpec& cluster) {
         throw InputError("cluster.fabric.nic_bytes_per_s", "a NIC of " + format_bandwidth(fabric.nic_bytes_per_s) + " is faster than its link " +
                                                                cluster.scale_out.id + " (" + format_bandwidth(cluster.scale_out.bytes_per_s) + ")");
     }
-    if (fabric.pod_gpus > cluster.gpus) {
+    // A catalog fabric is a whole building that a job takes part of; a fabric the file describes is the cluster's own.
+    const FabricSpec* catalog = builtin_hardware().find_fabric(fabric.id);
+    const bool from_catalog = catalog && *catalog == fabric;
+    if (!from_catalog && fabric.pod_gpus > cluster.gpus) {
         throw InputError("cluster.fabric.pod_gpus", "a pod of " + std::to_string(fabric.pod_gpus) + " GPUs is larger than the cluster's " +
                                                         std::to_string(cluster.gpus));
     }

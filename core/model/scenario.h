@@ -232,8 +232,9 @@ struct Scenario {
 Scenario default_scenario();
 
 // Checks the cross-field rules (the model's shape, then check_layout's rules); throws InputError naming the field.
-// The network's own rules, given the cluster it serves: a NIC no faster than its link, a pod no larger than the cluster, a
-// leaf no smaller than a node. Checked when a file is read (a GPU-count sweep may take a cluster below its pod).
+// The network's own rules, given the cluster it serves: a NIC no faster than its link, a pod no larger than the cluster (a
+// fabric the file describes; a catalog fabric is a building a job takes part of), a leaf no smaller than a node. Checked
+// when a file is read (a GPU-count sweep may take a cluster below its pod).
 void validate_fabric(const ClusterSpec&);
 void validate_scenario(const Scenario&);
 // The part of it a framework or fine-tune edit can break: what the framework's recipe runs (a shaped, dense model for an
