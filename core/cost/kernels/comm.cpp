@@ -351,7 +351,8 @@ DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupP
         double reduce_bytes_sent = sent(Collective::reduce_scatter, comm.grad_bytes);
         if (rules.reduce_by_all_reduce) {
             const double bucket_bytes = std::min(comm.grad_bytes, rules.bucket_elements * recipe.grad_comm_bytes_per_param());
-            comm.layer_reduce_seconds = (comm.grad_bytes / bucket_bytes) * seconds(Collective::all_reduce, bucket_bytes) / layers;
+            // No gradient bytes (a recipe without gradients on the wire): no bucket to reduce.
+            comm.layer_reduce_seconds = bucket_bytes > 0 ? (comm.grad_bytes / bucket_bytes) * seconds(Collective::all_reduce, bucket_bytes) / layers : 0.0;
             reduce_bytes_sent = sent(Collective::all_reduce, comm.grad_bytes);
         } else {
             comm.layer_reduce_seconds = seconds(Collective::reduce_scatter, comm.grad_bytes / layers);
