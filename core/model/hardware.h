@@ -20,7 +20,7 @@ struct LinkSpec {
     bool operator==(const LinkSpec&) const = default;
 };
 
-// How the scale-out network is built (seed 003's Meta cluster; Llama 3 sec 3.3.1): the NICs of a node on their rails,
+// How the scale-out network is built (Meta's 24K cluster, Llama 3 sec 3.3.1): the NICs of a node on their rails,
 // the leaf tier's oversubscription, pods of full bisection and the tier between them. Defaults: a non-blocking fat tree
 // with one NIC per GPU at the scale-out link's rate, as DGX SuperPODs are built.
 struct FabricSpec {
