@@ -4,6 +4,7 @@
 #include "app/diff_command.h"
 #include "app/eval_command.h"
 #include "app/cost_command.h"
+#include "app/run_command.h"
 #include "app/scaling_command.h"
 #include "app/export.h"
 #include "app/files.h"
@@ -123,6 +124,10 @@ struct CliInputs {
     std::string scaling_scenario;
     bool scaling_weak = false, scaling_json = false, scaling_csv = false, scaling_table = false;
     int scaling_max_gpus = 16384;
+    CLI::App* run = nullptr;
+    std::string run_scenario, run_failures;
+    RunCommandOptions run_options;
+    bool run_json = false, run_csv = false, run_table = false;
     CLI::App* cost = nullptr;
     std::string cost_scenario;
     bool cost_json = false;
@@ -222,6 +227,23 @@ void add_trace_command(CLI::App& cli, CliInputs& in) {
     in.trace = cli.add_subcommand("trace", "Write the modelled step as a Chrome trace (Perfetto, chrome://tracing)");
     in.trace->add_option("scenario", in.trace_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
     in.trace->add_option("--out", in.trace_out, "Trace file to write (default: standard output)")->type_name("FILE");
+}
+
+void add_run_command(CLI::App& cli, CliInputs& in) {
+    CLI::App* run = in.run = cli.add_subcommand("run", "Simulate the whole training run with its failures, checkpoints and restarts: "
+                                                      "one seeded run, the spread over many, and the closed form beside them");
+    run->add_option("scenario", in.run_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
+    run->add_option("--seed", in.run_options.seed, "The first run's seed (default 1); the same seed gives the same run")->type_name("N");
+    run->add_option("--runs", in.run_options.runs, "Seeded runs in the distribution (default 100)")
+        ->check(CLI::Range(1, 100000))
+        ->type_name("K");
+    run->add_option("--days", in.run_options.days, "Simulate the first D wall-clock days (default: the scenario's operations.window_days; 0: the whole run)")
+        ->check(CLI::Range(0.0, 100000.0))
+        ->type_name("D");
+    run->add_option("--failures", in.run_failures, "A failure table file in place of the scenario's operations.failures")->type_name("FILE");
+    run->add_flag("--json", in.run_json, "Print JSON for scripts");
+    run->add_flag("--csv", in.run_csv, "Print the seed's run as CSV, one row per stretch of wall time");
+    run->add_flag("--table", in.run_table, "Print the aligned table even when the output is not a terminal");
 }
 
 void add_scaling_command(CLI::App& cli, CliInputs& in) {
@@ -379,6 +401,14 @@ int run_command(CliInputs& in) {
             return run_scaling(load_scenario_file(in.scaling_scenario), in.scaling_weak ? core::ScalingMode::weak : core::ScalingMode::strong,
                                in.scaling_max_gpus, output_format(in.scaling_json, in.scaling_csv, in.scaling_table));
         }
+        if (*in.run) {
+            core::Scenario scenario = load_scenario_file(in.run_scenario);
+            if (!in.run_failures.empty()) {
+                scenario.operations.failures = core::parse_failure_table_text(read_text_file(in.run_failures, "failure table"), in.run_failures);
+            }
+            if (in.run->count("--days")) scenario.operations.window_days = in.run_options.days;
+            return run_run(scenario, in.run_options, output_format(in.run_json, in.run_csv, in.run_table));
+        }
         if (*in.exporter) return run_export_command(in);
         return run_window_command(in);
     } catch (const core::InputError& error) {
@@ -402,6 +432,7 @@ int run_cli(int argc, char** argv) {
     add_trace_command(cli, in);
     add_cost_command(cli, in);
     add_scaling_command(cli, in);
+    add_run_command(cli, in);
     add_generate_command(cli, in);
     if (const std::optional<int> status = parse_command_line(cli, argc, argv)) return *status;
     if (*in.generate) return print_generated(cli, in);

@@ -3,8 +3,11 @@
 // caching allocator replayed): the same target.
 // BM_Scaling: a whole strong-scaling curve, Llama 3 8B under ZeRO-3 from 1 to 16,384 H100s (15 points, each evaluated
 // once). Target: under 1 ms.
+// BM_RunSimulation: 100 seeded simulations of the Llama 3 405B run with Table 5's failures (54-day window, ~466
+// interruptions each). Target: under 100 ms.
 #include "bench/bench_scenarios.h"
 #include "core/cost/report/evaluate.h"
+#include "core/cost/report/run_simulation.h"
 #include "core/cost/report/scaling.h"
 #include "core/model/scenario_json.h"
 
@@ -47,5 +50,17 @@ void BM_Scaling(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_Scaling)->Unit(benchmark::kMicrosecond);
+
+void BM_RunSimulation(benchmark::State& state) {
+    core::Scenario scenario = bench::llama3_405b_scenario();
+    scenario.operations.failures = *core::find_failure_table("llama3-405b-54-days");
+    scenario.operations.checkpoint_bytes_per_s = 2e12;
+    const core::RunPlan plan = core::run_plan(scenario, core::evaluate(scenario));
+    for (auto _ : state) {
+        core::RunDistribution spread = core::simulate_runs(plan, 1, 100, 54 * 86400.0);
+        benchmark::DoNotOptimize(spread);
+    }
+}
+BENCHMARK(BM_RunSimulation)->Unit(benchmark::kMillisecond);
 
 }  // namespace

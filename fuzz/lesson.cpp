@@ -12,7 +12,7 @@ namespace fuzz {
 // The panels a scene may name: widgets::make_all_panels()'s names, which this entry cannot link (no ImGui under
 // libFuzzer); fuzz/test_corpus.cpp checks that the two lists agree.
 const std::vector<std::string>& lesson_panel_names() {
-    static const std::vector<std::string> names = {"stack", "timeline", "walls", "cube", "serving", "roofline", "anatomy", "ring", "pipeline", "configurator", "alltoall", "scaling"};
+    static const std::vector<std::string> names = {"stack", "timeline", "walls", "cube", "serving", "roofline", "anatomy", "ring", "pipeline", "configurator", "alltoall", "scaling", "run"};
     return names;
 }
 

@@ -635,6 +635,140 @@ bool setup_hours_input(const char* label, core::Scenario& scenario, EditFeedback
     return changed;
 }
 
+bool failure_table_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    const std::optional<core::FailureTable>& current = scenario.operations.failures;
+    const std::string alone = core::failure_table_from_mtbf(scenario.operations.gpu_mtbf_hours).name;
+    const std::string preview = current ? current->name : alone;
+    bool changed = false;
+    if (ImGui::BeginCombo(label, fitted_preview(preview.c_str()).c_str())) {
+        if (ImGui::Selectable(alone.c_str(), !current)) changed = apply_edit(core::with_failure_table(scenario, std::nullopt), scenario, feedback, label);
+        for (const core::FailureTable& table : core::builtin_failure_tables()) {
+            if (ImGui::Selectable(table.name.c_str(), current && current->id == table.id)) {
+                changed = apply_edit(core::with_failure_table(scenario, table), scenario, feedback, label);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item(current ? current->source : core::failure_table_from_mtbf(scenario.operations.gpu_mtbf_hours).source);
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool checkpoint_mode_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    bool changed = false;
+    if (ImGui::BeginCombo(label, core::checkpoint_mode_name(scenario.operations.checkpoint_mode))) {
+        for (core::CheckpointMode mode : {core::CheckpointMode::sync, core::CheckpointMode::async, core::CheckpointMode::in_memory}) {
+            if (ImGui::Selectable(core::checkpoint_mode_name(mode), mode == scenario.operations.checkpoint_mode)) {
+                changed = apply_edit(core::with_checkpoint_mode(scenario, mode), scenario, feedback, label);
+            }
+        }
+        ImGui::EndCombo();
+    }
+    explain_last_item("sync: the step waits for the whole write. async: it waits for a copy to host memory (PyTorch DCP "
+                      "async_save) and the write runs behind it. in-memory: a peer's CPU memory holds the copy (Gemini, SOSP 2023).");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool checkpoint_interval_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    double minutes = scenario.operations.checkpoint_interval_seconds / 60.0;
+    bool changed = false;
+    std::string problem;
+    if (committed_number_input(label, minutes, 0.0, 1e9 / 60.0, "%.1f", &problem)) {
+        changed = apply_edit(core::with_checkpoint_interval(scenario, minutes * 60.0), scenario, feedback, label);
+    }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    explain_last_item("Minutes of training between checkpoints; 0 takes Daly's optimum for the checkpoint's cost and the MTBF.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool restart_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    double minutes = scenario.operations.restart_seconds / 60.0;
+    bool changed = false;
+    std::string problem;
+    if (committed_number_input(label, minutes, 0.0, 1e9 / 60.0, "%.1f", &problem)) {
+        changed = apply_edit(core::with_restart_seconds(scenario, minutes * 60.0), scenario, feedback, label);
+    }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    explain_last_item("Minutes to detect a failure, reschedule the job and initialise NCCL; loading the checkpoint is added from its size.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool spare_nodes_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    const float font = ImGui::GetFontSize();
+    bool changed = false;
+    ImGui::PushID(label);
+    bool pool = !scenario.operations.spare_nodes.has_value();
+    if (ImGui::Checkbox("free pool", &pool)) {
+        changed = apply_edit(core::with_spare_nodes(scenario, pool ? std::nullopt : std::optional<int>(8)), scenario, feedback, label);
+    }
+    explain_last_item("Checked: the building has free nodes and swaps a failed one at once. Unchecked: only the hot spares below.");
+    ImGui::SameLine(0, font * 0.3f);
+    ImGui::BeginDisabled(pool);
+    double nodes = scenario.operations.spare_nodes.value_or(0);
+    ImGui::SetNextItemWidth(std::max(font * 3.0f, ImGui::CalcItemWidth() - ImGui::CalcTextSize("free pool").x - ImGui::GetFrameHeight() - font));
+    std::string problem;
+    if (committed_number_input("##spares", nodes, 0.0, 100000.0, "%.0f", &problem) && !pool) {
+        if (nodes != static_cast<int>(nodes)) {
+            problem = "must be a whole number of nodes, got " + core::format_typed(nodes);
+        } else {
+            changed = apply_edit(core::with_spare_nodes(scenario, static_cast<int>(nodes)), scenario, feedback, label);
+        }
+    }
+    ImGui::EndDisabled();
+    ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+    ImGui::TextUnformatted(label);
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    draw_feedback(label, feedback);
+    ImGui::PopID();
+    return changed;
+}
+
+bool repair_hours_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    double hours = scenario.operations.node_repair_hours;
+    bool changed = false;
+    std::string problem;
+    if (committed_number_input(label, hours, 0.0, 1e6, "%.1f", &problem)) {
+        changed = apply_edit(core::with_node_repair_hours(scenario, hours), scenario, feedback, label);
+    }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    explain_last_item("Hours until a replaced node is back among the spares. A guess to edit.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool elastic_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    bool on = scenario.operations.elastic;
+    bool changed = false;
+    if (ImGui::Checkbox(label, &on)) changed = apply_edit(core::with_elastic(scenario, on), scenario, feedback, label);
+    explain_last_item("Without a spare, go on with one data-parallel replica fewer until the node is back, instead of waiting.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
+bool window_days_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    double days = scenario.operations.window_days;
+    bool changed = false;
+    std::string problem;
+    if (committed_number_input(label, days, 0.0, 1e5, "%.0f", &problem)) {
+        changed = apply_edit(core::with_window_days(scenario, days), scenario, feedback, label);
+    }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    explain_last_item("0: the whole run. Above 0: the first days of wall time, as Llama 3 reports a 54-day snapshot.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     const float font = ImGui::GetFontSize();

@@ -76,6 +76,16 @@ bool global_batch_input(const char* label, core::Scenario&, EditFeedback&);
 // A slider over the values the axis may take (core::choices_of); help is the hover explanation.
 bool axis_slider(const char* label, core::Scenario&, core::LayoutAxis, EditFeedback&, const std::string& help);
 bool zero_slider(const char* label, core::Scenario&, EditFeedback&);
+// A long run's operations (the run panel): the failure table, how checkpoints are taken, the restart, spares and
+// repairs, elastic shrinking. Each edits through core/model/scenario_edits.h and is undone like any other edit.
+bool failure_table_combo(const char* label, core::Scenario&, EditFeedback&);
+bool checkpoint_mode_combo(const char* label, core::Scenario&, EditFeedback&);
+bool checkpoint_interval_input(const char* label, core::Scenario&, EditFeedback&);  // minutes; 0: Daly's optimum
+bool restart_input(const char* label, core::Scenario&, EditFeedback&);              // minutes
+bool spare_nodes_input(const char* label, core::Scenario&, EditFeedback&);          // a pool checkbox, or a count
+bool repair_hours_input(const char* label, core::Scenario&, EditFeedback&);
+bool elastic_checkbox(const char* label, core::Scenario&, EditFeedback&);
+bool window_days_input(const char* label, core::Scenario&, EditFeedback&);          // 0: the whole run
 bool recompute_combo(const char* label, core::Scenario&, EditFeedback&);
 bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);

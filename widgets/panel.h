@@ -77,7 +77,7 @@ struct PanelDef {
 // "Save trace": asks the app to write the scenario's modelled step as a Chrome trace (pipeline and anatomy panels).
 void save_trace_button(PanelContext& ctx, float spacing);
 
-// Every panel, in View-menu order: stack, timeline, walls, cube, serving, roofline, anatomy, ring, pipeline, configurator, alltoall, scaling.
+// Every panel, in View-menu order: stack, timeline, walls, cube, serving, roofline, anatomy, ring, pipeline, configurator, alltoall, scaling, run.
 std::vector<PanelDef> make_all_panels();
 
 }  // namespace widgets

@@ -18,11 +18,12 @@ PanelDef make_pipeline_panel();
 PanelDef make_configurator_panel();
 PanelDef make_alltoall_panel();
 PanelDef make_scaling_panel();
+PanelDef make_run_panel();
 
 std::vector<PanelDef> make_all_panels() {
     return {make_stack_panel(),   make_memory_timeline_panel(), make_walls_panel(),    make_cube_panel(),     make_serving_panel(),
             make_roofline_panel(), make_anatomy_panel(), make_ring_panel(),     make_pipeline_panel(),
-            make_configurator_panel(), make_alltoall_panel(), make_scaling_panel()};
+            make_configurator_panel(), make_alltoall_panel(), make_scaling_panel(), make_run_panel()};
 }
 
 void save_trace_button(PanelContext& ctx, float spacing) {

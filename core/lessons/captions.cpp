@@ -3,6 +3,7 @@
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/report/diff_report.h"
 #include "core/cost/report/figure_text.h"
+#include "core/cost/report/run_simulation.h"
 #include "core/cost/report/scaling.h"
 #include "core/cost/report/timeline_figure.h"
 #include "core/lessons/stack_animation.h"
@@ -31,6 +32,7 @@ struct CaptionInputs {
     std::optional<FigureTexts> figure_words;
     std::optional<RegimeCube> cube;
     std::optional<ScalingCurve> scaling_curve_of;
+    std::optional<RunView> run_of;
 
     const WallsReport& walls_report() {
         if (!walls) walls = walls_of(scenario, report);
@@ -49,6 +51,11 @@ struct CaptionInputs {
     const ScalingCurve& scaling() {
         if (!scaling_curve_of) scaling_curve_of = scaling_curve(scenario, ScalingMode::strong);
         return *scaling_curve_of;
+    }
+    // The run panel's simulated run, as it draws it (seed 1).
+    const RunView& run() {
+        if (!run_of) run_of = run_view(scenario, report);
+        return *run_of;
     }
     // The builtin presets whose binding wall is `kind` and over its budget (the cube's dots of that colour outside the box).
     std::string bound_by(WallKind kind) {
@@ -131,6 +138,12 @@ const std::vector<FieldDef>& field_defs() {
              const ScalingCurve& curve = in.scaling();
              return curve.wall_point >= 0 ? format_counted(curve.points[curve.wall_point].gpus, "GPU", "GPUs") : std::string(kNoGpuCount);
          }},
+        {{"run.sentence", "the run panel's sentence: the simulated run's interruptions and goodput, and their spread over 100 seeded runs"},
+         [](CaptionInputs& in) { return in.run().sentence; }},
+        {{"run.interruptions", "the simulated run's interruptions (\"482\")"},
+         [](CaptionInputs& in) { return format_grouped(in.run().run.interruptions); }},
+        {{"run.goodput", "the simulated run's goodput, useful training over wall time"},
+         [](CaptionInputs& in) { return format_percent(in.run().run.goodput); }},
         {{"tokens", "the training token budget (\"15.0 T\")"}, [](CaptionInputs& in) { return format_count(in.scenario.train.tokens); }},
         {{"serving.budget", "the GPUs the service may use (\"64 GPUs\")"},
          [](CaptionInputs& in) { return format_counted(in.report.serving.gpu_budget, "GPU", "GPUs"); }},

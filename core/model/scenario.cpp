@@ -58,6 +58,15 @@ void apply_price_basis(Scenario& scenario) {
     else scenario.budget.price = PriceBasis::custom;
 }
 
+const char* checkpoint_mode_name(CheckpointMode mode) {
+    switch (mode) {
+        case CheckpointMode::sync: return "sync";
+        case CheckpointMode::async: return "async";
+        case CheckpointMode::in_memory: return "in-memory";
+    }
+    return "sync";
+}
+
 const char* sharding_engine_name(ShardingEngine engine) { return engine == ShardingEngine::deepspeed_0_4 ? "deepspeed-0.4" : "coalesced"; }
 
 Scenario default_scenario() {

@@ -1,6 +1,7 @@
 #pragma once
 // The inputs: everything a user can set. A scenario file names only what differs from these defaults
 // (core/model/scenario_json.h reads and writes it; core/model/scenario_edits.h changes it).
+#include "core/model/failures.h"
 #include "core/model/finetune.h"
 #include "core/model/hardware.h"
 #include "core/model/model.h"
@@ -155,10 +156,25 @@ struct ServingSpec {
     bool operator==(const ServingSpec&) const = default;
 };
 
+// How a checkpoint leaves the GPUs: the step stalls for all of it, for a copy to host memory (PyTorch DCP async_save,
+// Megatron's and DeepSpeed's async checkpoints), or for that copy and a peer's CPU memory holds it (Gemini, SOSP 2023).
+enum class CheckpointMode { sync, async, in_memory };
+const char* checkpoint_mode_name(CheckpointMode);  // "sync", "async", "in-memory"
+
 struct OperationsSpec {
     double gpu_mtbf_hours = 50000;          // per GPU; Llama 3: 419 interruptions in 54 days on 16,384 GPUs ~ 50k h
-    double checkpoint_bytes_per_s = 100e9;  // aggregate write bandwidth to storage
-    double restart_seconds = 600;           // detect, reschedule, reload after a failure
+    std::optional<FailureTable> failures;   // what fails and how the job recovers; none: every GPU at gpu_mtbf_hours
+    double checkpoint_bytes_per_s = 100e9;  // aggregate write (and read) bandwidth to storage
+    double restart_seconds = 600;           // detect, reschedule and initialise NCCL after a failure; loading is added
+    CheckpointMode checkpoint_mode = CheckpointMode::sync;
+    double checkpoint_interval_seconds = 0; // work between checkpoints; 0: Daly's optimum
+    double host_copy_bytes_per_s = 50e9;    // async and in-memory: one GPU's copy to pinned host memory (PCIe 5.0 x16:
+                                            // 64 GB/s a direction; a planning figure below it)
+    std::optional<int> spare_nodes;         // hot spares beside the job; none: the building's free pool swaps a node at once
+    double node_repair_hours = 24;          // a replaced node's return to the spares (a planning guess the user edits)
+    bool elastic = false;                   // without a spare, continue with one replica fewer instead of waiting
+    double window_days = 0;                 // the stretch of wall time the run panel and `shardscope run` show (Llama 3
+                                            // reports a 54-day snapshot); 0: the whole run
     double dollars_per_gpu_hour = 2.0;     // the price paid: the GPU's catalog price for budget.price, or the scenario's own
 
     bool operator==(const OperationsSpec&) const = default;

@@ -436,6 +436,63 @@ Edit with_setup_hours(const Scenario& scenario, double hours) {
     return settle(result, 0, layout_rules());
 }
 
+Edit with_failure_table(const Scenario& scenario, std::optional<FailureTable> table) {
+    Scenario result = scenario;
+    result.operations.failures = std::move(table);
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_checkpoint_mode(const Scenario& scenario, CheckpointMode mode) {
+    Scenario result = scenario;
+    result.operations.checkpoint_mode = mode;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_checkpoint_interval(const Scenario& scenario, double seconds) {
+    if (!(seconds >= 0 && seconds <= 1e9)) {
+        return refused(scenario, "operations.checkpoint_interval_seconds", "must be between 0 (Daly's optimum) and 1e9, got " + format_number(seconds));
+    }
+    Scenario result = scenario;
+    result.operations.checkpoint_interval_seconds = seconds;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_restart_seconds(const Scenario& scenario, double seconds) {
+    if (!(seconds >= 0 && seconds <= 1e9)) return refused(scenario, "operations.restart_seconds", "must be between 0 and 1e9, got " + format_number(seconds));
+    Scenario result = scenario;
+    result.operations.restart_seconds = seconds;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_spare_nodes(const Scenario& scenario, std::optional<int> nodes) {
+    if (nodes && !(*nodes >= 0 && *nodes <= 100000)) {
+        return refused(scenario, "operations.spare_nodes", must_be_between("0", "100,000", std::to_string(*nodes)));
+    }
+    Scenario result = scenario;
+    result.operations.spare_nodes = nodes;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_node_repair_hours(const Scenario& scenario, double hours) {
+    if (!(hours >= 0 && hours <= 1e6)) return refused(scenario, "operations.node_repair_hours", must_be_between("0", "1e6", format_number(hours)));
+    Scenario result = scenario;
+    result.operations.node_repair_hours = hours;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_elastic(const Scenario& scenario, bool on) {
+    Scenario result = scenario;
+    result.operations.elastic = on;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_window_days(const Scenario& scenario, double days) {
+    if (!(days >= 0 && days <= 1e5)) return refused(scenario, "operations.window_days", "must be between 0 (the whole run) and 100,000, got " + format_number(days));
+    Scenario result = scenario;
+    result.operations.window_days = days;
+    return settle(result, 0, layout_rules());
+}
+
 Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
     if (dollars && !(*dollars >= 0 && *dollars <= 1e12)) {
         return refused(scenario, "budget.dollars", "must be between 0 and 1e12, got " + format_number(*dollars));

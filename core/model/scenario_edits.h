@@ -68,6 +68,15 @@ Edit with_price_basis(const Scenario&, PriceBasis);       // on-demand or spot: 
 Edit with_dollars_per_gpu_hour(const Scenario&, double);  // the user's own price: the basis becomes custom
 Edit with_setup_hours(const Scenario&, double hours);     // billed time besides training (provisioning, download, compile)
 Edit with_budget_dollars(const Scenario&, std::optional<double> dollars);  // the ceiling; nullopt removes it
+// A long run's failures and checkpoints (operations): each refused naming its field outside the file's range.
+Edit with_failure_table(const Scenario&, std::optional<FailureTable> table);  // nullopt: every GPU at gpu_mtbf_hours
+Edit with_checkpoint_mode(const Scenario&, CheckpointMode);
+Edit with_checkpoint_interval(const Scenario&, double seconds);  // 0: Daly's optimum; up to 1e9 s
+Edit with_restart_seconds(const Scenario&, double seconds);      // detection, rescheduling, initialisation: 0 to 1e9 s
+Edit with_spare_nodes(const Scenario&, std::optional<int> nodes);  // nullopt: the building's free pool; 0 to 100,000
+Edit with_node_repair_hours(const Scenario&, double hours);      // 0 to 1e6 h
+Edit with_elastic(const Scenario&, bool on);
+Edit with_window_days(const Scenario&, double days);            // 0: the whole run; up to 100,000 days
 
 // A model-size slider's lower end: the seeds' 100M, or the decade of a smaller scenario's model (MiniGPT's 478 k: 100 k),
 // so the slider can sit at the scenario's own size.

@@ -303,6 +303,38 @@ void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
     operations.gpu_mtbf_hours = reader.number("gpu_mtbf_hours", 1e-3, 1e12).value_or(operations.gpu_mtbf_hours);
     operations.checkpoint_bytes_per_s = reader.number("checkpoint_bytes_per_s", 1e3, 1e16).value_or(operations.checkpoint_bytes_per_s);
     operations.restart_seconds = reader.number("restart_seconds", 0, 1e9).value_or(operations.restart_seconds);
+    if (reader.has("failures")) {
+        const nlohmann::json& failures = reader.raw("failures");
+        if (failures.is_string()) {
+            const FailureTable* found = find_failure_table(failures.get<std::string>());
+            if (!found) throw InputError("operations.failures", not_in_catalog("failure table", failures.get<std::string>()));
+            operations.failures = *found;
+        } else {
+            operations.failures = parse_failure_table(failures, "operations.failures");
+        }
+    }
+    if (auto mode = reader.string("checkpoint_mode")) {
+        bool known = false;
+        for (CheckpointMode candidate : {CheckpointMode::sync, CheckpointMode::async, CheckpointMode::in_memory}) {
+            if (*mode == checkpoint_mode_name(candidate)) operations.checkpoint_mode = candidate, known = true;
+        }
+        if (!known) throw InputError("operations.checkpoint_mode", must_be_one_of("sync, async, in-memory", *mode));
+    }
+    operations.checkpoint_interval_seconds = reader.number("checkpoint_interval_seconds", 0, 1e9).value_or(operations.checkpoint_interval_seconds);
+    operations.host_copy_bytes_per_s = reader.number("host_copy_bytes_per_s", 1e6, 1e14).value_or(operations.host_copy_bytes_per_s);
+    if (reader.has("spare_nodes")) {
+        const nlohmann::json& spares = reader.raw("spare_nodes");
+        if (spares.is_string() && spares.get<std::string>() == "pool") {
+            operations.spare_nodes.reset();
+        } else if (spares.is_number_integer() && spares.get<long long>() >= 0 && spares.get<long long>() <= 100000) {
+            operations.spare_nodes = static_cast<int>(spares.get<long long>());
+        } else {
+            throw InputError("operations.spare_nodes", "must be a whole number of nodes from 0 to 100000, or \"pool\"");
+        }
+    }
+    operations.node_repair_hours = reader.number("node_repair_hours", 0, 1e6).value_or(operations.node_repair_hours);
+    operations.elastic = reader.boolean("elastic").value_or(operations.elastic);
+    operations.window_days = reader.number("window_days", 0, 1e5).value_or(operations.window_days);
     operations.dollars_per_gpu_hour = reader.number("dollars_per_gpu_hour", 0, 1e6).value_or(operations.dollars_per_gpu_hour);
     reader.reject_unknown_keys();
 }
@@ -464,7 +496,14 @@ nlohmann::json scenario_fields_json(const Scenario& s) {
                        {"memory_utilization", s.serving.memory_utilization}, {"gpus", s.serving.gpus}, {"batch", s.serving.batch},
                        {"context_tokens", s.serving.context_tokens}};
     json["operations"] = {{"gpu_mtbf_hours", s.operations.gpu_mtbf_hours}, {"checkpoint_bytes_per_s", s.operations.checkpoint_bytes_per_s},
-                          {"restart_seconds", s.operations.restart_seconds}};
+                          {"restart_seconds", s.operations.restart_seconds},
+                          {"checkpoint_mode", checkpoint_mode_name(s.operations.checkpoint_mode)},
+                          {"checkpoint_interval_seconds", s.operations.checkpoint_interval_seconds},
+                          {"host_copy_bytes_per_s", s.operations.host_copy_bytes_per_s},
+                          {"node_repair_hours", s.operations.node_repair_hours}, {"elastic", s.operations.elastic},
+                          {"window_days", s.operations.window_days}};
+    if (s.operations.failures) json["operations"]["failures"] = failure_table_json(*s.operations.failures);
+    if (s.operations.spare_nodes) json["operations"]["spare_nodes"] = *s.operations.spare_nodes;
     // A catalog basis writes no price: reading the file takes it from the catalog again.
     if (s.budget.price == PriceBasis::custom) json["operations"]["dollars_per_gpu_hour"] = s.operations.dollars_per_gpu_hour;
     json["budget"] = {{"price", price_basis_name(s.budget.price)}, {"setup_hours", s.budget.setup_hours}};

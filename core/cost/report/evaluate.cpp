@@ -238,15 +238,7 @@ Report evaluate(const Scenario& scenario) {
 
     report.roofline.ridge_flops_per_byte = ridge_flops_per_byte(hbm_ceiling(gpu, Precision::bf16));
 
-    const OperationsSpec& operations = scenario.operations;
-    ReliabilityInputs reliability_inputs;
-    reliability_inputs.gpu_mtbf_seconds = operations.gpu_mtbf_hours * 3600.0;
-    reliability_inputs.gpus = gpus;
-    reliability_inputs.checkpoint_bytes = checkpoint_bytes(report.memory);
-    reliability_inputs.checkpoint_bytes_per_s = operations.checkpoint_bytes_per_s;
-    reliability_inputs.restart_seconds = operations.restart_seconds;
-    reliability_inputs.train_seconds = compute.train_seconds;
-    report.reliability = reliability(reliability_inputs);
+    report.reliability = reliability(reliability_inputs(scenario, checkpoint_bytes(report.memory), compute.train_seconds));
     report.serving = serving_report(scenario);
 
     const ParallelSpec& parallel = scenario.parallel;

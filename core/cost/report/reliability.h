@@ -9,6 +9,8 @@
 // Minimising delta/(tau + delta) + (tau + delta)/(2M) gives tau = sqrt(2 delta M) - delta: Daly's first-order
 // interval, so Young's and Daly's optima sit at or near the best goodput of this model.
 
+#include "core/model/scenario.h"
+
 namespace core {
 
 struct ReliabilityInputs {
@@ -19,12 +21,16 @@ struct ReliabilityInputs {
     double restart_seconds = 600;                // detect, reschedule, reload after a failure
     double interval_seconds = 0;                 // work between checkpoints; 0 = Daly's optimum
     double train_seconds = 0;                    // failure-free training time, for failures and wall time
+    double checkpoint_stall_seconds = -1;        // what the step waits per checkpoint; < 0: bytes / bandwidth (synchronous)
+    double durable_lag_seconds = 0;              // after the stall, until the checkpoint survives a failure (a background write)
+    double planned_share = 0;                    // of interruptions, planned ones: the job checkpoints first and loses no work
+    double extra_loss_seconds = 0;               // mean work lost per interruption beyond the last checkpoint (a late-caught fault)
 };
 
 struct ReliabilityReport {
     double cluster_mtbf_seconds = 0;     // M = GPU MTBF / GPUs
     double checkpoint_bytes = 0;
-    double checkpoint_seconds = 0;       // delta = bytes / bandwidth
+    double checkpoint_seconds = 0;       // delta: the step's stall per checkpoint (bytes / bandwidth when synchronous)
     double young_interval_seconds = 0;   // sqrt(2 delta M)
     double daly_interval_seconds = 0;    // Daly 2006: higher-order correction of Young
     double interval_seconds = 0;         // the interval the goodput assumes (given, else Daly's)
@@ -50,5 +56,14 @@ double expected_goodput(double interval_seconds, double checkpoint_seconds, doub
 
 // Validates (throws InputError naming "reliability.<field>") and computes every figure.
 ReliabilityReport reliability(const ReliabilityInputs&);
+
+// The inputs a scenario gives, once for eval's closed form and the simulated run (core/cost/report/run_simulation.h):
+// the MTBF from its failure table, the stall and the background write of its checkpoint mode, and the restart with
+// the checkpoint's load. checkpoint_bytes is the state one checkpoint holds; train_seconds the failure-free run.
+ReliabilityInputs reliability_inputs(const Scenario& scenario, double checkpoint_bytes, double train_seconds);
+// The failure table a scenario runs with: its own, or every GPU at operations.gpu_mtbf_hours.
+FailureTable scenario_failure_table(const Scenario& scenario);
+// Seconds to read a checkpoint back after a failure: from storage, or from a peer's memory in in-memory mode.
+double checkpoint_load_seconds(const Scenario& scenario, double checkpoint_bytes);
 
 }  // namespace core

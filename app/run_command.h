@@ -1,0 +1,20 @@
+#pragma once
+// `shardscope run SCENARIO.json [--seed N] [--runs K] [--days D] [--failures TABLE.json] [--json|--csv|--table]`: a
+// whole training run simulated with its failures, checkpoints and restarts (core/cost/report/run_simulation.h): the
+// seed's run, the spread over K seeded runs and the closed form beside them; --csv lists the seed's run as segments.
+#include "app/table.h"
+#include "core/model/scenario.h"
+
+#include <cstdint>
+
+namespace app {
+
+struct RunCommandOptions {
+    std::uint64_t seed = 1;  // the first run's seed; the distribution takes seed .. seed + runs - 1
+    int runs = 100;          // seeded runs in the distribution
+    double days = 0;         // --days as given: the caller puts it into operations.window_days
+};
+
+int run_run(const core::Scenario& scenario, const RunCommandOptions& options, OutputFormat format);
+
+}  // namespace app
