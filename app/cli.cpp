@@ -233,7 +233,9 @@ void add_run_command(CLI::App& cli, CliInputs& in) {
     CLI::App* run = in.run = cli.add_subcommand("run", "Simulate the whole training run with its failures, checkpoints and restarts: "
                                                       "one seeded run, the spread over many, and the closed form beside them");
     run->add_option("scenario", in.run_scenario, "Scenario JSON, or a Hugging Face config.json")->required()->type_name("FILE");
-    run->add_option("--seed", in.run_options.seed, "The first run's seed (default 1); the same seed gives the same run")->type_name("N");
+    run->add_option("--seed", in.run_options.seed, "The first run's seed (default: the scenario's operations.run_seed, 1); the same seed gives the same run")
+        ->check(CLI::Range(1, 1000000000))
+        ->type_name("N");
     run->add_option("--runs", in.run_options.runs, "Seeded runs in the distribution (default 100)")
         ->check(CLI::Range(1, 100000))
         ->type_name("K");
@@ -407,6 +409,7 @@ int run_command(CliInputs& in) {
                 scenario.operations.failures = core::parse_failure_table_text(read_text_file(in.run_failures, "failure table"), in.run_failures);
             }
             if (in.run->count("--days")) scenario.operations.window_days = in.run_options.days;
+            if (in.run->count("--seed")) scenario.operations.run_seed = in.run_options.seed;
             return run_run(scenario, in.run_options, output_format(in.run_json, in.run_csv, in.run_table));
         }
         if (*in.exporter) return run_export_command(in);

@@ -23,7 +23,8 @@ int run_run(const core::Scenario& scenario, const RunCommandOptions& options, Ou
     const core::Report report = core::evaluate(scenario);
     const core::RunPlan plan = core::run_plan(scenario, report);
     const double window_seconds = scenario.operations.window_days * 86400.0;
-    const core::RunResult run = core::simulate_run(plan, options.seed, window_seconds, format == OutputFormat::csv);
+    const std::uint64_t seed = static_cast<std::uint64_t>(scenario.operations.run_seed);
+    const core::RunResult run = core::simulate_run(plan, seed, window_seconds, format == OutputFormat::csv);
     if (format == OutputFormat::csv) {
         std::string text = csv_record({"start_seconds", "end_seconds", "activity", "cause"});
         for (const core::RunSegment& segment : run.segments) {
@@ -33,14 +34,14 @@ int run_run(const core::Scenario& scenario, const RunCommandOptions& options, Ou
         std::fputs(text.c_str(), stdout);
         return 0;
     }
-    const core::RunDistribution spread = core::simulate_runs(plan, options.seed, options.runs, window_seconds);
+    const core::RunDistribution spread = core::simulate_runs(plan, seed, options.runs, window_seconds);
     const std::vector<double> expected = core::expected_interruptions(plan, run.wall_seconds);
     const std::string sentence = core::run_sentence(plan, run, spread, window_seconds);
     if (format == OutputFormat::json) {
         nlohmann::ordered_json out;
         out["sentence"] = sentence;
         out["failure_table"] = {{"id", plan.table.id}, {"name", plan.table.name}, {"source", plan.table.source}};
-        out["seed"] = options.seed;
+        out["seed"] = seed;
         if (window_seconds > 0) out["window_seconds"] = window_seconds;
         out["plan"] = {{"mtbf_seconds", plan.rate_per_second > 0 ? 1.0 / plan.rate_per_second : 0.0}, {"train_seconds", plan.train_seconds},
                        {"interval_seconds", plan.interval_seconds}, {"stall_seconds", plan.stall_seconds},

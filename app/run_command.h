@@ -10,7 +10,7 @@
 namespace app {
 
 struct RunCommandOptions {
-    std::uint64_t seed = 1;  // the first run's seed; the distribution takes seed .. seed + runs - 1
+    int seed = 1;            // --seed as given: the caller puts it into operations.run_seed
     int runs = 100;          // seeded runs in the distribution
     double days = 0;         // --days as given: the caller puts it into operations.window_days
 };

@@ -3,6 +3,8 @@
 #include "core/cost/report/run_simulation.h"
 #include "core/model/errors.h"
 #include "core/model/failures.h"
+#include "core/model/scenario_edits.h"
+#include "core/model/scenario_history.h"
 #include "tests/test_scenarios.h"
 
 #include <catch2/catch.hpp>
@@ -133,4 +135,31 @@ TEST_CASE("A run of years drawn a bin of days to a bar: each bin the mean of its
     REQUIRE(bins[0].activity_share[0] == Approx(0.1));
     REQUIRE(bins[1].activity_share[0] == Approx(0.5));
     REQUIRE(bins[2].activity_share[0] == Approx(0.8));  // the short last bin: one day, its own share
+}
+
+TEST_CASE("The run panel's controls are edits: each refused out of range, each undone", "[run-simulation]") {
+    const core::Scenario start = core_tests::shipped("llama3-405b-16k.json");
+    core::ScenarioHistory history;
+    core::Scenario now = start;
+    const auto step = [&](const core::Edit& edit, const char* what) {
+        REQUIRE(edit.ok());
+        history.record(now, edit.scenario, what);
+        now = edit.scenario;
+    };
+    step(core::with_checkpoint_mode(now, core::CheckpointMode::async), "Checkpoints");
+    step(core::with_checkpoint_interval(now, 600), "Every");
+    step(core::with_restart_seconds(now, 120), "Restart");
+    step(core::with_spare_nodes(now, 4), "Spares");
+    step(core::with_node_repair_hours(now, 12), "Repair");
+    step(core::with_elastic(now, true), "Elastic");
+    step(core::with_window_days(now, 10), "Window");
+    step(core::with_run_seed(now, 7), "Seed");
+    step(core::with_failure_table(now, std::nullopt), "Failures");
+    REQUIRE(now.operations.checkpoint_mode == core::CheckpointMode::async);
+    REQUIRE(now.operations.spare_nodes == 4);
+    while (history.can_undo()) now = history.undo(now);
+    REQUIRE(now == start);
+    REQUIRE_FALSE(core::with_spare_nodes(start, -1).ok());
+    REQUIRE(core::with_restart_seconds(start, -5).problem->field == "operations.restart_seconds");
+    REQUIRE(core::with_window_days(start, 1e6).problem->field == "operations.window_days");
 }

@@ -769,6 +769,24 @@ bool window_days_input(const char* label, core::Scenario& scenario, EditFeedback
     return changed;
 }
 
+bool run_seed_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    double seed = scenario.operations.run_seed;
+    bool changed = false;
+    std::string problem;
+    if (committed_number_input(label, seed, 1.0, 1e9, "%.0f", &problem)) {
+        if (seed != std::floor(seed)) {
+            problem = "must be a whole number, got " + core::format_typed(seed);
+        } else {
+            changed = apply_edit(core::with_run_seed(scenario, static_cast<long long>(seed)), scenario, feedback, label);
+        }
+    }
+    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
+    explain_last_item("The same seed draws the same run; the spread takes this seed and the 99 after it.");
+    draw_feedback(label, feedback);
+    return changed;
+}
+
 bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     const float font = ImGui::GetFontSize();

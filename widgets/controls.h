@@ -86,6 +86,7 @@ bool spare_nodes_input(const char* label, core::Scenario&, EditFeedback&);      
 bool repair_hours_input(const char* label, core::Scenario&, EditFeedback&);
 bool elastic_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool window_days_input(const char* label, core::Scenario&, EditFeedback&);          // 0: the whole run
+bool run_seed_input(const char* label, core::Scenario&, EditFeedback&);
 bool recompute_combo(const char* label, core::Scenario&, EditFeedback&);
 bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);

@@ -26,24 +26,21 @@ namespace widgets {
 namespace {
 
 struct RunPanelState {
-    int seed = 1;                    // the drawn run's seed; the spread takes 100 seeds from it
     double seconds_per_day = 0.25;   // playback time one day of the run takes on screen
     std::uint64_t revision = 0;      // scenario revision the run was simulated for
-    int view_seed = 0;
     bool computed = false;
     core::RunView view;
     std::string error;               // a run that could not be simulated, in words
 };
 
-// The run once per scenario revision and seed: 101 simulations, never per frame.
+// The run once per scenario revision: 101 simulations, never per frame.
 bool refresh(RunPanelState& state, const PanelContext& ctx) {
-    if (state.computed && state.revision == ctx.scenario_revision && state.view_seed == state.seed) return state.error.empty();
+    if (state.computed && state.revision == ctx.scenario_revision) return state.error.empty();
     state.computed = true;
     state.revision = ctx.scenario_revision;
-    state.view_seed = state.seed;
     state.error.clear();
     try {
-        state.view = core::run_view(ctx.scenario, ctx.report, static_cast<std::uint64_t>(state.seed));
+        state.view = core::run_view(ctx.scenario, ctx.report);
     } catch (const core::InputError& error) {
         state.error = error.what();
     }
@@ -110,7 +107,7 @@ void fill_rect(ImDrawList* draw, ImVec2 min, ImVec2 max, ImU32 color, Fill fill,
     draw->PopClipRect();
 }
 
-void draw_controls(RunPanelState& state, PanelContext& ctx) {
+void draw_controls(PanelContext& ctx) {
     const float em = ImGui::GetFontSize();
     section_heading("Failures and recovery");
     failure_table_combo("Failures", ctx.scenario, ctx.feedback);
@@ -123,14 +120,7 @@ void draw_controls(RunPanelState& state, PanelContext& ctx) {
     ImGui::Spacing();
     section_heading("Simulation");
     window_days_input("Window (days)", ctx.scenario, ctx.feedback);
-    double seed = state.seed;
-    std::string problem;
-    if (committed_number_input("Seed", seed, 1, 1e9, "%.0f", &problem)) {
-        if (seed == std::floor(seed)) state.seed = static_cast<int>(seed);
-        else problem = "must be a whole number, got " + core::format_typed(seed);
-    }
-    explain_last_item("The same seed draws the same run; the spread takes this seed and the 99 after it.");
-    if (!problem.empty()) ImGui::TextColored(color4(palette().over_budget), "Seed: %s", problem.c_str());
+    run_seed_input("Seed", ctx.scenario, ctx.feedback);
     ImGui::Dummy(ImVec2(0, em * 0.2f));
 }
 
@@ -228,7 +218,7 @@ void draw_run_panel(RunPanelState& state, PanelContext& ctx) {
     if (controls && split.side_by_side) {
         ImGui::BeginChild("run_controls", ImVec2(split.first_width, avail.y), false);
         ImGui::PushItemWidth(-em * 7.5f);
-        draw_controls(state, ctx);
+        draw_controls(ctx);
         ImGui::PopItemWidth();
         ImGui::EndChild();
         ImGui::SameLine();
@@ -236,7 +226,7 @@ void draw_run_panel(RunPanelState& state, PanelContext& ctx) {
     ImGui::BeginChild("run_figure", ImVec2(0, controls && split.side_by_side ? avail.y : 0), false);
     if (controls && !split.side_by_side) {
         ImGui::PushItemWidth(std::min(ImGui::GetContentRegionAvail().x - em * 7.5f, em * 16.0f));
-        draw_controls(state, ctx);
+        draw_controls(ctx);
         ImGui::PopItemWidth();
     }
     if (!ok) {

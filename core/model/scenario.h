@@ -173,6 +173,7 @@ struct OperationsSpec {
     std::optional<int> spare_nodes;         // hot spares beside the job; none: the building's free pool swaps a node at once
     double node_repair_hours = 24;          // a replaced node's return to the spares (a planning guess the user edits)
     bool elastic = false;                   // without a spare, continue with one replica fewer instead of waiting
+    int run_seed = 1;                       // the simulated run's draws: the same seed, the same run
     double window_days = 0;                 // the stretch of wall time the run panel and `shardscope run` show (Llama 3
                                             // reports a 54-day snapshot); 0: the whole run
     double dollars_per_gpu_hour = 2.0;     // the price paid: the GPU's catalog price for budget.price, or the scenario's own

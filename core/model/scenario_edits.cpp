@@ -493,6 +493,13 @@ Edit with_window_days(const Scenario& scenario, double days) {
     return settle(result, 0, layout_rules());
 }
 
+Edit with_run_seed(const Scenario& scenario, long long seed) {
+    if (!(seed >= 1 && seed <= 1000000000)) return refused(scenario, "operations.run_seed", must_be_in(1, 1000000000, seed));
+    Scenario result = scenario;
+    result.operations.run_seed = static_cast<int>(seed);
+    return settle(result, 0, layout_rules());
+}
+
 Edit with_budget_dollars(const Scenario& scenario, std::optional<double> dollars) {
     if (dollars && !(*dollars >= 0 && *dollars <= 1e12)) {
         return refused(scenario, "budget.dollars", "must be between 0 and 1e12, got " + format_number(*dollars));

@@ -77,6 +77,7 @@ Edit with_spare_nodes(const Scenario&, std::optional<int> nodes);  // nullopt: t
 Edit with_node_repair_hours(const Scenario&, double hours);      // 0 to 1e6 h
 Edit with_elastic(const Scenario&, bool on);
 Edit with_window_days(const Scenario&, double days);            // 0: the whole run; up to 100,000 days
+Edit with_run_seed(const Scenario&, long long seed);             // 1 to 1e9
 
 // A model-size slider's lower end: the seeds' 100M, or the decade of a smaller scenario's model (MiniGPT's 478 k: 100 k),
 // so the slider can sit at the scenario's own size.

@@ -335,6 +335,7 @@ void read_operations(OperationsSpec& operations, const nlohmann::json& object) {
     operations.node_repair_hours = reader.number("node_repair_hours", 0, 1e6).value_or(operations.node_repair_hours);
     operations.elastic = reader.boolean("elastic").value_or(operations.elastic);
     operations.window_days = reader.number("window_days", 0, 1e5).value_or(operations.window_days);
+    operations.run_seed = static_cast<int>(reader.integer("run_seed", 1, 1000000000).value_or(operations.run_seed));
     operations.dollars_per_gpu_hour = reader.number("dollars_per_gpu_hour", 0, 1e6).value_or(operations.dollars_per_gpu_hour);
     reader.reject_unknown_keys();
 }
@@ -501,7 +502,7 @@ nlohmann::json scenario_fields_json(const Scenario& s) {
                           {"checkpoint_interval_seconds", s.operations.checkpoint_interval_seconds},
                           {"host_copy_bytes_per_s", s.operations.host_copy_bytes_per_s},
                           {"node_repair_hours", s.operations.node_repair_hours}, {"elastic", s.operations.elastic},
-                          {"window_days", s.operations.window_days}};
+                          {"window_days", s.operations.window_days}, {"run_seed", s.operations.run_seed}};
     if (s.operations.failures) json["operations"]["failures"] = failure_table_json(*s.operations.failures);
     if (s.operations.spare_nodes) json["operations"]["spare_nodes"] = *s.operations.spare_nodes;
     // A catalog basis writes no price: reading the file takes it from the catalog again.

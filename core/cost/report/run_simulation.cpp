@@ -366,8 +366,9 @@ std::vector<RunFigure> run_figures(const RunPlan& plan, const RunResult& run, co
     return figures;
 }
 
-RunView run_view(const Scenario& scenario, const Report& report, std::uint64_t seed, int runs) {
+RunView run_view(const Scenario& scenario, const Report& report, int runs) {
     RunView view;
+    const std::uint64_t seed = static_cast<std::uint64_t>(scenario.operations.run_seed);
     const double window_seconds = scenario.operations.window_days * 86400.0;
     view.plan = run_plan(scenario, report);
     view.run = simulate_run(view.plan, seed, window_seconds, true);

@@ -92,9 +92,9 @@ std::vector<RunDay> run_days(const RunResult&);
 // Days taken days_per_bin at a time, each bin's shares the mean of its days (a long run drawn in a narrow chart).
 std::vector<RunDay> binned_days(const std::vector<RunDay>& days, int days_per_bin);
 
-// Everything the run panel draws and a lesson caption quotes, computed once the same way for both: the seed's run
-// with its segments, the spread over `runs` seeds from it, its days, sentence and figures, over the scenario's
-// operations.window_days (0: the whole run).
+// Everything the run panel draws and a lesson caption quotes, computed once the same way for both: the run of the
+// scenario's operations.run_seed with its segments, the spread over `runs` seeds from it, its days, sentence and
+// figures, over its operations.window_days (0: the whole run).
 struct RunView {
     RunPlan plan;
     RunResult run;
@@ -104,6 +104,6 @@ struct RunView {
     std::vector<RunFigure> figures;
 };
 constexpr int kRunsInSpread = 100;
-RunView run_view(const Scenario&, const Report&, std::uint64_t seed = 1, int runs = kRunsInSpread);
+RunView run_view(const Scenario&, const Report&, int runs = kRunsInSpread);
 
 }  // namespace core
