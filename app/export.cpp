@@ -115,8 +115,9 @@ std::vector<unsigned char> render_target(AppState& state, const std::string& tar
         else draw_main_ui(state, session, requests, true);
     };
     if (!options.t_seconds) {
-        // Settled: one frame tells each panel's animation length, then every clock stands at its end (or the panel's figure moment).
-        render_frames(state, framebuffer, 1, draw);
+        // Settled: two frames tell each panel's animation length (a tab asked for is selected in the first and drawn in the
+        // second), then every clock stands at its end (or the panel's figure moment).
+        render_frames(state, framebuffer, 2, draw);
         for (widgets::Playback& playback : state.playbacks) playback.cue(playback.settled_seconds());
     }
     std::vector<unsigned char> pixels = render_frames(state, framebuffer, frames, draw, texts_out, plots_out);

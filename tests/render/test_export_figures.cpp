@@ -97,6 +97,23 @@ TEST_CASE("Export by default shows every panel settled: the same picture as --t 
     CHECK(animated >= 3);  // stack, ring and pipeline animate
 }
 
+TEST_CASE("Beside the sidebar on a wide window, an animated panel still settles at its end", "[render][export]") {
+    // At 1600x900 the tabs fit one row: the tab asked for is drawn only in the second frame, which must tell its length.
+    app::ExportOptions options;
+    options.scenario = core_tests::shipped("llama3-405b-16k.json");
+    options.panels = {"ring", "run"};
+    options.width = 1600;
+    options.height = 900;
+    options.sidebar = app::SidebarMode::shown;
+    options.out_dir = fresh_directory("wide-sidebar");
+    std::vector<double> end_times;
+    options.settled_t_out = &end_times;
+    REQUIRE(app::run_export(options).empty());
+    REQUIRE(end_times.size() == 2);
+    CHECK(end_times[0] > 0);
+    CHECK(end_times[1] == Approx(54 * 0.25));  // the run panel: 54 days at a quarter second each
+}
+
 TEST_CASE("A panel export is a clean figure: no Play, speed or sliders; --controls keeps them", "[render][export]") {
     for (const bool controls : {false, true}) {
         app::ExportOptions options;
