@@ -24,10 +24,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <vector>
 
 namespace app {
 namespace {
@@ -277,7 +279,42 @@ void add_generate_command(CLI::App& cli, CliInputs& in) {
 }
 
 // Parses the command line: nullopt to go on, or the exit status (help, version, a usage error).
+// Edits (insertions, deletions, substitutions) from a to b: Levenshtein's distance, for "did you mean".
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// A first word that is no file and no command but within two edits of one ("evall") is a mistyped command, not a
+// scenario to open: refused naming the command it resembles.
+std::optional<int> refuse_mistyped_command(const CLI::App& cli, int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+    const std::string word = argv[1];
+    std::error_code ignored;
+    if (std::filesystem::exists(word, ignored)) return std::nullopt;
+    std::string nearest;
+    std::size_t nearest_distance = 3;
+    for (const CLI::App* command : cli.get_subcommands([](const CLI::App*) { return true; })) {
+        if (command->get_name() == word) return std::nullopt;
+        const std::size_t distance = edit_distance(word, command->get_name());
+        if (distance < nearest_distance) nearest = command->get_name(), nearest_distance = distance;
+    }
+    if (nearest.empty()) return std::nullopt;
+    return fail("unknown command \"" + word + "\" (did you mean " + nearest + "?)");
+}
+
 std::optional<int> parse_command_line(CLI::App& cli, int argc, char** argv) {
+    if (const std::optional<int> refused = refuse_mistyped_command(cli, argc, argv)) return refused;
     try {
         cli.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {

@@ -31,6 +31,8 @@ printf '{"train": {"seq_len": "long"}}' >"$work/type.json"
 printf '{"cluster": {"gpus": 64}, "parallel": {"dp": 4}}' >"$work/contradiction.json"
 printf '{"cluster": {"gpus": 60}, "parallel": {"tp": 8}}' >"$work/indivisible.json"
 
+expect_usage_error "a mistyped command" "unknown command \"evall\" (did you mean eval?)" "$binary" evall "$work/tp3.json"
+expect_usage_error "a mistyped command alone" "did you mean scaling?" "$binary" scalin
 expect_usage_error "unknown panel" "panel" "$binary" export --panel nope --out "$work/out"
 expect_usage_error "size 0x0" "size" "$binary" export --size 0x0 --out "$work/out"
 expect_usage_error "sidebar neither open nor folded" "sidebar" "$binary" export --sidebar sideways --out "$work/out"
