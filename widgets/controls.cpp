@@ -798,7 +798,7 @@ bool budget_input(const char* label, core::Scenario& scenario, EditFeedback& fee
         const std::optional<double> dollars = guarded ? std::optional<double>(scenario.budget.budget_dollars.value_or(100.0)) : std::nullopt;
         changed = apply_edit(core::with_budget_dollars(scenario, dollars), scenario, feedback, label);
     }
-    explain_last_item("Hold the estimate to a ceiling (seed 004's budget guard): `shardscope cost` exits with status 3 above it.");
+    explain_last_item("Hold the estimate to a ceiling: `shardscope cost` exits with status 3 above it.");
     ImGui::SameLine(0, font * 0.3f);
     ImGui::BeginDisabled(!guarded);
     double dollars = scenario.budget.budget_dollars.value_or(0.0);

@@ -333,7 +333,7 @@ void draw_budget(const core::Report& report, const core::ReportText& text) {
     ImGui::PopStyleColor();
     explain_last_item(text.figures.billed_cost.formula + "; budget - total = buffer. `shardscope cost` prints the same sentence, and exits with "
                       "status 3 over the budget.",
-                      "seed 004: every cloud experiment starts with this sentence");
+                      "what a cloud run costs, said before it starts: GPUs x price x hours, setup included");
 }
 
 void draw_comm(const core::Report& report, const core::ReportText& text) {

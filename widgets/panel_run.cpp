@@ -1,4 +1,4 @@
-// A long run (seed lesson 07, "at that scale something is always broken"): the whole training run simulated with its
+// A long run ("at that scale something is always broken"): the whole training run simulated with its
 // failures, checkpoints and restarts (core/cost/report/run_simulation.h), drawn as a timeline of days, each day split
 // into useful training, checkpoint stalls, lost work, restarts, waits for a node and drained replicas, with the
 // controls that change it beside it. The days fill in with the playback time t.
