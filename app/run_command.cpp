@@ -20,11 +20,12 @@ nlohmann::ordered_json spread_json(const core::RunSpread& spread) {
 }  // namespace
 
 int run_run(const core::Scenario& scenario, const RunCommandOptions& options, OutputFormat format) {
-    const core::Report report = core::evaluate(scenario);
-    const core::RunPlan plan = core::run_plan(scenario, report);
+    const core::RunView view = core::run_view(scenario, core::evaluate(scenario), format == OutputFormat::csv ? 1 : options.runs);
+    const core::RunPlan& plan = view.plan;
+    const core::RunResult& run = view.run;
+    const core::RunDistribution& spread = view.spread;
     const double window_seconds = scenario.operations.window_days * 86400.0;
     const std::uint64_t seed = static_cast<std::uint64_t>(scenario.operations.run_seed);
-    const core::RunResult run = core::simulate_run(plan, seed, window_seconds, format == OutputFormat::csv);
     if (format == OutputFormat::csv) {
         std::string text = csv_record({"start_seconds", "end_seconds", "activity", "cause"});
         for (const core::RunSegment& segment : run.segments) {
@@ -34,9 +35,8 @@ int run_run(const core::Scenario& scenario, const RunCommandOptions& options, Ou
         std::fputs(text.c_str(), stdout);
         return 0;
     }
-    const core::RunDistribution spread = core::simulate_runs(plan, seed, options.runs, window_seconds);
     const std::vector<double> expected = core::expected_interruptions(plan, run.wall_seconds);
-    const std::string sentence = core::run_sentence(plan, run, spread, window_seconds);
+    const std::string& sentence = view.sentence;
     if (format == OutputFormat::json) {
         nlohmann::ordered_json out;
         out["sentence"] = sentence;

@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <type_traits>
 
@@ -672,32 +673,29 @@ bool checkpoint_mode_combo(const char* label, core::Scenario& scenario, EditFeed
     return changed;
 }
 
-bool checkpoint_interval_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+// A typed number of the run panel: applied on Enter through its edit (value in the field's unit), refused like the others.
+static bool operations_number_input(const char* label, double shown, double max_shown, const char* format, const char* help,
+                             const std::function<core::Edit(double)>& edit_of, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
-    double minutes = scenario.operations.checkpoint_interval_seconds / 60.0;
     bool changed = false;
     std::string problem;
-    if (committed_number_input(label, minutes, 0.0, 1e9 / 60.0, "%.1f", &problem)) {
-        changed = apply_edit(core::with_checkpoint_interval(scenario, minutes * 60.0), scenario, feedback, label);
-    }
+    if (committed_number_input(label, shown, 0.0, max_shown, format, &problem)) changed = apply_edit(edit_of(shown), scenario, feedback, label);
     if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
-    explain_last_item("Minutes of training between checkpoints; 0 takes Daly's optimum for the checkpoint's cost and the MTBF.");
+    explain_last_item(help);
     draw_feedback(label, feedback);
     return changed;
 }
 
+bool checkpoint_interval_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    return operations_number_input(label, scenario.operations.checkpoint_interval_seconds / 60.0, 1e9 / 60.0, "%.1f",
+                                   "Minutes of training between checkpoints; 0 takes Daly's optimum for the checkpoint's cost and the MTBF.",
+                                   [&](double minutes) { return core::with_checkpoint_interval(scenario, minutes * 60.0); }, scenario, feedback);
+}
+
 bool restart_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    if (figure_mode()) return false;
-    double minutes = scenario.operations.restart_seconds / 60.0;
-    bool changed = false;
-    std::string problem;
-    if (committed_number_input(label, minutes, 0.0, 1e9 / 60.0, "%.1f", &problem)) {
-        changed = apply_edit(core::with_restart_seconds(scenario, minutes * 60.0), scenario, feedback, label);
-    }
-    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
-    explain_last_item("Minutes to detect a failure, reschedule the job and initialise NCCL; loading the checkpoint is added from its size.");
-    draw_feedback(label, feedback);
-    return changed;
+    return operations_number_input(label, scenario.operations.restart_seconds / 60.0, 1e9 / 60.0, "%.1f",
+                                   "Minutes to detect a failure, reschedule the job and initialise NCCL; loading the checkpoint is added from its size.",
+                                   [&](double minutes) { return core::with_restart_seconds(scenario, minutes * 60.0); }, scenario, feedback);
 }
 
 bool spare_nodes_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
@@ -732,17 +730,9 @@ bool spare_nodes_input(const char* label, core::Scenario& scenario, EditFeedback
 }
 
 bool repair_hours_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    if (figure_mode()) return false;
-    double hours = scenario.operations.node_repair_hours;
-    bool changed = false;
-    std::string problem;
-    if (committed_number_input(label, hours, 0.0, 1e6, "%.1f", &problem)) {
-        changed = apply_edit(core::with_node_repair_hours(scenario, hours), scenario, feedback, label);
-    }
-    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
-    explain_last_item("Hours until a replaced node is back among the spares. A guess to edit.");
-    draw_feedback(label, feedback);
-    return changed;
+    return operations_number_input(label, scenario.operations.node_repair_hours, 1e6, "%.1f",
+                                   "Hours until a replaced node is back among the spares. A guess to edit.",
+                                   [&](double hours) { return core::with_node_repair_hours(scenario, hours); }, scenario, feedback);
 }
 
 bool elastic_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
@@ -756,17 +746,9 @@ bool elastic_checkbox(const char* label, core::Scenario& scenario, EditFeedback&
 }
 
 bool window_days_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    if (figure_mode()) return false;
-    double days = scenario.operations.window_days;
-    bool changed = false;
-    std::string problem;
-    if (committed_number_input(label, days, 0.0, 1e5, "%.0f", &problem)) {
-        changed = apply_edit(core::with_window_days(scenario, days), scenario, feedback, label);
-    }
-    if (!problem.empty()) refuse_typed(label, problem, scenario, feedback);
-    explain_last_item("0: the whole run. Above 0: the first days of wall time, as Llama 3 reports a 54-day snapshot.");
-    draw_feedback(label, feedback);
-    return changed;
+    return operations_number_input(label, scenario.operations.window_days, 1e5, "%.0f",
+                                   "0: the whole run. Above 0: the first days of wall time, as Llama 3 reports a 54-day snapshot.",
+                                   [&](double days) { return core::with_window_days(scenario, days); }, scenario, feedback);
 }
 
 bool run_seed_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
