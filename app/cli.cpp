@@ -164,7 +164,8 @@ void add_diff_command(CLI::App& cli, CliInputs& in) {
 
 void add_serve_command(CLI::App& cli, CliInputs& in) {
     in.serve = cli.add_subcommand("serve", "Print the fewest GPUs that serve the scenario's target rate within its TTFT and TPOT "
-                                           "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does");
+                                           "(replicas x TP, batch, latency, cost per million tokens); exit status 3 when none does or they exceed the "
+                                           "serving budget");
     in.serve->add_option("scenario", in.serve_scenario, "Scenario JSON")->required()->type_name("FILE");
     add_format_flags(in.serve, in.serve_json, nullptr, in.serve_table);
 }

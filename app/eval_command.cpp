@@ -42,6 +42,7 @@ void put_wall(nlohmann::ordered_json& json, const core::Wall& wall) {
     if (std::isfinite(wall.budget)) entry[budget] = wall.budget;
     if (std::isfinite(wall.fraction)) entry["fraction"] = wall.fraction;
     entry["over"] = wall.over;
+    entry["asked"] = wall.asked;
     json[wall_key(wall.kind)] = entry;
 }
 
@@ -57,7 +58,7 @@ void serving_rows(const core::Scenario& scenario, const core::Report& report, co
     row("runs", text.precision);
     row("answer", text.answer);
     if (!text.shortfall.empty()) row("shortfall", text.shortfall);
-    row("budget", core::format_counted(figures.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)"));
+    row("verdict", text.verdict);
     row("replica", core::replica_shape_label(figures.quoted_shape) + ": " + format_bytes(memory.weight_bytes) + " of weights and " +
                        format_bytes(memory.kv_capacity_bytes) + " of KV cache per GPU, " + format_whole(memory.kv_batch) + " sequences of " +
                        format_bytes(memory.kv_bytes_per_sequence) + " (runs at most " + format_whole(answer.max_batch) + ")");
@@ -91,7 +92,7 @@ nlohmann::ordered_json serving_json(const core::Scenario& scenario, const core::
     json["decode_step_seconds"] = figures.decode_step_seconds;
     json["replica_tokens_per_s"] = figures.replica_tokens_per_s;
     json["max_batch"] = answer.max_batch;
-    json["verdict"] = answer.verdict == core::ServingVerdict::meets ? "meets" : answer.verdict == core::ServingVerdict::latency ? "latency" : "kv_cache";
+    json["verdict"] = core::serving_outcome_key(core::serving_outcome(figures));
     const bool meets = answer.verdict == core::ServingVerdict::meets;
     // Where no replica meets the service there is no GPU count: those keys are left out, as JSON has no infinity.
     if (meets) {
@@ -206,7 +207,8 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
                                                              : figures.goodput.value + ": " + figures.goodput.formula);
 
     for (const core::Wall& wall : walls.walls) {
-        row("walls", wall.title, wall.fraction_text + (wall.over ? " (over)" : "") + ": " + wall.used_text + " of " + wall.budget_text);
+        row("walls", wall.title, wall.fraction_text + (wall.over ? " (over)" : "") + ": " + wall.used_text + " of " + wall.budget_text +
+                                     (wall.asked ? "" : "; not asked, the scenario sets no service"));
     }
     row("walls", "verdict", walls.summary);
     serving_rows(scenario, report, [&](const std::string& figure, const std::string& value) { row("serving", figure, value); });

@@ -13,6 +13,15 @@
 
 namespace app {
 
+core::InputError in_file(const std::string& path, const core::InputError& error, const char* what) {
+    const std::string& field = error.field();
+    if (field.rfind(path, 0) == 0 || error.reason().find(path) != std::string::npos) return error;
+    const std::string own = std::string(what);
+    if (field == own) return core::InputError(path, error.reason());
+    if (field.rfind(own + ".", 0) == 0) return core::InputError(path + ": " + field.substr(own.size() + 1), error.reason());
+    return core::InputError(path + ": " + field, error.reason());
+}
+
 std::string read_text_file(const std::string& path, const char* what) {
     std::error_code error;
     if (!std::filesystem::exists(path, error)) throw core::InputError(what, "no such file: " + path);

@@ -1,8 +1,14 @@
 #pragma once
 // The app's file I/O: reading text, writing without ever truncating on failure, and the XDG config directory.
+#include "core/model/errors.h"
+
 #include <string>
 
 namespace app {
+
+// An error met reading the file at path, naming it first: "x.json: train.seq_len: ..."; the whole-file readers' own
+// names (what, e.g. "scenario", "model.hf_config") give way to the path, and an error that names the path already is kept.
+core::InputError in_file(const std::string& path, const core::InputError& error, const char* what);
 
 // Throws core::InputError(what, reason) when the file cannot be read.
 std::string read_text_file(const std::string& path, const char* what = "file");

@@ -41,6 +41,7 @@ int run_memory(const core::Scenario& scenario, MemoryFormat format, int stage) {
             points.push_back({{"phase", core::timeline_phase_name(p.phase)}, {"microbatch", p.microbatch},
                               {"layer", p.layer >= 0 ? nlohmann::ordered_json(p.layer) : nlohmann::ordered_json(nullptr)},
                               {"allocated_bytes", p.allocated_bytes}, {"reserved_bytes", p.reserved_bytes}});
+            if (p.inside_op) points.back()["inside_op"] = true;  // the step's peak, inside an op between two boundaries
         }
         json["points"] = points;
         std::fputs((json.dump(2) + "\n").c_str(), stdout);
@@ -51,7 +52,8 @@ int run_memory(const core::Scenario& scenario, MemoryFormat format, int stage) {
     table.right_aligned = {true, false, true, true, true, true};
     for (std::size_t i = 0; i < timeline.points.size(); ++i) {
         const core::TimelinePoint& p = timeline.points[i];
-        table.rows.push_back({std::to_string(i), core::timeline_phase_name(p.phase), std::to_string(p.microbatch), layer_text(p.layer),
+        const std::string phase = (p.inside_op ? std::string("inside ") : std::string()) + core::timeline_phase_name(p.phase);
+        table.rows.push_back({std::to_string(i), phase, std::to_string(p.microbatch), layer_text(p.layer),
                               core::format_bytes(p.allocated_bytes), core::format_bytes(p.reserved_bytes)});
     }
     std::printf("stage %d: peak %s allocated, %s reserved, of %s HBM\n", shown, core::format_bytes(timeline.peak_allocated_bytes).c_str(),

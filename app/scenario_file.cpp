@@ -31,6 +31,8 @@ bool is_hf_config_text(const std::string& text) {
         const auto has_width = [](const nlohmann::json& object) {
             return object.is_object() && (object.contains("hidden_size") || object.contains("n_embd") || object.contains("d_model"));
         };
+        // A config that lacks its width is still a config (its error is the missing key, not a scenario's unknown one).
+        if (json.contains("architectures") || json.contains("model_type")) return true;
         return has_width(json) || (json.contains("text_config") && has_width(json.at("text_config")));  // Llama 4 nests its text model
     } catch (const std::exception&) {
         return false;
@@ -45,25 +47,34 @@ core::Scenario load_scenario_file(const std::string& path, core::ScenarioUse use
         return scenario;
     }
     g_scenario_directory = std::filesystem::path(path).parent_path().string();
-    core::Scenario scenario = core::parse_scenario(text, load_relative, use);
-    g_scenario_directory.clear();
-    return scenario;
-}
-
-core::Scenario load_named_scenario_file(const std::string& path) {
     try {
-        core::Scenario scenario = load_scenario_file(path);
-        core::evaluate(scenario);
+        core::Scenario scenario = core::parse_scenario(text, load_relative, use);
+        g_scenario_directory.clear();
         return scenario;
     } catch (const core::InputError& error) {
-        throw core::InputError(path + ": " + error.field(), error.reason());
+        g_scenario_directory.clear();
+        throw in_file(path, error, "scenario");
     }
 }
 
+core::Scenario load_named_scenario_file(const std::string& path) {
+    core::Scenario scenario = load_scenario_file(path);
+    try {
+        core::evaluate(scenario);
+    } catch (const core::InputError& error) {
+        throw in_file(path, error, "scenario");
+    }
+    return scenario;
+}
+
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base) {
-    const core::Edit edit = core::with_imported_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
-    if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
-    return edit.scenario;
+    try {
+        const core::Edit edit = core::with_imported_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
+        if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
+        return edit.scenario;
+    } catch (const core::InputError& error) {
+        throw in_file(path, error, "model.hf_config");
+    }
 }
 
 }  // namespace app

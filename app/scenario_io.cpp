@@ -46,9 +46,9 @@ std::string open_scenario(AppState& state, const std::string& path) {
         remember_recent(state, path);
         return {};
     } catch (const core::InputError& error) {
-        return error.what();
+        return in_file(path, error, "scenario").what();
     } catch (const std::exception& error) {
-        return std::string("scenario: ") + error.what();
+        return path + ": " + error.what();
     }
 }
 
@@ -64,7 +64,7 @@ std::string open_baseline(AppState& state, const std::string& path) {
         state.history.record_baseline(state.applied, before, baseline_slot(state), "Open baseline");
         return {};
     } catch (const core::InputError& error) {
-        return path + ": " + error.what();
+        return in_file(path, error, "scenario").what();
     } catch (const std::exception& error) {
         return path + ": " + error.what();
     }

@@ -23,7 +23,8 @@ std::string shape_cells_state(const core::ServingShapeRow& row) {
 int run_serve(const core::Scenario& scenario, OutputFormat format) {
     const core::Report report = core::evaluate(scenario);
     const core::ServingCurves curves = core::serving_curves(scenario, report.serving);
-    const bool met = report.serving.answer.verdict == core::ServingVerdict::meets;
+    // The exit status follows the budget: a service that needs more GPUs than it may use is not met.
+    const bool met = core::serving_outcome(report.serving) == core::ServingOutcome::meets;
     if (format != OutputFormat::table) {
         nlohmann::ordered_json json = serving_json(scenario, report);
         nlohmann::ordered_json shapes = nlohmann::ordered_json::array();

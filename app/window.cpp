@@ -17,16 +17,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace app {
 namespace {
 
 constexpr int kSettleFrames = 3;            // frames drawn after input before sleeping: hover, popups and layout settle
-constexpr double kIdleWakeSeconds = 1.0;    // asleep, the window still redraws this often (nothing should need it)
 constexpr double kTypingWakeSeconds = 0.5;  // while a text field has the keys: its caret blinks
 constexpr double kFrameSeconds = 1.0 / 60;  // animating without vsync (Xvfb), frames are paced to 60 per second
 constexpr double kMaxStepSeconds = 0.1;     // an animation never jumps by more than this between two frames
@@ -145,12 +146,18 @@ bool WindowLoop::idle() const {
 bool WindowLoop::frame(bool allow_wait) {
     if (closed_) return false;
     if (allow_wait) {
-        // Asleep until input when nothing moves; otherwise paced to 60 frames a second (vsync already paces a real display).
+        // Asleep until input when nothing moves (no frame drawn at all, but a text field's caret blinking); otherwise paced
+        // to 60 frames a second from the start of the last frame (vsync already paces a real display; Xvfb has none).
         const double now = glfwGetTime();
-        const double typing = ImGui::GetIO().WantTextInput ? kTypingWakeSeconds : kIdleWakeSeconds;
-        const double wait = idle() && !widgets::take_frame_request() ? typing : std::max(0.0, kFrameSeconds - (now - last_frame_seconds_));
-        if (wait > 0) glfwWaitEventsTimeout(wait);
-        else glfwPollEvents();
+        const bool asleep = idle() && !widgets::take_frame_request();
+        const double wait = std::max(0.0, kFrameSeconds - (now - last_frame_seconds_));
+        if (asleep && !ImGui::GetIO().WantTextInput) glfwWaitEvents();
+        else if (asleep) glfwWaitEventsTimeout(kTypingWakeSeconds);
+        else {
+            // Input arriving mid-wait does not cut it short: an animation with the mouse moving still runs at 60 a second.
+            if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+            glfwPollEvents();
+        }
         last_frame_seconds_ = glfwGetTime();
     } else {
         glfwPollEvents();

@@ -399,3 +399,32 @@ TEST_CASE("FSDP2 reduce-scatters each block's gradients as its backward ends: th
     // The stack's peak: what the replay's allocator reserved at its peak, with NCCL's buffers beside it.
     CHECK(report.memory.per_gpu.peak_bytes == Approx(report.memory.peak_reserved_bytes + report.memory.per_gpu.comm_buffers_bytes).epsilon(1e-6));
 }
+
+TEST_CASE("Every shipped scenario, lesson scene and Hugging Face H200 run: the curve reaches the allocated peak it is marked with, "
+          "and a peak inside an op is a point of its own, labelled", "[memory][timeline]") {
+    for (const Named& named : every_scenario()) {
+        INFO(named.name);
+        const core::Report report = core::evaluate(named.scenario);
+        const core::MemoryTimeline& timeline = report.memory.timeline;
+        REQUIRE_FALSE(timeline.points.empty());
+        double highest = 0;
+        for (const core::TimelinePoint& point : timeline.points) highest = std::max(highest, point.allocated_bytes);
+        // The warm-up step can hold more than the recorded one only by what the allocator rounds; never a curve below its peak.
+        CHECK(highest == Approx(timeline.peak_allocated_bytes).epsilon(0.002));
+        const core::TimelinePoint& peak = timeline.points.at(static_cast<std::size_t>(timeline.peak_point));
+        CHECK(peak.allocated_bytes == highest);
+        if (peak.inside_op) CHECK(core::timeline_peak_text(timeline).rfind("inside ", 0) == 0);
+    }
+}
+
+TEST_CASE("Llama 3 8B QLoRA on one RTX 4090: its peak falls inside an op, and the curve and memory's table reach it", "[memory][timeline][qlora]") {
+    const core::Scenario scenario = core_tests::shipped("llama3-8b-qlora-rtx4090.json");
+    const core::Report report = core::evaluate(scenario);
+    const core::MemoryTimeline& timeline = report.memory.timeline;
+    const core::TimelinePoint& peak = timeline.points.at(static_cast<std::size_t>(timeline.peak_point));
+    CHECK(peak.inside_op);
+    CHECK(peak.allocated_bytes == Approx(timeline.peak_allocated_bytes).epsilon(0.002));
+    const core::MemoryTimelineFigure figure = core::memory_timeline_figure(scenario, report, core::explain(scenario, report));
+    const double drawn_most = *std::max_element(figure.detail.allocated_bytes.begin(), figure.detail.allocated_bytes.end());
+    CHECK(drawn_most == Approx(figure.detail.peak_allocated_bytes).epsilon(0.002));
+}

@@ -292,3 +292,20 @@ TEST_CASE("A Llama 3.1 8B config.json imports at the scenario's 8,192 tokens, no
     CHECK(core::parse_hf_config(R"({"_name_or_path": "meta-llama/Llama-3.1-8B", "hidden_size": 4096, "num_hidden_layers": 32,
         "num_attention_heads": 32, "vocab_size": 128256})").name == "meta-llama/Llama-3.1-8B");
 }
+
+TEST_CASE("Scenario edits: '+' on 64 GPUs steps to the next DP the DP slider offers, not to 65 with the batch bumped", "[scenario_edits]") {
+    const core::Scenario scenario = core::default_scenario();
+    REQUIRE(scenario.cluster.gpus == 64);
+    const core::Choices choices = core::choices_of(scenario);
+    for (int direction : {+1, -1}) {
+        const int gpus = core::next_gpus(scenario, direction);
+        const long long replica = core::gpus_per_replica(scenario.parallel);
+        INFO("direction " << direction << ": " << gpus << " GPUs");
+        REQUIRE(gpus % replica == 0);
+        CHECK(std::find(choices.dp.begin(), choices.dp.end(), static_cast<int>(gpus / replica)) != choices.dp.end());
+        const core::Edit edit = core::with_gpus(scenario, gpus);
+        REQUIRE(edit.ok());
+        CHECK(edit.scenario.train.global_batch == scenario.train.global_batch);  // the batch is held, as DP's tooltip says
+    }
+    CHECK(core::next_gpus(scenario, +1) != 65);
+}

@@ -34,12 +34,13 @@ TEST_CASE("Undo: GPUs 4,096 -> 4,104 -> 4,096 doubled the batch (512 -> 513 -> 1
     const core::Scenario start = pp8_on_4096();
     REQUIRE(start.train.global_batch == 512);
     core::ScenarioHistory history;
-    // Settled one edit at a time, as the sidebar's "+" and "-" did before a -/+ pair restored what "+" moved.
+    // Settled one edit at a time, as the sidebar's controls did before a return to an earlier value restored its scenario.
     const core::Scenario plus = applied(core::with_gpus(start, core::next_gpus(start, +1)));
     REQUIRE(plus.cluster.gpus == 4104);
     REQUIRE(plus.train.global_batch == 513);
     history.record(start, plus, "GPUs");
-    const core::Scenario minus = applied(core::with_gpus(plus, core::next_gpus(plus, -1)));
+    // Typed back to 4,096 ("-" now steps to the DP the batch offers, 171 x 8): the settled edit doubles the batch again.
+    const core::Scenario minus = applied(core::with_gpus(plus, 4096));
     REQUIRE(minus.cluster.gpus == 4096);
     REQUIRE(minus.train.global_batch == 1024);
     history.record(plus, minus, "GPUs");

@@ -5,7 +5,11 @@
 #include "core/model/format.h"
 #include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
+#include "core/cost/serving/serving.h"
 #include "tests/test_scenarios.h"
+
+#include <fstream>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -278,4 +282,43 @@ TEST_CASE("Seed 000 'three walls in one picture': each fraction grows with N and
     // The time wall is linear in N (6 N D): at 40 % MFU on 64 H100s, 15T tokens reach 90 days at N = 2.19e9.
     REQUIRE(curves.crossing_params[static_cast<int>(core::WallKind::time)] ==
             Approx(90 * 86400.0 * 64 * 989e12 * 0.4 / (6.0 * 15e12)).epsilon(0.02));
+}
+
+TEST_CASE("Every shipped scenario: a serving wall it does not ask about is no verdict, and serve's verdict follows the budget", "[walls][serving]") {
+    for (const std::string& name : core_tests::shipped_scenarios()) {
+        INFO(name);
+        std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/" + name);
+        std::stringstream text;
+        text << file.rdbuf();
+        const core::Scenario scenario = core::parse_scenario(text.str());
+        const core::Report report = core::evaluate(scenario);
+        const core::WallsReport walls = core::walls_of(scenario, report);
+        const core::Wall& serving = wall(walls, core::WallKind::serving);
+        CHECK(serving.asked == (text.str().find("\"serving\"") != std::string::npos));
+        if (!serving.asked) CHECK(walls.binding != static_cast<int>(core::WallKind::serving));
+        // serve says "meets" (and exits 0) only where the GPUs it needs are within the budget the walls measure against.
+        const core::ServingOutcome outcome = core::serving_outcome(report.serving);
+        CHECK((outcome == core::ServingOutcome::meets) == (report.serving.answer.verdict == core::ServingVerdict::meets && !serving.over));
+    }
+}
+
+TEST_CASE("Llama 3 8B QLoRA on one RTX 4090: the fine-tune's verdict is memory or time, and its example service is over its one-GPU budget", "[walls][serving]") {
+    std::ifstream file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/scenarios/llama3-8b-qlora-rtx4090.json");
+    std::stringstream text;
+    text << file.rdbuf();
+    const core::Scenario scenario = core::parse_scenario(text.str());
+    const core::Report report = core::evaluate(scenario);
+    const core::WallsReport walls = core::walls_of(scenario, report);
+    REQUIRE_FALSE(scenario.serving.asked);
+    CHECK(walls.binding != static_cast<int>(core::WallKind::serving));
+    CHECK(walls.summary.find("Serving") == std::string::npos);
+    // 10 QPS of 1,024 + 256 tokens needs more than the single 4090 the cluster has: serve does not call that met.
+    REQUIRE(report.serving.answer.verdict == core::ServingVerdict::meets);
+    REQUIRE(report.serving.answer.gpus > 1);
+    CHECK(core::serving_outcome(report.serving) == core::ServingOutcome::over_budget);
+    CHECK(std::string(core::serving_outcome_key(core::serving_outcome(report.serving))) == "over_budget");
+    // The same scenario asking about that service makes it the binding wall.
+    core::Scenario asking = scenario;
+    asking.serving.asked = true;
+    CHECK(core::walls_of(asking, report).binding == static_cast<int>(core::WallKind::serving));
 }

@@ -177,7 +177,154 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
     return changed;
 }
 
+// The number fields' refusal of a value outside its range, one sentence for every field and slider.
+std::string range_refusal(double min_value, double max_value, const std::string& typed) {
+    return "must be between " + core::format_typed(min_value) + " and " + core::format_typed(max_value) + ", got " + typed;
+}
+
+// The slider Ctrl+click turned into a text field (one at a time), its text so far, and a refusal shown under a slider.
+struct SliderTyping {
+    ImGuiID id = 0;
+    std::string text;
+    bool took_keys = false;  // the field has had the keys: leaving it now applies
+};
+SliderTyping g_slider_typing;
+struct SliderRefusal {
+    ImGuiID id = 0;
+    std::string text;
+};
+SliderRefusal g_slider_refusal;
+
+// Draws the slider, or the field Ctrl+click made of it. Returns the text once the field is left with something new.
+template <typename DrawSlider>
+std::optional<std::string> slider_or_field(const char* label, const std::string& value_text, DrawSlider draw_slider, bool& slider_changed) {
+    const ImGuiID id = ImGui::GetID(label);
+    slider_changed = false;
+    if (g_slider_typing.id != id) {
+        slider_changed = draw_slider();
+        // The click that starts typing is not a drag: the slider's value stays.
+        if (ImGui::IsItemActivated() && ImGui::GetIO().KeyCtrl) {
+            slider_changed = false;
+            g_slider_typing = {id, value_text, false};
+        }
+        return std::nullopt;
+    }
+    if (!g_slider_typing.took_keys) ImGui::SetKeyboardFocusHere();
+    std::string text = g_slider_typing.text;
+    ImGui::PushID("typed");
+    ImGui::InputText(label, &text, ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_AutoSelectAll | ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool active = ImGui::IsItemActive();
+    ImGui::PopID();
+    if (active) {
+        g_slider_typing.text = text;
+        g_slider_typing.took_keys = true;
+        return std::nullopt;
+    }
+    if (!g_slider_typing.took_keys) return std::nullopt;  // the field takes the keys next frame
+    const bool escaped = ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false);
+    g_slider_typing = {};
+    if (escaped || trimmed_text(text) == value_text) return std::nullopt;
+    return trimmed_text(text);
+}
+
+// A refusal of what was typed into a slider, under it until the slider next changes.
+void refuse_slider(const char* label, const std::string& problem) {
+    const std::string name = std::string(label).substr(0, std::string(label).find("##"));
+    g_slider_refusal = {ImGui::GetID(label), (name.empty() ? std::string("value") : name) + ": " + problem};
+}
+void draw_slider_refusal(const char* label, bool changed) {
+    const ImGuiID id = ImGui::GetID(label);
+    if (g_slider_refusal.id != id) return;
+    if (changed) {
+        g_slider_refusal = {};
+        return;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, color4(palette().warning));
+    wrapped_textf("  Not applied: %s", g_slider_refusal.text.c_str());
+    ImGui::PopStyleColor();
+}
+
 }  // namespace
+
+bool slider_int(const char* label, int* value, int min_value, int max_value, const char* format, int flags) {
+    bool changed = false;
+    const std::optional<std::string> typed = slider_or_field(label, std::to_string(*value), [&] {
+        return ImGui::SliderInt(label, value, min_value, max_value, format, flags | ImGuiSliderFlags_NoInput);
+    }, changed);
+    if (typed) {
+        const TypedNumber number = parse_whole_number(*typed);
+        if (!number.value) refuse_slider(label, number.problem);
+        else if (*number.value < min_value || *number.value > max_value) refuse_slider(label, range_refusal(min_value, max_value, *typed));
+        else {
+            changed = *value != static_cast<int>(*number.value);
+            *value = static_cast<int>(*number.value);
+        }
+    }
+    draw_slider_refusal(label, changed);
+    return changed;
+}
+
+namespace {
+
+template <typename Real, typename DrawSlider>
+bool real_slider(const char* label, Real* value, Real min_value, Real max_value, DrawSlider draw_slider) {
+    bool changed = false;
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "%g", static_cast<double>(*value));
+    const std::optional<std::string> typed = slider_or_field(label, shown, draw_slider, changed);
+    if (typed) {
+        char* end = nullptr;
+        const double number = std::strtod(typed->c_str(), &end);
+        if (typed->empty() || end == typed->c_str() || *end != '\0') refuse_slider(label, "\"" + *typed + "\" is not a number");
+        else if (!std::isfinite(number) || number < min_value || number > max_value) refuse_slider(label, range_refusal(min_value, max_value, *typed));
+        else {
+            changed = *value != static_cast<Real>(number);
+            *value = static_cast<Real>(number);
+        }
+    }
+    draw_slider_refusal(label, changed);
+    return changed;
+}
+
+}  // namespace
+
+bool slider_float(const char* label, float* value, float min_value, float max_value, const char* format, int flags) {
+    return real_slider(label, value, min_value, max_value,
+                       [&] { return ImGui::SliderFloat(label, value, min_value, max_value, format, flags | ImGuiSliderFlags_NoInput); });
+}
+
+bool slider_double(const char* label, double* value, double min_value, double max_value, const char* format, int flags) {
+    return real_slider(label, value, min_value, max_value, [&] {
+        return ImGui::SliderScalar(label, ImGuiDataType_Double, value, &min_value, &max_value, format, flags | ImGuiSliderFlags_NoInput);
+    });
+}
+
+bool choice_slider(const char* label, int* index, const std::vector<int>& values, const char* shown, int flags) {
+    if (values.empty()) return false;
+    bool changed = false;
+    const int last = static_cast<int>(values.size()) - 1;
+    *index = std::clamp(*index, 0, last);
+    const std::optional<std::string> typed = slider_or_field(label, std::to_string(values[static_cast<std::size_t>(*index)]), [&] {
+        return ImGui::SliderInt(label, index, 0, last, shown, flags | ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput);
+    }, changed);
+    if (typed) {
+        const TypedNumber number = parse_whole_number(*typed);
+        const auto found = number.value ? std::find(values.begin(), values.end(), *number.value) : values.end();
+        if (!number.value) refuse_slider(label, number.problem);
+        else if (found == values.end()) {
+            std::string allowed;
+            for (std::size_t i = 0; i < values.size() && i < 24; ++i) allowed += (i ? ", " : "") + std::to_string(values[i]);
+            if (values.size() > 24) allowed += ", ...";
+            refuse_slider(label, "must be one of " + allowed + ", got " + *typed);
+        } else {
+            const int chosen = static_cast<int>(found - values.begin());
+            changed = chosen != *index;
+            *index = chosen;
+        }
+    }
+    draw_slider_refusal(label, changed);
+    return changed;
+}
 
 bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format, std::string* problem) {
     if (figure_mode()) return false;
@@ -199,7 +346,7 @@ bool committed_number_input(const char* label, double& value, double min_value, 
     std::string refusal;
     if (trimmed.empty() || end == trimmed.c_str() || *end != '\0') refusal = "\"" + trimmed + "\" is not a number";
     else if (!std::isfinite(typed) || typed < min_value || typed > max_value) {
-        refusal = "must be between " + core::format_typed(min_value) + " and " + core::format_typed(max_value) + ", got " + trimmed;
+        refusal = range_refusal(min_value, max_value, trimmed);
     }
     if (!refusal.empty()) {  // the field shows the value again; the caller says why under the control
         if (problem) *problem = refusal;
@@ -375,8 +522,8 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
         int index = core::nearest_choice_index(*values, current);
         const std::string shown = std::to_string(current);  // the slider prints the value, not the index
         const int last = static_cast<int>(values->size()) - 1;
-        if (ImGui::SliderInt(shown_label.c_str(), &index, 0, std::max(0, last), shown.c_str(), ImGuiSliderFlags_AlwaysClamp) &&
-            (*values)[index] != current) {
+        (void)last;
+        if (choice_slider(shown_label.c_str(), &index, *values, shown.c_str()) && (*values)[index] != current) {
             changed = apply_stepped_edit(core::with_axis(scenario, axis, (*values)[index]), current, (*values)[index], scenario, feedback, label);
         }
     }
@@ -392,7 +539,7 @@ bool zero_slider(const char* label, core::Scenario& scenario, EditFeedback& feed
     if (figure_mode()) return false;
     int stage = scenario.parallel.zero;
     bool changed = false;
-    if (ImGui::SliderInt(widget_label(label).c_str(), &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
+    if (slider_int(widget_label(label).c_str(), &stage, 0, 3, "stage %d", ImGuiSliderFlags_AlwaysClamp) && stage != scenario.parallel.zero) {
         changed = apply_edit(core::with_zero(scenario, stage), scenario, feedback, label);
     }
     explain_last_item("ZeRO-1 shards the optimizer state over the data-parallel ranks, ZeRO-2 also the gradients, ZeRO-3 also the weights.",
@@ -444,7 +591,7 @@ bool load_imbalance_slider(const char* label, core::Scenario& scenario, EditFeed
     if (figure_mode()) return false;
     float imbalance = static_cast<float>(scenario.moe.load_imbalance);
     bool changed = false;
-    if (ImGui::SliderFloat(widget_label(label).c_str(), &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
+    if (slider_float(widget_label(label).c_str(), &imbalance, 1.0f, 4.0f, "%.2fx", ImGuiSliderFlags_AlwaysClamp) &&
         static_cast<double>(imbalance) != scenario.moe.load_imbalance) {
         changed = apply_edit(core::with_load_imbalance(scenario, imbalance), scenario, feedback, label);
     }
@@ -460,7 +607,7 @@ bool node_limit_slider(const char* label, core::Scenario& scenario, EditFeedback
     int nodes = scenario.moe.node_limit;
     bool changed = false;
     const std::string shown = nodes == 0 ? std::string("any") : core::format_counted(nodes, "node", "nodes");
-    if (ImGui::SliderInt(widget_label(label).c_str(), &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
+    if (slider_int(widget_label(label).c_str(), &nodes, 0, 16, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) && nodes != scenario.moe.node_limit) {
         changed = apply_edit(core::with_node_limit(scenario, nodes), scenario, feedback, label);
     }
     explain_last_item("Node-limited routing: each token's experts on at most this many nodes, one InfiniBand copy per node, "
@@ -562,8 +709,7 @@ bool lora_rank_slider(const char* label, core::Scenario& scenario, EditFeedback&
     int index = core::nearest_choice_index(ranks, current);
     const std::string shown = std::to_string(current);  // the slider prints the rank, not the index
     bool changed = false;
-    if (ImGui::SliderInt(widget_label(label).c_str(), &index, 0, static_cast<int>(ranks.size()) - 1, shown.c_str(), ImGuiSliderFlags_AlwaysClamp) &&
-        ranks[index] != current) {
+    if (choice_slider(widget_label(label).c_str(), &index, ranks, shown.c_str()) && ranks[index] != current) {
         changed = apply_edit(core::with_lora_rank(scenario, ranks[index]), scenario, feedback, label);
     }
     explain_last_item("The adapters' rank r: each adapted linear of in x out gains r x (in + out) trainable parameters.",
@@ -576,7 +722,7 @@ bool fragmentation_slider(const char* label, core::Scenario& scenario, EditFeedb
     if (recipe_sets(label, scenario, "memory.fragmentation")) return false;
     float percent = static_cast<float>(scenario.memory.fragmentation * 100.0);
     bool changed = false;
-    if (ImGui::SliderFloat(widget_label(label).c_str(), &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
+    if (slider_float(widget_label(label).c_str(), &percent, 0.0f, 30.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
         changed = apply_edit(core::with_fragmentation(scenario, percent / 100.0), scenario, feedback, label);
     }
     draw_feedback(label, feedback);

@@ -64,6 +64,15 @@ void draw_feedback(const char* control, const EditFeedback& feedback);
 bool committed_number_input(const char* label, double& value, double min_value, double max_value, const char* format = "%.2f",
                             std::string* problem = nullptr);
 
+// ImGui's sliders, with Ctrl+click typing done as the number fields do it: the text is read whole ("1e30" is 1e30, not
+// "130"), applied on Enter or when the field loses focus, and a value the slider cannot hold is refused under it in the
+// number fields' words ("must be between 1 and 128, got 1e30"), never clamped. A choice slider's typed text is a value,
+// not the index the slider runs over, and must be one of the values. Each returns whether the value changed.
+bool slider_int(const char* label, int* value, int min_value, int max_value, const char* format = "%d", int flags = 0);
+bool slider_float(const char* label, float* value, float min_value, float max_value, const char* format = "%.3f", int flags = 0);
+bool slider_double(const char* label, double* value, double min_value, double max_value, const char* format, int flags = 0);
+bool choice_slider(const char* label, int* index, const std::vector<int>& values, const char* shown, int flags = 0);
+
 bool model_combo(const char* label, core::Scenario&, EditFeedback&);
 bool precision_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpu_combo(const char* label, core::Scenario&, EditFeedback&);

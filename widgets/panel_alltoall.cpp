@@ -3,6 +3,7 @@
 // core/lessons/alltoall_steps routes the tokens and says what has moved at t; this file only draws it.
 #include "core/lessons/alltoall_steps.h"
 #include "core/model/format.h"
+#include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -452,13 +453,13 @@ void draw_scenario_controls(AllToAllPanelState& state, const core::Scenario& sce
     choice_combo("routing", options.routing, routings, routing_label);
     if (options.routing == ExpertRouting::skewed) {
         ImGui::SetNextItemWidth(em * 8.0f);
-        ImGui::SliderFloat("skew s (Zipf)", &options.skew, 0.0f, 2.0f, "%.2f");
+        slider_float("skew s (Zipf)", &options.skew, 0.0f, 2.0f, "%.2f");
     }
     const int scenario_tokens = core::alltoall_inputs_of_scenario(scenario).tokens_per_rank;
     const int budget = core::alltoall_max_tokens_per_rank(in.ep_ranks, in.experts, kInteractiveDecisions);
     int tokens = std::min(options.tokens_per_rank > 0 ? options.tokens_per_rank : scenario_tokens, budget);
     ImGui::SetNextItemWidth(em * 8.0f);
-    if (ImGui::SliderInt("tokens per GPU T", &tokens, 1, std::max(1, std::min(budget, 65536)), "%d", ImGuiSliderFlags_Logarithmic))
+    if (slider_int("tokens per GPU T", &tokens, 1, std::max(1, std::min(budget, 65536)), "%d", ImGuiSliderFlags_Logarithmic))
         options.tokens_per_rank = tokens;
     if (scenario_tokens > budget && options.tokens_per_rank == 0) {
         dim_text("T: the scenario's " + core::format_whole(scenario_tokens) + " tokens per GPU, capped at " + core::format_whole(budget) +
@@ -479,7 +480,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
         if (kEpChoices[i] == options.ep_ranks) ep_index = i;
     ImGui::SetNextItemWidth(width);
     const std::string ep_text = std::to_string(options.ep_ranks);
-    if (ImGui::SliderInt("EP ranks (GPUs)", &ep_index, 0, int(std::size(kEpChoices)) - 1, ep_text.c_str())) options.ep_ranks = kEpChoices[ep_index];
+    if (slider_int("EP ranks (GPUs)", &ep_index, 0, int(std::size(kEpChoices)) - 1, ep_text.c_str())) options.ep_ranks = kEpChoices[ep_index];
     const int node = options.gpus_per_node > 0 ? options.gpus_per_node : scenario.cluster.gpus_per_node;
     same_line_if_fits(labelled_width(em * 4.0f, "GPUs per node"), em);
     ImGui::SetNextItemWidth(em * 4.0f);
@@ -492,22 +493,22 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     }
     ImGui::SetNextItemWidth(width);
     const std::string experts_text = std::to_string(options.ep_ranks * options.experts_per_gpu) + " (%d per GPU)";
-    ImGui::SliderInt("experts E", &options.experts_per_gpu, 1, 16, experts_text.c_str());
+    slider_int("experts E", &options.experts_per_gpu, 1, 16, experts_text.c_str());
     same_line_if_fits(labelled_width(em * 5.0f, "top-k"), em);
     ImGui::SetNextItemWidth(em * 5.0f);
-    ImGui::SliderInt("top-k", &options.top_k, 1, std::min(16, options.ep_ranks * options.experts_per_gpu));
+    slider_int("top-k", &options.top_k, 1, std::min(16, options.ep_ranks * options.experts_per_gpu));
     ImGui::SetNextItemWidth(em * 14.0f);
     constexpr ExpertRouting routings[] = {ExpertRouting::balanced, ExpertRouting::random, ExpertRouting::skewed};
     choice_combo("routing", options.routing, routings, routing_label);
     if (options.routing == ExpertRouting::skewed) {
         ImGui::SetNextItemWidth(width);
-        ImGui::SliderFloat("skew s (Zipf)", &options.skew, 0.0f, 2.0f, "%.2f");
+        slider_float("skew s (Zipf)", &options.skew, 0.0f, 2.0f, "%.2f");
     }
     const int per_node = std::min(node, options.ep_ranks);
     const int nodes = std::max(1, options.ep_ranks / per_node);
     ImGui::SetNextItemWidth(width);
     const std::string limit_text = options.max_nodes_per_token == 0 ? std::string("off") : core::format_counted(options.max_nodes_per_token, "node", "nodes");
-    if (nodes > 1) ImGui::SliderInt("node limit M", &options.max_nodes_per_token, 0, nodes - 1, limit_text.c_str());
+    if (nodes > 1) slider_int("node limit M", &options.max_nodes_per_token, 0, nodes - 1, limit_text.c_str());
     else ImGui::TextDisabled("node limit M: one node only");
     same_line_if_fits(labelled_width(ImGui::GetFrameHeight(), "FP8 dispatch"), em);
     ImGui::Checkbox("FP8 dispatch", &options.fp8_dispatch);
@@ -515,7 +516,7 @@ void draw_controls(AllToAllPanelState& state, const core::Scenario& scenario) {
     const int budget = core::alltoall_max_tokens_per_rank(options.ep_ranks, options.ep_ranks * options.experts_per_gpu, kInteractiveDecisions);
     int tokens = std::min(options.tokens_per_rank > 0 ? options.tokens_per_rank : scenario_tokens, budget);
     ImGui::SetNextItemWidth(width);
-    if (ImGui::SliderInt("tokens per GPU T", &tokens, 1, std::max(1, std::min(budget, 65536)), "%d", ImGuiSliderFlags_Logarithmic))
+    if (slider_int("tokens per GPU T", &tokens, 1, std::max(1, std::min(budget, 65536)), "%d", ImGuiSliderFlags_Logarithmic))
         options.tokens_per_rank = tokens;
     same_line_if_fits(ImGui::CalcTextSize("from scenario").x + ImGui::GetStyle().FramePadding.x * 2, em);
     if (ImGui::SmallButton("from scenario")) {

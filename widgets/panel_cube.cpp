@@ -5,6 +5,7 @@
 #include "core/cost/serving/serving_text.h"
 #include "core/lessons/regime.h"
 #include "core/lessons/walls.h"
+#include "widgets/controls.h"
 #include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -523,6 +524,7 @@ void draw_budgets(core::Scenario& scenario, const core::Report& report) {
     section_heading("The budgets behind the axes");
     core::TrainSpec& train = scenario.train;
     core::ServingSpec& serving = scenario.serving;
+    const core::ServingSpec before = serving;
     const int serving_gpus = report.serving.gpu_budget;
     const std::string serving_gpus_text = core::format_counted(serving_gpus, "GPU", "GPUs") + (serving.gpus > 0 ? "" : " (the cluster's)");
     if (figure_mode()) {  // a document states the budgets; the sliders are for the live window
@@ -532,18 +534,19 @@ void draw_budgets(core::Scenario& scenario, const core::Report& report) {
     } else {
         float deadline_days = static_cast<float>(train.deadline_days);
         budget_row("Deadline");
-        if (ImGui::SliderFloat("##deadline", &deadline_days, 1.0f, 3650.0f,
+        if (slider_float("##deadline", &deadline_days, 1.0f, 3650.0f,
                                literal_format(core::format_seconds(train.deadline_days * 86400.0)).c_str(), ImGuiSliderFlags_Logarithmic))
             train.deadline_days = std::clamp(static_cast<double>(deadline_days), 1.0, 3650.0);
         float queries_per_s = static_cast<float>(serving.target_qps);
         budget_row("Target rate");
-        if (ImGui::SliderFloat("##target_qps", &queries_per_s, 0.01f, 1000.0f,
+        if (slider_float("##target_qps", &queries_per_s, 0.01f, 1000.0f,
                                literal_format(core::format_number(serving.target_qps) + " queries/s").c_str(), ImGuiSliderFlags_Logarithmic))
             serving.target_qps = std::clamp(static_cast<double>(queries_per_s), 0.01, 1000.0);
         int gpus = serving_gpus;
         budget_row("Serving GPUs");
-        if (ImGui::SliderInt("##serving_gpus", &gpus, 1, 16384, literal_format(serving_gpus_text).c_str(), ImGuiSliderFlags_Logarithmic))
+        if (slider_int("##serving_gpus", &gpus, 1, 16384, literal_format(serving_gpus_text).c_str(), ImGuiSliderFlags_Logarithmic))
             serving.gpus = std::clamp(gpus, 1, 16384);
+        if (!(serving == before)) serving.asked = true;  // moving a service's control asks about that service
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
     wrapped_textf("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: %s.", core::format_count(train.tokens).c_str(),

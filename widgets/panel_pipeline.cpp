@@ -4,6 +4,7 @@
 #include "core/cost/kernels/pipeline_schedule.h"
 #include "core/cost/report/diff_report.h"
 #include "core/cost/step/step.h"
+#include "widgets/controls.h"
 #include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -214,7 +215,7 @@ void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
         const float slider_width = font * 9.0f;
         const float spacing = font * 1.5f;
         ImGui::SetNextItemWidth(slider_width);
-        if (ImGui::SliderInt("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
+        if (slider_int("GPUs p", &state.stages, 1, kMaxStages)) constrain_microbatches(state);
         same_line_if_fits(labelled_width(slider_width, "micro-batches m"), spacing);
         ImGui::SetNextItemWidth(slider_width);
         if (shows_interleaved(state) && state.virtual_chunks > 1) {
@@ -222,35 +223,35 @@ void draw_controls(PipelinePanelState& state, PanelContext& ctx) {
             int multiples = state.microbatches / state.stages;
             char format[48];
             std::snprintf(format, sizeof format, "%d (%%d x p)", state.microbatches);
-            if (ImGui::SliderInt("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
+            if (slider_int("micro-batches m", &multiples, 1, kMaxMicrobatches / state.stages, format))
                 state.microbatches = multiples * state.stages;
         } else if (shows_dualpipe(state)) {
-            if (ImGui::SliderInt("micro-batches m", &state.microbatches, 2 * state.stages, kMaxMicrobatches)) constrain_microbatches(state);
+            if (slider_int("micro-batches m", &state.microbatches, 2 * state.stages, kMaxMicrobatches)) constrain_microbatches(state);
         } else {
-            ImGui::SliderInt("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
+            slider_int("micro-batches m", &state.microbatches, 1, kMaxMicrobatches);
         }
         if (shows_interleaved(state)) {
             same_line_if_fits(labelled_width(font * 6.0f, "chunks per GPU v"), spacing);
             ImGui::SetNextItemWidth(font * 6.0f);
-            if (ImGui::SliderInt("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
+            if (slider_int("chunks per GPU v", &state.virtual_chunks, 1, kMaxChunks)) constrain_microbatches(state);
         }
 
         ImGui::SetNextItemWidth(slider_width);
-        if (ImGui::SliderFloat("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        if (slider_float("B (input grad)", &state.backward_input, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
         same_line_if_fits(labelled_width(slider_width, "W (weight grad)"), spacing);
         ImGui::SetNextItemWidth(slider_width);
-        if (ImGui::SliderFloat("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
+        if (slider_float("W (weight grad)", &state.weight_grad, 0.25f, 4.0f, "%.2f T_F")) constrain_microbatches(state);
         if (shows_dualpipe(state)) {
             // The overlapped cell: from the longer half (all of the other hidden) to both in a row (nothing gained).
             same_line_if_fits(labelled_width(slider_width, "F&B (overlapped)"), spacing);
             ImGui::SetNextItemWidth(slider_width);
             const float backward = state.backward_input + state.weight_grad;
-            if (ImGui::SliderFloat("F&B (overlapped)", &state.forward_backward, std::max(1.0f, backward), 1.0f + backward, "%.2f T_F"))
+            if (slider_float("F&B (overlapped)", &state.forward_backward, std::max(1.0f, backward), 1.0f + backward, "%.2f T_F"))
                 constrain_microbatches(state);
         }
         same_line_if_fits(labelled_width(slider_width, "send/recv"), spacing);
         ImGui::SetNextItemWidth(slider_width);
-        ImGui::SliderFloat("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
+        slider_float("send/recv", &state.p2p, 0.0f, 2.0f, "%.2f T_F");
         const char* reset = "Reset to scenario";
         same_line_if_fits(ImGui::CalcTextSize(reset).x + ImGui::GetStyle().FramePadding.x * 2, spacing);
         if (ImGui::Button(reset)) state.seeded_pp = -1;

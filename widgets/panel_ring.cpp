@@ -296,12 +296,12 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
                    const std::optional<core::LinkSpec>& group) {
     const float em = ImGui::GetFontSize();
     ImGui::SetNextItemWidth(em * 12.0f);
-    if (ImGui::SliderInt("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
+    if (slider_int("ranks n", &options.rank_count, core::ring_min_ranks, core::ring_max_ranks, "%d",
                          ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
         options.follow_scenario = false;  // exploring: the scenario no longer moves the slider
     if (options.rank_count > max_drawn_ranks) {
         ImGui::SetNextItemWidth(em * 12.0f);
-        ImGui::SliderInt("shown around rank", &options.focus_rank, 0, options.rank_count - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
+        slider_int("shown around rank", &options.focus_rank, 0, options.rank_count - 1, "%d", ImGuiSliderFlags_AlwaysClamp);
         explain_last_item("The ring is too large to draw rank by rank: the panel shows the ranks around this one; the others pass "
                           "their chunks the same way in the same step.");
     }
@@ -332,11 +332,11 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
     }
     if (options.link_choice == LinkChoice::custom) {
         ImGui::SetNextItemWidth(em * 9.0f);
-        ImGui::SliderFloat("GB/s per direction", &options.custom_gb_per_s, 1.0f, 2000.0f, "%.0f",
+        slider_float("GB/s per direction", &options.custom_gb_per_s, 1.0f, 2000.0f, "%.0f",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
         ImGui::SameLine();
         ImGui::SetNextItemWidth(em * 7.0f);
-        ImGui::SliderFloat("latency (us)", &options.custom_latency_us, 0.1f, 100.0f, "%.1f",
+        slider_float("latency (us)", &options.custom_latency_us, 0.1f, 100.0f, "%.1f",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     }
 
@@ -345,7 +345,7 @@ void draw_controls(RingPanelOptions& options, const core::Scenario& scenario, co
     if (ImGui::RadioButton("S =", !options.buffer_from_model)) options.buffer_from_model = false;
     ImGui::SameLine();
     ImGui::SetNextItemWidth(em * 7.0f);
-    if (ImGui::SliderFloat("GB##buffer", &options.custom_buffer_gb, 0.001f, 1000.0f, "%.3g",
+    if (slider_float("GB##buffer", &options.custom_buffer_gb, 0.001f, 1000.0f, "%.3g",
                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
         options.buffer_from_model = false;
 }

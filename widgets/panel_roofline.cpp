@@ -5,6 +5,7 @@
 #include "core/lessons/measured_points.h"
 #include "core/cost/kernels/roofline.h"
 #include "core/lessons/textbook_kernels.h"
+#include "widgets/controls.h"
 #include "widgets/comparison.h"
 #include "widgets/figure.h"
 #include "widgets/kernel_selection.h"
@@ -227,7 +228,7 @@ void draw_controls(RooflineOptions& options, PanelContext& ctx) {
     }
     int batch = decode_batch_at(ctx.playback.t_seconds);
     ImGui::SetNextItemWidth(field_width);
-    if (ImGui::SliderInt("decode batch", &batch, 1, 1 << kMaxDecodeDoublings, "%d", ImGuiSliderFlags_Logarithmic)) {
+    if (slider_int("decode batch", &batch, 1, 1 << kMaxDecodeDoublings, "%d", ImGuiSliderFlags_Logarithmic)) {
         ctx.playback.scrub(std::log2(std::max(1, batch)));
     }
     explain_last_item("Play animates the batch from 1 to 1024, one doubling per second: the point climbs the HBM slope.");

@@ -5,6 +5,7 @@
 #include "core/cost/serving/serving.h"
 #include "core/cost/serving/serving_text.h"
 #include "core/model/format.h"
+#include "widgets/controls.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/fonts.h"
@@ -81,28 +82,29 @@ void control_label(const char* label, float width) {
 void draw_controls(ServingPanelState& state, core::ServingSpec& serving) {
     const float em = ImGui::GetFontSize();
     const float width = state.options.control_width_em * em;
+    const core::ServingSpec before = serving;
     ImGui::NewLine();
     float rate = static_cast<float>(serving.target_qps);
     control_label("rate", width);
-    if (ImGui::SliderFloat("rate", &rate, 0.01f, 10000.0f, literal(core::format_number(serving.target_qps) + " QPS").c_str(), ImGuiSliderFlags_Logarithmic))
+    if (slider_float("rate", &rate, 0.01f, 10000.0f, literal(core::format_number(serving.target_qps) + " QPS").c_str(), ImGuiSliderFlags_Logarithmic))
         serving.target_qps = std::clamp(static_cast<double>(rate), 0.01, 10000.0);
     explain_last_item("Queries per second the service must answer.");
     int prompt = serving.prompt_tokens;
     control_label("prompt", width);
-    if (ImGui::SliderInt("prompt", &prompt, 16, 131072, literal(core::format_whole(serving.prompt_tokens) + " tokens").c_str(), ImGuiSliderFlags_Logarithmic))
+    if (slider_int("prompt", &prompt, 16, 131072, literal(core::format_whole(serving.prompt_tokens) + " tokens").c_str(), ImGuiSliderFlags_Logarithmic))
         serving.prompt_tokens = std::clamp(prompt, 16, 131072);
     int output = serving.output_tokens;
     control_label("output", width);
-    if (ImGui::SliderInt("output", &output, 1, 32768, literal(core::format_whole(serving.output_tokens) + " tokens").c_str(), ImGuiSliderFlags_Logarithmic))
+    if (slider_int("output", &output, 1, 32768, literal(core::format_whole(serving.output_tokens) + " tokens").c_str(), ImGuiSliderFlags_Logarithmic))
         serving.output_tokens = std::clamp(output, 1, 32768);
     float ttft = static_cast<float>(serving.ttft_ms);
     control_label("TTFT", width);
-    if (ImGui::SliderFloat("TTFT", &ttft, 10.0f, 60000.0f, literal("<= " + core::format_seconds(serving.ttft_ms * 1e-3)).c_str(), ImGuiSliderFlags_Logarithmic))
+    if (slider_float("TTFT", &ttft, 10.0f, 60000.0f, literal("<= " + core::format_seconds(serving.ttft_ms * 1e-3)).c_str(), ImGuiSliderFlags_Logarithmic))
         serving.ttft_ms = std::clamp(static_cast<double>(ttft), 10.0, 60000.0);
     explain_last_item("Time to first token: the prompt's prefill, after the decode step in flight.");
     float tpot = static_cast<float>(serving.tpot_ms);
     control_label("TPOT", width);
-    if (ImGui::SliderFloat("TPOT", &tpot, 1.0f, 1000.0f, literal("<= " + core::format_seconds(serving.tpot_ms * 1e-3)).c_str(), ImGuiSliderFlags_Logarithmic))
+    if (slider_float("TPOT", &tpot, 1.0f, 1000.0f, literal("<= " + core::format_seconds(serving.tpot_ms * 1e-3)).c_str(), ImGuiSliderFlags_Logarithmic))
         serving.tpot_ms = std::clamp(static_cast<double>(tpot), 1.0, 1000.0);
     explain_last_item("Time per output token: one decode step of the batch, with the prompts prefilled meanwhile.");
     constexpr const char* precision_names[] = {"bf16", "fp8", "int4"};
@@ -113,6 +115,7 @@ void draw_controls(ServingPanelState& state, core::ServingSpec& serving) {
     int kv = serving.kv_bytes_per_element >= 2 ? 0 : 1;
     control_label("KV cache", width * 0.6f);
     if (ImGui::Combo("KV cache", &kv, precision_names, 2)) serving.kv_bytes_per_element = precision_bytes[kv];
+    if (!(serving == before)) serving.asked = true;  // moving a service's control asks about that service
 }
 
 const std::vector<std::string> kShapeHeaders = {"Replicas", "KV batch", "Batch", "TTFT", "TPOT", "Tokens/s per GPU", "GPUs"};

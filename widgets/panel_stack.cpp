@@ -60,8 +60,7 @@ void model_controls(core::Scenario& scenario, const core::Report& report, EditFe
     const double min_params = core::size_slider_min(report.memory.params);
     double params = std::clamp(report.memory.params, min_params, kMaxParams);
     const std::string shown = core::format_count(params) + " parameters";
-    if (ImGui::SliderScalar("Size", ImGuiDataType_Double, &params, &min_params, &kMaxParams, shown.c_str(),
-                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
+    if (slider_double("Size", &params, min_params, kMaxParams, shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
         apply_edit(core::with_params(scenario, params), scenario, feedback, "Size");
     }
     explain_last_item("A bare parameter count from 100M to 2T; its shape (layers, hidden) is synthesized for the activations: "

@@ -5,6 +5,7 @@
 #include "core/model/format.h"
 #include "core/cost/serving/serving_text.h"
 #include "core/lessons/walls.h"
+#include "widgets/controls.h"
 #include "widgets/comparison.h"
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
@@ -121,8 +122,8 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string shown = core::format_count(state.params) + " parameters";
     // The family's smallest member bounds the slider (a 128K-token vocabulary alone is hundreds of millions of parameters).
     const double slider_min = state.curves.params.empty() ? state.options.min_params : std::max(state.options.min_params, state.curves.params.front());
-    ImGui::SliderScalar("##model size", ImGuiDataType_Double, &state.params, &slider_min, &state.options.max_params,
-                        shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
+    slider_double("##model size", &state.params, slider_min, state.options.max_params, shown.c_str(),
+                  ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     explain_last_item("The scenario's model grown or shrunk to this size (head size, attention groups, MLP ratio and vocabulary kept; "
                       "width and depth scaled together), evaluated on the scenario's cluster, layout, recipe, token budget and service.");
     ImGui::SameLine();
@@ -136,7 +137,9 @@ void draw_slider(WallsPanelState& state, const core::Scenario& scenario, const c
     const std::string model = state.at_scenario_size
                                   ? scenario.model.name + ", the scenario's model"
                                   : scenario.model.name + " scaled to " + core::format_count(state.walls.params) + " parameters";
-    wrapped_textf("%s, on %s x %s (%s), %s, %s tokens by a %s-day deadline; serving %s.",
+    wrapped_textf(scenario.serving.asked ? "%s, on %s x %s (%s), %s, %s tokens by a %s-day deadline; serving %s."
+                                         : "%s, on %s x %s (%s), %s, %s tokens by a %s-day deadline; no service asked (the serving wall "
+                                           "shows %s for comparison).",
                   model.c_str(), core::format_grouped(layout.gpus).c_str(), scenario.cluster.gpu.name.c_str(), core::layout_label(core::layout_of(scenario)).c_str(),
                   scenario.precision.name.c_str(),
                   core::format_count(scenario.train.tokens).c_str(), core::format_number(scenario.train.deadline_days).c_str(),
@@ -225,11 +228,12 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled, const core::Wa
         const float top = origin.y + row_height * i;
         ImFont* large = fonts().large;
         draw->AddText(large, large->FontSize, ImVec2(origin.x, top), wall_color(wall.kind), wall.title.c_str());
-        if (binding) {
-            const char* tag = wall.over ? "binds" : "closest";
+        // The binding wall is tagged; a serving wall the scenario does not ask about says so, and is no verdict.
+        const char* tag = binding ? (wall.over ? "binds" : "closest") : !wall.asked ? "not asked" : nullptr;
+        if (tag) {
             const float tag_x = origin.x + large->CalcTextSizeA(large->FontSize, FLT_MAX, 0, wall.title.c_str()).x + em * 0.6f;
             const ImVec2 tag_size = ImGui::CalcTextSize(tag);
-            const ImU32 tag_color = wall.over ? colors.over_budget : colors.text_dim;
+            const ImU32 tag_color = binding && wall.over ? colors.over_budget : colors.text_dim;
             draw->AddRectFilled(ImVec2(tag_x, top + em * 0.3f), ImVec2(tag_x + tag_size.x + em * 0.8f, top + em * 0.3f + tag_size.y + em * 0.2f),
                                 tag_color, em * 0.3f);
             draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);

@@ -1,5 +1,7 @@
 #include "widgets/transport.h"
 
+#include "widgets/controls.h"
+
 #include "widgets/draw_helpers.h"
 #include "widgets/figure.h"
 #include "widgets/text_wrap.h"
@@ -36,11 +38,11 @@ void draw_transport(Playback& playback, const char* caption) {
     const float scrub_width = std::max(font * 6.0f, after_buttons - (speed_beside ? speed_width + spacing : 0.0f) -
                                                         (caption_beside ? caption_width : 0.0f) - (speed_beside ? font : 0.0f));
     ImGui::SetNextItemWidth(std::min(scrub_width, after_buttons));
-    if (ImGui::SliderFloat("##t", &t, 0.0f, static_cast<float>(std::max(duration, 1e-6)), "t = %.2f s")) playback.scrub(t);
+    if (slider_float("##t", &t, 0.0f, static_cast<float>(std::max(duration, 1e-6)), "t = %.2f s")) playback.scrub(t);
     same_line_if_fits(speed_width, spacing);
     float speed = static_cast<float>(playback.speed);
     ImGui::SetNextItemWidth(speed_width);
-    if (ImGui::SliderFloat("##speed", &speed, 0.25f, 4.0f, "speed %.2gx", ImGuiSliderFlags_Logarithmic)) playback.speed = speed;
+    if (slider_float("##speed", &speed, 0.25f, 4.0f, "speed %.2gx", ImGuiSliderFlags_Logarithmic)) playback.speed = speed;
     if (caption) {
         same_line_if_fits(ImGui::CalcTextSize(caption).x, spacing);
         wrapped_text(caption);

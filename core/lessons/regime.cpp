@@ -33,7 +33,10 @@ std::string joined(const std::vector<std::string>& notes) {
 }  // namespace
 
 RegimePoint regime_point(const Scenario& scenario, const Report& report) {
-    const WallsReport walls = walls_of(scenario, report);
+    // The cube places every model on all three axes, so its service is asked whether or not the scenario names one.
+    Scenario asking = scenario;
+    asking.serving.asked = true;
+    const WallsReport walls = walls_of(asking, report);
     const Wall& memory = walls.walls[static_cast<int>(WallKind::memory)];
     const Wall& time = walls.walls[static_cast<int>(WallKind::time)];
     const Wall& serving = walls.walls[static_cast<int>(WallKind::serving)];

@@ -90,6 +90,7 @@ Wall serving_wall(const Scenario& scenario, const Report& report) {
     wall.kind = WallKind::serving;
     wall.title = "Serving";
     wall.question = "Do the GPUs meet the target rate within TTFT and TPOT?";
+    wall.asked = scenario.serving.asked;
     wall.budget = serving.gpu_budget;
     wall.budget_text = format_counted(serving.gpu_budget, "GPU", "GPUs") + (budget_given ? " for serving" : " (the cluster's)");
     if (answer.verdict == ServingVerdict::meets) {
@@ -134,7 +135,7 @@ int binding_wall(const std::array<Wall, wall_count>& walls) {
     const int memory = static_cast<int>(WallKind::memory), time = static_cast<int>(WallKind::time), serving = static_cast<int>(WallKind::serving);
     // A layout whose step does not fit never runs: its time to train is moot, so over HBM the memory wall comes first.
     const int training = walls[memory].over || walls[memory].fraction >= walls[time].fraction ? memory : time;
-    return walls[serving].fraction > walls[training].fraction ? serving : training;
+    return walls[serving].asked && walls[serving].fraction > walls[training].fraction ? serving : training;
 }
 
 WallsReport walls_of(const Scenario& scenario, const Report& report) {

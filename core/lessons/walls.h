@@ -22,6 +22,7 @@ struct Wall {
     double budget = 0;          // HBM bytes, deadline seconds, GPUs it may use (serving.gpus, or the cluster's)
     double fraction = 0;        // used / budget; > 1 means the wall is hit
     bool over = false;
+    bool asked = true;          // false: a serving wall the scenario does not ask about (no service set): drawn, not a verdict
     std::string used_text;      // "1.32 TB per GPU"
     std::string budget_text;    // "80.0 GB of HBM (H100 SXM)"
     std::string fraction_text;  // "27.3 %" up to 10x, then "16.5x"; "unmet" where no GPU count serves
@@ -29,7 +30,8 @@ struct Wall {
 };
 
 // Which wall binds: the largest fraction, but for training a layout over HBM binds on memory whatever its time, since it
-// cannot start (seed 000: "OOM at step 0"). Serving is a separate deployment: it binds when its fraction is the larger.
+// cannot start (seed 000: "OOM at step 0"). Serving is a separate deployment: it binds when its fraction is the larger,
+// and only where the scenario asks about a service (a fine-tune is not failed by a service it never named).
 int binding_wall(const std::array<Wall, wall_count>& walls);
 
 // One row of seed 000's table "Where each wall sends you".

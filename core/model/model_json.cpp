@@ -5,6 +5,7 @@
 #include "core/model/format.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string_view>
@@ -82,43 +83,44 @@ const std::vector<const char*>& model_shape_keys() {
     return keys;
 }
 
-void validate_model_shape(const ModelSpec& model, const std::string& path) {
+void validate_model_shape(const ModelSpec& model, const std::string& path, const std::function<std::string(const char*)>& spelled) {
+    const auto name = [&](const char* key) { return spelled ? spelled(key) : std::string(key); };
     if (model.explicit_head_dim == 0 && model.hidden % model.heads != 0) {
-        throw InputError(path + ".heads", std::to_string(model.heads) + " does not divide hidden " + std::to_string(model.hidden));
+        throw InputError(path + "." + name("heads"), std::to_string(model.heads) + " does not divide " + name("hidden") + " " + std::to_string(model.hidden));
     }
     if (model.kv_heads > model.heads || model.heads % model.kv_heads != 0) {
-        throw InputError(path + ".kv_heads", std::to_string(model.kv_heads) + " must divide heads " + std::to_string(model.heads));
+        throw InputError(path + "." + name("kv_heads"), std::to_string(model.kv_heads) + " must divide " + name("heads") + " " + std::to_string(model.heads));
     }
     if (model.is_bare_count()) return;
     const auto positive = [&](const char* key, int value, const std::string& because) {
-        if (value < 1) throw InputError(path + "." + key, "must be >= 1 " + because + ", got " + std::to_string(value));
+        if (value < 1) throw InputError(path + "." + name(key), "must be >= 1 " + because + ", got " + std::to_string(value));
     };
     if (model.experts > 0) {
         positive("experts_per_token", model.experts_per_token, "in a model with experts");
         if (model.experts_per_token > model.experts) {
-            throw InputError(path + ".experts_per_token", std::to_string(model.experts_per_token) + " is more than the " +
+            throw InputError(path + "." + name("experts_per_token"), std::to_string(model.experts_per_token) + " is more than the " +
                                                              std::to_string(model.experts) + " experts");
         }
         positive("expert_ffn_hidden", model.expert_ffn_hidden, "in a model with experts");
         if (model.shared_experts > 0) positive("shared_ffn_hidden", model.shared_ffn_hidden, "with shared experts");
         if (moe_layers_in(model, 0, model.layers) == 0) {
-            throw InputError(path + ".first_dense_layers", "leaves none of the " + std::to_string(model.layers) + " layers with experts");
+            throw InputError(path + "." + name("first_dense_layers"), "leaves none of the " + std::to_string(model.layers) + " layers with experts");
         }
     } else {
         for (const auto& [key, value] : {std::pair{"experts_per_token", model.experts_per_token}, {"shared_experts", model.shared_experts},
                                          {"first_dense_layers", model.first_dense_layers}}) {
-            if (value != 0) throw InputError(path + "." + key, "needs experts > 0 (a dense model has none)");
+            if (value != 0) throw InputError(path + "." + name(key), "needs experts > 0 (a dense model has none)");
         }
     }
     if (model.is_mla()) {
         positive("qk_rope_head_dim", model.qk_rope_head_dim, "with multi-head latent attention");
         positive("v_head_dim", model.v_head_dim, "with multi-head latent attention");
         if (model.kv_heads != model.heads) {
-            throw InputError(path + ".kv_heads", "multi-head latent attention up-projects K and V for every head: must equal heads " +
+            throw InputError(path + "." + name("kv_heads"), "multi-head latent attention up-projects K and V for every head: must equal heads " +
                                                      std::to_string(model.heads));
         }
     } else if (model.q_lora_rank > 0 || model.qk_nope_head_dim > 0 || model.qk_rope_head_dim > 0 || model.v_head_dim > 0) {
-        throw InputError(path + ".kv_lora_rank", "the latent attention fields need kv_lora_rank > 0");
+        throw InputError(path + "." + name("kv_lora_rank"), "the latent attention fields need kv_lora_rank > 0");
     }
 }
 
@@ -153,6 +155,7 @@ public:
 
     bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
     std::string field(const char* key) const { return path_ + "." + key; }
+    const std::string& path() const { return path_; }
     void mark(const char* key) { read_.insert(key); }
 
     // The first of keys present (Hugging Face names differ by family); a positive integer within the range of the model
@@ -161,6 +164,7 @@ public:
         for (const char* key : keys) {
             mark(key);
             if (!has(key)) continue;
+            if (target) spelled_[target] = key;
             const nlohmann::json& value = object_.at(key);
             if (!value.is_number_integer() || value.get<long long>() < 1) throw InputError(field(key), "must be a positive integer");
             return within_range(key, target, value.get<long long>());
@@ -172,6 +176,7 @@ public:
     long long count(const char* key, const char* target, long long fallback) {
         mark(key);
         if (!has(key)) return fallback;
+        if (target) spelled_[target] = key;
         const nlohmann::json& value = object_.at(key);
         if (!value.is_number_integer() || value.get<long long>() < 0) throw InputError(field(key), "must be a non-negative integer");
         return within_range(key, target, value.get<long long>());
@@ -194,6 +199,12 @@ public:
             if (names_moe(item.key()) || (item->is_object() && has_moe_key(*item))) keys.push_back(item.key());
         }
         return keys;
+    }
+
+    // The file's key a model field was read from ("heads" -> "num_attention_heads"), for errors in the file's words.
+    std::string spelled(const char* target) const {
+        const auto found = spelled_.find(target);
+        return found == spelled_.end() ? std::string(target) : found->second;
     }
 
     static bool names_moe(const std::string& key) {
@@ -222,6 +233,7 @@ private:
     const nlohmann::json& object_;
     std::string path_;
     std::set<std::string> read_;
+    std::map<std::string, std::string> spelled_;  // model field -> the file's key it was read from
 };
 
 // Mixtral (MixtralConfig): every layer's MLP is num_local_experts experts of intermediate_size, top num_experts_per_tok.
@@ -386,7 +398,7 @@ ModelSpec parse_hf_config(std::string_view json_text) {
     else if (model_type == "qwen2_moe" || model_type == "qwen3_moe") read_qwen_moe(config, model);
     else if (model_type == "llama4" || model_type == "llama4_text") read_llama4(config, model);
     refuse_unread_moe_keys(config, model_type);
-    validate_model_shape(model, "model.hf_config");
+    validate_model_shape(model, config.path(), [&](const char* key) { return config.spelled(key); });
     model.name = hf_model_name(root, model);
     return model;
 }

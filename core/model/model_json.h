@@ -3,6 +3,7 @@
 #include "core/model/json_reader.h"
 #include "core/model/model.h"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,8 +14,9 @@ namespace core {
 ModelSpec read_model_fields(JsonObjectReader& reader, const ModelSpec& base);
 // The architecture keys a model object may carry (read_model_fields reads them all).
 const std::vector<const char*>& model_shape_keys();
-// hidden divisible by heads, kv_heads dividing heads; throws InputError(path + ".heads" / ".kv_heads").
-void validate_model_shape(const ModelSpec& model, const std::string& path);
+// hidden divisible by heads, kv_heads dividing heads; throws InputError(path + ".heads" / ".kv_heads"). spelled, when
+// given, names each field as the file spells it ("heads" -> "num_attention_heads" in a Hugging Face config).
+void validate_model_shape(const ModelSpec& model, const std::string& path, const std::function<std::string(const char*)>& spelled = {});
 // The presets file: {"models": [{id, name, layers, ...}, ...]}.
 std::vector<ModelSpec> parse_model_presets(std::string_view json_text);
 // A Hugging Face transformers config.json (LlamaConfig, GPT2Config, ...; the mixtures of experts of Mixtral, DeepSeek-V2/V3,

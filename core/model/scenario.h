@@ -131,6 +131,8 @@ const char* serving_runtime_name(ServingRuntime);  // "engine", "pytorch"
 
 // The service the model answers (seed 000's third wall): its load, its latency targets, and what it runs on.
 struct ServingSpec {
+    bool asked = false;             // the scenario asks about a service (its file has a serving section, or a serving control
+                                    // moved): only then is the serving wall part of its verdict; the figures exist either way
     double target_qps = 10;         // queries per second the service must answer
     int prompt_tokens = 1024;       // tokens in each query's prompt (vLLM benchmark_serving's --random-input-len default)
     int output_tokens = 256;        // tokens generated per query

@@ -554,11 +554,17 @@ Choices choices_of(const Scenario& scenario, LayoutRules rules) {
 }
 
 int next_gpus(const Scenario& scenario, int direction) {
-    const long long step = gpus_per_replica(scenario.parallel);
+    // The DP slider's own values (what the rules offer: DP dividing the batch), so - and + never leave a partial step.
+    const std::vector<int> dp = choices_of(scenario).dp;
+    const long long replica = gpus_per_replica(scenario.parallel);
+    const int now = data_parallel_degree(scenario);
+    const auto next = direction > 0 ? std::upper_bound(dp.begin(), dp.end(), now) : std::lower_bound(dp.begin(), dp.end(), now);
+    if (direction > 0 && next != dp.end()) return static_cast<int>(*next * replica);
+    if (direction < 0 && next != dp.begin()) return static_cast<int>(*std::prev(next) * replica);
+    // Past the batch's last divisor, one more replica at a time (the batch follows, and the edit says so).
     long long gpus = scenario.cluster.gpus;
-    // Count in whole model replicas, so every candidate holds TP x PP x CP; at most a few thousand tries.
     for (int tries = 0; tries < 4096; ++tries) {
-        gpus = direction > 0 ? (gpus / step + 1) * step : ((gpus + step - 1) / step - 1) * step;
+        gpus = direction > 0 ? (gpus / replica + 1) * replica : ((gpus + replica - 1) / replica - 1) * replica;
         if (gpus < 1 || gpus > 100000000) break;
         if (with_gpus(scenario, static_cast<int>(gpus)).ok()) return static_cast<int>(gpus);
     }

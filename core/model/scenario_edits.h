@@ -96,7 +96,9 @@ struct Choices {
 };
 Choices choices_of(const Scenario&, LayoutRules = layout_rules());
 
-// The next GPU count (direction +1) or the previous (-1) that with_gpus accepts, or the current count if none.
+// The next GPU count (direction +1) or the previous (-1): the next data-parallel degree the DP slider offers (choices_of)
+// times TP x PP x CP, so the global batch stays as it is; past the last, one replica more or less (the batch follows);
+// the current count if there is none.
 int next_gpus(const Scenario&, int direction);
 // The next global batch (direction +1) or the previous (-1) that with_global_batch accepts, or the current one.
 int next_global_batch(const Scenario&, int direction);

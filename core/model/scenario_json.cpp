@@ -249,6 +249,7 @@ double read_serving_bytes(JsonObjectReader& reader, const char* name_key, const 
 
 void read_serving(ServingSpec& serving, const nlohmann::json& object) {
     JsonObjectReader reader(object, "serving");
+    serving.asked = true;
     serving.target_qps = reader.number("target_qps", 1e-6, 1e9).value_or(serving.target_qps);
     serving.prompt_tokens = static_cast<int>(reader.integer("prompt_tokens", 1, 100000000).value_or(serving.prompt_tokens));
     serving.output_tokens = static_cast<int>(reader.integer("output_tokens", 1, 100000000).value_or(serving.output_tokens));
@@ -576,6 +577,12 @@ std::string scenario_to_json(const Scenario& scenario) {
         if (section.key() == "model" || section.key() == "precision") {
             if (*section != base) out[section.key()] = *section;  // written whole: their forms exclude each other
             continue;
+        }
+        // A scenario that asks about no service is written without one (so it reads back asking none); one that asks
+        // about the default service writes an empty section.
+        if (section.key() == "serving") {
+            if (!scenario.serving.asked) continue;
+            out["serving"] = nlohmann::json::object();
         }
         for (auto field = section->begin(); field != section->end(); ++field) {
             if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;

@@ -46,6 +46,17 @@ expect_usage_error "wrong type" "train.seq_len" "$binary" eval "$work/type.json"
 expect_usage_error "dp contradicts the GPU count" "parallel.dp" "$binary" eval "$work/contradiction.json"
 expect_usage_error "GPUs not divisible by tp x pp x cp" "cluster.gpus" "$binary" eval "$work/indivisible.json"
 expect_usage_error "unknown option" "--bogus" "$binary" eval --bogus "$work/tp3.json"
+# Errors name the file, and a Hugging Face config's key as the file spells it.
+mkdir -p "$work/hf_bad"
+printf '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 32, "vocab_size": 128256}' \
+  >"$work/hf_bad/config.json"
+printf '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 30, "num_hidden_layers": 32, "vocab_size": 128256}' \
+  >"$work/hf_bad/heads.json"
+expect_usage_error "malformed JSON names its file" "$work/malformed.json: malformed JSON: parse error at line 1" "$binary" eval "$work/malformed.json"
+expect_usage_error "an unknown key names its file" "$work/unknown.json: train.seq_lenx: unknown key" "$binary" eval "$work/unknown.json"
+expect_usage_error "a config without hidden_size names it" "$work/hf_bad/config.json: hidden_size: is required" "$binary" eval "$work/hf_bad/config.json"
+expect_usage_error "a bad head count in the config's own keys" "$work/hf_bad/heads.json: num_attention_heads: 30 does not divide hidden_size 4096" \
+  "$binary" eval "$work/hf_bad/heads.json"
 # Serving lengths, rates and targets must be positive: the field is named (eval and serve alike).
 printf '{"serving": {"prompt_tokens": 0}}' >"$work/prompt0.json"
 printf '{"serving": {"target_qps": -1}}' >"$work/qps.json"
@@ -86,6 +97,11 @@ status=$?
 if [ "$status" -eq 3 ] && grep -q '"verdict": "latency"' "$work/serve.json" && grep -q '"shortfall"' "$work/serve.json" &&
    ! grep -Eqi ':[[:space:]]*(null|nan|-?inf)' "$work/serve.json"; then echo "ok: serve of an unmeetable TPOT: exit 3, the shortfall"
 else echo "FAIL: serve of an unmeetable TPOT: status $status: $(head -c 400 "$work/serve.json")"; failures=$((failures + 1)); fi
+# serve's verdict follows the budget: the QLoRA file's one RTX 4090 cannot serve 10 QPS, though three of them can (exit 3).
+"$binary" serve --json "$source_dir/assets/scenarios/llama3-8b-qlora-rtx4090.json" >"$work/serve_qlora.json" 2>"$work/stderr"
+status=$?
+if [ "$status" -eq 3 ] && grep -q '"verdict": "over_budget"' "$work/serve_qlora.json"; then echo "ok: serve over its GPU budget: exit 3, over_budget"
+else echo "FAIL: serve over its GPU budget: status $status: $(grep verdict "$work/serve_qlora.json")"; failures=$((failures + 1)); fi
 "$binary" eval --json "$work/tpot1.json" >"$work/unmet.json" 2>"$work/stderr" || { echo "FAIL: eval of an unmeetable TPOT"; failures=$((failures + 1)); }
 if grep -v '"layer": null' "$work/unmet.json" | grep -Eqi ':[[:space:]]*(null|nan|-?inf)'; then echo "FAIL: eval of an unmeetable TPOT printed NaN or infinity"; failures=$((failures + 1)); fi
 

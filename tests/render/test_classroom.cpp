@@ -69,7 +69,7 @@ TEST_CASE("An invalid edit in the UI is rolled back and named", "[classroom]") {
     CHECK(state.sidebar.error.find("parallel.tp") == 0);
 }
 
-TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and shows the error", "[classroom]") {
+TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and shows the error, naming the file", "[classroom]") {
     const std::string directory = scratch("corrupt");
     struct Case {
         const char* file;
@@ -91,6 +91,7 @@ TEST_CASE("A corrupted scenario file leaves the app on the previous scenario and
         write(directory + "/" + c.file, c.text);
         const std::string error = app::open_scenario(state, directory + "/" + c.file);
         CHECK(error.find(c.field) != std::string::npos);
+        CHECK(error.rfind(directory + "/" + c.file + ": ", 0) == 0);  // the dialog names the file first
         CHECK(state.applied == before);
         CHECK(core::report_to_json(state.applied, state.report) == report_before);
         state.file_error = error;

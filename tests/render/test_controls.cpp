@@ -162,3 +162,47 @@ TEST_CASE("Typing 0 GPUs is refused naming the 0 typed, under that field only, a
     widgets::expire_feedback(feedback, scenario);
     CHECK(feedback.error.empty());
 }
+
+TEST_CASE("Ctrl+click on the micro-batch slider types a value: 1e30 and -5 are refused in the number fields' words, 2 applies", "[controls]") {
+    Headless ui;
+    core::Scenario scenario = core::default_scenario();
+    widgets::EditFeedback feedback;
+    ImVec2 slider_min, slider_max;
+    const auto body = [&] {
+        widgets::axis_slider("Micro-batch", scenario, core::LayoutAxis::micro_batch, feedback, "help");
+        if (slider_max.x == 0) {  // the first frame: where the slider is drawn
+            slider_min = ImGui::GetItemRectMin();
+            slider_max = ImGui::GetItemRectMax();
+        }
+    };
+    ui.frame(body);
+    REQUIRE(slider_max.x > slider_min.x);
+    const int before = scenario.train.micro_batch;
+    const auto type_into_slider = [&](const std::string& text) {
+        ui.input.mouse_move((slider_min.x + slider_max.x) * 0.5f, (slider_min.y + slider_max.y) * 0.5f);
+        ui.frame(body);
+        ui.input.key(GLFW_KEY_LEFT_CONTROL, GLFW_PRESS);
+        ui.frame(body);
+        ui.input.mouse_button(0, true);
+        ui.frame(body);
+        ui.input.mouse_button(0, false);
+        ui.input.key(GLFW_KEY_LEFT_CONTROL, GLFW_RELEASE);
+        ui.frame(body);
+        ui.frame(body);
+        ui.type(text);  // the field selects all as it takes the keys: typing replaces the value
+        ui.frame(body);
+        ui.tap(GLFW_KEY_ENTER);
+        ui.frame(body);
+        widgets::start_text_record();
+        ui.frame(body);
+        return widgets::stop_text_record();
+    };
+    const std::vector<widgets::DrawnText> huge = type_into_slider("1e30");
+    CHECK(scenario.train.micro_batch == before);  // not clamped to the largest offered, not "130"
+    CHECK(shows(huge, "Not applied: Micro-batch: 1e30 is far out of range"));
+    const std::vector<widgets::DrawnText> negative = type_into_slider("-5");
+    CHECK(scenario.train.micro_batch == before);  // not clamped to 1
+    CHECK(shows(negative, "got -5"));
+    type_into_slider("2");
+    CHECK(scenario.train.micro_batch == 2);
+}

@@ -127,6 +127,7 @@ struct TimelinePoint {
     double activations_bytes = 0;// what the layers keep for the backward
     double transient_bytes = 0;  // the rest: the head's logits and loss, working sets, copies, buffers
     double logits_bytes = 0;     // of transient_bytes: the head's logits, the loss's working set and their gradients
+    bool inside_op = false;      // the step's allocated peak, inside an op between two boundaries (a working set at its height)
 };
 
 struct MemoryTimeline {

@@ -86,6 +86,7 @@ public:
                 if (op.forward) forward(op.microbatch);
                 else backward(op.microbatch, microbatches);
             }
+            at(TimelinePhase::optimizer, -1, 0);
             optimizer_step(step == 0);
             point(TimelinePhase::optimizer, -1, 0);
             if (!k_.grads_from_start) release_grads();
@@ -93,6 +94,12 @@ public:
         }
         timeline.peak_allocated_bytes = allocator_.peak_allocated_bytes() + untracked_bytes();
         timeline.peak_reserved_bytes = allocator_.peak_reserved_bytes() + untracked_bytes();
+        // The step's highest moment falls inside an op (its working set, between two boundaries): a point of the curve
+        // of its own, where it happened, so the curve reaches the peak it is marked with.
+        double boundary_most = 0;
+        for (const TimelinePoint& boundary : timeline.points) boundary_most = std::max(boundary_most, boundary.allocated_bytes);
+        if (inside_peak_.allocated_bytes > boundary_most && inside_index_ <= timeline.points.size())
+            timeline.points.insert(timeline.points.begin() + static_cast<std::ptrdiff_t>(inside_index_), inside_peak_);
         timeline.peak_point = highest_point(timeline.points);
         return timeline;
     }
@@ -134,9 +141,16 @@ private:
         const double before = allocator_.allocated_bytes();
         allocator_.allocate(id, bytes);
         const double taken = allocator_.allocated_bytes() - before;
-        if (part == Part::other || taken <= 0) return;
-        tracked_[id] = {part, taken};
-        part_bytes_[static_cast<int>(part)] += taken;
+        if (part != Part::other && taken > 0) {
+            tracked_[id] = {part, taken};
+            part_bytes_[static_cast<int>(part)] += taken;
+        }
+        // The recorded step's highest moment so far, wherever it falls: kept as the point it would be.
+        if (recording_ && allocator_.allocated_bytes() + untracked_bytes() > inside_peak_.allocated_bytes) {
+            inside_peak_ = snapshot(where_phase_, where_layer_, where_microbatch_);
+            inside_peak_.inside_op = true;
+            inside_index_ = points_->size();
+        }
     }
     void give(long long id) {
         allocator_.release(id);
@@ -152,6 +166,7 @@ private:
         // Block 0 the embedding (on the first stage), 1..layers the layers, layers + 1 the head (on the last).
         long long input_id = -1;
         int input_instance = -1;
+        at(TimelinePhase::forward, -1, microbatch);
         if (first_) {
             const int instance = instance_of(microbatch, 0);
             replay(blocks_.embedding.forward_events, blocks_.embedding, instance, -1, -1, -1, -1);
@@ -167,6 +182,7 @@ private:
         }
         for (int layer = 0; layer < layers_; ++layer) {
             const int instance = instance_of(microbatch, 1 + layer);
+            at(TimelinePhase::forward, layer, microbatch);
             gather(layer, layer + 1);
             replay(blocks_.layer.forward_events, blocks_.layer, instance, input_instance, input_id, -1, -1);
             input_id = instance_id(instance, blocks_.layer.output_id);
@@ -177,6 +193,7 @@ private:
         }
         if (last_) {
             const int instance = instance_of(microbatch, layers_ + 1);
+            at(TimelinePhase::loss, -1, microbatch);
             replay(blocks_.head.forward_events, blocks_.head, instance, input_instance, input_id, -1, -1);
         }
         // Autocast's cache goes when the forward leaves autocast.
@@ -195,6 +212,7 @@ private:
         long long output_grad = -1;
         const int head = instance_of(microbatch, layers_ + 1);
         const int top = instance_of(microbatch, layers_);
+        at(TimelinePhase::loss, -1, microbatch);
         if (last_) {
             output_grad = instance_id(head, blocks_.head.grad_id_base + blocks_.head.input_id);
             replay(blocks_.head.backward_events, blocks_.head, head, top, instance_id(top, blocks_.layer.output_id), output_grad, -1);
@@ -209,6 +227,7 @@ private:
                                                  : first_ ? instance_id(instance_of(microbatch, 0), blocks_.embedding.output_id)
                                                           : instance_id(instance_of(microbatch, 0), 0);
             const long long input_grad = instance_id(instance, blocks_.layer.grad_id_base + blocks_.layer.input_id);
+            at(TimelinePhase::backward, layer, microbatch);
             gather(layer, layer - 1);
             replay(blocks_.layer.backward_events, blocks_.layer, instance, -1, input_id, input_grad, output_grad);
             output_grad = input_grad;
@@ -217,6 +236,7 @@ private:
             reduce_scatter(blocks_.layer, instance);
             reshard(layer);
         }
+        at(TimelinePhase::backward, -1, microbatch);
         if (first_) {
             const int instance = instance_of(microbatch, 0);
             replay(blocks_.embedding.backward_events, blocks_.embedding, instance, -1, -1, -1, output_grad);
@@ -294,6 +314,11 @@ private:
 
     void point(TimelinePhase phase, int layer, int microbatch) {
         if (!recording_) return;
+        points_->push_back(snapshot(phase, layer, microbatch));
+    }
+
+    // What the allocator holds now, as a point of the step.
+    TimelinePoint snapshot(TimelinePhase phase, int layer, int microbatch) const {
         TimelinePoint point;
         point.phase = phase;
         point.layer = layer;
@@ -312,7 +337,14 @@ private:
         const double rest = std::max(0.0, point.allocated_bytes - point.state_bytes - point.grads_bytes - point.logits_bytes);
         point.activations_bytes = std::clamp(activations_, 0.0, rest);
         point.transient_bytes = point.allocated_bytes - point.state_bytes - point.grads_bytes - point.activations_bytes;
-        points_->push_back(point);
+        return point;
+    }
+
+    // Where the replay is, for a peak that falls inside an op: the phase, layer and micro-batch of the op running.
+    void at(TimelinePhase phase, int layer, int microbatch) {
+        where_phase_ = phase;
+        where_layer_ = layer;
+        where_microbatch_ = microbatch;
     }
 
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
@@ -353,6 +385,10 @@ private:
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
     double activations_ = 0;
     std::vector<TimelinePoint>* points_ = nullptr;
+    TimelinePhase where_phase_ = TimelinePhase::forward;
+    int where_layer_ = -1, where_microbatch_ = 0;
+    TimelinePoint inside_peak_;        // the recorded step's highest moment
+    std::size_t inside_index_ = 0;     // the points before it
     std::vector<bool> head_copies_;                                   // per head tensor: autocast's weight copy
     std::unordered_map<long long, std::pair<Part, double>> tracked_;  // a live tensor of a part: its part and bytes
     double part_bytes_[static_cast<int>(Part::count)] = {};

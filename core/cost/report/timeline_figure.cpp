@@ -152,11 +152,11 @@ std::string timeline_point_text(const TimelinePoint& point, bool name_microbatch
             text = point.layer >= 0 ? "layer " + format_whole(point.layer + 1) + "'s " + timeline_phase_name(point.phase) : std::string("the ") + timeline_phase_name(point.phase);
             break;
         case TimelinePhase::loss: text = "the loss"; break;
-        case TimelinePhase::optimizer: return "the optimizer step";
+        case TimelinePhase::optimizer: return point.inside_op ? "inside the optimizer step" : "the optimizer step";
         case TimelinePhase::zero_grad: return "zero_grad";
     }
     if (name_microbatch) text += ", micro-batch " + format_whole(point.microbatch + 1);
-    return text;
+    return point.inside_op ? "inside " + text : text;  // the peak within an op, before the boundary that ends it
 }
 
 std::string timeline_peak_text(const MemoryTimeline& timeline) {

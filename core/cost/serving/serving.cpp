@@ -713,4 +713,23 @@ ServingCurves serving_curves(const Scenario& scenario, const ServingReport& repo
     return curves;
 }
 
+ServingOutcome serving_outcome(const ServingReport& report) {
+    switch (report.answer.verdict) {
+        case ServingVerdict::latency: return ServingOutcome::latency;
+        case ServingVerdict::kv_cache: return ServingOutcome::kv_cache;
+        case ServingVerdict::meets: break;
+    }
+    return report.fraction <= 1.0 ? ServingOutcome::meets : ServingOutcome::over_budget;
+}
+
+const char* serving_outcome_key(ServingOutcome outcome) {
+    switch (outcome) {
+        case ServingOutcome::meets: return "meets";
+        case ServingOutcome::over_budget: return "over_budget";
+        case ServingOutcome::latency: return "latency";
+        case ServingOutcome::kv_cache: return "kv_cache";
+    }
+    return "meets";
+}
+
 }  // namespace core

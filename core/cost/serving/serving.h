@@ -109,6 +109,12 @@ struct ServingReport {
     double fraction = 0;                   // GPUs the service needs over the budget; infinite where no shape meets it
 };
 
+// The service's verdict against its GPU budget: it meets only where a shape meets the targets and the GPUs it needs fit
+// the budget (the serving wall's fraction at most 1). "meets", "over_budget", "latency", "kv_cache": serve's JSON and exit.
+enum class ServingOutcome { meets, over_budget, latency, kv_cache };
+ServingOutcome serving_outcome(const ServingReport&);
+const char* serving_outcome_key(ServingOutcome);
+
 // The replica shapes a scenario's model can take: TP 1, 2, 4 ... up to a node, dividing the heads (and the KV heads, or
 // by them); then, when none holds the weights and one sequence, pipeline stages of a whole node's TP.
 std::vector<ReplicaShape> replica_shapes(const Scenario&);

@@ -39,6 +39,15 @@ ServingText serving_text(const Scenario& scenario, const ServingReport& report) 
                      " KV cache, " + (serving.runtime == ServingRuntime::engine ? "engine kernels" : "PyTorch kernels") +
                      (serving.cuda_graphs ? ", CUDA graphs" : ", no CUDA graphs");
     const ServingPoint& point = answer.point;
+    const std::string budget = format_counted(report.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)");
+    switch (serving_outcome(report)) {
+        case ServingOutcome::meets: text.verdict = "meets it within its budget of " + budget; break;
+        case ServingOutcome::over_budget:
+            text.verdict = "over budget: needs " + format_counted(answer.gpus, "GPU", "GPUs") + ", its budget is " + budget;
+            break;
+        case ServingOutcome::latency: text.verdict = "unmet: no replica meets its latency targets"; break;
+        case ServingOutcome::kv_cache: text.verdict = "unmet: no replica holds the KV cache"; break;
+    }
     if (answer.verdict == ServingVerdict::meets) {
         text.answer = replicas_label(answer.replicas, answer.shape) + " at batch " + format_whole(point.batch) + ": TTFT " +
                       format_seconds(point.ttft_seconds) + ", TPOT " + format_seconds(point.tpot_seconds) + ", " +
