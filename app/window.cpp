@@ -28,6 +28,7 @@ namespace app {
 namespace {
 
 constexpr int kSettleFrames = 3;            // frames drawn after input before sleeping: hover, popups and layout settle
+constexpr double kIdleWakeSeconds = 1.0;    // asleep, the loop wakes this often to look, and draws only if something moved
 constexpr double kTypingWakeSeconds = 0.5;  // while a text field has the keys: its caret blinks
 constexpr double kFrameSeconds = 1.0 / 60;  // animating without vsync (Xvfb), frames are paced to 60 per second
 constexpr double kMaxStepSeconds = 0.1;     // an animation never jumps by more than this between two frames
@@ -151,13 +152,15 @@ bool WindowLoop::frame(bool allow_wait) {
         const double now = glfwGetTime();
         const bool asleep = idle() && !widgets::take_frame_request();
         const double wait = std::max(0.0, kFrameSeconds - (now - last_frame_seconds_));
-        if (asleep && !ImGui::GetIO().WantTextInput) glfwWaitEvents();
-        else if (asleep) glfwWaitEventsTimeout(kTypingWakeSeconds);
+        const bool typing = ImGui::GetIO().WantTextInput;
+        if (asleep) glfwWaitEventsTimeout(typing ? kTypingWakeSeconds : kIdleWakeSeconds);
         else {
             // Input arriving mid-wait does not cut it short: an animation with the mouse moving still runs at 60 a second.
             if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
             glfwPollEvents();
         }
+        // Woken with nothing to show (a timeout, no input, no caret to blink): no frame is drawn at all.
+        if (asleep && !typing && idle() && !widgets::take_frame_request()) return true;
         last_frame_seconds_ = glfwGetTime();
     } else {
         glfwPollEvents();

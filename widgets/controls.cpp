@@ -158,14 +158,23 @@ bool stepped_input(const char* label, int value, Next next, EditOf edit_of, core
             }
         }
     }
+    // A value this control held earlier in its run, nearer than the next step, is the step back: + then - returns there.
+    const auto step_to = [&](int direction) {
+        long long target = next(direction);
+        const bool same_run = feedback.control == label && feedback.control_id == ImGui::GetID(label) && feedback.after && *feedback.after == scenario;
+        for (const EditFeedback::Stepped& held : feedback.run) {
+            if (same_run && direction * (held.value - value) > 0 && direction * (held.value - target) < 0) target = held.value;
+        }
+        return static_cast<int>(target);
+    };
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("-", ImVec2(button, button))) {
-        const int previous = next(-1);
+        const int previous = step_to(-1);
         if (previous != value) changed = apply_stepped_edit(edit_of(previous), value, previous, scenario, feedback, label);
     }
     ImGui::SameLine(0, spacing);
     if (ImGui::Button("+", ImVec2(button, button))) {
-        const int following = next(+1);
+        const int following = step_to(+1);
         if (following != value) changed = apply_stepped_edit(edit_of(following), value, following, scenario, feedback, label);
     }
     if (!g_labels_above) {
