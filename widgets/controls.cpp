@@ -530,8 +530,6 @@ bool axis_slider(const char* label, core::Scenario& scenario, core::LayoutAxis a
     } else {
         int index = core::nearest_choice_index(*values, current);
         const std::string shown = std::to_string(current);  // the slider prints the value, not the index
-        const int last = static_cast<int>(values->size()) - 1;
-        (void)last;
         if (choice_slider(shown_label.c_str(), &index, *values, shown.c_str()) && (*values)[index] != current) {
             changed = apply_stepped_edit(core::with_axis(scenario, axis, (*values)[index]), current, (*values)[index], scenario, feedback, label);
         }

@@ -85,14 +85,13 @@ Wall serving_wall(const Scenario& scenario, const Report& report) {
     const ServingReport& serving = report.serving;
     const ServingAnswer& answer = serving.answer;
     const ServingText text = serving_text(scenario, serving);
-    const bool budget_given = scenario.serving.gpus > 0;
     Wall wall;
     wall.kind = WallKind::serving;
     wall.title = "Serving";
     wall.question = "Do the GPUs meet the target rate within TTFT and TPOT?";
     wall.asked = scenario.serving.asked;
     wall.budget = serving.gpu_budget;
-    wall.budget_text = format_counted(serving.gpu_budget, "GPU", "GPUs") + (budget_given ? " for serving" : " (the cluster's)");
+    wall.budget_text = text.budget;
     if (answer.verdict == ServingVerdict::meets) {
         wall.used = answer.gpus;
         wall.used_text = format_counted(answer.gpus, "GPU", "GPUs") + " needed (" + format_whole(answer.replicas) + " x " +

@@ -30,7 +30,7 @@ struct Wall {
 };
 
 // Which wall binds: the largest fraction, but for training a layout over HBM binds on memory whatever its time, since it
-// cannot start (seed 000: "OOM at step 0"). Serving is a separate deployment: it binds when its fraction is the larger,
+// cannot start ("OOM at step 0"). Serving is a separate deployment: it binds when its fraction is the larger,
 // and only where the scenario asks about a service (a fine-tune is not failed by a service it never named).
 int binding_wall(const std::array<Wall, wall_count>& walls);
 

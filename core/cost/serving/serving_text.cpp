@@ -39,11 +39,11 @@ ServingText serving_text(const Scenario& scenario, const ServingReport& report) 
                      " KV cache, " + (serving.runtime == ServingRuntime::engine ? "engine kernels" : "PyTorch kernels") +
                      (serving.cuda_graphs ? ", CUDA graphs" : ", no CUDA graphs");
     const ServingPoint& point = answer.point;
-    const std::string budget = format_counted(report.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)");
+    text.budget = format_counted(report.gpu_budget, "GPU", "GPUs") + (serving.gpus > 0 ? " for serving" : " (the cluster's)");
     switch (serving_outcome(report)) {
-        case ServingOutcome::meets: text.verdict = "meets it within its budget of " + budget; break;
+        case ServingOutcome::meets: text.verdict = "meets it within its budget of " + text.budget; break;
         case ServingOutcome::over_budget:
-            text.verdict = "over budget: needs " + format_counted(answer.gpus, "GPU", "GPUs") + ", its budget is " + budget;
+            text.verdict = "over budget: needs " + format_counted(answer.gpus, "GPU", "GPUs") + ", its budget is " + text.budget;
             break;
         case ServingOutcome::latency: text.verdict = "unmet: no replica meets its latency targets"; break;
         case ServingOutcome::kv_cache: text.verdict = "unmet: no replica holds the KV cache"; break;

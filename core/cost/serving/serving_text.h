@@ -17,6 +17,7 @@ struct ServingText {
     std::string answer;     // "2 x TP 4 = 8 GPUs at batch 35: TTFT 107 ms, TPOT 26.9 ms, 1283 tokens/s per GPU, $2.56 per M tokens"
     std::string shortfall;  // where no shape meets the targets: what misses by how much, and what would meet them; else ""
     std::string precision;  // "bf16 weights, bf16 KV cache, engine kernels, CUDA graphs"
+    std::string budget;     // "8 GPUs for serving", "64 GPUs (the cluster's)"
     std::string verdict;    // against the budget: "meets it within 8 GPUs", "over budget: needs 3 GPUs, has 1 GPU", ...
 };
 ServingText serving_text(const Scenario&, const ServingReport&);
