@@ -161,7 +161,7 @@ TEST_CASE("The timeline panel's figure is the report's: the heaviest stage's pea
         CHECK(detail.peak_allocated_bytes == timeline.peak_allocated_bytes);
         CHECK(detail.peak_reserved_bytes == timeline.peak_reserved_bytes);
         CHECK(figure.headline.find(core::format_bytes(timeline.peak_allocated_bytes) + " allocated, " + core::format_bytes(timeline.peak_reserved_bytes) +
-                                   " reserved, at " + core::timeline_peak_text(timeline)) != std::string::npos);
+                                   " reserved, " + core::timeline_peak_where(timeline)) != std::string::npos);
         CHECK(figure.hbm_label == "HBM " + core::format_bytes(report.memory.hbm_bytes));
         CHECK(figure.y_max_bytes >= report.memory.hbm_bytes);
         // The peak's point is drawn, and the stack there is the timeline's point: its parts, the slack, NCCL's buffers.

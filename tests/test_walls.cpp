@@ -312,6 +312,7 @@ TEST_CASE("Llama 3 8B QLoRA on one RTX 4090: the fine-tune's verdict is memory o
     REQUIRE_FALSE(scenario.serving.asked);
     CHECK(walls.binding != static_cast<int>(core::WallKind::serving));
     CHECK(walls.summary.find("Serving") == std::string::npos);
+    CHECK(walls.within_text == "It fits and trains in time (no service asked): no need to distribute. Memory is the first wall it would hit.");
     // 10 QPS of 1,024 + 256 tokens needs more than the single 4090 the cluster has: serve does not call that met.
     REQUIRE(report.serving.answer.verdict == core::ServingVerdict::meets);
     REQUIRE(report.serving.answer.gpus > 1);

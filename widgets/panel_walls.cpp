@@ -283,7 +283,6 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled, const core::Wa
 
 void draw_verdict(const core::WallsReport& walls) {
     const Palette& colors = palette();
-    const core::Wall& binding = walls.walls[walls.binding];
     ImGui::PushFont(fonts().large);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(walls.any_over ? colors.over_budget : colors.within_budget));
     wrapped_text(walls.summary);
@@ -296,8 +295,7 @@ void draw_verdict(const core::WallsReport& walls) {
         figure("First response:", verdict.first_response);
         ImGui::PopFont();
     } else {
-        wrapped_textf("It fits, trains in time and serves the target within its GPUs: no need to distribute. "
-                      "%s is the first wall it would hit.", binding.title.c_str());
+        wrapped_text(walls.within_text);
     }
     ImGui::Spacing();
 

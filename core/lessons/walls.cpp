@@ -148,6 +148,13 @@ WallsReport walls_of(const Scenario& scenario, const Report& report) {
     if (!std::isfinite(binding.fraction)) walls.summary = "Binding: " + binding.title + ", " + binding.used_text;
     else walls.summary = walls.any_over ? "Binding: " + binding.title + ", " + binding.fraction_text + " of its budget"
                                         : "No wall is hit; the closest is " + binding.title + " at " + binding.fraction_text;
+    // A service the scenario does not ask about is not claimed as served.
+    if (!walls.any_over) {
+        walls.within_text = std::string(walls.walls[static_cast<int>(WallKind::serving)].asked
+                                            ? "It fits, trains in time and serves the target within its GPUs"
+                                            : "It fits and trains in time (no service asked)") +
+                            ": no need to distribute. " + binding.title + " is the first wall it would hit.";
+    }
     return walls;
 }
 

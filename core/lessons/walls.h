@@ -51,6 +51,7 @@ struct WallsReport {
     bool any_over = false;
     int verdict_row = -1;                // row of where_each_wall_sends_you() for the binding wall; -1 when no wall is hit
     std::string summary;                 // "Binding: Memory, 16.5x of its budget"
+    std::string within_text;             // where no wall is hit: why no distribution is needed, and the first wall it would hit
 };
 
 // The three walls of an evaluated scenario. Serving: the fewest GPUs that meet the rate, TTFT and TPOT (report.serving,

@@ -167,6 +167,12 @@ std::string timeline_peak_text(const MemoryTimeline& timeline) {
     return timeline_point_text(timeline.points[peak], several_microbatches);
 }
 
+std::string timeline_peak_where(const MemoryTimeline& timeline) {
+    if (timeline.points.empty()) return {};
+    const bool inside = timeline.points[std::clamp(timeline.peak_point, 0, static_cast<int>(timeline.points.size()) - 1)].inside_op;
+    return (inside ? "" : "at ") + timeline_peak_text(timeline);  // the inside point's text says "inside" itself
+}
+
 double timeline_most_activations_bytes(const MemoryTimeline& timeline) {
     double most = 0;
     for (const TimelinePoint& point : timeline.points) most = std::max(most, point.activations_bytes);
@@ -228,7 +234,7 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
                                                         : "each of " + format_whole(report.layout.gpus) + " " + scenario.cluster.gpu.name + " GPUs";
     figure.title = "Memory over one step: " + scenario.model.name + " on " + where;
     const MemoryTimeline& heaviest = memory.timeline;
-    const std::string at = heaviest.points.empty() ? std::string() : ", at " + timeline_peak_text(heaviest);
+    const std::string at = heaviest.points.empty() ? std::string() : ", " + timeline_peak_where(heaviest);
     figure.allocated_peak_label = "allocated peak " + format_bytes(peak.peak_allocated_bytes);
     figure.reserved_peak_label = "reserved peak " + format_bytes(peak.peak_reserved_bytes);
     // NCCL's buffers sit outside the allocator: with them, the peak the stages' plots and memory.fits show.
@@ -243,7 +249,7 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
         figure.method = "From " + std::string(framework_name(scenario.train.framework)) + "'s per-layer figures: reserved is allocated plus the " +
                         format_percent(scenario.memory.fragmentation) + " fragmentation allowance.";
     }
-    figure.note = "A point after each layer's forward and backward; a peak inside a layer falls between two points and is marked above them.";
+    figure.note = "A point after each layer's forward and backward; a peak inside an op is a point of its own, between them.";
     figure.x_title = "point of the step";
     figure.y_title = "GB per GPU";
     figure.stages_heading = stages > 1 ? "Every stage, first to last, on the same scale (GB per GPU)" : "";

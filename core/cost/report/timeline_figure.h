@@ -28,6 +28,8 @@ TimelinePart timeline_part_of(MemoryKind);
 std::string timeline_point_text(const TimelinePoint&, bool name_microbatch);
 // Where a timeline's allocated peak falls: its peak point's text, naming the micro-batch when the step has several.
 std::string timeline_peak_text(const MemoryTimeline&);
+// The same with its preposition, for a sentence: "at layer 12's backward", "inside the loss".
+std::string timeline_peak_where(const MemoryTimeline&);
 // The most the layers keep for the backward at any point of the step.
 double timeline_most_activations_bytes(const MemoryTimeline&);
 
