@@ -25,6 +25,8 @@ struct PinnedBaseline {
     std::uint64_t revision = 0;       // unique to each pinned or opened baseline: the panels key their caches on it
 };
 
+constexpr std::size_t kRecentFilesKept = 8;  // File > Open Recent lists this many; the settings file keeps as many
+
 struct AppState {
     core::Scenario scenario;           // edited by the sidebar and panels during a frame
     core::Scenario applied;            // the last scenario that evaluated cleanly
@@ -40,11 +42,11 @@ struct AppState {
     widgets::EditFeedback feedback;    // what the last control edit changed besides itself
     widgets::SharedAssets assets;
     std::string scenario_path;         // the file the scenario came from, if any
-    std::vector<std::string> recent_files;
+    std::vector<std::string> recent_files;  // newest first, at most kRecentFilesKept
     std::string status;                // last message shown in the status bar
     std::string file_error;            // a refused open or save, shown in a dialog until dismissed
     widgets::KernelSelection kernel_selection;  // the kernel picked in one panel, highlighted in the others
-    // The open document (issue 18): Save never writes over a file ShardScope did not write.
+    // The open document: Save never writes over a file ShardScope did not write.
     core::Scenario saved_scenario;     // the applied scenario as last opened or saved: unsaved changes differ from it
     bool read_only = false;            // a shipped scenario under the asset directory: Save becomes Save As
     std::string imported_from;         // an imported Hugging Face config.json: the document is untitled, Save becomes Save As

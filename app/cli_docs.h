@@ -16,7 +16,7 @@ namespace app {
 struct CliVocabulary {
     struct Panel {
         std::string name;   // "stack": what --panel takes
-        std::string title;  // "The 16-byte stack"
+        std::string title;  // "The memory stack"
     };
     std::string summary;        // "the cost of distributed LLM training, made visible"
     std::string version;        // CMake's project version

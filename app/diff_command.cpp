@@ -44,16 +44,17 @@ std::string render_diff_table(const core::DiffReport& diff, const std::string& b
     }
     out += diff.inputs.empty() ? "No input differs.\n" : inputs.render();
     out += "\n";
+    const core::DiffTable table = core::diff_table(diff);
     TextTable figures;
     figures.headers = {"figure that changed", "baseline", "scenario", "change"};
     figures.right_aligned = {false, true, true, false};
-    for (int i = 0; i < diff.changed_figures; ++i) {
-        const core::FigureChange& figure = diff.figures[i];
-        figures.rows.push_back({figure.path, core::format_in(figure.baseline, figure.unit), core::format_in(figure.scenario, figure.unit), figure.text});
+    for (const auto* rows : {&table.headline, &table.figures, &table.folded}) {
+        for (const core::DiffTableRow& row : *rows) figures.rows.push_back({row.figure, row.baseline, row.scenario, row.change});
     }
-    out += diff.changed_figures == 0 ? "No figure changed.\n" : figures.render();
-    out += core::format_grouped(diff.changed_figures) + " of " + core::format_grouped(static_cast<double>(diff.figures.size())) +
-           " figures changed, largest relative change first.\n";
+    out += figures.rows.empty() ? "No figure changed at the display precision.\n" : figures.render();
+    out += core::format_grouped(table.listed) + " of " + core::format_grouped(static_cast<double>(diff.figures.size())) +
+           " figures changed: the headline first, then the largest relative change first, each array's points folded into one row";
+    out += table.below_precision > 0 ? "; " + core::format_grouped(table.below_precision) + " more changed below the display precision.\n" : ".\n";
     if (!diff.verdicts.empty()) {
         TextTable verdicts;
         verdicts.headers = {"verdict that flipped", "baseline", "scenario"};

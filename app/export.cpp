@@ -260,8 +260,11 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
                     error = enter_scene(state, presentation, scene);
                     if (!error.empty()) break;
                     presentation.active = true;
+                    std::vector<widgets::DrawnText> texts;
                     std::vector<unsigned char> pixels = render_frames(state, framebuffer, options.settle_frames,
-                                                                      [&] { draw_presentation(state, presentation, true); });
+                                                                      [&] { draw_presentation(state, presentation, true); },
+                                                                      options.texts_out ? &texts : nullptr);
+                    if (options.texts_out) options.texts_out->push_back(std::move(texts));
                     error = pngs.submit(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title), std::move(pixels));
                 }
             }

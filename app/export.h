@@ -31,7 +31,7 @@ struct ExportOptions {
     std::optional<core::Scenario> baseline;  // already parsed and valid: every panel drawn against it (export --baseline)
     std::string baseline_name;        // its file's name, for the banner
     std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
-    std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's last frame's texts (the clip checker)
+    std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's (then each lesson scene's) last frame's texts
     std::vector<std::vector<widgets::PlotLayout>>* plots_out = nullptr;  // if set, each target's last frame's plot layouts
 };
 

@@ -52,7 +52,12 @@ Lesson parse_lesson(const std::string& json_text, const std::vector<std::string>
 }
 
 Lesson load_lesson_file(const std::string& path, const std::vector<std::string>& panel_names) {
-    return parse_lesson(read_text_file(path, "lesson"), panel_names);
+    const std::string text = read_text_file(path, "lesson");
+    try {
+        return parse_lesson(text, panel_names);
+    } catch (const core::InputError& error) {
+        throw in_file(path, error, "lesson");  // the presenter opened a file: its name comes first, then the key in it
+    }
 }
 
 std::string default_lesson_path() { return asset_directory() + "/lessons/default.json"; }

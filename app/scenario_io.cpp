@@ -28,7 +28,7 @@ void remember_recent(AppState& state, const std::string& path) {
     auto& recent = state.recent_files;
     recent.erase(std::remove(recent.begin(), recent.end(), path), recent.end());
     recent.insert(recent.begin(), path);
-    if (recent.size() > 8) recent.resize(8);
+    if (recent.size() > kRecentFilesKept) recent.resize(kRecentFilesKept);
 }
 
 std::string open_scenario(AppState& state, const std::string& path) {

@@ -12,6 +12,7 @@ struct WindowSettings {
     bool light_theme = false;
     std::string hidden_panels;  // comma-separated names
     std::vector<std::string> recent_files;  // File > Open Recent, newest first
+    std::string problem;  // a damaged file read as defaults: its name and key, shown on the status line
 };
 
 WindowSettings load_settings(const std::string& config_dir);

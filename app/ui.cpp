@@ -83,7 +83,7 @@ void error_text(const std::string& text) {
 
 // The app's own use of the arrow keys (a step, a scene), and leaving presentation, leave no keyboard-navigation frame
 // behind: ImGui would also move its focus with those keys, then frame the focused item and show its tooltip as if the
-// mouse were on it (a frame and "The 16-byte stack" over Play after Esc).
+// mouse were on it (a frame and the stack panel's title over Play after Esc).
 void drop_keyboard_navigation() {
     ImGui::NavMoveRequestCancel();
     ImGuiContext& context = *ImGui::GetCurrentContext();

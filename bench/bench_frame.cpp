@@ -42,7 +42,7 @@ void finish_frame(app::AppState& state) {
 }
 
 // The frame with or without a pinned baseline: the scenario against itself with full recompute, so every panel draws its
-// ghosts, trails and changes (issue 45: under 2 ms too).
+// ghosts, trails and changes (under 2 ms too).
 void frame_all_panels(benchmark::State& state, bool pinned) {
     const char* error = nullptr;
     GLFWwindow* window = nullptr;

@@ -1,5 +1,5 @@
 // BM_MemoryTimeline: the memory timeline of Llama 3 405B's heaviest pipeline stage on 16,384 H100s, its micro-batches in
-// the order 1F1B runs them, walked point by point (issue 40). Target: under 1 ms.
+// the order 1F1B runs them, walked point by point. Target: under 1 ms.
 #include "bench/bench_scenarios.h"
 #include "core/cost/memory/timeline.h"
 #include "core/cost/report/evaluate.h"

@@ -1,4 +1,4 @@
-// BM_Plan: the planner's full search for Llama 3 405B on 16,384 GPUs. Target (issue 14): under 16 ms per search, at least
+// BM_Plan: the planner's full search for Llama 3 405B on 16,384 GPUs. Target: under 16 ms per search, at least
 // 25 M candidates per second, one core.
 #include "bench/bench_scenarios.h"
 #include "core/cost/search/planner.h"

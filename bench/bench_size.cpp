@@ -1,4 +1,4 @@
-// BM_SizeCluster: plan --size for issue 20's question, a 7B model on 140B tokens within 14 days, over the whole catalog
+// BM_SizeCluster: plan --size for the sizing question, a 7B model on 140B tokens within 14 days, over the whole catalog
 // at 1 to 4,096 GPUs, on one thread (the command and the configurator share the searches out over the cores).
 // Target: under 2 s of CPU, so the command answers in seconds and the configurator's plot within a few.
 #include "core/cost/search/sizing.h"

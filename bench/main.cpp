@@ -1,4 +1,4 @@
-// The benchmark runner: Google Benchmark's usual table, then each figure against its target (issues 10 and 14).
+// The benchmark runner: Google Benchmark's usual table, then each figure against its target.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -58,7 +58,7 @@ public:
     void Finalize() override {
         benchmark::ConsoleReporter::Finalize();
         std::ostream& out = GetOutputStream();
-        out << "\nTargets (issues 10, 14, 20, 40): the median when run with --benchmark_repetitions, else the one run\n";
+        out << "\nTargets: the median when run with --benchmark_repetitions, else the one run\n";
         char line[256];
         for (const Target& target : kTargets) {
             const auto found = results_.find(target.benchmark);

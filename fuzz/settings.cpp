@@ -1,6 +1,6 @@
 // Fuzz entry "settings": the window's settings.json in the config directory (app::load_settings). A damaged file means
 // the defaults, never a refusal to start: whatever the bytes, loading must not throw, must give a zoom the window can
-// use and at most 8 recent files, and what it gives must survive save_settings and a second load unchanged.
+// use and no more recent files than the list keeps, and what it gives must survive save_settings and a second load unchanged.
 #include "fuzz/checks.h"
 #include "fuzz/fuzz_entry.h"
 
@@ -20,7 +20,7 @@ std::optional<std::string> settings_problem(std::string_view input) {
         const std::string directory = std::filesystem::path(fuzz::scratch_file("settings.json", input)).parent_path().string();
         const app::WindowSettings loaded = app::load_settings(directory);
         if (!std::isfinite(loaded.zoom) || loaded.zoom < 0.5f || loaded.zoom > 4.0f) return "zoom " + std::to_string(loaded.zoom) + " outside 0.5 to 4";
-        if (loaded.recent_files.size() > 8) return std::to_string(loaded.recent_files.size()) + " recent files, more than 8";
+        if (loaded.recent_files.size() > app::kRecentFilesKept) return std::to_string(loaded.recent_files.size()) + " recent files, more than the list keeps";
         app::save_settings(directory, loaded);
         if (!same(app::load_settings(directory), loaded)) return "save_settings then load_settings changes the settings";
         return std::nullopt;

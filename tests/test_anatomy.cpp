@@ -1,4 +1,4 @@
-// The anatomy of a step (issue 15): the stacked bar the panel draws, MFU as a ratio of lengths (Korthikanti et al. 2022,
+// The anatomy of a step: the stacked bar the panel draws, MFU as a ratio of lengths (Korthikanti et al. 2022,
 // Appendix A), the waits of one layer's timeline against the step model, and the scenario's kernels on the roofline
 // (Williams et al. 2009) as GEMM intensity 2 m n k / (2 (m k + k n + m n)) moves with TP.
 #include "core/cost/report/anatomy.h"

@@ -254,3 +254,32 @@ TEST_CASE("Diff: ZeRO-1 against ZeRO-3 on the default Llama 3 70B (Rajbhandari e
     CHECK(comparison.peak_memory.number == three.memory.per_gpu.peak_bytes);
     CHECK(comparison.peak_memory.change == find_figure(report, "memory.per_gpu.peak_bytes")->text);
 }
+
+TEST_CASE("Diff's table of ZeRO-1 against ZeRO-3: the headline figures first, each timeline folded into one row, nothing "
+          "listed that prints the same on both sides", "[diff]") {
+    const core::Scenario shipped = core_tests::shipped("default.json");
+    const core::Edit zero1 = core::with_zero(shipped, 1), zero3 = core::with_zero(shipped, 3);
+    REQUIRE(zero1.ok());
+    REQUIRE(zero3.ok());
+    const core::DiffReport report = diff(zero1.scenario, zero3.scenario);
+    const core::DiffTable table = core::diff_table(report);
+    REQUIRE(table.headline.size() >= 3);
+    CHECK(table.headline[0].figure == "compute.step_seconds");
+    CHECK(table.headline[1].figure == "compute.mfu");
+    CHECK(table.headline[2].figure == "memory.per_gpu.peak_bytes");
+    // Every timeline point moves (ZeRO-3 shards the state each point holds): one row per timeline figure, not hundreds.
+    int timeline_points = 0;
+    for (const core::FigureChange& figure : report.figures) timeline_points += figure.path.rfind("memory.timeline[", 0) == 0 && figure.changed;
+    CHECK(timeline_points > 100);
+    int timeline_rows = 0;
+    for (const auto* rows : {&table.headline, &table.figures, &table.folded}) {
+        for (const core::DiffTableRow& row : *rows) {
+            INFO(row.figure);
+            timeline_rows += row.figure.rfind("memory.timeline[", 0) == 0;
+            if (row.baseline != "-") CHECK(row.baseline != row.scenario);  // a change below the display precision is counted, not listed
+        }
+    }
+    CHECK(timeline_rows == 2);  // allocated and reserved
+    CHECK(table.folded.size() + table.headline.size() + table.figures.size() < 60);
+    CHECK(table.listed + table.below_precision == report.changed_figures);
+}

@@ -1,4 +1,4 @@
-// Issue 10's fuzz test: a seeded generator drives parse_scenario + evaluate with malformed and extreme input (truncated
+// The fuzz test: a seeded generator drives parse_scenario + evaluate with malformed and extreme input (truncated
 // JSON, huge and tiny numbers, wrong types, NaN and Infinity spelled out, deep nesting, every key of the real schema).
 // Whatever comes in: no crash, no hang, only core::InputError is thrown, and no Report holds a NaN or an infinity
 // (fuzz/checks.h, as the libFuzzer entries ask). Inputs that once failed live in fuzz/corpus/scenario/, replayed by
@@ -322,7 +322,7 @@ std::string quoted_for_report(const std::string& text) {
 }  // namespace
 
 // SHARDSCOPE_FUZZ_CASES and SHARDSCOPE_FUZZ_SEED run a longer or different search locally; CI runs the fixed seed.
-TEST_CASE("Issue 10 fuzz: random scenarios from the real schema never crash, throw only InputError, report no NaN or inf",
+TEST_CASE("Fuzz: random scenarios from the real schema never crash, throw only InputError, report no NaN or inf",
           "[fuzz]") {
     const std::uint64_t seed = environment_count("SHARDSCOPE_FUZZ_SEED", 20240610);
     const std::size_t cases = environment_count("SHARDSCOPE_FUZZ_CASES", 3000);
@@ -347,7 +347,7 @@ TEST_CASE("Issue 10 fuzz: random scenarios from the real schema never crash, thr
     REQUIRE(evaluated >= cases / 5);
 }
 
-TEST_CASE("Issue 10 fuzz: malformed JSON text is refused as InputError naming the scenario", "[fuzz]") {
+TEST_CASE("Fuzz: malformed JSON text is refused as InputError naming the scenario", "[fuzz]") {
     const std::vector<std::string> malformed = {
         "", "{", "}", "{\"model\": ", "{\"model\": {\"preset\": \"llama3-70b\"}", "{\"train\": {\"seq_len\": NaN}}",
         "{\"train\": {\"tokens\": Infinity}}", "{\"train\": {\"tokens\": -Infinity}}", "{\"cluster\": {\"gpus\": 0x40}}",
@@ -365,7 +365,7 @@ TEST_CASE("Issue 10 fuzz: malformed JSON text is refused as InputError naming th
     }
 }
 
-TEST_CASE("Issue 10 fuzz: JSON nested deeper than 64 levels is refused before copying it can overflow the stack", "[fuzz]") {
+TEST_CASE("Fuzz: JSON nested deeper than 64 levels is refused before copying it can overflow the stack", "[fuzz]") {
     // 100,000 nested objects in a custom GPU crashed parse_scenario (SIGSEGV): read_cluster copies the object recursively.
     const std::string nested_objects = [] {
         std::string text;
@@ -388,7 +388,7 @@ TEST_CASE("Issue 10 fuzz: JSON nested deeper than 64 levels is refused before co
     REQUIRE(core::parse_scenario(R"({"_about": [[[["deep enough"]]]]})").cluster.gpus == 64);
 }
 
-TEST_CASE("Issue 10 fuzz: a Hugging Face config with 2^31 - 1 layers is refused, not overflowed in int arithmetic", "[fuzz]") {
+TEST_CASE("Fuzz: a Hugging Face config with 2^31 - 1 layers is refused, not overflowed in int arithmetic", "[fuzz]") {
     const char* scenario = R"({"model": {"hf_config": "config.json"}, "cluster": {"gpus": 8}, "train": {"global_batch": 16}})";
     struct Case {
         std::string config, field, reason;
@@ -414,7 +414,7 @@ TEST_CASE("Issue 10 fuzz: a Hugging Face config with 2^31 - 1 layers is refused,
     REQUIRE(core::parse_scenario(scenario, load_hf_config).model.layers == 32);
 }
 
-TEST_CASE("Issue 10 fuzz: a number beyond double (1e999) is malformed JSON, not an uncaught nlohmann out_of_range", "[fuzz]") {
+TEST_CASE("Fuzz: a number beyond double (1e999) is malformed JSON, not an uncaught nlohmann out_of_range", "[fuzz]") {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {R"({"train": {"tokens": 1e999}})", "1e999"},
         {R"({"parallel": {"tp": -1e999}})", "-1e999"},
@@ -432,7 +432,7 @@ TEST_CASE("Issue 10 fuzz: a number beyond double (1e999) is malformed JSON, not 
     }
 }
 
-TEST_CASE("Issue 10 fuzz: numbers beyond int and below a range are refused naming the field", "[fuzz]") {
+TEST_CASE("Fuzz: numbers beyond int and below a range are refused naming the field", "[fuzz]") {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {R"({"cluster": {"gpus": 2147483648}})", "cluster.gpus"},
         {R"({"cluster": {"gpus": 18446744073709551615}})", "cluster.gpus"},

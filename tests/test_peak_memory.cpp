@@ -1,4 +1,4 @@
-// Peak memory as the frameworks allocate it (issue 16): measured H100 peaks, Korthikanti's Megatron state, the recipes'
+// Peak memory as the frameworks allocate it: measured H100 peaks, Korthikanti's Megatron state, the recipes'
 // bytes against their sources, what fits compares, and every pipeline stage's peak.
 #include "core/cost/report/explain.h"
 #include "core/cost/memory/memory.h"

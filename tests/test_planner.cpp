@@ -1,4 +1,4 @@
-// The planner (issue 8): every layout it returns is valid and fits, nothing that does not fit is returned, its
+// The planner: every layout it returns is valid and fits, nothing that does not fit is returned, its
 // estimates equal evaluate()'s, and the published layouts (Llama 3 405B, GPT-3 175B) fit as the papers ran them.
 #include "core/model/errors.h"
 #include "core/cost/report/evaluate.h"

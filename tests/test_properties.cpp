@@ -1,4 +1,4 @@
-// Properties the model must keep for any valid input (issue 3): sharding never adds memory per GPU, ZeRO stages
+// Properties the model must keep for any valid input: sharding never adds memory per GPU, ZeRO stages
 // order, and no NaN or infinity anywhere in the Report.
 #include "core/cost/report/explain.h"
 #include "core/cost/report/report_json.h"

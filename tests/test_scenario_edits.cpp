@@ -309,3 +309,21 @@ TEST_CASE("Scenario edits: '+' on 64 GPUs steps to the next DP the DP slider off
     }
     CHECK(core::next_gpus(scenario, +1) != 65);
 }
+
+TEST_CASE("The stack's Size slider on a Hugging Face fine-tune scales the model's own shape; a bare count would leave the "
+          "op-by-op recipe nothing to run", "[edits]") {
+    const core::Scenario qlora = core_tests::shipped("llama3-8b-qlora-rtx4090.json");
+    REQUIRE(qlora.train.framework == core::Framework::hf_transformers);
+    // A bare parameter count is refused by the framework: what the slider used to send.
+    const core::Edit bare = core::with_params(qlora, 4e9);
+    REQUIRE_FALSE(bare.ok());
+    CHECK(bare.problem->field == "train.framework");
+    // The shape scaled keeps the family's head size and KV groups, and the framework runs it.
+    const core::Edit scaled = core::with_model_scaled(qlora, 4e9);
+    REQUIRE(scaled.ok());
+    CHECK(scaled.scenario.train.framework == core::Framework::hf_transformers);
+    CHECK(scaled.scenario.model.head_dim() == qlora.model.head_dim());
+    CHECK(scaled.scenario.model.heads / scaled.scenario.model.kv_heads == qlora.model.heads / qlora.model.kv_heads);
+    CHECK(core::count_params(scaled.scenario.model, scaled.scenario.train.seq_len).total == Approx(4e9).epsilon(0.1));
+    CHECK(core::evaluate(scaled.scenario).memory.per_gpu.peak_bytes > 0);
+}

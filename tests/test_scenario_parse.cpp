@@ -1,4 +1,4 @@
-// Scenario files (issue 3): invalid input refused with one line naming the field, defaults, and the JSON round trip.
+// Scenario files: invalid input refused with one line naming the field, defaults, and the JSON round trip.
 #include "core/model/errors.h"
 #include "core/cost/report/report_json.h"
 #include "core/model/scenario_json.h"
@@ -111,7 +111,7 @@ TEST_CASE("Invalid scenarios: layouts that cannot be built", "[scenario]") {
     }
 }
 
-TEST_CASE("Invalid scenarios: the finetune section (issue 41), each refusal naming its field", "[scenario][lora]") {
+TEST_CASE("Invalid scenarios: the finetune section, each refusal naming its field", "[scenario][lora]") {
     const std::string hf = R"("model": {"preset": "llama3-8b"}, "train": {"framework": "hf-transformers", "micro_batch": 1, "global_batch": 1},
         "cluster": {"gpu": "h100-sxm", "gpus": 1}, )";
     const auto with = [&](const std::string& finetune) { return "{" + hf + R"("finetune": )" + finetune + "}"; };

@@ -1,4 +1,4 @@
-// Cost-optimal sizing (issue 20): the cheapest way to train a 7B model on 140B tokens within 14 days. Every row is the
+// Cost-optimal sizing: the cheapest way to train a 7B model on 140B tokens within 14 days. Every row is the
 // planner's fastest layout on that many GPUs of that type, priced by the budget's formula; the ranking puts the
 // cheapest feasible row first and the Pareto front of cost against time is non-dominated.
 #include "core/cost/report/budget.h"

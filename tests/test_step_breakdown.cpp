@@ -1,4 +1,4 @@
-// Issue 14's contract for `eval`: compute.kernels and compute.breakdown_seconds show the step's work, and they add up.
+// The contract for `eval`: compute.kernels and compute.breakdown_seconds show the step's work, and they add up.
 // The breakdown sums to compute.step_seconds; each kernel's step_seconds (its time x its runs per step on the busiest
 // GPU) sums to the breakdown's GEMM + attention + elementwise + optimizer parts. Read from the JSON eval prints.
 #include "core/cost/report/evaluate.h"

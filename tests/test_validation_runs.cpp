@@ -168,7 +168,7 @@ TEST_CASE("Narayanan 2021 Table 1: each row's TFLOP/s within 10 %, the 18 publis
     }
     for (const Run& run : korthikanti_table5) all.push_back(table5_error(run));
     REQUIRE(all.size() == 18);
-    REQUIRE(mean(all) <= 0.05);  // issue 14's target
+    REQUIRE(mean(all) <= 0.05);  // the validation target
     if (const char* path = std::getenv("SHARDSCOPE_VALIDATION_TABLE")) write_readme_table(path);
 }
 

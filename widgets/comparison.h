@@ -1,5 +1,5 @@
 #pragma once
-// The scenario drawn against a pinned baseline (issue 45), the same way in every panel: the baseline's ghost as a dashed
+// The scenario drawn against a pinned baseline, the same way in every panel: the baseline's ghost as a dashed
 // outline, a trail from where a point was to where it is, and each difference labelled with its sign and unit. The words
 // come from core (core/cost/report/diff_report.h): a widget prints them and formats none. Colour never says the
 // difference alone: the ghost is dashed, the trail ends in an arrowhead, and every change is written out.

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <climits>
 #include <cstdlib>
@@ -371,7 +372,9 @@ bool apply_edit(const core::Edit& edit, core::Scenario& scenario, EditFeedback& 
     feedback.control = control;
     feedback.control_id = ImGui::GetID(control);  // this control, not another with the same label in another window
     if (!edit.ok()) {
-        feedback.error = edit.problem->field + ": " + edit.problem->reason;
+        // The control the user moved names the refusal, not the file's key: the reason says what is at fault.
+        const std::string name = std::string(control).rfind("##", 0) == 0 ? edit.problem->field : std::string(control, std::strcspn(control, "#"));
+        feedback.error = name + ": " + edit.problem->reason;
         feedback.after = scenario;
         return false;
     }

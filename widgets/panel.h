@@ -42,7 +42,7 @@ struct PanelRequests {
     bool save_trace = false;         // "Save trace...": the scenario's modelled step as a Chrome trace (core/cost/report/trace.h)
 };
 
-// A pinned baseline (issue 45): the scenario every panel draws the live one against, with ghost outlines, trails and
+// A pinned baseline: the scenario every panel draws the live one against, with ghost outlines, trails and
 // labelled differences. Every difference's words come from core (ctx.baseline->comparison, core::compare_figure).
 struct BaselineView {
     const core::Scenario* scenario;
@@ -69,7 +69,7 @@ struct PanelContext {
 
 struct PanelDef {
     const char* name;                // "stack": the View menu and `export --panel` use it
-    const char* title;               // "The 16-byte stack"
+    const char* title;               // "The memory stack"
     std::function<void(PanelContext&)> draw;
     const char* tab_title = nullptr;  // "Stack": the tab's label when the full titles do not fit the window (null: title)
 };

@@ -1,4 +1,4 @@
-// Issue 15, the anatomy of a step: one layer's forward and backward as streams in time (compute, TP, DP / ZeRO, PP,
+// The anatomy of a step: one layer's forward and backward as streams in time (compute, TP, DP / ZeRO, PP,
 // CP), the whole step as one stacked bar beside the ideal step at peak FLOP/s, and each kernel's roofline figures.
 // core/cost/report/anatomy.h prepares every segment, wait and pass; core/cost/report/explain.h writes every text.
 #include "core/model/layout.h"

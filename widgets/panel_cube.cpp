@@ -1,4 +1,4 @@
-// The regime cube (issue 4, seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory and
+// The regime cube (seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory and
 // compute over what the selected GPU gives, and the GPUs its service needs over those it has, on a rotatable log-scaled
 // cube; dots coloured by the wall that binds.
 #include "core/model/format.h"
@@ -549,8 +549,8 @@ void draw_budgets(core::Scenario& scenario, const core::Report& report) {
         if (!(serving == before)) serving.asked = true;  // moving a service's control asks about that service
     }
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(palette().text_dim));
-    wrapped_textf("Training: %s tokens on %d GPUs (the sidebar sets them). Serving: %s.", core::format_count(train.tokens).c_str(),
-                  scenario.cluster.gpus, core::serving_text(scenario, report.serving).load.c_str());
+    wrapped_textf("Training: %s tokens on %s GPUs (the sidebar sets them). Serving: %s.", core::format_count(train.tokens).c_str(),
+                  core::format_grouped(scenario.cluster.gpus).c_str(), core::serving_text(scenario, report.serving).load.c_str());
     ImGui::PopStyleColor();
 }
 

@@ -1,4 +1,4 @@
-// Memory over one step (issue 40): one GPU's memory point by point through the forward, the loss, the backward, the
+// Memory over one step: one GPU's memory point by point through the forward, the loss, the backward, the
 // optimizer step and zero_grad, stacked by what holds it (weights, gradients, optimizer state, saved activations, logits,
 // temporaries, the allocator's slack, NCCL's buffers), against HBM, with the peaks marked and what is live at the peak;
 // a pipeline's stages side by side on one scale. Every figure and word is core's (core/cost/report/timeline_figure.h).

@@ -1,4 +1,4 @@
-// Issue 5, the roofline: kernels under the HBM roofs of the chosen GPUs, and the scenario's traffic under the network roofs.
+// The roofline: kernels under the HBM roofs of the chosen GPUs, and the scenario's traffic under the network roofs.
 #include "core/cost/report/anatomy.h"
 #include "core/model/errors.h"
 #include "core/model/format.h"
@@ -39,7 +39,7 @@ struct RooflineOptions {
     bool flash_attention = true;                 // fused attention: only Q, K, V, O touch HBM
     bool show_measured = true;                   // the measured H100 overlay
     bool show_decode_trail = true;               // decode at b = 1, 2, 4 ... 1024, faint
-    bool show_scenario_kernels = true;           // the scenario's own kernels, per GPU after sharding (issue 15)
+    bool show_scenario_kernels = true;           // the scenario's own kernels, per GPU after sharding
 };
 
 // The CSV is parsed once per text the app hands over, not every frame.

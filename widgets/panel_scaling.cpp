@@ -162,7 +162,8 @@ void draw_scaling_panel(ScalingPanelState& state, PanelContext& ctx) {
             }
         }
         PlotVLine("##this scenario", ctx.scenario.cluster.gpus, colors.axis, 0.06f, 0.3f);
-        PlotText(ctx.scenario.cluster.gpus, s.min_y * 1.3, "this scenario", colors.text_dim, ImVec2(0.5f, 1.0f));
+        const std::string this_scenario = "this scenario: " + core::format_grouped(ctx.scenario.cluster.gpus) + " GPUs";
+        PlotText(ctx.scenario.cluster.gpus, s.min_y * 1.3, this_scenario.c_str(), colors.text_dim, ImVec2(0.5f, 1.0f));
         if (wall) {
             PlotVLine("##wall", wall->gpus, colors.time_wall, 0.1f);
             PlotText(wall->gpus, s.max_y / 1.5, wall_label.c_str(), colors.time_wall, ImVec2(0.5f, 0.0f));

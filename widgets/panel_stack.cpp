@@ -1,4 +1,4 @@
-// Issue 4, the 16-byte stack: the whole model's training state and one GPU's share, stacked byte category by category
+// The memory stack: the whole model's training state and one GPU's share, stacked byte category by category
 // against every catalog GPU's HBM ceiling; play builds the stack and grows the model past the ceilings (seed 000).
 #include "core/model/layout.h"
 #include "core/model/format.h"
@@ -61,10 +61,10 @@ void model_controls(core::Scenario& scenario, const core::Report& report, EditFe
     double params = std::clamp(report.memory.params, min_params, kMaxParams);
     const std::string shown = core::format_count(params) + " parameters";
     if (slider_double("Size", &params, min_params, kMaxParams, shown.c_str(), ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp)) {
-        apply_edit(core::with_params(scenario, params), scenario, feedback, "Size");
+        apply_edit(core::with_model_scaled(scenario, params), scenario, feedback, "Size");
     }
-    explain_last_item("A bare parameter count from 100M to 2T; its shape (layers, hidden) is synthesized for the activations: "
-                      "h = 128 l, 12 l h^2 = N.");
+    explain_last_item("The model's size up to 2T: a model with a shape keeps its own (head size, KV groups, MLP ratio, hidden over "
+                      "layers) as it grows; a bare parameter count has one synthesized for the activations: h = 128 l, 12 l h^2 = N.");
     draw_feedback("Size", feedback);
     precision_combo("Recipe", scenario, feedback);
     explain_last_item("Adafactor drops Adam's m and v; 'no master copy' drops the fp32 master: watch their bytes leave the stack.");
@@ -491,7 +491,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
 PanelDef make_stack_panel() {
     auto state = std::make_shared<StackPanelState>();
-    return {"stack", "The 16-byte stack", [state](PanelContext& ctx) { draw_stack_panel(*state, ctx); }, "Stack"};
+    return {"stack", "The memory stack", [state](PanelContext& ctx) { draw_stack_panel(*state, ctx); }, "Stack"};
 }
 
 }  // namespace widgets

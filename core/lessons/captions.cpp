@@ -95,6 +95,8 @@ const std::vector<FieldDef>& field_defs() {
         {{"cp", "context-parallel degree"}, [](CaptionInputs& in) { return format_whole(in.report.layout.cp); }},
         {{"dp", "data-parallel degree"}, [](CaptionInputs& in) { return format_grouped(in.report.layout.dp); }},
         {{"zero", "the ZeRO stage"}, [](CaptionInputs& in) { return format_whole(in.report.layout.zero); }},
+        {{"virtual_stages", "model chunks per device in an interleaved schedule (v)"},
+         [](CaptionInputs& in) { return format_whole(in.report.pipeline.virtual_stages); }},
         {{"microbatches", "micro-batches per step"}, [](CaptionInputs& in) { return format_grouped(in.report.pipeline.microbatches); }},
         {{"params", "the parameter count (\"70.6 B\")"}, [](CaptionInputs& in) { return format_count(in.report.memory.params); }},
         {{"recipe", "the recipe's bytes per parameter, component by component"},
@@ -314,6 +316,19 @@ std::string fill_caption(const std::string& text, const Scenario& scenario, cons
              }
          });
     return filled;
+}
+
+const std::vector<std::string>& caption_constants() {
+    static const std::vector<std::string> constants = {
+        "2(n-1)/n",         // a ring all-reduce's bytes sent per GPU (Patarasuk & Yuan 2009)
+        "1.5 times",        // ZeRO-3's traffic over DP's all-reduce: 3 psi against 2 psi (Rajbhandari et al. 2020, sec 7.2.2)
+        "8 b s h (t-1)/t",  // TP's all-reduced elements per layer per micro-batch: 4 all-reduces of b s h (Korthikanti 2022)
+        "(p-1)/(m+p-1)",    // GPipe's bubble (Huang et al. 2019; Narayanan et al. 2021 sec 2.2.1)
+        "(p-1)/(v m+p-1)",  // interleaved 1F1B's bubble (Narayanan et al. 2021 sec 2.2.2)
+        "1F1B", "ZeRO-3",   // names
+        "batch 1",          // decode one sequence at a time: the roofline's lowest point
+    };
+    return constants;
 }
 
 }  // namespace core

@@ -29,4 +29,8 @@ void check_caption(const std::string& text, const std::string& field, bool has_b
 std::string fill_caption(const std::string& text, const Scenario& scenario, const Report& report, const Scenario* baseline = nullptr,
                          const Report* baseline_report = nullptr);
 
+// The numbers a caption may write in its prose rather than take from the report: textbook formulas' constants and names
+// with digits, each with its source in captions.cpp. Any other digit in a caption's prose would go stale.
+const std::vector<std::string>& caption_constants();
+
 }  // namespace core

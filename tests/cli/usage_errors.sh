@@ -66,7 +66,7 @@ expect_usage_error "zero prompt tokens" "serving.prompt_tokens" "$binary" serve 
 expect_usage_error "negative query rate" "serving.target_qps" "$binary" serve "$work/qps.json"
 expect_usage_error "zero TPOT target" "serving.tpot_ms" "$binary" eval "$work/tpot0.json"
 expect_usage_error "negative output tokens" "serving.output_tokens" "$binary" serve --table "$work/output.json"
-# The finetune section (issue 41): rank and alpha above 0, a target module of the layer, base_bytes 2, 1 or 0.5.
+# The finetune section: rank and alpha above 0, a target module of the layer, base_bytes 2, 1 or 0.5.
 finetune_base='"model": {"preset": "llama3-8b"}, "train": {"framework": "hf-transformers", "micro_batch": 1, "global_batch": 1}, "cluster": {"gpus": 1}'
 printf '{%s, "finetune": {"method": "lora", "rank": 0}}' "$finetune_base" >"$work/rank0.json"
 printf '{%s, "finetune": {"method": "lora", "alpha": -2}}' "$finetune_base" >"$work/alpha.json"

@@ -1,4 +1,4 @@
-// Scenario files, corrupted input and lessons, as the window handles them (issue 9).
+// Scenario files, corrupted input and lessons, as the window handles them.
 #include "tests/render/headless_imgui.h"
 #include "app/app_state.h"
 #include "app/export.h"
@@ -181,9 +181,24 @@ TEST_CASE("Window settings (zoom, theme, hidden panels, recent files) persist in
     CHECK_FALSE(restored.visible[app::panel_index(restored, "cube")]);
     CHECK(restored.visible[app::panel_index(restored, "stack")]);
     CHECK(restored.recent_files == state.recent_files);
-    // A damaged settings file means defaults, never a refusal to start.
+    // A damaged settings file means defaults, never a refusal to start; the status line names the file and the key.
     write(directory + "/settings.json", "{ not json");
-    CHECK(app::load_settings(directory).zoom == 1.0f);
+    const app::WindowSettings damaged = app::load_settings(directory);
+    CHECK(damaged.zoom == 1.0f);
+    CHECK_THAT(damaged.problem, Catch::StartsWith(directory + "/settings.json: malformed JSON") && Catch::EndsWith("(defaults used)"));
+    write(directory + "/settings.json", R"({"zoom": "big"})");
+    CHECK_THAT(app::load_settings(directory).problem, Catch::StartsWith(directory + "/settings.json: zoom: "));
+    app::AppState told = app::make_app_state(core::default_scenario());
+    app::apply_settings(told, app::load_settings(directory));
+    CHECK(told.status == app::load_settings(directory).problem);
+}
+
+TEST_CASE("A lesson file with a bad scene is refused naming the file, then the key as the file spells it", "[classroom]") {
+    const std::string path = scratch("lesson") + "/class.json";
+    write(path, R"({"scenes": [{"title": "x", "caption": "y", "panel": "stak"}]})");
+    CHECK_THROWS_WITH(app::load_lesson_file(path, panel_names()), Catch::StartsWith(path + ": scenes[0].panel: unknown panel"));
+    write(path, "{\n  \"scenes\": [,]\n}");
+    CHECK_THROWS_WITH(app::load_lesson_file(path, panel_names()), Catch::StartsWith(path + ": malformed JSON"));
 }
 
 TEST_CASE("Presentation zoom: up to 1.5x, never fewer than the 1280 x 720 logical pixels the panels are laid out for", "[classroom]") {

@@ -1,9 +1,11 @@
-// Exports ready for a document (issue 18): by default each panel is settled (its animation finished) and a clean figure
+// Exports ready for a document: by default each panel is settled (its animation finished) and a clean figure
 // (no Play, sliders or key hints); `--t` still picks a moment and `--controls` keeps the controls; and no text is cut at
 // 1024x768, 1280x720, 1920x1080 or at zoom 150 %, measured on each text's extent against its clip rectangle.
 #include "app/eval_command.h"
 #include "app/export.h"
 #include "app/lesson.h"
+#include "app/presentation.h"
+#include "core/lessons/captions.h"
 #include "core/cost/report/evaluate.h"
 #include "core/cost/report/figure_text.h"
 #include "core/model/scenario.h"
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 namespace {
@@ -152,6 +155,53 @@ TEST_CASE("A lesson exported scene by scene carries its caption but no key hints
     CHECK(drew(texts, "Scene 1 of 1"));
     CHECK_FALSE(drew(texts, "Esc"));
     CHECK(drew(texts, "of the 90-day deadline"));
+}
+
+// A caption's numbers are figures of its scene's report (test_captions.cpp); here each is also found on the slide beside
+// it, drawn by the panel, so a caption cannot state what its figure does not show ("75.5 GB per GPU" beside "82.3 GB").
+TEST_CASE("Every figure a lesson scene's caption states is drawn by the panel on its slide", "[render][export][captions]") {
+    const std::vector<std::string> names = every_panel();
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.lesson = app::load_lesson_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/lessons/default.json", names);
+    options.width = 1280;
+    options.height = 720;
+    options.settle_frames = 2;
+    options.out_dir = fresh_directory("lesson-figures");
+    std::vector<std::vector<widgets::DrawnText>> texts;
+    options.texts_out = &texts;
+    REQUIRE(app::run_export(options).empty());
+    const std::size_t scenes = options.lesson->scenes.size();
+    REQUIRE(texts.size() >= scenes);
+    app::AppState state = app::make_app_state(options.scenario);
+    app::PresentationState presentation;
+    presentation.lesson = *options.lesson;
+    // A number with what it counts: "82.3 GB", "27.3 %", "64", "$1.2 M", "3.42 B".
+    const std::regex figure(R"(\$?[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?( (%|GB|MB|TB|kB|B|T|M|ms|s|h|days|pp|x)(?![A-Za-z0-9]))?)");
+    int checked = 0;
+    for (std::size_t scene = 0; scene < scenes; ++scene) {
+        REQUIRE(app::enter_scene(state, presentation, static_cast<int>(scene)).empty());
+        std::string caption = presentation.caption;
+        for (const std::string& constant : core::caption_constants()) {
+            for (std::size_t at = caption.find(constant); at != std::string::npos; at = caption.find(constant)) caption.replace(at, constant.size(), " ");
+        }
+        std::string drawn;  // every text the panel drew on the slide, not the caption band under it
+        for (const widgets::DrawnText& text : texts[texts.size() - scenes + scene]) {
+            if (text.window.find("scene_panel") != std::string::npos) drawn += text.text + "\n";
+        }
+        INFO("scene " << scene + 1 << ": " << presentation.caption);
+        for (auto match = std::sregex_iterator(caption.begin(), caption.end(), figure); match != std::sregex_iterator(); ++match) {
+            const std::string number = match->str();
+            const std::size_t at = static_cast<std::size_t>(match->position());
+            const char next = at + number.size() < caption.size() ? caption[at + number.size()] : ' ';
+            if ((at > 0 && std::isalnum(static_cast<unsigned char>(caption[at - 1]))) || std::isalpha(static_cast<unsigned char>(next))) continue;  // a name: "Llama 3 70B", "A100 SXM 80GB"
+            INFO("figure \"" << number << "\"");
+            CHECK(drawn.find(number) != std::string::npos);
+            if (drawn.find(number) == std::string::npos && std::getenv("SHOW_DRAWN")) std::fprintf(stderr, "---- scene %zu drawn:\n%s\n", scene + 1, drawn.c_str());
+            ++checked;
+        }
+    }
+    CHECK(checked > 40);
 }
 
 namespace {

@@ -294,7 +294,7 @@ TEST_CASE("A refused typed value replaces an earlier refusal: one message, the l
         widgets::setup_hours_input("Setup (h)", s, f);
     });
     ui.type_into(ui.x0() + 20, "0");
-    CHECK(ui.state.feedback.error == "cluster.gpus: must be between 1 and 100,000,000, got 0");
+    CHECK(ui.state.feedback.error == "GPUs: must be between 1 and 100,000,000, got 0");
     // The setup field's row: below the GPU count and its message.
     const std::vector<widgets::DrawnText> texts = ui.frames(1);
     const auto setup = std::find_if(texts.begin(), texts.end(), [](const widgets::DrawnText& text) { return text.text == "Setup (h)"; });

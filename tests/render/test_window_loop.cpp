@@ -1,4 +1,4 @@
-// The window's own loop (app::WindowLoop) driven by synthetic input, as a user would drive it (issue 18): Save never
+// The window's own loop (app::WindowLoop) driven by synthetic input, as a user would drive it: Save never
 // writes over a file ShardScope did not write, presentation gives the user's scenario back, dialog errors stay until
 // dismissed, a press and release inside one frame are never lost, and an idle window sleeps.
 #include "app/gui.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Memory per GPU at the step's peak (issue 16). The training state: the recipe's components under DP / ZeRO / TP / PP /
+// Memory per GPU at the step's peak. The training state: the recipe's components under DP / ZeRO / TP / PP /
 // CP. The activations each layer stores (Korthikanti et al. 2022 Table 2, as each framework keeps them). And what a step
 // holds beside them at its peak, which is the largest of three moments on each pipeline stage: the end of the last
 // forward in flight (the loss computed), the loss's backward, and a layer's backward (recomputed under recompute). Weight

@@ -1,5 +1,5 @@
 #pragma once
-// One training step taken apart (the anatomy panel and the roofline's scenario kernels, issue 15): the step as one
+// One training step taken apart (the anatomy panel and the roofline's scenario kernels): the step as one
 // stacked bar beside the ideal step at peak FLOP/s, MFU as the bar grows, the waits and passes of one layer's timeline,
 // and the scenario's own kernels as points under the HBM roof. Read from the Report: sums and ratios of its figures,
 // no new model.

@@ -286,6 +286,81 @@ DiffReport diff_reports(const Scenario& baseline, std::string_view baseline_repo
     return report;
 }
 
+namespace {
+
+// The figures a reader looks for first, in the order the sidebar shows them.
+constexpr const char* kHeadlineFigures[] = {
+    "compute.step_seconds", "compute.mfu",          "memory.per_gpu.peak_bytes", "memory.per_gpu.total_bytes",
+    "compute.train_days",   "compute.cost_dollars", "compute.tokens_per_step",
+};
+
+// The path with every array element's label replaced by "...": the rows one array's elements fold into.
+std::string folded_path(const std::string& path) {
+    std::string out;
+    int depth = 0;
+    for (const char c : path) {
+        if (c == '[' && depth++ == 0) out += "[...";
+        else if (c == ']' && --depth == 0) out += ']';
+        else if (depth == 0) out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+DiffTable diff_table(const DiffReport& report) {
+    DiffTable table;
+    struct Fold {
+        std::string path;
+        int changed = 0, points = 0;
+        const FigureChange* largest = nullptr;
+    };
+    std::vector<Fold> folds;
+    const auto fold_of = [&](const std::string& path) -> Fold& {
+        for (Fold& fold : folds) if (fold.path == path) return fold;
+        folds.push_back({path});
+        return folds.back();
+    };
+    for (const FigureChange& figure : report.figures) {
+        if (figure.path.find('[') != std::string::npos) ++fold_of(folded_path(figure.path)).points;
+    }
+    std::vector<DiffTableRow> headline(std::size(kHeadlineFigures));
+    for (int i = 0; i < report.changed_figures; ++i) {
+        const FigureChange& figure = report.figures[i];
+        const std::string baseline = format_in(figure.baseline, figure.unit), scenario = format_in(figure.scenario, figure.unit);
+        if (baseline == scenario) {
+            ++table.below_precision;
+            continue;
+        }
+        ++table.listed;
+        if (figure.path.find('[') != std::string::npos) {
+            Fold& fold = fold_of(folded_path(figure.path));
+            ++fold.changed;
+            if (!fold.largest) fold.largest = &figure;  // the figures come largest relative change first
+            continue;
+        }
+        const DiffTableRow row{figure.path, baseline, scenario, figure.text};
+        const auto named = std::find(std::begin(kHeadlineFigures), std::end(kHeadlineFigures), figure.path);
+        if (named != std::end(kHeadlineFigures)) headline[named - std::begin(kHeadlineFigures)] = row;
+        else table.figures.push_back(row);
+    }
+    for (DiffTableRow& row : headline) {
+        if (!row.figure.empty()) table.headline.push_back(std::move(row));
+    }
+    // Folds in the order their largest change ranks: the report's figures are sorted that way already.
+    for (int i = 0; i < report.changed_figures; ++i) {
+        const FigureChange& figure = report.figures[i];
+        if (figure.path.find('[') == std::string::npos) continue;
+        Fold& fold = fold_of(folded_path(figure.path));
+        if (fold.largest != &figure) continue;
+        const std::string element = figure.path.substr(figure.path.find('['), figure.path.rfind(']') - figure.path.find('[') + 1);
+        table.folded.push_back({fold.path + " (" + format_grouped(fold.changed) + " of " + format_grouped(fold.points) + " changed)", "-", "-",
+                                "largest at " + element + ": " + format_in(figure.baseline, figure.unit) + " -> " +
+                                    format_in(figure.scenario, figure.unit) + ", " + figure.text});
+    }
+    return table;
+}
+
 std::string diff_to_json(const DiffReport& report, const std::string& baseline_name, const std::string& scenario_name) {
     Json json;
     json["baseline"] = baseline_name;

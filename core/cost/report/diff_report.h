@@ -71,6 +71,23 @@ struct DiffReport {
 DiffReport diff_reports(const Scenario& baseline, std::string_view baseline_report_json, const Scenario& scenario,
                         std::string_view scenario_report_json);
 
+// How `shardscope diff` reads a DiffReport to a person: the headline figures first (step time, MFU, the peak per GPU,
+// time and cost to train), then each other changed figure, then each array's changed elements folded into one row
+// (a timeline's 300 points are one row, their largest change named); a change too small to show at the display
+// precision ("51.0 s -> 51.0 s") is counted, not listed. --json and --csv keep every figure.
+struct DiffTableRow {
+    std::string figure;    // "compute.step_seconds", "memory.timeline[...].allocated_bytes (296 of 300 points)"
+    std::string baseline;  // "51.0 s"; "-" for a folded row
+    std::string scenario;
+    std::string change;    // "+0.410 s, +7.0 %"; a folded row's largest: "largest at [layer 3 forward]: +1.20 GB, +12.0 %"
+};
+struct DiffTable {
+    std::vector<DiffTableRow> headline, figures, folded;
+    int below_precision = 0;  // changed figures whose two values print the same
+    int listed = 0;           // changed figures the rows stand for
+};
+DiffTable diff_table(const DiffReport&);
+
 // The unit a figure's key names: *_bytes, *_seconds, *_dollars, flops, bytes_per_s, mfu, *_fraction, *_share ...
 FigureUnit figure_unit_of_key(std::string_view key);
 

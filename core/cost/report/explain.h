@@ -33,7 +33,7 @@ struct ReportText {
     std::string memory_peak_line;                    // "state 60.1 GB + activations 12.0 GB + at the peak 7.3 GB = 79.4 GB"
     std::vector<std::string> stage_labels;           // per memory.per_stage: "stage 1 (first): 10 layers + embedding"
     std::vector<Explanation> stage_formulas;         // per memory.per_stage: its peak, block by block
-    // The anatomy of a step (issue 15)
+    // The anatomy of a step
     std::vector<std::string> kernel_short_labels;    // per compute.kernels: "up dX", for a narrow box
     std::vector<Explanation> timeline_ops;           // per compute.layer_timeline: what runs, how long, hidden or waited for
     std::vector<Explanation> step_parts;             // per StepPart (anatomy.h): what the part holds, its time and share
