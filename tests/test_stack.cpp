@@ -3,6 +3,7 @@
 #include "core/model/format.h"
 #include "core/model/hardware.h"
 #include "core/lessons/stack_animation.h"
+#include "core/model/scenario_edits.h"
 #include "core/model/scenario_json.h"
 #include "tests/test_scenarios.h"
 
@@ -207,4 +208,28 @@ TEST_CASE("Seed 000 animation: a model smaller than the build size is built at i
     REQUIRE(timeline.grow_seconds == 0);
     REQUIRE(core::stack_frame(report.memory, core::explain(scenario, report), ceilings, 0.0).total_bytes <
             core::stack_frame(report.memory, core::explain(scenario, report), ceilings, timeline.duration_seconds).total_bytes);
+}
+
+TEST_CASE("A 314M model on 64 GPUs: one GPU's peak stands above the whole model by DP's NCCL buckets, and the stack says so",
+          "[stack]") {
+    core::Scenario scenario = core_tests::shipped("default.json");
+    const core::Edit sized = core::with_params(scenario, 3.14e8);
+    REQUIRE(sized.ok());
+    scenario = sized.scenario;
+    const core::Report report = core::evaluate(scenario);
+    REQUIRE(report.layout.dp == 64);
+    const std::vector<core::GpuCeiling> ceilings = core::gpu_ceilings(core::builtin_hardware(), scenario.cluster.gpu);
+    const double whole_bytes = core::stack_timeline(report.memory, ceilings).final_total_bytes;
+    const core::PerGpuMemory& per_gpu = report.memory.per_gpu;
+    REQUIRE(per_gpu.peak_bytes > whole_bytes);  // every replica holds the whole model, and buckets for its all-reduce
+    CHECK(per_gpu.peak_bytes - whole_bytes == Approx(per_gpu.comm_buffers_bytes).epsilon(0.01));
+    const std::vector<std::string> text = core::above_whole_model_text(per_gpu, whole_bytes);
+    REQUIRE(text.size() == 2);
+    CHECK(text[0] == "above the whole model: " + core::format_bytes(per_gpu.comm_buffers_bytes) + " of NCCL buckets one GPU alone would not need");
+    // On one GPU there is nothing to explain.
+    const core::Edit single = core::with_gpus(scenario, 1);
+    REQUIRE(single.ok());
+    const core::Scenario& alone = single.scenario;
+    const core::Report one = core::evaluate(alone);
+    CHECK(core::above_whole_model_text(one.memory.per_gpu, core::stack_timeline(one.memory, ceilings).final_total_bytes).empty());
 }

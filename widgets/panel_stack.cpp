@@ -129,6 +129,7 @@ struct ColumnView {
     std::string total_line;
     std::string verdict_line;  // "16.5x an H100 SXM" or "fits: 37.8 % of an H100 SXM"
     std::string detail_line;   // what the total is made of
+    std::vector<std::string> above_whole;  // why one GPU holds more than the whole model, longest first (core's words)
     bool over = false;
     std::vector<StackedBlock> blocks;
 };
@@ -156,9 +157,11 @@ ColumnView whole_column(const core::StackFrame& frame, const core::GpuSpec& gpu)
     return view;
 }
 
-ColumnView per_gpu_column(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu) {
+ColumnView per_gpu_column(const core::Scenario& scenario, const core::Report& report, const core::ReportText& text, const core::GpuSpec& gpu,
+                          double whole_model_bytes) {
     ColumnView view;
     const core::MemoryReport& memory = report.memory;
+    view.above_whole = core::above_whole_model_text(memory.per_gpu, whole_model_bytes);
     view.heading = "One GPU: " + core::layout_label(core::layout_of(scenario));
     view.heading_short = "One GPU";
     const core::Overshoot over = core::overshoot(memory.per_gpu.peak_bytes, gpu);
@@ -338,7 +341,10 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
             return text.substr(0, at);
         };
         const std::string verdict = fitted(fonts().bold, {column.verdict_line, before_gpu(column.verdict_line)});
-        const std::string detail = fitted(ImGui::GetFont(), {column.detail_line, before_gpu(column.detail_line)});
+        // Where one GPU holds more than the whole model, why comes first: a reader would doubt the two columns otherwise.
+        std::vector<std::string> details = {column.detail_line, before_gpu(column.detail_line)};
+        if (!column.above_whole.empty()) details.insert(details.begin(), column.above_whole.begin(), column.above_whole.end());
+        const std::string detail = fitted(ImGui::GetFont(), details);
         draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(x_left, origin.y + line * 0.2f), colors.text, heading.c_str());
         const ImU32 verdict_color = column.over ? colors.over_budget : colors.within_budget;
         draw->AddText(fonts().large, fonts().large->FontSize, ImVec2(x_left, origin.y + line * 1.2f), verdict_color, total.c_str());
@@ -444,7 +450,7 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
 
     // Never squeezed below what its labels need: a short window scrolls to the plot instead. Too narrow for both columns'
     // labels, the columns stand one above the other, each in a plot of its own.
-    std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu)};
+    std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu, timeline.final_total_bytes)};
     const float width = ImGui::GetContentRegionAvail().x;
     const StackLayout layout = stack_layout(columns, ceilings, width);
     const bool bytes_only = layout != StackLayout::side_by_side;

@@ -54,6 +54,15 @@ double per_gpu_state_bytes(const PerGpuMemory& per_gpu) {
     return per_gpu.weights_bytes + per_gpu.grads_bytes + per_gpu.master_bytes + per_gpu.optimizer_bytes;
 }
 
+std::vector<std::string> above_whole_model_text(const PerGpuMemory& per_gpu, double whole_model_bytes) {
+    const double above_bytes = per_gpu.peak_bytes - whole_model_bytes;
+    if (!(above_bytes > 0) || !(whole_model_bytes > 0)) return {};
+    std::string what = per_gpu.comm_buffers_bytes > 0 ? format_bytes(per_gpu.comm_buffers_bytes) + " of NCCL buckets" : std::string();
+    if (per_gpu.gathered_weights_bytes > 0) what += (what.empty() ? "" : " and ") + format_bytes(per_gpu.gathered_weights_bytes) + " of gathered weights";
+    if (what.empty()) return {"above the whole model by " + format_bytes(above_bytes)};
+    return {"above the whole model: " + what + " one GPU alone would not need", "+" + what};
+}
+
 Overshoot overshoot(double bytes, const GpuSpec& gpu) {
     Overshoot result;
     result.bytes = bytes;

@@ -40,6 +40,11 @@ Overshoot overshoot(double bytes, const GpuSpec& gpu);
 // One GPU's training state without its activations: weights + grads + master + optimizer.
 double per_gpu_state_bytes(const PerGpuMemory& per_gpu);
 
+// Why one GPU's peak stands above the whole model's column, which counts one copy trained on one GPU: the buffers only a
+// parallel layout needs (DP's NCCL buckets, ZeRO-3's gathered layers). "" where the GPU's peak is not above it.
+// Longest first: "above the whole model: 688 MB of NCCL buckets one GPU alone would not need", "+688 MB of NCCL buckets".
+std::vector<std::string> above_whole_model_text(const PerGpuMemory& per_gpu, double whole_model_bytes);
+
 // Pacing of the animation, in seconds of playback.
 struct StackTiming {
     double seconds_per_category = 0.8;  // each category grows in over this long
