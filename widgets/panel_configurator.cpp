@@ -200,7 +200,12 @@ void stacked_bar(const std::vector<BarPiece>& pieces, double reference, std::str
 // Legend rows: a swatch, the label and the value, laid out in columns that wrap.
 void legend(const std::vector<BarPiece>& pieces, const std::vector<std::string>& values) {
     const float font = ImGui::GetFontSize();
-    const float column = font * 12.0f;
+    // Each column as wide as the widest entry (swatch, label, value): an entry never wraps its value under its neighbour's.
+    float widest = font * 12.0f;
+    for (std::size_t i = 0; i < pieces.size() && i < values.size(); ++i) {
+        widest = std::max(widest, font * 2.5f + ImGui::CalcTextSize(pieces[i].label.c_str()).x + ImGui::CalcTextSize(values[i].c_str()).x * 1.1f);
+    }
+    const float column = std::min(widest, std::max(font * 12.0f, ImGui::GetContentRegionAvail().x));
     const int per_row = std::max(1, static_cast<int>(ImGui::GetContentRegionAvail().x / column));
     for (std::size_t i = 0; i < pieces.size(); ++i) {
         if (i % per_row != 0) ImGui::SameLine(ImGui::GetCursorStartPos().x + column * static_cast<float>(i % per_row));
