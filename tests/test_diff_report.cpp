@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -47,6 +48,15 @@ std::size_t numeric_leaves(const nlohmann::json& json) {
 
 const char* kShipped[] = {"default.json", "llama3-405b-16k.json", "gpt3-175b-megatron.json", "deepseek-v3.json",
                           "gpt2-124m-2x-rtx4090-spot.json", "llama2-7b-140b-tokens-14-days.json", "minigpt-rtx4090.json"};
+
+// The default Llama 3 70B under ZeRO-1 and under ZeRO-3: the two scenarios the ZeRO comparisons diff.
+std::pair<core::Edit, core::Edit> zero_one_and_three() {
+    const core::Scenario shipped = core_tests::shipped("default.json");
+    std::pair<core::Edit, core::Edit> edits{core::with_zero(shipped, 1), core::with_zero(shipped, 3)};
+    REQUIRE(edits.first.ok());
+    REQUIRE(edits.second.ok());
+    return edits;
+}
 
 }  // namespace
 
@@ -222,10 +232,7 @@ TEST_CASE("Diff: the panels' comparison of GPT-3 175B, selective against no reco
 
 TEST_CASE("Diff: ZeRO-1 against ZeRO-3 on the default Llama 3 70B (Rajbhandari et al. 2020 Table 1: weights 2 Psi / N_d) is the "
           "two evaluations' difference", "[diff]") {
-    const core::Scenario shipped = core_tests::shipped("default.json");
-    const core::Edit zero1 = core::with_zero(shipped, 1), zero3 = core::with_zero(shipped, 3);
-    REQUIRE(zero1.ok());
-    REQUIRE(zero3.ok());
+    const auto [zero1, zero3] = zero_one_and_three();
     const core::Report one = core::evaluate(zero1.scenario), three = core::evaluate(zero3.scenario);
     const core::DiffReport report = diff(zero1.scenario, zero3.scenario);
     REQUIRE_FALSE(report.inputs.empty());
@@ -257,10 +264,7 @@ TEST_CASE("Diff: ZeRO-1 against ZeRO-3 on the default Llama 3 70B (Rajbhandari e
 
 TEST_CASE("Diff's table of ZeRO-1 against ZeRO-3: the headline figures first, each timeline folded into one row, nothing "
           "listed that prints the same on both sides", "[diff]") {
-    const core::Scenario shipped = core_tests::shipped("default.json");
-    const core::Edit zero1 = core::with_zero(shipped, 1), zero3 = core::with_zero(shipped, 3);
-    REQUIRE(zero1.ok());
-    REQUIRE(zero3.ok());
+    const auto [zero1, zero3] = zero_one_and_three();
     const core::DiffReport report = diff(zero1.scenario, zero3.scenario);
     const core::DiffTable table = core::diff_table(report);
     REQUIRE(table.headline.size() >= 3);

@@ -1,4 +1,4 @@
-// The regime cube (seed 000 "3D - the regime cube"): every preset placed by what one rank needs of memory and
+// The regime cube (the three walls seen as one cube): every preset placed by what one rank needs of memory and
 // compute over what the selected GPU gives, and the GPUs its service needs over those it has, on a rotatable log-scaled
 // cube; dots coloured by the wall that binds.
 #include "core/model/format.h"

@@ -1,4 +1,4 @@
-// The three walls (seed 000): one model-size slider; how full the memory, time and serving budgets are; the wall
+// The three walls: one model-size slider; how full the memory, time and serving budgets are; the wall
 // that binds and where it sends you; and how each wall's fraction scales with the model size.
 #include "core/model/layout.h"
 #include "core/model/errors.h"
