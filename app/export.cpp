@@ -261,10 +261,12 @@ std::string run_export(const ExportOptions& options, std::vector<std::string>* w
                     if (!error.empty()) break;
                     presentation.active = true;
                     std::vector<widgets::DrawnText> texts;
+                    std::vector<widgets::PlotLayout> plots;
                     std::vector<unsigned char> pixels = render_frames(state, framebuffer, options.settle_frames,
                                                                       [&] { draw_presentation(state, presentation, true); },
-                                                                      options.texts_out ? &texts : nullptr);
+                                                                      options.texts_out ? &texts : nullptr, options.plots_out ? &plots : nullptr);
                     if (options.texts_out) options.texts_out->push_back(std::move(texts));
+                    if (options.plots_out) options.plots_out->push_back(std::move(plots));
                     error = pngs.submit(options.out_dir + "/" + scene_file_name(scene, presentation.lesson.scenes[scene].title), std::move(pixels));
                 }
             }

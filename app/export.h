@@ -32,7 +32,7 @@ struct ExportOptions {
     std::string baseline_name;        // its file's name, for the banner
     std::vector<double>* settled_t_out = nullptr;  // if set, receives each exported panel's animation time, in panels order
     std::vector<std::vector<widgets::DrawnText>>* texts_out = nullptr;  // if set, each target's (then each lesson scene's) last frame's texts
-    std::vector<std::vector<widgets::PlotLayout>>* plots_out = nullptr;  // if set, each target's last frame's plot layouts
+    std::vector<std::vector<widgets::PlotLayout>>* plots_out = nullptr;  // if set, each target's (then each lesson scene's) last frame's plot layouts
 };
 
 // Writes <out_dir>/<panel>.png for each; returns an empty string or the one-line error. `written`, when given, gets the

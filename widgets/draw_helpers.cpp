@@ -38,6 +38,25 @@ std::string tick_label(double value, double step) {
     return text;
 }
 
+float segment_length_inside(ImVec2 from, ImVec2 to, ImVec2 min, ImVec2 max) {
+    // Liang-Barsky: the segment's parameter range inside each pair of edges, intersected.
+    float t0 = 0, t1 = 1;
+    const float dx = to.x - from.x, dy = to.y - from.y;
+    const float p[4] = {-dx, dx, -dy, dy};
+    const float q[4] = {from.x - min.x, max.x - from.x, from.y - min.y, max.y - from.y};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return 0;
+            continue;
+        }
+        const float r = q[i] / p[i];
+        if (p[i] < 0) t0 = std::max(t0, r);
+        else t1 = std::min(t1, r);
+        if (t0 > t1) return 0;
+    }
+    return (t1 - t0) * std::hypot(dx, dy);
+}
+
 ImVec4 color4(ImU32 color) { return ImGui::ColorConvertU32ToFloat4(color); }
 
 void dim_text(const std::string& text) {

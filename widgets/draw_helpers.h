@@ -26,6 +26,9 @@ void add_axis_line(ImDrawList* draw, ImVec2 from, ImVec2 to, ImU32 color, float 
 // arcs would only add vertices (a pipeline grid has thousands of cells).
 float visible_rounding(float radius);
 
+// How much of the segment from-to runs inside the rectangle min-max, in pixels: what a label placed there would hide.
+float segment_length_inside(ImVec2 from, ImVec2 to, ImVec2 min, ImVec2 max);
+
 // ImGui's float colour from a packed one.
 ImVec4 color4(ImU32 color);
 

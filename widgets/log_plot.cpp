@@ -62,6 +62,11 @@ struct PlotState {
     std::vector<ImVec4> small_marker_boxes;  // the smaller ones (a cloud, a trail): texts prefer spots off them too
     std::vector<ImVec2> data_marks;     // every marker and text anchor: the legend keeps off them
     std::vector<ImVec2> line_marks;     // the vertices of the lines drawn: the legend covers as few as it can
+    struct LineSegment {
+        ImVec2 from, to;
+        ImU32 color;
+    };
+    std::vector<LineSegment> line_segments;  // every line drawn: a text keeps off the lines of other colours than its own
     ImVec2 frame_min, frame_max;        // the whole item: plot, margins, and the legend below when it went there
     ImVec2 full_plot_max;               // plot_max with neither a legend below nor the growth for it: the legend decides here
     ImGuiID legend_rows_id = 0;         // storage: how many rows the legend below took last frame (0: inside)
@@ -447,13 +452,19 @@ void draw_texts(const LegendLayout& legend, std::vector<ImVec4>& placed) {
                 candidate.x = std::clamp(candidate.x, plot.plot_min.x + pad, std::max(plot.plot_min.x + pad, plot.plot_max.x - pad - size.x));
                 candidate.y = std::clamp(candidate.y, plot.plot_min.y + pad, std::max(plot.plot_min.y + pad, plot.plot_max.y - pad - size.y));
                 const Rect box{ImVec2(candidate.x - pad, candidate.y - pad), ImVec2(candidate.x + size.x + pad, candidate.y + size.y + pad)};
-                float on_texts = 0, on_markers = 0, on_small_markers = 0;
+                float on_texts = 0, on_markers = 0, on_small_markers = 0, on_lines = 0;
                 for (const Rect& rect : texts) on_texts += overlap_area(box, rect);
                 for (const Rect& rect : markers) on_markers += overlap_area(box, rect);
                 for (const Rect& rect : small_markers) on_small_markers += overlap_area(box, rect);
+                // A label over another colour's line hides it under its halo (its own line it names and may sit on).
+                for (const auto& segment : plot.line_segments)
+                    if (segment.color != text.color) on_lines += segment_length_inside(segment.from, segment.to, box.min, box.max);
                 // A name that gives way sits on no point at all; the others prefer a spot off the small ones too.
                 if (text.gives_way && on_texts + on_markers + on_small_markers > 0) continue;
-                const float covered = on_texts + on_markers + 0.25f * on_small_markers;
+                // Text over text is read as neither: it weighs ten times a point; a line as a strip 0.05 em high; each line
+                // away from the anchor as half the text's width of line, so a label leaves its place for a clear one nearby only.
+                const float covered = 10.0f * on_texts + on_markers + 0.25f * on_small_markers +
+                                      0.05f * em * (on_lines + 0.5f * size.x * std::fabs(shift));
                 if (!found || covered < least_covered) {
                     found = true;
                     least_covered = covered;
@@ -680,6 +691,7 @@ void EndLogPlot() {
     plot.small_marker_boxes.clear();
     plot.data_marks.clear();
     plot.line_marks.clear();
+    plot.line_segments.clear();
 }
 
 bool PlotLine(const char* label, const double* xs, const double* ys, int count, ImU32 color, float thickness_em,
@@ -696,6 +708,7 @@ bool PlotLine(const char* label, const double* xs, const double* ys, int count, 
     double nearest = 1e30;
     auto flush = [&] {
         for (size_t i = 0; i + 1 < run.size(); ++i) {  // samples every 2 em along the line, for the legend's placement
+            plot.line_segments.push_back({run[i], run[i + 1], color});
             const float length = std::hypot(run[i + 1].x - run[i].x, run[i + 1].y - run[i].y);
             const int samples = std::min(200, 1 + static_cast<int>(length / (2.0f * plot.em)));
             for (int k = 0; k < samples; ++k) {
@@ -801,6 +814,17 @@ void PlotTextIfRoom(double x, double y, const char* text, ImU32 color, ImVec2 pi
     queue_text(x, y, text, color, pivot, offset_em, true);
 }
 
+// A straight rule across the plot counts for the legend and the texts like any other line.
+void note_rule(ImVec2 from, ImVec2 to, ImU32 color) {
+    plot.line_segments.push_back({from, to, color});
+    const float length = std::hypot(to.x - from.x, to.y - from.y);
+    const int samples = std::min(200, 1 + static_cast<int>(length / (2.0f * plot.em)));
+    for (int k = 0; k <= samples; ++k) {
+        const float t = static_cast<float>(k) / samples;
+        plot.line_marks.push_back(ImVec2(from.x + (to.x - from.x) * t, from.y + (to.y - from.y) * t));
+    }
+}
+
 bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, float dash_em) {
     IM_ASSERT(plot.active);
     add_legend_entry(label, color, LegendSwatch::line, MarkerShape::circle, dash_em);
@@ -809,6 +833,7 @@ bool PlotHLine(const char* label, double y, ImU32 color, float thickness_em, flo
     const float thickness = std::max(1.0f, thickness_em * plot.em);
     draw_dashed(ImVec2(plot.plot_min.x, static_cast<float>(py)), ImVec2(plot.plot_max.x, static_cast<float>(py)), color,
                 thickness, dash_em * plot.em);
+    note_rule(ImVec2(plot.plot_min.x, static_cast<float>(py)), ImVec2(plot.plot_max.x, static_cast<float>(py)), color);
     return claim_line_hover(std::fabs(plot.mouse.y - py));
 }
 
@@ -820,6 +845,7 @@ bool PlotVLine(const char* label, double x, ImU32 color, float thickness_em, flo
     const float thickness = std::max(1.0f, thickness_em * plot.em);
     draw_dashed(ImVec2(static_cast<float>(px), plot.plot_min.y), ImVec2(static_cast<float>(px), plot.plot_max.y), color,
                 thickness, dash_em * plot.em);
+    note_rule(ImVec2(static_cast<float>(px), plot.plot_min.y), ImVec2(static_cast<float>(px), plot.plot_max.y), color);
     return claim_line_hover(std::fabs(plot.mouse.x - px));
 }
 

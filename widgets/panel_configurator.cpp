@@ -254,7 +254,7 @@ float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText&
     const std::string hbm = "HBM " + core::format_bytes(memory.hbm_bytes);
     const float strip_width = std::max(font, width - ImGui::CalcTextSize(hbm.c_str()).x - font * 0.5f);
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    ImGui::InvisibleButton("stage_peaks", ImVec2(width, height + font * 1.3f));
+    ImGui::InvisibleButton("stage_peaks", ImVec2(width, height + font * 1.9f));
     const bool hovered = ImGui::IsItemHovered();
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const double scale = std::max(memory.hbm_bytes, heaviest.peak_bytes) * 1.08;
@@ -277,9 +277,17 @@ float draw_stage_peaks(const core::MemoryReport& memory, const core::ReportText&
     const float heaviest_x = origin.x + slot * (static_cast<float>(memory.peak_stage) + 0.5f) - gap * 0.5f;
     draw->AddTriangleFilled(ImVec2(heaviest_x, bottom + font * 0.1f), ImVec2(heaviest_x - font * 0.3f, bottom + font * 0.55f),
                             ImVec2(heaviest_x + font * 0.3f, bottom + font * 0.55f), colors.text);
-    draw->AddText(ImVec2(origin.x, bottom + font * 0.2f), colors.text_dim, "stage 1");
-    const std::string last = "stage " + std::to_string(stages);
-    draw->AddText(ImVec2(origin.x + strip_width - ImGui::CalcTextSize(last.c_str()).x, bottom + font * 0.2f), colors.text_dim, last.c_str());
+    // The ends' names under the marker; on a narrow strip "1" and the last number with "stage" between, never run together.
+    const float names_y = bottom + font * 0.6f;
+    const std::string first_long = "stage 1", last_long = "stage " + std::to_string(stages);
+    const bool long_fit = ImGui::CalcTextSize(first_long.c_str()).x + ImGui::CalcTextSize(last_long.c_str()).x + font <= strip_width;
+    const std::string first = long_fit ? first_long : "1", last = long_fit ? last_long : std::to_string(stages);
+    const float first_width = ImGui::CalcTextSize(first.c_str()).x, last_width = ImGui::CalcTextSize(last.c_str()).x;
+    draw->AddText(ImVec2(origin.x, names_y), colors.text_dim, first.c_str());
+    draw->AddText(ImVec2(origin.x + strip_width - last_width, names_y), colors.text_dim, last.c_str());
+    const float word_width = ImGui::CalcTextSize("stage").x;
+    if (!long_fit && first_width + word_width + last_width + font <= strip_width)
+        draw->AddText(ImVec2(origin.x + (strip_width - word_width) * 0.5f, names_y), colors.text_dim, "stage");
     const float hbm_y = bottom - static_cast<float>(memory.hbm_bytes / scale) * height;
     draw->AddLine(ImVec2(origin.x, hbm_y), ImVec2(origin.x + strip_width, hbm_y), colors.ceiling, std::max(1.0f, font * 0.1f));
     draw->AddText(ImVec2(origin.x + strip_width + font * 0.3f, hbm_y - font * 0.5f), colors.ceiling, hbm.c_str());

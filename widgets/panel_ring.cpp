@@ -165,6 +165,53 @@ struct RankBox {
     ImVec2 outward;  // unit vector from the ring's centre
 };
 
+// Where each rank's name goes, as plain data before drawing. Against a side of its own box (the side facing the ring's
+// middle, or outside for few ranks, first), never floating between two boxes, where every name then hides no box, link
+// or other name; else, on a crowded ring, each straight toward the middle as one pattern.
+std::vector<ImVec2> rank_label_centers(const std::vector<RankBox>& boxes, const std::vector<ImVec2>& text_sizes, bool outside,
+                                       const std::vector<ImVec2>& link_start, const std::vector<ImVec2>& link_end, float em) {
+    const float gap = em * 0.25f;
+    const auto overlap = [](ImVec2 a_min, ImVec2 a_max, ImVec2 b_min, ImVec2 b_max) {
+        const float w = std::min(a_max.x, b_max.x) - std::max(a_min.x, b_min.x);
+        const float h = std::min(a_max.y, b_max.y) - std::max(a_min.y, b_min.y);
+        return w > 0 && h > 0 ? w * h : 0.0f;
+    };
+    std::vector<ImVec2> attached, radial;
+    std::vector<std::pair<ImVec2, ImVec2>> placed;
+    bool attached_clear = true;
+    for (std::size_t slot = 0; slot < boxes.size(); ++slot) {
+        const RankBox& box = boxes[slot];
+        const ImVec2 text_size = text_sizes[slot];
+        const ImVec2 toward = scaled(box.outward, outside ? 1.0f : -1.0f);
+        radial.push_back(add(box.center, scaled(toward, box_reach(box.half, toward) + box_reach(scaled(text_size, 0.5f), toward) + gap)));
+        const ImVec2 vertical(0, (toward.y >= 0 ? 1.0f : -1.0f) * (box.half.y + text_size.y * 0.5f + gap));
+        const ImVec2 horizontal((toward.x >= 0 ? 1.0f : -1.0f) * (box.half.x + text_size.x * 0.5f + gap), 0);
+        const bool vertical_first = std::abs(toward.y) >= std::abs(toward.x);
+        const ImVec2 sides[4] = {vertical_first ? vertical : horizontal, vertical_first ? horizontal : vertical,
+                                 vertical_first ? scaled(horizontal, -1) : scaled(vertical, -1),
+                                 vertical_first ? scaled(vertical, -1) : scaled(horizontal, -1)};
+        float least = -1;
+        ImVec2 best = add(box.center, sides[0]);
+        for (const ImVec2& side : sides) {
+            const ImVec2 center = add(box.center, side);
+            const ImVec2 min = add(center, scaled(text_size, -0.5f)), max = add(center, scaled(text_size, 0.5f));
+            float hidden = 0;  // pixels of link, and pixels squared of box or name, under the name
+            for (std::size_t i = 0; i < link_start.size(); ++i) hidden += segment_length_inside(link_start[i], link_end[i], min, max);
+            for (const RankBox& other : boxes) hidden += overlap(min, max, add(other.center, scaled(other.half, -1)), add(other.center, other.half));
+            for (const auto& [name_min, name_max] : placed) hidden += overlap(min, max, name_min, name_max);
+            if (least < 0 || hidden < least) {
+                least = hidden;
+                best = center;
+            }
+            if (least == 0) break;
+        }
+        attached_clear = attached_clear && least == 0;
+        attached.push_back(best);
+        placed.push_back({add(best, scaled(text_size, -0.5f)), add(best, scaled(text_size, 0.5f))});
+    }
+    return attached_clear ? attached : radial;
+}
+
 // The view's slots clockwise from the top: each rank holds its chunk cells in rows of at most 8; the rest of the ring (a
 // window's) is one box saying how many ranks it stands for.
 void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core::RingView& view, const core::RingFrame& frame,
@@ -217,6 +264,13 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
         draw->AddTriangleFilled(tip, add(back, across), add(back, scaled(across, -1)), link_color);
     }
 
+    std::vector<std::string> names;
+    std::vector<ImVec2> name_sizes;
+    for (const core::RingViewSlot& shown : view.slots) {
+        names.push_back(shown.rank >= 0 ? "GPU " + std::to_string(shown.rank) : std::string());
+        name_sizes.push_back(ImGui::CalcTextSize(names.back().c_str()));
+    }
+    const std::vector<ImVec2> name_centers = rank_label_centers(boxes, name_sizes, labels_outside, link_start, link_end, em);
     for (int slot = 0; slot < slots; ++slot) {
         const RankBox& box = boxes[slot];
         const core::RingViewSlot& shown = view.slots[slot];
@@ -244,11 +298,7 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
             if (chunk.in_step && !frame.done)
                 draw->AddRect(add(cell_min, ImVec2(-1, -1)), add(cell_max, ImVec2(1, 1)), palette().warning, 0, 0, em * 0.1f);
         }
-        const std::string label = "GPU " + std::to_string(shown.rank);
-        const ImVec2 text_size = ImGui::CalcTextSize(label.c_str());
-        const float label_distance = box_reach(half, box.outward) + box_reach(scaled(text_size, 0.5f), box.outward) + em * 0.25f;
-        const ImVec2 label_center = add(box.center, scaled(box.outward, labels_outside ? label_distance : -label_distance));
-        draw->AddText(add(label_center, scaled(text_size, -0.5f)), palette().text_dim, label.c_str());
+        draw->AddText(add(name_centers[slot], scaled(name_sizes[slot], -0.5f)), palette().text_dim, names[slot].c_str());
     }
 
     if (frame.done) return;

@@ -208,7 +208,7 @@ float widest_label_row(const ColumnView& column) {
     for (const StackedBlock& block : column.blocks) {
         if (!block.visible) continue;
         const float value_width = fonts().bold->CalcTextSizeA(fonts().bold->FontSize, FLT_MAX, 0.0f, block.value.c_str()).x;
-        widest = std::max(widest, em * 1.5f + ImGui::CalcTextSize(block.label.c_str()).x + value_width);  // swatch and gaps: 1.5 em
+        widest = std::max(widest, em * 1.6f + ImGui::CalcTextSize(block.label.c_str()).x + value_width);  // swatch and gaps 1.5 em, 0.1 em spare against rounding
     }
     return widest;
 }
@@ -219,6 +219,11 @@ constexpr float kColumnMinEm = 3.0f;
 // out of the room so the last column's labels end at the plot's right edge.
 constexpr float kLaneOverhangEm = 1.0f;
 
+// A baseline's ghost stands in the last em of the lane before its column (the labels stop 1.5 em short, not 0.5 em).
+float ghost_room_em(const std::vector<ColumnView>& columns) {
+    return std::any_of(columns.begin(), columns.end(), [](const ColumnView& column) { return column.ghost.has_value(); }) ? 1.0f : 0.0f;
+}
+
 // How the plot is laid out in `width`: both columns side by side with the ceilings named at their lines, the same with the
 // ceilings' bytes alone (names in a key below), or one column above the other, so every row keeps its name and value.
 enum class StackLayout { side_by_side, compact_ceilings, one_above_the_other };
@@ -227,6 +232,7 @@ StackLayout stack_layout(const std::vector<ColumnView>& columns, const std::vect
     const float em = ImGui::GetFontSize();
     float widest_row = 0;
     for (const ColumnView& column : columns) widest_row = std::max(widest_row, widest_label_row(column));
+    widest_row += ghost_room_em(columns) * em;
     // With the ceilings' bytes alone, their labels sit in the byte axis' lane: no lane of their own on the right.
     const auto fits = [&](bool bytes_only, std::size_t column_count) {
         const float ceiling_lane = bytes_only ? 0.0f : ceiling_labels_width(ceiling_lines(ceilings, false)) + em * 1.0f;
@@ -273,6 +279,7 @@ void draw_plot(const std::vector<ColumnView>& columns, const std::vector<core::G
     // row of a column that cannot run into the ceilings' lane ("fragmentation 77.6 GB") fits beside it.
     float widest_row = 0;
     for (std::size_t c = 0; c + 1 < columns.size(); ++c) widest_row = std::max(widest_row, widest_label_row(columns[c]));
+    widest_row += ghost_room_em(columns) * em;
     const float count = static_cast<float>(columns.size());
     const float column_for_rows = (room - em * kLaneOverhangEm - count * (widest_row + em * 0.6f)) / count - em * 1.5f;
     const float column_width = std::clamp(std::min(room * 0.12f, column_for_rows), em * kColumnMinEm, em * 8.0f);
@@ -451,14 +458,6 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
     // Never squeezed below what its labels need: a short window scrolls to the plot instead. Too narrow for both columns'
     // labels, the columns stand one above the other, each in a plot of its own.
     std::vector<ColumnView> columns = {whole_column(frame, gpu), per_gpu_column(ctx.scenario, report, ctx.text, gpu, timeline.final_total_bytes)};
-    const float width = ImGui::GetContentRegionAvail().x;
-    const StackLayout layout = stack_layout(columns, ceilings, width);
-    const bool bytes_only = layout != StackLayout::side_by_side;
-    const std::string key = bytes_only ? ceiling_key(ceilings) : std::string();
-    const float key_height = bytes_only ? wrapped_text_size(key, width).y + ImGui::GetStyle().ItemSpacing.y : 0.0f;
-    const float plots = layout == StackLayout::one_above_the_other ? 2.0f : 1.0f;
-    const float plot_height = std::max((ImGui::GetContentRegionAvail().y - key_height) / plots, em * (plots > 1 ? 22.0f : 18.0f));
-    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height * plots), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     // The axis is sized for the finished stack, so the animation grows into it instead of rescaling.
     double content = std::max(timeline.final_total_bytes, report.memory.per_gpu.peak_bytes);
     if (ctx.baseline) {
@@ -477,6 +476,14 @@ void draw_stack_panel(StackPanelState& state, PanelContext& ctx) {
         columns[1].ghost = make_ghost(ctx.baseline->comparison->peak_memory, per_gpu_blocks);
         content = std::max({content, state.baseline_whole_bytes, baseline.memory.per_gpu.peak_bytes});
     }
+    const float width = ImGui::GetContentRegionAvail().x;
+    const StackLayout layout = stack_layout(columns, ceilings, width);
+    const bool bytes_only = layout != StackLayout::side_by_side;
+    const std::string key = bytes_only ? ceiling_key(ceilings) : std::string();
+    const float key_height = bytes_only ? wrapped_text_size(key, width).y + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+    const float plots = layout == StackLayout::one_above_the_other ? 2.0f : 1.0f;
+    const float plot_height = std::max((ImGui::GetContentRegionAvail().y - key_height) / plots, em * (plots > 1 ? 22.0f : 18.0f));
+    ImGui::BeginChild("stack_plot", ImVec2(0, plot_height * plots), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     const bool hover = !ctx.exporting && ImGui::IsWindowHovered();
     const ImVec2 plot_size(ImGui::GetContentRegionAvail().x, plot_height - (plots > 1 ? ImGui::GetStyle().ItemSpacing.y : 0.0f));
     if (layout == StackLayout::one_above_the_other) {

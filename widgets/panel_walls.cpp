@@ -392,7 +392,7 @@ void draw_walls_panel(WallsPanelState& state, PanelContext& ctx) {
 
     const float em = ImGui::GetFontSize();
     ImVec2 avail = ImGui::GetContentRegionAvail();
-    avail.y = std::max(avail.y, em * 15.0f);  // a short window scrolls to the verdict and the curves rather than squeeze them
+    avail.y = std::max(avail.y, em * 12.0f);  // a short window scrolls to the verdict and the curves rather than squeeze them
     const float verdict_width = std::clamp(avail.x * 0.48f, std::min(em * 30.0f, avail.x), em * 50.0f);
     // The curves beside the verdict while they keep 26 em, else under it, as wide as the panel.
     const bool curves_beside = avail.x - verdict_width >= em * 26.0f;

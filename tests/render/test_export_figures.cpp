@@ -204,6 +204,54 @@ TEST_CASE("Every figure a lesson scene's caption states is drawn by the panel on
     CHECK(checked > 40);
 }
 
+// A slide is a projector's figure: at 1280x720 and 1024x768 (and 1280x720 at zoom 150 %), both themes, no text of any
+// scene is cut, drawn over another or shortened with an ellipsis, and no legend covers a point or a label of its plot.
+TEST_CASE("On every lesson slide at 1280x720, 1024x768 and zoom 150 % no text is cut or over another and no legend covers data",
+          "[render][export][lesson][layout]") {
+    app::ExportOptions options;
+    options.scenario = core::default_scenario();
+    options.lesson = app::load_lesson_file(std::string(SHARDSCOPE_SOURCE_DIR) + "/assets/lessons/default.json", every_panel());
+    const std::size_t scenes = options.lesson->scenes.size();
+    struct Slide {
+        int width, height;
+        float scale;
+        bool light;
+    };
+    for (const Slide slide : {Slide{1280, 720, 1.0f, false}, Slide{1024, 768, 1.0f, true}, Slide{853, 480, 1.5f, false}}) {
+        options.width = slide.width;
+        options.height = slide.height;
+        options.scale = slide.scale;
+        options.light_theme = slide.light;
+        options.settle_frames = 3;
+        options.out_dir = fresh_directory("lesson-slides");
+        std::vector<std::vector<widgets::DrawnText>> texts;
+        std::vector<std::vector<widgets::PlotLayout>> plots;
+        options.texts_out = &texts;
+        options.plots_out = &plots;
+        REQUIRE(app::run_export(options).empty());
+        REQUIRE(texts.size() == scenes);
+        REQUIRE(plots.size() == scenes);
+        for (std::size_t scene = 0; scene < scenes; ++scene) {
+            INFO("scene " << scene + 1 << " (" << options.lesson->scenes[scene].title << ") at " << slide.width << "x" << slide.height << " x" << slide.scale);
+            for (const widgets::DrawnText& cut : widgets::cut_texts(texts[scene])) FAIL_CHECK("cut: " << describe(cut));
+            for (const widgets::DrawnText& text : texts[scene]) {
+                const bool seen = text.clip.w > text.clip.y && text.max.y > text.clip.y && text.min.y < text.clip.w;
+                if (seen && !text.combo_preview && text.text.find("\xE2\x80\xA6") != std::string::npos) FAIL_CHECK("shortened: " << describe(text));
+            }
+            for (const widgets::TextOverlap& overlap : widgets::overlapping_texts(texts[scene]))
+                FAIL_CHECK("over each other: " << describe(overlap.first) << " and " << describe(overlap.second));
+            const auto intersect = [](const ImVec4& a, const ImVec4& b) { return a.x < b.z && b.x < a.z && a.y < b.w && b.y < a.w; };
+            for (const widgets::PlotLayout& plot : plots[scene]) {
+                if (plot.legend.z <= plot.legend.x) continue;
+                for (const ImVec4& point : plot.points)
+                    if (intersect(plot.legend, point)) FAIL_CHECK("the legend covers a point at x " << point.x << ", y " << point.y);
+                for (const ImVec4& label : plot.labels)
+                    if (intersect(plot.legend, label)) FAIL_CHECK("the legend covers a label at x " << label.x << ", y " << label.y);
+            }
+        }
+    }
+}
+
 namespace {
 
 // The window sizes a classroom meets: a projector's 1024x768, a laptop's 1280x720, a desktop's 1920x1080, and zoom 150 %
