@@ -169,7 +169,8 @@ struct RankBox {
 // middle, or outside for few ranks, first), never floating between two boxes, where every name then hides no box, link
 // or other name; else, on a crowded ring, each straight toward the middle as one pattern.
 std::vector<ImVec2> rank_label_centers(const std::vector<RankBox>& boxes, const std::vector<ImVec2>& text_sizes, bool outside,
-                                       const std::vector<ImVec2>& link_start, const std::vector<ImVec2>& link_end, float em) {
+                                       const std::vector<ImVec2>& link_start, const std::vector<ImVec2>& link_end, ImVec2 clip_min,
+                                       ImVec2 clip_max, float em) {
     const float gap = em * 0.25f;
     const auto overlap = [](ImVec2 a_min, ImVec2 a_max, ImVec2 b_min, ImVec2 b_max) {
         const float w = std::min(a_max.x, b_max.x) - std::max(a_min.x, b_min.x);
@@ -199,6 +200,7 @@ std::vector<ImVec2> rank_label_centers(const std::vector<RankBox>& boxes, const 
             for (std::size_t i = 0; i < link_start.size(); ++i) hidden += segment_length_inside(link_start[i], link_end[i], min, max);
             for (const RankBox& other : boxes) hidden += overlap(min, max, add(other.center, scaled(other.half, -1)), add(other.center, other.half));
             for (const auto& [name_min, name_max] : placed) hidden += overlap(min, max, name_min, name_max);
+            hidden += text_size.x * text_size.y - overlap(min, max, clip_min, clip_max);  // what falls outside the view
             if (least < 0 || hidden < least) {
                 least = hidden;
                 best = center;
@@ -270,7 +272,8 @@ void draw_ring_ranks(ImDrawList* draw, ImVec2 area_min, ImVec2 area, const core:
         names.push_back(shown.rank >= 0 ? "GPU " + std::to_string(shown.rank) : std::string());
         name_sizes.push_back(ImGui::CalcTextSize(names.back().c_str()));
     }
-    const std::vector<ImVec2> name_centers = rank_label_centers(boxes, name_sizes, labels_outside, link_start, link_end, em);
+    const std::vector<ImVec2> name_centers =
+        rank_label_centers(boxes, name_sizes, labels_outside, link_start, link_end, draw->GetClipRectMin(), draw->GetClipRectMax(), em);
     for (int slot = 0; slot < slots; ++slot) {
         const RankBox& box = boxes[slot];
         const core::RingViewSlot& shown = view.slots[slot];
