@@ -129,8 +129,8 @@ int run_size(const core::Scenario& scenario, const SizeCommandOptions& options) 
         std::printf("\nPareto front of cost against time (* above: no other cluster is both cheaper and faster), fastest first:\n\n");
         print_table(sizing, sizing.front);
         std::printf("\nCost = GPUs x price per GPU-hour x (time to train + setup). Tried %zu GPU types x %s GPUs (powers of two and\n"
-                    "1.5 times them), each with the planner's fastest layout that fits: %lld searches, %s layouts, %.2f s; %d of %zu\n"
-                    "clusters that fit meet the deadline and budget.\n",
+                    "1.5 times them, whole nodes beyond one), each with the planner's fastest layout that fits: %lld searches, %s\n"
+                    "layouts, %.2f s; %d of %zu clusters that fit meet the deadline and budget.\n",
                     sizing.gpu_ids.size(), counts_text(sizing.gpu_counts).c_str(), static_cast<long long>(sizing.searches),
                     core::format_count(static_cast<double>(sizing.layouts_considered)).c_str(), search_seconds, sizing.feasible_rows,
                     sizing.rows.size());

@@ -2,6 +2,9 @@
 // memory, the scale-up link (PCIe for the cards without NVLink), a dated price, and efficiency tables borrowed the
 // documented way.
 #include "core/model/hardware.h"
+#include "core/model/scenario.h"
+#include "core/model/scenario_edits.h"
+#include "core/model/scenario_json.h"
 
 #include <catch2/catch.hpp>
 
@@ -84,4 +87,43 @@ TEST_CASE("make_efficiency_tables.py: a GPU without tables borrows the nearest m
         INFO(id);
         CHECK(gpu(id).efficiency.source.size() > 40);
     }
+}
+
+// RunPod's documentation (runpod/docs @a900806): Instant Clusters join B200, H200 and H100 nodes at 3200 Gbps and A100
+// nodes at 1600 Gbps (instant-clusters.mdx, "Supported hardware"); any other pods reach one another over global
+// networking, which "operates at 100 Mbps between Pods" (pods/networking.mdx).
+TEST_CASE("RunPod's networks: A100 machines join at 8 x 200 Gb/s, RTX 3090, RTX 4090, L40S and L4 machines at 100 Mb/s each",
+          "[hardware][network]") {
+    CHECK(core::scale_out_link_of(gpu("h100-sxm")).bytes_per_s == Approx(400e9 / 8));
+    CHECK(core::scale_out_link_of(gpu("a100-sxm")).bytes_per_s == Approx(200e9 / 8));
+    CHECK(core::fabric_of(gpu("a100-sxm")).rails == 0);  // one NIC per GPU
+    for (const char* id : {"rtx-3090", "rtx-4090", "l40s", "l4"}) {
+        INFO(id);
+        CHECK(core::scale_out_link_of(gpu(id)).bytes_per_s == Approx(100e6 / 8));
+        CHECK(core::fabric_of(gpu(id)).rails == 1);  // one network per machine, shared by its GPUs
+    }
+}
+
+TEST_CASE("A cluster's network follows its GPU unless the file names one, and reads back as written", "[hardware][network]") {
+    const core::Scenario pods = core::parse_scenario(R"({"cluster": {"gpu": "rtx-3090", "gpus": 16}})");
+    CHECK(pods.cluster.scale_out.id == "runpod-global-networking");
+    CHECK(pods.cluster.fabric.id == "runpod-pods");
+    CHECK(core::scenario_to_json(pods).find("scale_out_link") == std::string::npos);  // its GPU's own: not written
+    CHECK(core::parse_scenario(core::scenario_to_json(pods)).cluster == pods.cluster);
+
+    // InfiniBand named for RTX 3090s stays, and is written, or the file would read back on the pod network.
+    const core::Scenario chosen = core::parse_scenario(R"({"cluster": {"gpu": "rtx-3090", "gpus": 16, "scale_out_link": "ib-ndr"}})");
+    CHECK(chosen.cluster.scale_out.id == "ib-ndr");
+    CHECK(chosen.cluster.fabric.id == "runpod-pods");
+    CHECK(core::parse_scenario(core::scenario_to_json(chosen)).cluster == chosen.cluster);
+
+    // Switching GPU: the GPU's own network follows; one the file chose stays.
+    const core::Edit to_h100 = core::with_gpu(pods, gpu("h100-sxm"));
+    REQUIRE(to_h100.ok());
+    CHECK(to_h100.scenario.cluster.scale_out.id == "ib-ndr");
+    CHECK(to_h100.scenario.cluster.fabric.id == "non-blocking");
+    const core::Edit kept = core::with_gpu(chosen, gpu("h100-sxm"));
+    REQUIRE(kept.ok());
+    CHECK(kept.scenario.cluster.scale_out.id == "ib-ndr");
+    CHECK(kept.scenario.cluster.fabric.id == "runpod-pods");
 }

@@ -29,10 +29,11 @@ bool dominates(const core::SizingRow& a, const core::SizingRow& b) {
 
 }  // namespace
 
-TEST_CASE("Sizing grid: powers of two and 1.5 times them", "[sizing]") {
-    CHECK(core::sizing_gpu_counts(64) == std::vector<int>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
-    CHECK(core::sizing_gpu_counts(1) == std::vector<int>{1});
-    CHECK(core::sizing_gpu_counts(5) == std::vector<int>{1, 2, 3, 4});
+TEST_CASE("Sizing grid: powers of two and 1.5 times them, whole nodes beyond one", "[sizing]") {
+    CHECK(core::sizing_gpu_counts(64, 8) == std::vector<int>{1, 2, 3, 4, 6, 8, 16, 24, 32, 48, 64});
+    CHECK(core::sizing_gpu_counts(64, 4) == std::vector<int>{1, 2, 3, 4, 8, 12, 16, 24, 32, 48, 64});
+    CHECK(core::sizing_gpu_counts(1, 8) == std::vector<int>{1});
+    CHECK(core::sizing_gpu_counts(5, 8) == std::vector<int>{1, 2, 3, 4});
 }
 
 TEST_CASE("Pareto front: what no other point beats on both time and cost, fastest first", "[sizing]") {
@@ -51,7 +52,10 @@ TEST_CASE("plan --size: 7B on 140B tokens within 14 days, cheapest feasible firs
     options.max_gpus = 512;
     options.gpu_ids = {"h100-sxm", "a100-sxm", "l40s", "rtx-4090"};
     const core::Sizing sizing = core::size_cluster(scenario, options);
-    CHECK(sizing.searches == static_cast<std::int64_t>(options.gpu_ids.size() * sizing.gpu_counts.size()));
+    // Every count of every type, but for a type that stops once two larger counts train no faster (the L40S and RTX 4090
+    // machines, joined at 100 Mb/s, stop past one node).
+    CHECK(sizing.searches < static_cast<std::int64_t>(options.gpu_ids.size() * sizing.gpu_counts.size()));
+    CHECK(sizing.searches >= static_cast<std::int64_t>(2 * sizing.gpu_counts.size()));
     REQUIRE(sizing.feasible_rows > 0);
     REQUIRE_FALSE(sizing.rows.empty());
 
@@ -174,4 +178,21 @@ TEST_CASE("Sizing rows name expert parallelism: DeepSeek-V3's fastest H800 layou
         with_experts += row.best.layout.ep > 1;
     }
     CHECK(with_experts > 0);  // 256 routed experts: the fastest layouts split them
+}
+
+// RunPod rents RTX 3090s as pods that reach one another at 100 Mb/s (runpod/docs @a900806, pods/networking.mdx): Llama 2
+// 7B's gradients cannot be synchronised across them, so the cheapest RTX 3090 cluster for it stays inside one machine.
+TEST_CASE("plan --size on RunPod's RTX 3090 pods: the 7B's cheapest cluster is one machine of 8, not 96 GPUs over 100 Mb/s",
+          "[sizing][network]") {
+    const core::Scenario scenario = shipped("llama2-7b-140b-tokens-14-days.json");
+    core::SizingOptions options;
+    options.deadline_seconds = scenario.train.deadline_days * 86400.0;
+    options.max_gpus = 128;
+    options.gpu_ids = {"rtx-3090"};
+    const core::Sizing sizing = core::size_cluster(scenario, options);
+    REQUIRE_FALSE(sizing.rows.empty());
+    const core::SizingRow& cheapest = sizing.rows.front();
+    CHECK(cheapest.gpus == 8);
+    CHECK_FALSE(cheapest.meets_deadline);  // 5.9e21 FLOPs on eight 71-TFLOP/s cards: months, not 14 days
+    for (const core::SizingRow& row : sizing.rows) CHECK((row.gpus % 8 == 0 || row.gpus < 8));  // whole machines
 }

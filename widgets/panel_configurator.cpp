@@ -544,8 +544,7 @@ void draw_plan(ConfiguratorState& state, PanelContext& ctx) {
 // What sizing depends on: not the GPU, its count or the layout (it varies those), nor the price typed for this GPU.
 core::Scenario sizing_free(const core::Scenario& scenario) {
     core::Scenario free = layout_free(scenario);
-    free.cluster.gpu = core::builtin_hardware().gpus.front();
-    free.cluster.scale_up = core::scale_up_link_of(free.cluster.gpu);
+    core::set_gpu(free.cluster, core::builtin_hardware().gpus.front());
     free.cluster.gpus = 1;
     return free;
 }

@@ -229,6 +229,8 @@ GpuSpec read_gpu(const nlohmann::json& object, const std::string& path, Borrowed
     gpu.bf16_flops_per_s = reader.number("bf16_flops_per_s", 1e9, 1e18).value_or(gpu.bf16_flops_per_s);
     gpu.fp8_flops_per_s = reader.number("fp8_flops_per_s", 0, 1e18).value_or(gpu.fp8_flops_per_s);
     gpu.scale_up_link = reader.string("scale_up_link").value_or(gpu.scale_up_link);
+    gpu.scale_out_link = reader.string("scale_out_link").value_or("");
+    gpu.fabric = reader.string("fabric").value_or("");
     gpu.multiprocessors = static_cast<int>(reader.integer("multiprocessors", 1, 100000).value_or(0));
     gpu.source = reader.string("source").value_or("");
     if (reader.has("price")) gpu.price = read_price(reader);
@@ -321,6 +323,15 @@ HardwareCatalog parse_hardware_catalog(std::string_view json_text) {
     }
     catalog.default_scale_out_link = reader.string("default_scale_out_link").value_or(catalog.default_scale_out_link);
     reader.reject_unknown_keys();
+    // A GPU's own network names catalog entries: checked once here, so no scenario meets a dangling name.
+    for (std::size_t i = 0; i < catalog.gpus.size(); ++i) {
+        const GpuSpec& gpu = catalog.gpus[i];
+        const std::string field = "hardware.gpus[" + std::to_string(i) + "].";
+        if (!gpu.scale_out_link.empty() && !catalog.find_link(gpu.scale_out_link)) {
+            throw InputError(field + "scale_out_link", not_in_catalog("link", gpu.scale_out_link));
+        }
+        if (!gpu.fabric.empty() && !catalog.find_fabric(gpu.fabric)) throw InputError(field + "fabric", not_in_catalog("fabric", gpu.fabric));
+    }
     return catalog;
 }
 

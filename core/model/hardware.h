@@ -121,6 +121,8 @@ struct GpuSpec {
     double bf16_flops_per_s = 989e12;  // dense tensor cores
     double fp8_flops_per_s = 1979e12;  // 0 where the GPU has none
     std::string scale_up_link = "nvlink4";  // the link inside a node
+    std::string scale_out_link;        // the link between the machines its catalog price rents; empty: the catalog's default
+    std::string fabric;                // how those machines are joined; empty: a non-blocking fat tree
     int multiprocessors = 0;           // SMs (CUs on AMD), from the datasheet: how many thread blocks one wave runs; 0 unknown
     GpuEfficiency efficiency;          // what its kernels reach (assets/hardware.json, with sources)
     std::string source;

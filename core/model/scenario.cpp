@@ -51,6 +51,30 @@ LinkSpec scale_up_link_of(const GpuSpec& gpu) {
     return *link;
 }
 
+LinkSpec scale_out_link_of(const GpuSpec& gpu) {
+    const HardwareCatalog& catalog = builtin_hardware();
+    const std::string& id = gpu.scale_out_link.empty() ? catalog.default_scale_out_link : gpu.scale_out_link;
+    const LinkSpec* link = catalog.find_link(id);
+    if (!link) throw InputError("cluster.gpu.scale_out_link", not_in_catalog("link", id));
+    return *link;
+}
+
+FabricSpec fabric_of(const GpuSpec& gpu) {
+    const std::string id = gpu.fabric.empty() ? "non-blocking" : gpu.fabric;
+    const FabricSpec* fabric = builtin_hardware().find_fabric(id);
+    if (!fabric) throw InputError("cluster.gpu.fabric", not_in_catalog("fabric", id));
+    return *fabric;
+}
+
+void set_gpu(ClusterSpec& cluster, const GpuSpec& gpu) {
+    const bool own_network = cluster.scale_out == scale_out_link_of(cluster.gpu) && cluster.fabric == fabric_of(cluster.gpu);
+    cluster.gpu = gpu;
+    cluster.scale_up = scale_up_link_of(gpu);
+    if (!own_network) return;
+    cluster.scale_out = scale_out_link_of(gpu);
+    cluster.fabric = fabric_of(gpu);
+}
+
 void apply_price_basis(Scenario& scenario) {
     if (scenario.budget.price == PriceBasis::custom) return;
     const double dollars = scenario.cluster.gpu.price.dollars_per_hour(scenario.budget.price);
@@ -73,11 +97,10 @@ Scenario default_scenario() {
     Scenario scenario;
     scenario.model = *find_model("llama3-70b");
     scenario.precision = *find_recipe("bf16-mixed-adam");
-    const HardwareCatalog& catalog = builtin_hardware();
-    scenario.cluster.gpu = *catalog.find_gpu("h100-sxm");
+    scenario.cluster.gpu = *builtin_hardware().find_gpu("h100-sxm");
     scenario.cluster.scale_up = scale_up_link_of(scenario.cluster.gpu);
-    scenario.cluster.scale_out = *catalog.find_link(catalog.default_scale_out_link);
-    if (const FabricSpec* fabric = catalog.find_fabric("non-blocking")) scenario.cluster.fabric = *fabric;
+    scenario.cluster.scale_out = scale_out_link_of(scenario.cluster.gpu);
+    scenario.cluster.fabric = fabric_of(scenario.cluster.gpu);
     apply_price_basis(scenario);
     return scenario;
 }

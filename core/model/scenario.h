@@ -89,7 +89,7 @@ struct ClusterSpec {
     int gpus_per_node = 8;
     int gpus = 64;                  // seed 001's cluster: eight nodes of eight H100s
     LinkSpec scale_up;              // inside a node (NVLink), from the GPU's catalog entry
-    LinkSpec scale_out;             // between nodes (InfiniBand NDR)
+    LinkSpec scale_out;             // between nodes: the GPU's own (InfiniBand NDR for most) unless a file names one
     FabricSpec fabric;              // how the scale-out network is built: rails, oversubscription, pods
     // A synchronous step waits for its slowest machine: MegaScale (Jiang et al. 2024, arXiv 2402.15627) found about
     // 0.5 % of hosts (sec 5.1) taking about 10 % longer for the same forward computation (sec 6.3).
@@ -280,5 +280,12 @@ void apply_price_basis(Scenario&);
 
 // The catalog's link for a GPU's scale-up (its NVLink generation); the GPU's own entry names it.
 LinkSpec scale_up_link_of(const GpuSpec&);
+// The network between the machines a GPU's catalog price rents: its entry's scale_out_link and fabric where it names
+// them, else the catalog's default link on a non-blocking fat tree.
+LinkSpec scale_out_link_of(const GpuSpec&);
+FabricSpec fabric_of(const GpuSpec&);
+// Puts a GPU in the cluster with its own scale-up link. The scale-out link and fabric follow it while they are the
+// previous GPU's own; a network chosen for the cluster stays.
+void set_gpu(ClusterSpec&, const GpuSpec&);
 
 }  // namespace core

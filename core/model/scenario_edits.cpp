@@ -210,8 +210,7 @@ Edit with_model_scaled(const Scenario& scenario, double params) {
 
 Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     Scenario result = scenario;
-    result.cluster.gpu = gpu;
-    result.cluster.scale_up = scale_up_link_of(gpu);
+    set_gpu(result.cluster, gpu);
     if (!(gpu == scenario.cluster.gpu)) result.efficiency.step_seconds.reset();  // it was measured on the other GPU
     apply_price_basis(result);  // a catalog price follows the GPU; a custom one stays
     return settle(result, 0, layout_rules());

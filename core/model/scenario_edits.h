@@ -36,7 +36,7 @@ Edit with_params(const Scenario&, double params);         // a bare parameter co
 // layout holds. At the model's own size it is the model itself; a bare count scales as with_params. Refused below the
 // family's smallest member (one layer of the narrowest width) or more than 10 % from params.
 Edit with_model_scaled(const Scenario&, double params);
-Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation; a measured step is dropped
+Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation and network (set_gpu); a measured step is dropped
 Edit with_gpus(const Scenario&, int gpus);                // DP follows
 Edit with_gpus_per_node(const Scenario&, int gpus_per_node, LayoutRules = layout_rules());
 Edit with_axis(const Scenario&, LayoutAxis, int value, LayoutRules = layout_rules());

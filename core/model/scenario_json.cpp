@@ -29,11 +29,6 @@ LinkSpec link_or_throw(const char* id, const char* field) {
     return *link;
 }
 
-void set_gpu(ClusterSpec& cluster, const GpuSpec& gpu) {
-    cluster.gpu = gpu;
-    cluster.scale_up = scale_up_link_of(gpu);
-}
-
 Recompute parse_recompute(const std::string& text, const std::string& field) {
     if (text == "none") return Recompute::none;
     if (text == "selective") return Recompute::selective;
@@ -444,6 +439,8 @@ nlohmann::json gpu_json(const GpuSpec& gpu) {
             {"fp32_flops_per_s", gpu.fp32_flops_per_s}, {"bf16_flops_per_s", gpu.bf16_flops_per_s},
             {"fp8_flops_per_s", gpu.fp8_flops_per_s}, {"scale_up_link", gpu.scale_up_link}};
     if (gpu.multiprocessors > 0) json["multiprocessors"] = gpu.multiprocessors;
+    if (!gpu.scale_out_link.empty()) json["scale_out_link"] = gpu.scale_out_link;
+    if (!gpu.fabric.empty()) json["fabric"] = gpu.fabric;
     if (gpu.price.on_demand_dollars_per_hour > 0 || gpu.price.spot_dollars_per_hour > 0) {
         json["price"] = {{"on_demand_dollars_per_hour", gpu.price.on_demand_dollars_per_hour},
                          {"spot_dollars_per_hour", gpu.price.spot_dollars_per_hour}, {"date", gpu.price.date}, {"source", gpu.price.source}};
@@ -588,14 +585,20 @@ std::string scenario_to_json(const Scenario& scenario) {
             if (!base.contains(field.key()) || base.at(field.key()) != *field) out[section.key()][field.key()] = *field;
         }
     }
-    // A file without a scale-up link gets its GPU's own (set_gpu), not the default scenario's: compare with that one,
-    // or an A100 on NVLink 4 would be read back on the A100's NVLink 3.
-    const nlohmann::json& scale_up = current.at("cluster").at("scale_up_link");
-    if (scale_up != link_json(scale_up_link_of(scenario.cluster.gpu))) {
-        out["cluster"]["scale_up_link"] = scale_up;
-    } else if (out.contains("cluster")) {
-        out["cluster"].erase("scale_up_link");
-        if (out["cluster"].empty()) out.erase("cluster");
+    // A file without a scale-up link, scale-out link or fabric gets its GPU's own (set_gpu), not the default scenario's:
+    // compare with that one, or an A100 on NVLink 4 would be read back on the A100's NVLink 3.
+    const GpuSpec& gpu = scenario.cluster.gpu;
+    const std::pair<const char*, nlohmann::json> own_network[] = {{"scale_up_link", link_json(scale_up_link_of(gpu))},
+                                                                  {"scale_out_link", link_json(scale_out_link_of(gpu))},
+                                                                  {"fabric", fabric_json(fabric_of(gpu))}};
+    for (const auto& [key, own] : own_network) {
+        const nlohmann::json& written = current.at("cluster").at(key);
+        if (written != own) {
+            out["cluster"][key] = written;
+        } else if (out.contains("cluster")) {
+            out["cluster"].erase(key);
+            if (out["cluster"].empty()) out.erase("cluster");
+        }
     }
     // base_bytes follows the method when a file leaves it out: write it whenever it is not the written method's own.
     if (out.contains("finetune")) {

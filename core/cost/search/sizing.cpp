@@ -16,11 +16,14 @@
 
 namespace core {
 
-std::vector<int> sizing_gpu_counts(int max_gpus) {
+std::vector<int> sizing_gpu_counts(int max_gpus, int gpus_per_node) {
     std::vector<int> counts;
+    const auto add = [&](long long count) {
+        if (count <= gpus_per_node || count % gpus_per_node == 0) counts.push_back(static_cast<int>(count));
+    };
     for (long long power = 1; power <= max_gpus; power *= 2) {
-        counts.push_back(static_cast<int>(power));
-        if (power >= 2 && power * 3 / 2 <= max_gpus) counts.push_back(static_cast<int>(power * 3 / 2));
+        add(power);
+        if (power >= 2 && power * 3 / 2 <= max_gpus) add(power * 3 / 2);
     }
     return counts;
 }
@@ -52,8 +55,7 @@ std::vector<std::size_t> cheapest_of_each_type(const Sizing& sizing) {
 
 Scenario sized_scenario(const Scenario& scenario, const GpuSpec& gpu, int count, PriceBasis price) {
     Scenario sized = scenario;
-    sized.cluster.gpu = gpu;
-    sized.cluster.scale_up = scale_up_link_of(gpu);
+    set_gpu(sized.cluster, gpu);
     sized.cluster.gpus = count;
     sized.parallel = ParallelSpec{};        // the planner chooses the layout
     sized.efficiency = EfficiencySpec{};    // modelled: an assumed MFU or a measured step belongs to another cluster
@@ -69,7 +71,7 @@ Sizing size_cluster(const Scenario& scenario, const SizingOptions& options) {
     }
     validate_model_shape(scenario.model, "model");
     Sizing sizing;
-    sizing.gpu_counts = sizing_gpu_counts(options.max_gpus);
+    sizing.gpu_counts = sizing_gpu_counts(options.max_gpus, scenario.cluster.gpus_per_node);
     const HardwareCatalog& catalog = builtin_hardware();
     std::vector<const GpuSpec*> gpus;
     if (options.gpu_ids.empty()) {

@@ -49,8 +49,9 @@ struct Sizing {
 };
 
 // The GPU counts tried: powers of two and one and a half times them (1, 2, 3, 4, 6, 8, 12, 16, 24, ...) up to max_gpus,
-// so neighbouring sizes differ by at most 1.5x while the search stays a few dozen planner runs per GPU type.
-std::vector<int> sizing_gpu_counts(int max_gpus);
+// so neighbouring sizes differ by at most 1.5x while the search stays a few dozen planner runs per GPU type. Beyond one
+// node only whole nodes: a cluster rents machines, and a part-filled node would put some groups across the network.
+std::vector<int> sizing_gpu_counts(int max_gpus, int gpus_per_node);
 
 // Throws InputError when the scenario's model, batch or the options are invalid.
 Sizing size_cluster(const Scenario&, const SizingOptions&);

@@ -626,13 +626,12 @@ ServingReport serving_report(const Scenario& scenario) {
         answer.ttft_missed = answer.best_ttft_seconds > serving.ttft_ms * 1e-3;
     }
     if (answer.verdict != ServingVerdict::meets) {
-        // What would meet it: the catalog GPU whose fleet costs least per hour, at its own node and link.
+        // What would meet it: the catalog GPU whose fleet costs least per hour, at its own node and network.
         double cheapest = std::numeric_limits<double>::infinity();
         for (const GpuSpec& other : builtin_hardware().gpus) {
             if (other.id == scenario.cluster.gpu.id) continue;
             Scenario alternative = scenario;
-            alternative.cluster.gpu = other;
-            alternative.cluster.scale_up = scale_up_link_of(other);
+            set_gpu(alternative.cluster, other);
             const Search on_other = search(alternative);
             if (!on_other.found) continue;
             const int gpus = on_other.best.replicas * on_other.best.point.shape.gpus();
