@@ -232,11 +232,12 @@ void draw_walls(const WallsPanelState& state, bool hover_enabled, const core::Wa
         const char* tag = binding ? (wall.over ? "binds" : "closest") : !wall.asked ? "not asked" : nullptr;
         if (tag) {
             const float tag_x = origin.x + large->CalcTextSizeA(large->FontSize, FLT_MAX, 0, wall.title.c_str()).x + em * 0.6f;
-            const ImVec2 tag_size = ImGui::CalcTextSize(tag);
+            ImFont* bold = fonts().bold;  // measured in the font it is drawn in, or the bold tag runs past its box
+            const ImVec2 tag_size = bold->CalcTextSizeA(bold->FontSize, FLT_MAX, 0, tag);
             const ImU32 tag_color = binding && wall.over ? colors.over_budget : colors.text_dim;
             draw->AddRectFilled(ImVec2(tag_x, top + em * 0.3f), ImVec2(tag_x + tag_size.x + em * 0.8f, top + em * 0.3f + tag_size.y + em * 0.2f),
                                 tag_color, em * 0.3f);
-            draw->AddText(fonts().bold, fonts().bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);
+            draw->AddText(bold, bold->FontSize, ImVec2(tag_x + em * 0.4f, top + em * 0.4f), colors.panel_background, tag);
         }
         if (question_above) {
             add_wrapped_text(draw, ImGui::GetFont(), em, ImVec2(origin.x, top + large->FontSize + em * 0.1f), colors.text_dim, wall.question,
