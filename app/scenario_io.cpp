@@ -147,8 +147,6 @@ SaveCheck check_save_as(const std::string& path) {
     return {SaveVerdict::write, {}};
 }
 
-bool has_unsaved_changes(const AppState& state) { return !(state.applied == state.saved_scenario); }
-
 std::string document_name(const AppState& state) {
     if (!state.imported_from.empty()) return "Untitled (from " + file_name(state.imported_from) + ")";
     if (state.scenario_path.empty()) return "Untitled";

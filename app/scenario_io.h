@@ -17,7 +17,7 @@ std::string open_baseline(AppState& state, const std::string& path);
 // Writes the applied scenario (only what differs from the defaults, marked as ShardScope's) atomically, with no questions:
 // callers ask check_save / check_save_as first. Returns "" or the error.
 std::string save_scenario(AppState& state, const std::string& path);
-// Remembers path at the front of the recent list (at most 8, no duplicates).
+// Remembers path at the front of the recent list (at most kRecentFilesKept, no duplicates).
 void remember_recent(AppState& state, const std::string& path);
 
 // What a save may do.
@@ -44,7 +44,6 @@ bool is_shipped_path(const std::string& path);
 // The shipped files of a kind ("scenarios", "lessons"), sorted by name: full paths.
 std::vector<std::string> shipped_files(const char* kind);
 
-bool has_unsaved_changes(const AppState& state);
 // "llama.json", "Untitled (from config.json)", "default.json (read-only)", "Untitled".
 std::string document_name(const AppState& state);
 

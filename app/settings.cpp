@@ -21,7 +21,7 @@ WindowSettings load_settings(const std::string& config_dir) {
         const nlohmann::json json = core::parse_json_text(read_text_file(path, "settings"), "settings");
         core::JsonObjectReader reader(json, "settings");
         WindowSettings read;
-        read.zoom = static_cast<float>(reader.number("zoom", 0.5, 4.0).value_or(1.0));
+        read.zoom = static_cast<float>(reader.number("zoom", kZoomMin, kZoomMax).value_or(1.0));
         read.light_theme = reader.boolean("light_theme").value_or(false);
         read.hidden_panels = reader.string("hidden_panels").value_or("");
         if (reader.has("recent_files")) {

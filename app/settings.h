@@ -7,6 +7,10 @@
 
 namespace app {
 
+// The zoom Ctrl+= and Ctrl+- reach, and what a settings file may hold.
+constexpr float kZoomMin = 0.5f;
+constexpr float kZoomMax = 4.0f;
+
 struct WindowSettings {
     float zoom = 1.0f;
     bool light_theme = false;

@@ -207,7 +207,7 @@ bool WindowLoop::frame(bool allow_wait) {
     if (requests.toggle_fullscreen) toggle_fullscreen(window_, windowed_rect_);
     if (requests.theme_toggle) widgets::set_theme(widgets::current_theme() == widgets::Theme::dark ? widgets::Theme::light : widgets::Theme::dark);
     if (requests.zoom_factor != 1.0f || requests.zoom_reset) {
-        zoom_ = requests.zoom_reset ? 1.0f : std::clamp(zoom_ * requests.zoom_factor, 0.5f, 4.0f);
+        zoom_ = requests.zoom_reset ? 1.0f : std::clamp(zoom_ * requests.zoom_factor, kZoomMin, kZoomMax);
     }
     if (requests.theme_toggle) apply_ui_scale(applied_scale_);  // between frames: the font atlas may be rebuilt here
     rescale_if_changed();

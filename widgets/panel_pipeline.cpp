@@ -30,6 +30,7 @@ namespace {
 using core::PipelineOp;
 using core::PipelineOpKind;
 using core::ScheduleKind;
+using core::is_dualpipe;
 using core::ScheduleParams;
 using core::ScheduleTimeline;
 
@@ -56,7 +57,6 @@ const char* schedule_title(ScheduleKind kind) {
     return "";
 }
 
-bool is_dualpipe(ScheduleKind kind) { return kind == ScheduleKind::dualpipe || kind == ScheduleKind::dualpipe_v; }
 
 // The lesson's order: each schedule is compared with the one it improves on.
 ScheduleKind predecessor(ScheduleKind kind) {

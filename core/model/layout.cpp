@@ -115,8 +115,6 @@ long long quotient_if_whole(long long whole, long long part) { return part > 0 &
 std::optional<Allowed> divisor_of(long long whole) { return Allowed{whole > 0 ? whole : 0}; }
 std::optional<Allowed> at_most(long long most) { return Allowed{-1, 0, most}; }
 
-bool dualpipe(ScheduleKind kind) { return kind == ScheduleKind::dualpipe || kind == ScheduleKind::dualpipe_v; }
-
 // ---- the bounds: the values of a layout integer each rule allows ----
 
 template <LayoutValue Value>
@@ -375,7 +373,7 @@ const LayoutRule kLayoutRules[] = {
      SettleStep::shape, lower_virtual_stages},
     // DualPipe and DualPipeV put the model's two ends on the same devices: their stages stay whole.
     {"DualPipe keeps its stages whole", "train.embedding_and_loss_as_layers", V::edges, value_set(V::edges, V::pp, V::schedule), 0, nullptr,
-     [](const Scenario& s, const Layout& l) { return !(pipeline_split(s, l.pp).edges_count() && dualpipe(l.schedule)); },
+     [](const Scenario& s, const Layout& l) { return !(pipeline_split(s, l.pp).edges_count() && is_dualpipe(l.schedule)); },
      [](const Scenario&, const Layout& l) {
          return "trims the first and last of a one-way pipeline; " + std::string(l.schedule == ScheduleKind::dualpipe ? "DualPipe" : "DualPipeV") +
                 " holds both ends on one device";

@@ -19,6 +19,15 @@ const char* schedule_name(ScheduleKind kind) {
     return "1f1b";
 }
 
+ScheduleTraits schedule_traits(ScheduleKind kind) {
+    switch (kind) {
+        case ScheduleKind::zb_h1: return {false, true};
+        case ScheduleKind::dualpipe:
+        case ScheduleKind::dualpipe_v: return {true, true};
+        default: return {};
+    }
+}
+
 ScheduleKind parse_schedule_kind(std::string_view name, const char* field) {
     for (ScheduleKind kind : {ScheduleKind::naive, ScheduleKind::gpipe, ScheduleKind::one_f_one_b, ScheduleKind::interleaved,
                               ScheduleKind::zb_h1, ScheduleKind::dualpipe, ScheduleKind::dualpipe_v}) {
@@ -29,7 +38,7 @@ ScheduleKind parse_schedule_kind(std::string_view name, const char* field) {
 }
 
 std::optional<ScheduleFitProblem> schedule_fit_problem(ScheduleKind kind, int pp, long long microbatches, int layers) {
-    if (kind != ScheduleKind::dualpipe && kind != ScheduleKind::dualpipe_v) return std::nullopt;
+    if (!is_dualpipe(kind)) return std::nullopt;
     const std::string name = kind == ScheduleKind::dualpipe ? "DualPipe" : "DualPipeV";
     if (kind == ScheduleKind::dualpipe && pp % 2 != 0) {
         return ScheduleFitProblem{true, "DualPipe needs an even pp (it feeds micro-batches from both ends), got " + std::to_string(pp)};

@@ -627,7 +627,7 @@ void validate_schedule_params(const ScheduleParams& params) {
     require_positive_seconds(params.forward_seconds, "schedule.forward_seconds");
     require_positive_seconds(params.backward_seconds, "schedule.backward_seconds");
     // Split schedules need a W inside B + W; for DualPipe an F&B cell takes at least its longer half and at most both in a row.
-    if (params.kind == ScheduleKind::zb_h1 || params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+    if (schedule_traits(params.kind).splits_weight_gradient) {
         require_positive_seconds(params.weight_grad_seconds, "schedule.weight_grad_seconds");
         if (params.weight_grad_seconds >= params.backward_seconds)
             throw InputError("schedule.weight_grad_seconds",
@@ -757,7 +757,7 @@ double closed_form_bubble_overhead(const ScheduleParams& params) {
 }
 
 double closed_form_idle_seconds(const ScheduleParams& params) {
-    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) return dualpipe_idle_seconds(params);
+    if (is_dualpipe(params.kind)) return dualpipe_idle_seconds(params);
     return closed_form_bubble_overhead(params) * params.microbatches * (params.forward_seconds + params.backward_seconds);
 }
 
@@ -789,7 +789,7 @@ int closed_form_peak_inflight_on(const ScheduleParams& params, int device) {
 bool closed_form_applies(const ScheduleParams& params) {
     if (params.p2p_seconds > 0 || params.has_uneven_stages()) return false;
     if (params.kind == ScheduleKind::zb_h1 && params.microbatches < params.stages) return false;
-    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+    if (is_dualpipe(params.kind)) {
         // The table's regime, that of the README's figure: B's input half as long as F, and W no longer than F.
         const double input_grad = params.backward_seconds - params.weight_grad_seconds;
         const double tolerance = 1e-9 * params.forward_seconds;
@@ -802,7 +802,7 @@ bool closed_form_applies(const ScheduleParams& params) {
 double closed_form_makespan(const ScheduleParams& params) {
     const double p = params.stages;
     const double m = params.microbatches;
-    if (params.kind == ScheduleKind::dualpipe || params.kind == ScheduleKind::dualpipe_v) {
+    if (is_dualpipe(params.kind)) {
         // The devices where the directions meet: all their chunks, less what their F&B cells save, plus the table's
         // bubble; the edge devices' embedding and loss (DualPipe: half the micro-batches each way, DualPipeV: all,
         // both ends on device 0); the fill and drain sends.

@@ -12,8 +12,6 @@
 
 namespace core {
 
-const FrameworkRecipe& recipe_of(const Scenario& scenario) { return framework_recipe_of(scenario); }
-
 namespace {
 
 // Each field a recipe decides: its words, whether the recipe decides it (an operator recipe always, unless `applies`
@@ -39,7 +37,7 @@ constexpr RecipeSetRow kRecipeSetRows[] = {
       "Megatron-style layer's fused blocks), so train.compile changes no kernel and no tensor.",
       "the framework's recipe file (assets/frameworks)"},
      [](const Scenario& scenario) { return scenario.train.compile; },
-     [](const Scenario& scenario) { return !recipe_of(scenario).describes_compile; }},
+     [](const Scenario& scenario) { return !framework_recipe_of(scenario).describes_compile; }},
 };
 
 bool row_applies(const RecipeSetRow& row, const Scenario& scenario) {
@@ -67,7 +65,7 @@ std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
 }
 
 bool runs_operator_recipe(const Scenario& scenario) {
-    const FrameworkRecipe& recipe = recipe_of(scenario);
+    const FrameworkRecipe& recipe = framework_recipe_of(scenario);
     return !recipe.layer.ops.empty() && !is_block_op(recipe.layer.ops.front().kind);
 }
 
@@ -1011,7 +1009,7 @@ std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRo
     // The fields' bytes side by side: cheap to build, and equal exactly when the fields are.
     std::string key;
     key.reserve(320);  // one allocation: the id, about 200 bytes of fields and the GPU's id
-    key = recipe_of(scenario).id;
+    key = framework_recipe_of(scenario).id;
     const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
     for (int value : {model.layers, model.hidden, model.heads, model.kv_heads, model.ffn_hidden, model.vocab, model.positions,
                       model.explicit_head_dim, scenario.train.seq_len, static_cast<int>(role), split.tp, split.cp, split.micro_batch,
@@ -1056,7 +1054,7 @@ std::shared_ptr<const BlockProgram> block_program(const Scenario& scenario, cons
         std::lock_guard<std::mutex> lock(mutex);
         if (auto found = cache.find(key); found != cache.end()) return found->second;
     }
-    const FrameworkRecipe& recipe = recipe_of(scenario);
+    const FrameworkRecipe& recipe = framework_recipe_of(scenario);
     const RecipeBlock& block = role == BlockRole::embedding ? recipe.embedding : role == BlockRole::layer ? recipe.layer : recipe.head;
     std::shared_ptr<const RecipeBlock> adapted = adapted_block(block, role == BlockRole::layer, scenario.finetune, recipe.lora_style);
     BlockProgram built = ProgramBuilder(scenario, split, role).build(adapted ? *adapted : block);

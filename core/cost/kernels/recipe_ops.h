@@ -15,9 +15,6 @@
 
 namespace core {
 
-// The framework recipe a scenario runs: its train.framework, and for Hugging Face its model's family.
-const FrameworkRecipe& recipe_of(const Scenario&);
-
 enum class Dtype : unsigned char { fp32, bf16, fp8, mask, index };
 double dtype_bytes(Dtype);
 

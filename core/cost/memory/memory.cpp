@@ -210,7 +210,7 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     if (runs_operator_recipe(scenario)) {
         k.operator_recipe = true;
         k.scenario = std::make_shared<const Scenario>(scenario);
-        k.grads_from_start = recipe_of(scenario).persistent_grads || !train.zero_grad_set_to_none;
+        k.grads_from_start = framework_recipe_of(scenario).persistent_grads || !train.zero_grad_set_to_none;
     }
     if (trains_adapters(scenario.finetune)) {
         k.lora = true;

@@ -227,7 +227,7 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["model"] = text.model_name;
     json["gpu"] = text.gpu_name;
     json["recipe"] = text.recipe_name;
-    const FrameworkRecipe& framework = recipe_of(scenario);
+    const FrameworkRecipe& framework = framework_recipe_of(scenario);
     json["framework"] = {{"id", framework.id}, {"name", framework.name}, {"version", framework.version}, {"source", framework.source}};
     json["layout"] = layout_json(report.layout);
     json["params"] = report.memory.params;

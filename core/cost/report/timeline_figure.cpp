@@ -243,7 +243,7 @@ MemoryTimelineFigure memory_timeline_figure(const Scenario& scenario, const Repo
     figure.headline = (stages > 1 ? "Stage " + format_whole(peak.stage + 1) + ": peak " : std::string("Peak ")) + format_bytes(peak.peak_allocated_bytes) +
                       " allocated, " + format_bytes(peak.peak_reserved_bytes) + " reserved" + at + "; " + with_nccl + figure.hbm_label + ".";
     if (heaviest.allocator_model) {
-        figure.method = "Replayed through a model of PyTorch's caching allocator (" + recipe_of(scenario).name +
+        figure.method = "Replayed through a model of PyTorch's caching allocator (" + framework_recipe_of(scenario).name +
                         "), a warm-up step first: reserved is what its segments hold.";
     } else {
         figure.method = "From " + std::string(framework_name(scenario.train.framework)) + "'s per-layer figures: reserved is allocated plus the " +

@@ -202,7 +202,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
     in.moe_share = stage_moe_share(scenario, layout.pp);
     in.layer = mean_layer(cost, in.moe_share);
     if (runs_operator_recipe(scenario)) {
-        const FrameworkRecipe& recipe = recipe_of(scenario);
+        const FrameworkRecipe& recipe = framework_recipe_of(scenario);
         in.host_seconds_per_launch = recipe.host_seconds_per_launch;
         in.host_seconds_per_recompute_launch = recipe.host_seconds_per_recompute_launch;
     }
@@ -275,7 +275,7 @@ StepInputs step_inputs(const Scenario& scenario, const Layout& layout, const Lay
 }
 
 EdgeShortfall edge_shortfall(const Layout& layout, const StepInputs& in) {
-    if (layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v) return {};
+    if (is_dualpipe(layout.schedule)) return {};
     const int chunk_layers = in.stage_layers / std::max(1, layout.virtual_stages);
     return {std::min(chunk_layers, in.stage_layers - in.first_stage_layers), std::min(chunk_layers, in.stage_layers - in.last_stage_layers)};
 }
@@ -377,7 +377,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.makespan_seconds = timeline.makespan_seconds;
         estimate.bubble_fraction = std::max(0.0, timeline.bubble_fraction);  // rounding leaves -2e-16 when nothing idles
         estimate.bubble_overhead = std::max(0.0, timeline.bubble_overhead);
-        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        const bool two_way = is_dualpipe(layout.schedule);
         // The first device holds the most under the one-way schedules; DualPipe's peak may sit on any device, and every
         // device there holds a first-half and a last-half stage.
         const auto most = [](const auto& values) { return *std::max_element(values.begin(), values.end()); };
@@ -391,7 +391,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.bubble_fraction = estimate.bubble_overhead / (1.0 + estimate.bubble_overhead);
         estimate.peak_inflight_microbatches = closed_form_peak_inflight(schedule);
         estimate.inflight_microbatches = estimate.peak_inflight_microbatches / chunks_per_device_share(layout);
-        const bool two_way = layout.schedule == ScheduleKind::dualpipe || layout.schedule == ScheduleKind::dualpipe_v;
+        const bool two_way = is_dualpipe(layout.schedule);
         estimate.inflight_last_microbatches = two_way ? estimate.inflight_microbatches : closed_form_inflight_activations(schedule, schedule.stages - 1);
         if (in.memory.middle_stage > 0) {
             inflight_middle = two_way ? estimate.inflight_microbatches : closed_form_inflight_activations(schedule, in.memory.middle_stage);
