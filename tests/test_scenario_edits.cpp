@@ -327,3 +327,37 @@ TEST_CASE("The stack's Size slider on a Hugging Face fine-tune scales the model'
     CHECK(core::count_params(scaled.scenario.model, scaled.scenario.train.seq_len).total == Approx(4e9).epsilon(0.1));
     CHECK(core::evaluate(scaled.scenario).memory.per_gpu.peak_bytes > 0);
 }
+
+// The sidebar's Network and Fabric controls: every link that joins nodes (none of NVLink or PCIe, which join a node's
+// GPUs) and every catalog fabric; a fabric whose NIC is faster than the link is refused as a file naming it is.
+TEST_CASE("Scenario edits: Network offers the links between nodes, Fabric the catalog's fabrics; a NIC faster than its link is refused",
+          "[edits][network]") {
+    std::vector<std::string> offered;
+    for (const core::LinkSpec& link : core::scale_out_link_choices()) offered.push_back(link.id);
+    CHECK(offered == std::vector<std::string>{"ib-ndr", "ib-hdr", "runpod-global-networking"});
+
+    const core::Scenario start = core::default_scenario();
+    for (const core::LinkSpec& link : core::scale_out_link_choices()) {
+        INFO(link.id);
+        const core::Edit edit = core::with_scale_out_link(start, link);
+        REQUIRE(edit.ok());
+        CHECK(edit.scenario.cluster.scale_out == link);
+        CHECK(core::parse_scenario(core::scenario_to_json(edit.scenario)).cluster == edit.scenario.cluster);
+    }
+    for (const core::FabricSpec& fabric : core::builtin_hardware().fabrics) {
+        INFO(fabric.id);
+        const core::Edit edit = core::with_fabric(start, fabric);
+        REQUIRE(edit.ok());  // every catalog fabric's NIC is at most InfiniBand NDR's 50 GB/s
+        CHECK(edit.scenario.cluster.fabric == fabric);
+    }
+    // Llama 3's 400 Gb/s RoCE NICs on InfiniBand HDR's 200 Gb/s link: refused, the scenario unchanged.
+    const core::Edit hdr = core::with_scale_out_link(start, *core::builtin_hardware().find_link("ib-hdr"));
+    REQUIRE(hdr.ok());
+    const core::Edit meta = core::with_fabric(hdr.scenario, *core::builtin_hardware().find_fabric("meta-24k-roce"));
+    REQUIRE_FALSE(meta.ok());
+    CHECK(meta.problem->field == "cluster.fabric.nic_bytes_per_s");
+    CHECK(meta.scenario == hdr.scenario);
+    CHECK(core::fabric_help(*core::builtin_hardware().find_fabric("meta-24k-roce")) ==
+          "Meta 24K RoCE (Llama 3): 8 NICs a machine of 50.0 GB/s, pods of 3,072 GPUs, 1:7 between pods");
+    CHECK(core::scale_out_link_help(*core::builtin_hardware().find_link("runpod-global-networking")) == "RunPod pods (100 Mb/s): 12.5 MB/s a NIC each way");
+}

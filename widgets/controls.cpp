@@ -493,6 +493,24 @@ bool gpus_per_node_combo(const char* label, core::Scenario& scenario, EditFeedba
         feedback);
 }
 
+bool scale_out_link_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    return edit_combo(
+        label, scenario.cluster.scale_out.name.c_str(), core::scale_out_link_choices(), [](const core::LinkSpec& link) { return link.name.c_str(); },
+        [&](const core::LinkSpec& link) { return link == scenario.cluster.scale_out; },
+        [&](const core::LinkSpec& link) { return core::with_scale_out_link(scenario, link); }, scenario, feedback,
+        [](const core::LinkSpec& link) { explain_last_item(core::scale_out_link_help(link), link.source.c_str()); });
+}
+
+bool fabric_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    return edit_combo(
+        label, scenario.cluster.fabric.name.c_str(), core::builtin_hardware().fabrics, [](const core::FabricSpec& fabric) { return fabric.name.c_str(); },
+        [&](const core::FabricSpec& fabric) { return fabric == scenario.cluster.fabric; },
+        [&](const core::FabricSpec& fabric) { return core::with_fabric(scenario, fabric); }, scenario, feedback,
+        [](const core::FabricSpec& fabric) { explain_last_item(core::fabric_help(fabric), fabric.source.c_str()); });
+}
+
 bool gpus_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     return stepped_input(

@@ -77,6 +77,8 @@ bool model_combo(const char* label, core::Scenario&, EditFeedback&);
 bool precision_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpu_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpus_per_node_combo(const char* label, core::Scenario&, EditFeedback&);
+bool scale_out_link_combo(const char* label, core::Scenario&, EditFeedback&);  // the link between nodes
+bool fabric_combo(const char* label, core::Scenario&, EditFeedback&);          // how the nodes are joined
 // The GPU count: - and + step to the previous / next count that holds the layout; a typed count applies on Enter or when
 // the field loses focus, Escape puts the value back, and a refusal names what was typed.
 bool gpus_input(const char* label, core::Scenario&, EditFeedback&);

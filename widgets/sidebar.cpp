@@ -26,6 +26,8 @@ void cluster_controls(core::Scenario& scenario, EditFeedback& feedback) {
     gpu_combo("GPU", scenario, feedback);
     gpus_input("GPUs", scenario, feedback);
     gpus_per_node_combo("GPUs per node", scenario, feedback);
+    scale_out_link_combo("Network", scenario, feedback);
+    fabric_combo("Fabric", scenario, feedback);
 }
 
 void layout_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {

@@ -216,6 +216,59 @@ Edit with_gpu(const Scenario& scenario, const GpuSpec& gpu) {
     return settle(result, 0, layout_rules());
 }
 
+namespace {
+
+// A network edit stands or is refused as a file naming it would be (validate_fabric's rules).
+Edit with_network(const Scenario& scenario, Scenario result) {
+    try {
+        validate_fabric(result.cluster);
+    } catch (const InputError& error) {
+        return {scenario, {}, LayoutProblem{error.field(), error.reason()}};
+    }
+    return settle(result, 0, layout_rules());
+}
+
+}  // namespace
+
+Edit with_scale_out_link(const Scenario& scenario, const LinkSpec& link) {
+    Scenario result = scenario;
+    result.cluster.scale_out = link;
+    return with_network(scenario, result);
+}
+
+Edit with_fabric(const Scenario& scenario, const FabricSpec& fabric) {
+    Scenario result = scenario;
+    result.cluster.fabric = fabric;
+    return with_network(scenario, result);
+}
+
+const std::vector<LinkSpec>& scale_out_link_choices() {
+    static const std::vector<LinkSpec> choices = [] {
+        const HardwareCatalog& catalog = builtin_hardware();
+        std::vector<LinkSpec> links;
+        for (const LinkSpec& link : catalog.links) {
+            const bool scale_up = std::any_of(catalog.gpus.begin(), catalog.gpus.end(), [&](const GpuSpec& gpu) { return gpu.scale_up_link == link.id; });
+            if (!scale_up) links.push_back(link);
+        }
+        return links;
+    }();
+    return choices;
+}
+
+std::string scale_out_link_help(const LinkSpec& link) { return link.name + ": " + format_bandwidth(link.bytes_per_s) + " a NIC each way"; }
+
+std::string fabric_help(const FabricSpec& fabric) {
+    std::string help = fabric.name + ": " + (fabric.rails == 0   ? std::string("one NIC per GPU")
+                                             : fabric.rails == 1 ? std::string("one NIC a machine, shared by its GPUs")
+                                                                 : std::to_string(fabric.rails) + " NICs a machine");
+    const auto ratio = [](double value) { return value == std::floor(value) ? format_grouped(value) : format_number(value); };
+    if (fabric.nic_bytes_per_s > 0) help += " of " + format_bandwidth(fabric.nic_bytes_per_s);
+    if (fabric.oversubscription > 1) help += ", leaves of " + format_grouped(fabric.leaf_gpus) + " GPUs at 1:" + ratio(fabric.oversubscription);
+    if (fabric.pod_gpus > 0) help += ", pods of " + format_grouped(fabric.pod_gpus) + " GPUs";
+    if (fabric.cross_pod_oversubscription > 1) help += ", 1:" + ratio(fabric.cross_pod_oversubscription) + " between pods";
+    return help;
+}
+
 Edit with_gpus(const Scenario& scenario, int gpus) {
     if (gpus < 1 || gpus > 100000000) return refused(scenario, "cluster.gpus", must_be_between("1", "100,000,000", std::to_string(gpus)));
     Scenario result = scenario;

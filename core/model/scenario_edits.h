@@ -38,6 +38,16 @@ Edit with_params(const Scenario&, double params);         // a bare parameter co
 Edit with_model_scaled(const Scenario&, double params);
 Edit with_gpu(const Scenario&, const GpuSpec&);           // with its NVLink generation and network (set_gpu); a measured step is dropped
 Edit with_gpus(const Scenario&, int gpus);                // DP follows
+// The network between nodes: a link and how the nodes are joined (a NIC faster than the link is refused). Switching
+// GPU afterwards keeps a network chosen here (set_gpu).
+Edit with_scale_out_link(const Scenario&, const LinkSpec&);
+Edit with_fabric(const Scenario&, const FabricSpec&);
+// The catalog's links that join nodes: every link no GPU names as its scale-up (NVLink, PCIe), catalog order.
+const std::vector<LinkSpec>& scale_out_link_choices();
+// What a network control says of each choice: "InfiniBand NDR: 50.0 GB/s a NIC each way"; "Meta 24K RoCE (Llama 3): 8
+// NICs a machine, pods of 3,072 GPUs, 1:7 between pods".
+std::string scale_out_link_help(const LinkSpec&);
+std::string fabric_help(const FabricSpec&);
 Edit with_gpus_per_node(const Scenario&, int gpus_per_node, LayoutRules = layout_rules());
 Edit with_axis(const Scenario&, LayoutAxis, int value, LayoutRules = layout_rules());
 Edit with_zero(const Scenario&, int stage, LayoutRules = layout_rules());
