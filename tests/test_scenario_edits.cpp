@@ -361,3 +361,30 @@ TEST_CASE("Scenario edits: Network offers the links between nodes, Fabric the ca
           "Meta 24K RoCE (Llama 3): 8 NICs a machine of 50.0 GB/s, pods of 3,072 GPUs, 1:7 between pods");
     CHECK(core::scale_out_link_help(*core::builtin_hardware().find_link("runpod-global-networking")) == "RunPod pods (100 Mb/s): 12.5 MB/s a NIC each way");
 }
+
+// MegaScale (Jiang et al. 2024, arXiv 2402.15627): about 0.5 % of hosts (sec 5.1) about 10 % slower (sec 6.3), the
+// defaults; the sidebar's sliders move them, and the ZeRO-3 engine combo picks DeepSpeed's 2021 engine.
+TEST_CASE("Scenario edits: the straggler sliders move the wait for the slowest machine; the ZeRO-3 engine is an edit",
+          "[edits][network]") {
+    const core::Scenario start = core::default_scenario();  // 64 H100s on 8 machines
+    REQUIRE(start.cluster.straggler_share == 0.005);
+    const double wait = core::evaluate(start).compute.breakdown_seconds.straggler_seconds;
+    CHECK(wait > 0);
+    const core::Edit none = core::with_stragglers(start, 0, 0.10);
+    REQUIRE(none.ok());
+    CHECK(core::evaluate(none.scenario).compute.breakdown_seconds.straggler_seconds == 0);
+    const core::Edit slower = core::with_stragglers(start, 0.005, 0.20);
+    REQUIRE(slower.ok());
+    CHECK(core::evaluate(slower.scenario).compute.breakdown_seconds.straggler_seconds == Approx(2 * wait));  // linear in the slowdown
+    const core::Edit too_many = core::with_stragglers(start, 1.5, 0.10);
+    REQUIRE_FALSE(too_many.ok());
+    CHECK(too_many.problem->field == "cluster.straggler_share");
+    const core::Edit too_slow = core::with_stragglers(start, 0.005, 11);
+    REQUIRE_FALSE(too_slow.ok());
+    CHECK(too_slow.problem->field == "cluster.straggler_slowdown");
+
+    const core::Edit engine = core::with_zero3_engine(start, core::ShardingEngine::deepspeed_0_4);
+    REQUIRE(engine.ok());
+    CHECK(engine.scenario.parallel.zero3_engine == core::ShardingEngine::deepspeed_0_4);
+    CHECK(core::parse_scenario(core::scenario_to_json(engine.scenario)).parallel == engine.scenario.parallel);
+}

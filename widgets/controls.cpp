@@ -511,6 +511,37 @@ bool fabric_combo(const char* label, core::Scenario& scenario, EditFeedback& fee
         [](const core::FabricSpec& fabric) { explain_last_item(core::fabric_help(fabric), fabric.source.c_str()); });
 }
 
+bool zero3_engine_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    static const std::vector<core::ShardingEngine> engines = {core::ShardingEngine::coalesced, core::ShardingEngine::deepspeed_0_4};
+    return edit_combo(
+        label, core::sharding_engine_label(scenario.parallel.zero3_engine), engines, [](core::ShardingEngine engine) { return core::sharding_engine_label(engine); },
+        [&](core::ShardingEngine engine) { return engine == scenario.parallel.zero3_engine; },
+        [&](core::ShardingEngine engine) { return core::with_zero3_engine(scenario, engine); }, scenario, feedback,
+        [](core::ShardingEngine engine) { explain_last_item(core::sharding_engine_help(engine), "core/cost/kernels/comm.cpp zero3_engine_rules"); });
+}
+
+bool straggler_sliders(const char* share_label, const char* slowdown_label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    const core::ClusterSpec& cluster = scenario.cluster;
+    float share_percent = static_cast<float>(cluster.straggler_share * 100.0);
+    float slowdown_percent = static_cast<float>(cluster.straggler_slowdown * 100.0);
+    bool changed = false;
+    if (slider_float(widget_label(share_label).c_str(), &share_percent, 0.0f, 10.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
+        changed = apply_edit(core::with_stragglers(scenario, share_percent / 100.0, cluster.straggler_slowdown), scenario, feedback, share_label);
+    }
+    explain_last_item("The share of machines that run slow: a synchronous step waits for the slowest of them.",
+                      "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 5.1: about 0.5 % of hosts");
+    draw_feedback(share_label, feedback);
+    if (slider_float(widget_label(slowdown_label).c_str(), &slowdown_percent, 0.0f, 100.0f, "+%.0f %%", ImGuiSliderFlags_AlwaysClamp)) {
+        changed = apply_edit(core::with_stragglers(scenario, cluster.straggler_share, slowdown_percent / 100.0), scenario, feedback, slowdown_label);
+    }
+    explain_last_item("How much longer a slow machine takes over the same compute.",
+                      "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 6.3: about 10 % longer for the same forward computation");
+    draw_feedback(slowdown_label, feedback);
+    return changed;
+}
+
 bool gpus_input(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     if (figure_mode()) return false;
     return stepped_input(

@@ -79,6 +79,9 @@ bool gpu_combo(const char* label, core::Scenario&, EditFeedback&);
 bool gpus_per_node_combo(const char* label, core::Scenario&, EditFeedback&);
 bool scale_out_link_combo(const char* label, core::Scenario&, EditFeedback&);  // the link between nodes
 bool fabric_combo(const char* label, core::Scenario&, EditFeedback&);          // how the nodes are joined
+bool zero3_engine_combo(const char* label, core::Scenario&, EditFeedback&);    // parallel.zero3_engine
+// cluster.straggler_share and straggler_slowdown, in percent: the slow machines a synchronous step waits for.
+bool straggler_sliders(const char* share_label, const char* slowdown_label, core::Scenario&, EditFeedback&);
 // The GPU count: - and + step to the previous / next count that holds the layout; a typed count applies on Enter or when
 // the field loses focus, Escape puts the value back, and a refusal names what was typed.
 bool gpus_input(const char* label, core::Scenario&, EditFeedback&);

@@ -28,6 +28,7 @@ void cluster_controls(core::Scenario& scenario, EditFeedback& feedback) {
     gpus_per_node_combo("GPUs per node", scenario, feedback);
     scale_out_link_combo("Network", scenario, feedback);
     fabric_combo("Fabric", scenario, feedback);
+    straggler_sliders("Slow machines", "Their slowdown", scenario, feedback);
 }
 
 void layout_controls(core::Scenario& scenario, const core::Report& report, EditFeedback& feedback) {
@@ -45,6 +46,7 @@ void layout_controls(core::Scenario& scenario, const core::Report& report, EditF
         load_imbalance_slider("Load imbalance", scenario, feedback);
     }
     zero_slider("ZeRO stage", scenario, feedback);
+    if (scenario.parallel.zero == 3) zero3_engine_combo("ZeRO-3 engine", scenario, feedback);
     schedule_combo("Schedule", scenario, feedback);
     if (scenario.parallel.schedule == core::ScheduleKind::interleaved) {
         axis_slider("Virtual stages", scenario, core::LayoutAxis::virtual_stages, feedback,

@@ -93,6 +93,18 @@ const char* checkpoint_mode_name(CheckpointMode mode) {
 
 const char* sharding_engine_name(ShardingEngine engine) { return engine == ShardingEngine::deepspeed_0_4 ? "deepspeed-0.4" : "coalesced"; }
 
+const char* sharding_engine_label(ShardingEngine engine) {
+    return engine == ShardingEngine::deepspeed_0_4 ? "DeepSpeed 0.4 (2021)" : "FSDP / DeepSpeed >= 0.6";
+}
+
+const char* sharding_engine_help(ShardingEngine engine) {
+    return engine == ShardingEngine::deepspeed_0_4
+               ? "DeepSpeed 0.3.13-0.4.2, as Narayanan et al. 2021 Table 2 ran ZeRO-3: a synchronised all-gather per weight matrix and "
+                 "gradient buckets all-reduced."
+               : "One all-gather of a layer's weights, prefetched a layer ahead, and one reduce-scatter of its gradients: FSDP1, FSDP2 and "
+                 "DeepSpeed since 0.6's coalesced collectives.";
+}
+
 Scenario default_scenario() {
     Scenario scenario;
     scenario.model = *find_model("llama3-70b");

@@ -67,6 +67,8 @@ struct TrainSpec {
 // (core/cost/kernels/comm.cpp zero3_engine_rules).
 enum class ShardingEngine { coalesced, deepspeed_0_4 };
 const char* sharding_engine_name(ShardingEngine);  // "coalesced", "deepspeed-0.4"
+const char* sharding_engine_label(ShardingEngine);  // what a control calls it: "FSDP / DeepSpeed >= 0.6", "DeepSpeed 0.4 (2021)"
+const char* sharding_engine_help(ShardingEngine);   // how it gathers and reduces, in a sentence
 
 struct ParallelSpec {
     int dp = 0;                     // 0: derived as gpus / (tp * pp * cp)
@@ -95,6 +97,7 @@ struct ClusterSpec {
     // 0.5 % of hosts (sec 5.1) taking about 10 % longer for the same forward computation (sec 6.3).
     double straggler_share = 0.005;    // the share of machines that run slow
     double straggler_slowdown = 0.10;  // how much longer such a machine takes over the same compute
+    static constexpr double kMaxStragglerSlowdown = 10;  // a file or control may ask at most 10x longer
 
     bool operator==(const ClusterSpec&) const = default;
 };

@@ -242,6 +242,24 @@ Edit with_fabric(const Scenario& scenario, const FabricSpec& fabric) {
     return with_network(scenario, result);
 }
 
+Edit with_zero3_engine(const Scenario& scenario, ShardingEngine engine) {
+    Scenario result = scenario;
+    result.parallel.zero3_engine = engine;
+    return settle(result, 0, layout_rules());
+}
+
+Edit with_stragglers(const Scenario& scenario, double share, double slowdown) {
+    if (!(share >= 0 && share <= 1)) return refused(scenario, "cluster.straggler_share", must_be_between("0", "1", format_number(share)));
+    if (!(slowdown >= 0 && slowdown <= ClusterSpec::kMaxStragglerSlowdown)) {
+        return refused(scenario, "cluster.straggler_slowdown",
+                       must_be_between("0", format_grouped(ClusterSpec::kMaxStragglerSlowdown), format_number(slowdown)));
+    }
+    Scenario result = scenario;
+    result.cluster.straggler_share = share;
+    result.cluster.straggler_slowdown = slowdown;
+    return settle(result, 0, layout_rules());
+}
+
 const std::vector<LinkSpec>& scale_out_link_choices() {
     static const std::vector<LinkSpec> choices = [] {
         const HardwareCatalog& catalog = builtin_hardware();

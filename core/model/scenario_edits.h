@@ -44,6 +44,9 @@ Edit with_scale_out_link(const Scenario&, const LinkSpec&);
 Edit with_fabric(const Scenario&, const FabricSpec&);
 // The catalog's links that join nodes: every link no GPU names as its scale-up (NVLink, PCIe), catalog order.
 const std::vector<LinkSpec>& scale_out_link_choices();
+Edit with_zero3_engine(const Scenario&, ShardingEngine);   // parallel.zero3_engine: how ZeRO-3 gathers and reduces
+// cluster.straggler_share (0 to 1) and straggler_slowdown (0 to kMaxStragglerSlowdown): the slow machines a step waits for.
+Edit with_stragglers(const Scenario&, double share, double slowdown);
 // What a network control says of each choice: "InfiniBand NDR: 50.0 GB/s a NIC each way"; "Meta 24K RoCE (Llama 3): 8
 // NICs a machine, pods of 3,072 GPUs, 1:7 between pods".
 std::string scale_out_link_help(const LinkSpec&);

@@ -192,7 +192,7 @@ void read_cluster(Scenario& scenario, const nlohmann::json& object, bool& gpus_g
         }
     }
     cluster.straggler_share = reader.number("straggler_share", 0, 1).value_or(cluster.straggler_share);
-    cluster.straggler_slowdown = reader.number("straggler_slowdown", 0, 10).value_or(cluster.straggler_slowdown);
+    cluster.straggler_slowdown = reader.number("straggler_slowdown", 0, ClusterSpec::kMaxStragglerSlowdown).value_or(cluster.straggler_slowdown);
     reader.reject_unknown_keys();
 }
 
