@@ -26,7 +26,11 @@ void cluster_controls(core::Scenario& scenario, EditFeedback& feedback) {
     gpu_combo("GPU", scenario, feedback);
     gpus_input("GPUs", scenario, feedback);
     gpus_per_node_combo("GPUs per node", scenario, feedback);
-    scale_out_link_combo("Network", scenario, feedback);
+}
+
+// Between the nodes: below the training controls, since the layout is what a class moves first.
+void network_controls(core::Scenario& scenario, EditFeedback& feedback) {
+    scale_out_link_combo("Link", scenario, feedback);
     fabric_combo("Fabric", scenario, feedback);
     straggler_sliders("Slow machines", "Their slowdown", scenario, feedback);
 }
@@ -109,6 +113,9 @@ void draw_sidebar(SidebarState& state, core::Scenario& scenario, const core::Rep
     ImGui::Spacing();
     section_heading("Training");
     training_controls(scenario, feedback);
+    ImGui::Spacing();
+    section_heading("Network");
+    network_controls(scenario, feedback);
     ImGui::PopItemWidth();
     set_labels_above(was_above);
     ImGui::Spacing();
