@@ -1,6 +1,7 @@
 #include "widgets/draw_helpers.h"
 #include "widgets/controls.h"
 
+#include "core/cost/kernels/comm.h"
 #include "core/cost/kernels/recipe_ops.h"
 #include "core/model/format.h"
 #include "widgets/clip_check.h"
@@ -518,7 +519,7 @@ bool zero3_engine_combo(const char* label, core::Scenario& scenario, EditFeedbac
         label, core::sharding_engine_label(scenario.parallel.zero3_engine), engines, [](core::ShardingEngine engine) { return core::sharding_engine_label(engine); },
         [&](core::ShardingEngine engine) { return engine == scenario.parallel.zero3_engine; },
         [&](core::ShardingEngine engine) { return core::with_zero3_engine(scenario, engine); }, scenario, feedback,
-        [](core::ShardingEngine engine) { explain_last_item(core::sharding_engine_help(engine), "core/cost/kernels/comm.cpp zero3_engine_rules"); });
+        [](core::ShardingEngine engine) { explain_last_item(core::sharding_engine_help(engine), core::zero3_engine_rules(engine).source); });
 }
 
 bool straggler_sliders(const char* share_label, const char* slowdown_label, core::Scenario& scenario, EditFeedback& feedback) {
@@ -530,14 +531,12 @@ bool straggler_sliders(const char* share_label, const char* slowdown_label, core
     if (slider_float(widget_label(share_label).c_str(), &share_percent, 0.0f, 10.0f, "%.1f %%", ImGuiSliderFlags_AlwaysClamp)) {
         changed = apply_edit(core::with_stragglers(scenario, share_percent / 100.0, cluster.straggler_slowdown), scenario, feedback, share_label);
     }
-    explain_last_item("The share of machines that run slow: a synchronous step waits for the slowest of them.",
-                      "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 5.1: about 0.5 % of hosts");
+    explain_last_item(core::kStragglerShareHelp.text, core::kStragglerShareHelp.source);
     draw_feedback(share_label, feedback);
     if (slider_float(widget_label(slowdown_label).c_str(), &slowdown_percent, 0.0f, 100.0f, "+%.0f %%", ImGuiSliderFlags_AlwaysClamp)) {
         changed = apply_edit(core::with_stragglers(scenario, cluster.straggler_share, slowdown_percent / 100.0), scenario, feedback, slowdown_label);
     }
-    explain_last_item("How much longer a slow machine takes over the same compute.",
-                      "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 6.3: about 10 % longer for the same forward computation");
+    explain_last_item(core::kStragglerSlowdownHelp.text, core::kStragglerSlowdownHelp.source);
     draw_feedback(slowdown_label, feedback);
     return changed;
 }

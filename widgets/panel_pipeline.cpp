@@ -57,7 +57,6 @@ const char* schedule_title(ScheduleKind kind) {
     return "";
 }
 
-
 // The lesson's order: each schedule is compared with the one it improves on.
 ScheduleKind predecessor(ScheduleKind kind) {
     switch (kind) {

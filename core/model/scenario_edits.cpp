@@ -260,6 +260,11 @@ Edit with_stragglers(const Scenario& scenario, double share, double slowdown) {
     return settle(result, 0, layout_rules());
 }
 
+const ControlHelp kStragglerShareHelp{"The share of machines that run slow: a synchronous step waits for the slowest of them.",
+                                      "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 5.1: about 0.5 % of hosts"};
+const ControlHelp kStragglerSlowdownHelp{"How much longer a slow machine takes over the same compute.",
+                                         "MegaScale (Jiang et al. 2024, arXiv 2402.15627) sec 6.3: about 10 % longer for the same forward computation"};
+
 const std::vector<LinkSpec>& scale_out_link_choices() {
     static const std::vector<LinkSpec> choices = [] {
         const HardwareCatalog& catalog = builtin_hardware();

@@ -47,6 +47,13 @@ const std::vector<LinkSpec>& scale_out_link_choices();
 Edit with_zero3_engine(const Scenario&, ShardingEngine);   // parallel.zero3_engine: how ZeRO-3 gathers and reduces
 // cluster.straggler_share (0 to 1) and straggler_slowdown (0 to kMaxStragglerSlowdown): the slow machines a step waits for.
 Edit with_stragglers(const Scenario&, double share, double slowdown);
+// What the straggler controls say, with the source of their defaults.
+struct ControlHelp {
+    const char* text;
+    const char* source;
+};
+extern const ControlHelp kStragglerShareHelp;
+extern const ControlHelp kStragglerSlowdownHelp;
 // What a network control says of each choice: "InfiniBand NDR: 50.0 GB/s a NIC each way"; "Meta 24K RoCE (Llama 3): 8
 // NICs a machine, pods of 3,072 GPUs, 1:7 between pods".
 std::string scale_out_link_help(const LinkSpec&);
