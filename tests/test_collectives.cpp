@@ -172,3 +172,33 @@ TEST_CASE("Rank order TP, CP, PP, DP: each axis's members in rank 0's node match
         }
     }
 }
+
+// PyTorch's experimental context parallelism, which torchtitan's CP runs (torch/distributed/tensor/experimental/_attention.py:
+// rotate_method ALL_GATHER, convert_to_f32 True; the backward's dkv_rotater ALL_TO_ALL), on torchtitan's Llama 3.1 405B
+// at 256k tokens (its benchmarks' Table 6: TP 8, PP 8, CP 8 on 512 H100s): K and V with all 16 query heads of a TP rank
+// (model.py's repeat_kv before SDPA), gathered once a pass, dK and dV passed on in fp32. Megatron-Core's ring (Transformer
+// Engine's p2p) sends the one KV head a TP rank holds.
+TEST_CASE("torchtitan's CP gathers K and V with every query head, once a pass; Megatron-Core's ring sends the KV heads", "[collectives][cp]") {
+    core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-405b"},
+        "train": {"seq_len": 262144, "micro_batch": 1, "global_batch": 8, "recompute": "full", "framework": "torchtitan", "sequence_parallel": true},
+        "parallel": {"tp": 8, "pp": 8, "cp": 8, "zero": 3}, "cluster": {"gpu": "h100-sxm", "gpus": 512, "gpus_per_node": 8}})");
+    const core::Layout layout = core::layout_of(scenario);
+    const double chunk_tokens = 262144.0 / 8;
+    const core::CpComm gathered = core::cp_layer_comm(scenario, layout);
+    CHECK(gathered.rotation == core::CpRotation::all_gather);
+    CHECK(gathered.message_bytes == 2.0 * chunk_tokens * (128 / 8) * 128 * 2);  // 268 MB: K and V, 16 heads of 128, bf16
+    CHECK(gathered.grad_message_bytes == 2.0 * gathered.message_bytes);         // dK, dV in fp32
+    const core::GroupPlacement group = core::axis_placement(core::CommAxis::cp, layout, scenario.cluster);
+    CHECK(group.crosses_nodes());  // TP fills the node: the 8 CP ranks sit on 8 nodes
+    CHECK(gathered.gather_seconds == core::collective_seconds(Collective::all_gather, group, 8 * gathered.message_bytes, scenario.cluster.scale_up,
+                                                              scenario.cluster.scale_out));
+    // Forward, recompute and backward each gather once; backward passes dK, dV on after each of the 8 chunks.
+    CHECK(gathered.seconds(core::Recompute::full) == Approx(3 * gathered.gather_seconds + 8 * gathered.step_backward_seconds));
+    CHECK(gathered.bytes_per_gpu == Approx(3 * 7 * gathered.message_bytes + 8 * gathered.grad_message_bytes));
+
+    scenario.train.framework = core::Framework::megatron_core;
+    const core::CpComm ring = core::cp_layer_comm(scenario, layout);
+    CHECK(ring.rotation == core::CpRotation::ring);
+    CHECK(ring.message_bytes == 2.0 * chunk_tokens * 1 * 128 * 2);  // 16.8 MB: the one KV head of 8 on each TP rank
+    CHECK(ring.seconds(core::Recompute::full) == Approx(7 * (2 * ring.step_forward_seconds + ring.step_backward_seconds)));
+}

@@ -58,6 +58,9 @@ std::vector<std::pair<std::string, core::Scenario>> trace_scenarios() {
     const auto add = [&](const std::string& name, const std::string& json) { scenarios.emplace_back(name, core::parse_scenario(json)); };
     add("zb-h1, ZeRO-3, CP 2", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 64, "seq_len": 8192},
         "parallel": {"tp": 2, "pp": 4, "cp": 2, "zero": 3, "schedule": "zb-h1"}, "cluster": {"gpus": 64}})");
+    add("torchtitan, CP 4 (PyTorch's all-gather rotation), full recompute", R"({"model": {"preset": "llama3-8b"},
+        "train": {"global_batch": 2, "seq_len": 65536, "recompute": "full", "framework": "torchtitan"},
+        "parallel": {"cp": 4, "zero": 3}, "cluster": {"gpus": 8}})");
     add("gpipe, ZeRO-2, blocking sends, TP overlap", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 32, "sequence_parallel": true},
         "parallel": {"tp": 4, "pp": 2, "zero": 2, "schedule": "gpipe"}, "cluster": {"gpus": 32},
         "overlap": {"pp_p2p": false, "tp_comm": true, "dp_grad_reduce": false}})");

@@ -265,6 +265,25 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
         if (lora_reader.string("source").value_or("").empty()) throw InputError(file + ": lora.source", "missing: the framework's LoRA module");
         lora_reader.reject_unknown_keys();
     }
+    if (reader.has("context_parallel")) {
+        const nlohmann::json& cp = reader.raw("context_parallel");
+        if (!cp.is_object()) throw InputError(file + ": context_parallel", kMustBeJsonObject);
+        JsonObjectReader cp_reader(cp, file + ": context_parallel");
+        ContextParallelRecipe& style = recipe.context_parallel;
+        const std::string rotation = cp_reader.string("rotation").value_or("");
+        if (rotation == "ring") style.rotation = CpRotation::ring;
+        else if (rotation == "all_gather") style.rotation = CpRotation::all_gather;
+        else throw InputError(file + ": context_parallel.rotation", "must be ring or all_gather, got \"" + rotation + "\"");
+        const std::string kv = cp_reader.string("kv").value_or("grouped");
+        if (kv != "grouped" && kv != "repeated") throw InputError(file + ": context_parallel.kv", "must be grouped or repeated, got \"" + kv + "\"");
+        style.repeated_kv = kv == "repeated";
+        const std::string merge = cp_reader.string("merge").value_or("compute");
+        if (merge != "compute" && merge != "fp32") throw InputError(file + ": context_parallel.merge", "must be compute or fp32, got \"" + merge + "\"");
+        style.fp32_merge = merge == "fp32";
+        style.source = cp_reader.string("source").value_or("");
+        if (style.source.empty()) throw InputError(file + ": context_parallel.source", "missing: the framework's ring attention");
+        cp_reader.reject_unknown_keys();
+    }
     for (auto [name, block] : {std::pair{"embedding", &recipe.embedding}, std::pair{"layer", &recipe.layer}, std::pair{"head", &recipe.head}}) {
         if (!reader.has(name)) throw InputError(file + ": " + name, "missing");
         *block = parse_block(reader.raw(name), file, name);

@@ -115,6 +115,18 @@ struct RecipeBlock {
 // for lora_B(lora_A(x)) * scale (NeMo AutoModel's Triton LoRA), dropout on its output, the add.
 enum class LoraStyle { peft, fused_post_dropout };
 
+// How the framework's ring attention (context parallelism) moves K and V between the CP ranks: ring, each step's K and V
+// sent to the next rank behind the chunk before (Megatron-Core's Transformer Engine p2p); all_gather, every rank's K and V
+// gathered once per pass and waited for after the first chunk, the gradients of K and V still passed on step by step
+// (PyTorch's experimental context parallelism, torch/distributed/tensor/experimental/_attention.py).
+enum class CpRotation { ring, all_gather };
+struct ContextParallelRecipe {
+    CpRotation rotation = CpRotation::ring;
+    bool repeated_kv = false;  // K and V travel with every query head (repeat_kv before SDPA), not one per KV head
+    bool fp32_merge = false;   // each chunk's output merged into an fp32 one, and dQ, dK, dV accumulated and sent in fp32
+    std::string source;
+};
+
 struct FrameworkRecipe {
     std::string id;                 // the file's name without .json: "hf-transformers-llama"
     std::string name;               // "Hugging Face transformers (Llama, Mistral, Qwen2), eager PyTorch"
@@ -131,6 +143,7 @@ struct FrameworkRecipe {
                                     // than being freed by zero_grad(set_to_none=True), PyTorch's default
     LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
     bool describes_compile = false; // some op is kept or replaced under torch.compile ("when": "compile" or "!compile")
+    ContextParallelRecipe context_parallel;  // the file's "context_parallel"; absent: Transformer Engine's ring
 };
 
 // Reads one recipe file; every error names the file, the op and the field (InputError).

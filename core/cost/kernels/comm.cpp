@@ -192,15 +192,35 @@ CpComm cp_layer_comm(const Scenario& scenario, const Layout& layout) {
     if (layout.cp <= 1) return comm;
     const ClusterSpec& cluster = scenario.cluster;
     const ModelSpec& model = scenario.model;
+    const ContextParallelRecipe& style = framework_recipe_of(scenario).context_parallel;
     const GroupPlacement group = axis_placement(CommAxis::cp, layout, cluster);
     const double tokens = layout.micro_batch * static_cast<double>(scenario.train.seq_len) / layout.cp;
-    const double kv_width = std::max(1.0, static_cast<double>(model.kv_heads) / layout.tp) * model.head_dim();
+    const double heads = style.repeated_kv ? model.heads : model.kv_heads;
+    const double kv_width = std::max(1.0, heads / layout.tp) * model.head_dim();
+    comm.rotation = style.rotation;
     comm.message_bytes = 2.0 * tokens * kv_width * kActivationBytes;
     comm.steps = layout.cp - 1;
+    const int forward_passes = layout.recompute != Recompute::none ? 2 : 1;
+    if (style.rotation == CpRotation::all_gather) {
+        // Each pass gathers every rank's K and V once; backward, the fp32 (or compute-dtype) dK, dV go on to the next
+        // rank after every chunk, cp sends in all.
+        const double grad_bytes = comm.message_bytes * (style.fp32_merge ? 4.0 : kActivationBytes) / kActivationBytes;
+        comm.grad_message_bytes = grad_bytes;
+        comm.gather_seconds = collective_seconds(Collective::all_gather, group, layout.cp * comm.message_bytes, cluster.scale_up, cluster.scale_out);
+        comm.step_backward_seconds = collective_seconds(Collective::send_recv, group, grad_bytes, cluster.scale_up, cluster.scale_out);
+        comm.bytes_per_gpu = (forward_passes + 1) * comm.steps * comm.message_bytes + layout.cp * grad_bytes;
+        return comm;
+    }
     comm.step_forward_seconds = collective_seconds(Collective::send_recv, group, comm.message_bytes, cluster.scale_up, cluster.scale_out);
     comm.step_backward_seconds = collective_seconds(Collective::send_recv, group, 2.0 * comm.message_bytes, cluster.scale_up, cluster.scale_out);
-    comm.bytes_per_gpu = 3.0 * comm.steps * comm.message_bytes;
+    comm.bytes_per_gpu = (forward_passes + 2) * comm.steps * comm.message_bytes;
     return comm;
+}
+
+double CpComm::seconds(Recompute recompute) const {
+    const int forward_passes = recompute != Recompute::none ? 2 : 1;
+    if (rotation == CpRotation::all_gather) return (forward_passes + 1) * gather_seconds + (steps + 1) * step_backward_seconds;
+    return steps * (forward_passes * step_forward_seconds + step_backward_seconds);
 }
 
 PpComm pp_comm(const Scenario& scenario, const Layout& layout) {

@@ -3,6 +3,7 @@
 // two-tier rings in collectives.h). Scalar functions of the scenario and a layout: evaluate() and the planner call
 // the same ones. How much of each hides behind compute is decided where the step is put together (step.h).
 #include "core/cost/kernels/collectives.h"
+#include "core/model/framework_recipe.h"
 #include "core/model/layout.h"
 
 namespace core {
@@ -48,11 +49,15 @@ bool tp_comm_overlapped(const Scenario&, const Layout&);
 // Context parallelism, one layer, one micro-batch: ring attention passes the local K and V chunk cp - 1 times forward,
 // and K, V with their gradients cp - 1 times backward (Liu et al. 2023; Megatron-Core context parallel).
 struct CpComm {
+    CpRotation rotation = CpRotation::ring;  // the framework's (framework_recipe.h ContextParallelRecipe)
     double message_bytes = 0;       // K and V of the local chunk
-    double step_forward_seconds = 0;   // one ring step's send/recv, forward
-    double step_backward_seconds = 0;  // one ring step backward (K, V and dK, dV)
+    double step_forward_seconds = 0;   // ring: one step's send/recv, forward
+    double step_backward_seconds = 0;  // ring: one step backward (K, V and dK, dV); all_gather: one step's dK, dV
+    double grad_message_bytes = 0;  // all_gather: one step's dK and dV
+    double gather_seconds = 0;      // all_gather: every rank's K and V, once a pass, waited for after the first chunk
     int steps = 0;                  // cp - 1 per pass
     double bytes_per_gpu = 0;       // one layer, one micro-batch, both passes
+    double seconds(Recompute recompute) const;  // one layer, one micro-batch, every pass: the time on the link
 };
 CpComm cp_layer_comm(const Scenario&, const Layout&);
 

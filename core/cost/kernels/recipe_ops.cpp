@@ -652,6 +652,20 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     const bool triton = recipe.backend == "triton";
     if (triton) kernel.attention_speed = 1.0 / 1.4;
     fw.push_back(kernel);
+    // PyTorch's ring attention (its recipe's context_parallel.merge "fp32"): each chunk's output cast to fp32 and merged
+    // into the running one by its logsumexp (_SDPAMerger: out - sigmoid(lse_i - lse) (out - out_i), about 28 bytes an
+    // element), K and V concatenated for the next rank every step, the result cast back (_templated_ring_attention).
+    const ContextParallelRecipe& ring = framework_recipe_of(scenario_).context_parallel;
+    const bool fp32_ring = split_.cp > 1 && ring.fp32_merge;
+    const double steps = split_.cp - 1.0;
+    const double out_elements = tokens * dims_.q;
+    const double kv_elements = 2.0 * tokens * (ring.repeated_kv ? dims_.q : dims_.k);
+    if (fp32_ring) {
+        memory_kernel(fw, KernelPass::forward, MemoryClass::widening, split_.cp * out_elements * (act + 4.0), 0);
+        memory_kernel(fw, KernelPass::forward, MemoryClass::streaming, steps * (28.0 * out_elements + 2.0 * act * kv_elements) + out_elements * (4.0 + act),
+                      steps * 4.0 * out_elements);
+        fw.back().launches = 2.0 * split_.cp + 9.0 * steps + 2.0;
+    }
     op.output = new_tensor(recipe.output, tokens * dims_.q, dtypes_.compute);
     op.saved.push_back(op.output);
     const int lse = new_tensor("logsumexp", dims_.b * dims_.a * dims_.s, Dtype::fp32, false);  // one fp32 per query row
@@ -664,6 +678,16 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     // cuDNN's backward launches dO.O, the main kernel, dQ's conversion, and with GQA a reduction of dK and dV over each
     // group (torch.profiler, measurements/h200_hf_probe.json); flash's, the preprocess and the kernel.
     bw.push_back(kernel);
+    if (fp32_ring) {
+        // _templated_ring_attention_backward: fp32 dQ, dK, dV zeroed, each chunk's added in (10 bytes an element), dK and dV
+        // concatenated in fp32 for the next rank every step and K, V in the compute dtype, all cast back at the end.
+        const double chunks = split_.cp;
+        memory_kernel(bw, KernelPass::backward_input, MemoryClass::streaming,
+                      4.0 * (out_elements + kv_elements) + chunks * (10.0 * out_elements + 18.0 * kv_elements) + steps * 2.0 * act * kv_elements +
+                          (4.0 + act) * (out_elements + kv_elements),
+                      chunks * (out_elements + kv_elements));
+        bw.back().launches = 3.0 + 4.0 * chunks + steps + 2.0;
+    }
     const double rows = dims_.b * dims_.a * dims_.s;
     pointwise(bw, KernelPass::backward_input, 2.0 * tokens * dims_.q * act, rows * 4.0, 2.0 * tokens * dims_.q);
     if (kernel.cudnn_attention) {
@@ -675,6 +699,8 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
         }
     }
     op.backward_scratch_bytes = tokens * dims_.q * 4.0 + (dims_.g < dims_.a ? 2.0 * tokens * dims_.q * 4.0 : 0.0);  // fp32 dQ (dK, dV)
+    // The ring's fp32 dQ, dK, dV, and the dK, dV on their way out and in.
+    if (fp32_ring) op.backward_scratch_bytes += 4.0 * (out_elements + 3.0 * kv_elements);
 }
 
 void ProgramBuilder::emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {

@@ -258,7 +258,11 @@ std::string memory_phase_text(MemoryPhase phase) {
 std::string collective_text(const Scenario& scenario, const AxisComm& axis) {
     switch (axis.axis) {
         case CommAxis::tp: return scenario.train.sequence_parallel && scenario.parallel.tp > 1 ? "all-gather + reduce-scatter" : "all-reduce";
-        case CommAxis::cp: return "ring send/recv of K, V";
+        case CommAxis::cp:
+            if (scenario.parallel.cp > 1 && framework_recipe_of(scenario).context_parallel.rotation == CpRotation::all_gather) {
+                return "all-gather of K, V + send/recv of dK, dV";
+            }
+            return "ring send/recv of K, V";
         case CommAxis::pp: return "send/recv";
         case CommAxis::dp:
             if (scenario.parallel.zero == 3 && scenario.parallel.zero3_engine == ShardingEngine::deepspeed_0_4) {

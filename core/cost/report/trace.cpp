@@ -265,14 +265,27 @@ private:
         items.insert(items.end(), body.begin(), body.end());
     }
 
-    // Ring attention: cp - 1 exchanges of K and V, each under its 1/cp of the attention core (Liu et al. 2023); the
-    // compute stream waits for what the model says is exposed.
+    // Ring attention: cp - 1 exchanges of K and V, each under its 1/cp of the attention core (Liu et al. 2023); under
+    // PyTorch's all-gather rotation one gather of every rank's K and V, and backward cp sends of dK, dV. The compute
+    // stream waits for what the model says is exposed.
     void ring_steps(std::vector<Item>& body, double attention_us, double step_seconds, const Overlapped& exposed, const std::string& pass, int layer) const {
         const double chunk_us = attention_us / layout_.cp;
-        for (int s = 0; s < in_.cp.steps; ++s) {
-            Item step = comm_item(TraceThread::cp, "ring send/recv", step_seconds, in_.cp.message_bytes * (pass == "backward_input" ? 2.0 : 1.0), cp_ranks_, pass, layer);
-            step.issue_back_us = attention_us - s * chunk_us;
-            body.push_back(step);
+        const bool backward = pass == "backward_input";
+        if (in_.cp.rotation == CpRotation::all_gather) {
+            Item gather = comm_item(TraceThread::cp, "all-gather K, V", in_.cp.gather_seconds, layout_.cp * in_.cp.message_bytes, cp_ranks_, pass, layer);
+            gather.issue_back_us = attention_us;
+            body.push_back(gather);
+            for (int s = 0; backward && s < layout_.cp; ++s) {
+                Item grads = comm_item(TraceThread::cp, "send/recv dK, dV", in_.cp.step_backward_seconds, in_.cp.grad_message_bytes, cp_ranks_, pass, layer);
+                grads.issue_back_us = attention_us - (s + 1) * chunk_us;
+                body.push_back(grads);
+            }
+        } else {
+            for (int s = 0; s < in_.cp.steps; ++s) {
+                Item step = comm_item(TraceThread::cp, "ring send/recv", step_seconds, in_.cp.message_bytes * (backward ? 2.0 : 1.0), cp_ranks_, pass, layer);
+                step.issue_back_us = attention_us - s * chunk_us;
+                body.push_back(step);
+            }
         }
         if (exposed.cost() > 0) body.push_back(wait_item(exposed.cost() * kMicroseconds));
     }

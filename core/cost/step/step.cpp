@@ -139,10 +139,20 @@ LayerComm layer_comm(const Scenario& scenario, const Layout& layout, const PassS
             one.slowdown *= cp.steps;
             return one;
         };
-        comm.cp_forward = ring(cp.step_forward_seconds, chunk_forward);
+        if (cp.rotation == CpRotation::all_gather) {
+            // One gather a pass behind the first chunk; backward, each chunk's dK, dV behind the next chunk, the last
+            // waited for with nothing left to run.
+            comm.cp_forward = overlap(cp.gather_seconds, chunk_forward, switches.cp_ring, slowdown);
+            comm.cp_backward = overlap(cp.gather_seconds, chunk_backward, switches.cp_ring, slowdown);
+            const Overlapped passed_on = ring(cp.step_backward_seconds, chunk_backward);
+            comm.cp_backward.exposed += passed_on.exposed + cp.step_backward_seconds;
+            comm.cp_backward.slowdown += passed_on.slowdown;
+        } else {
+            comm.cp_forward = ring(cp.step_forward_seconds, chunk_forward);
+            comm.cp_backward = ring(cp.step_backward_seconds, chunk_backward);
+        }
         comm.cp_recompute = layout.recompute != Recompute::none ? comm.cp_forward : Overlapped{};
-        comm.cp_backward = ring(cp.step_backward_seconds, chunk_backward);
-        comm.cp_seconds = cp.steps * (cp.step_forward_seconds * (layout.recompute != Recompute::none ? 2.0 : 1.0) + cp.step_backward_seconds);
+        comm.cp_seconds = cp.seconds(layout.recompute);
     }
     return comm;
 }
@@ -564,13 +574,18 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
         if (gathers_before) comm_op(Stream::tp, tp_free, compute_clock, tp_one / 2.0, kernel.pass, !tp_hidden);
         // Ring attention: the core runs in cp chunks, each the next chunk's K and V travel behind (a chunk whose K and V
         // have not arrived waits for them); without the overlap every exchange is waited for before the core runs.
-        const bool ring_core = layout.cp > 1 && (kernel.id == KernelId::attention || kernel.id == KernelId::attention_scores) &&
-                               (kernel.pass != KernelPass::backward_input || kernel.id == KernelId::attention);
-        const double ring_step = backward ? cp.step_backward_seconds : cp.step_forward_seconds;
+        const bool ring_core = layout.cp > 1 && (kernel.is_fused_attention || (kernel.id == KernelId::attention_scores && kernel.pass != KernelPass::backward_input));
+        // PyTorch's all-gather rotation: one gather before the second chunk; backward, each chunk's dK, dV passed on and
+        // waited for after the next chunk (the last with nothing behind it).
+        const bool gathers = ring_core && cp.rotation == CpRotation::all_gather;
+        const bool passes_grads = gathers && kernel.pass == KernelPass::backward_input;
+        const double ring_step = gathers ? cp.gather_seconds : backward ? cp.step_backward_seconds : cp.step_forward_seconds;
+        const int ring_sends = gathers ? 1 : cp.steps;
         if (ring_core && !switches.cp_ring) {
-            for (int s = 0; s < cp.steps; ++s) comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, true);
+            for (int s = 0; s < ring_sends; ++s) comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, true);
         }
         const int chunks = ring_core && switches.cp_ring ? layout.cp : 1;
+        double grads_arrive = -1;  // when the dK, dV the last chunk passed on have arrived
         for (int chunk = 0; chunk < chunks; ++chunk) {
             TimelineOp op;
             op.stream = Stream::compute;
@@ -579,13 +594,21 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
             op.start_seconds = compute_clock;
             op.duration_seconds = kernel.total_seconds() / chunks;
             ops.push_back(op);
-            if (chunk + 1 < chunks && chunk < cp.steps) {
+            if (chunk + 1 < chunks && chunk < ring_sends) {
                 comm_op(Stream::cp, cp_free, compute_clock, ring_step, kernel.pass, false);
                 if (cp_free > compute_clock + op.duration_seconds) ops.back().exposed = true;  // the next chunk waits for it
                 compute_clock = std::max(compute_clock + op.duration_seconds, cp_free);
             } else {
                 compute_clock += op.duration_seconds;
             }
+            if (passes_grads && switches.cp_ring) {
+                compute_clock = std::max(compute_clock, grads_arrive);
+                comm_op(Stream::cp, cp_free, compute_clock, cp.step_backward_seconds, kernel.pass, chunk + 1 == chunks);
+                grads_arrive = cp_free;
+            }
+        }
+        if (passes_grads && !switches.cp_ring) {
+            for (int s = 0; s < layout.cp; ++s) comm_op(Stream::cp, cp_free, compute_clock, cp.step_backward_seconds, kernel.pass, true);
         }
         // The reduction (all-reduce, or reduce-scatter under SP) after the GEMMs that end a TP region.
         const bool forward_end = !backward && (kernel.id == KernelId::out_proj || kernel.id == KernelId::mlp_down);
