@@ -202,3 +202,43 @@ TEST_CASE("torchtitan's CP gathers K and V with every query head, once a pass; M
     CHECK(ring.message_bytes == 2.0 * chunk_tokens * 1 * 128 * 2);  // 16.8 MB: the one KV head of 8 on each TP rank
     CHECK(ring.seconds(core::Recompute::full) == Approx(7 * (2 * ring.step_forward_seconds + ring.step_backward_seconds)));
 }
+
+// torchtitan's Table 5 layout (Llama 3.1 405B, 512 H100s, FSDP 8, TP 8, PP 8, 1F1B): under a pipeline torchtitan does
+// not reshard after the forward ("For PP, do not reshard after forward to avoid per-microbatch all-gathers",
+// parallelize_llama.py apply_fsdp at 9dec370), and torch.distributed.pipelining's stage keeps FSDP from resharding and
+// reducing until the last backward (stage.py backward_maybe_with_nosync): the stage's weights gathered once a step and
+// its gradients reduce-scattered once, whatever the micro-batch count; without a pipeline, every micro-batch.
+TEST_CASE("torchtitan under PP gathers FSDP's weights once a step and reduces once; without PP every micro-batch", "[collectives][zero3]") {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-405b"},
+        "train": {"seq_len": 8192, "micro_batch": 4, "global_batch": 256, "recompute": "full", "framework": "torchtitan", "sequence_parallel": true},
+        "parallel": {"tp": 8, "pp": 8, "zero": 3}, "cluster": {"gpu": "h100-sxm", "gpus": 512, "gpus_per_node": 8},
+        "precision": {"recipe": "pytorch-fsdp2-mixed"}})");
+    const core::Layout layout = core::layout_of(scenario);
+    const double params = 6.0e9;
+    const int stage_layers = 16;
+    const core::DpComm eight = core::dp_comm(scenario, layout, params, stage_layers, 8);
+    const core::DpComm thirty_two = core::dp_comm(scenario, layout, params, stage_layers, 32);
+    CHECK(eight.once_a_step);
+    CHECK(eight.layer_gather_seconds == 0);
+    CHECK(eight.param_gather_seconds > 0);
+    CHECK(eight.grad_reduce_seconds > 0);
+    CHECK(eight.bytes_per_gpu == thirty_two.bytes_per_gpu);  // once a step: the micro-batches do not multiply it
+    // bf16 weights gathered, fp32 gradients reduce-scattered, once: (n - 1) / n of each buffer sent.
+    CHECK(eight.bytes_per_gpu == Approx(7.0 / 8.0 * params * (2.0 + 4.0)));
+
+    core::Scenario unpipelined = scenario;
+    unpipelined.parallel.pp = 1;
+    const core::Layout flat = core::layout_of(unpipelined);
+    const core::DpComm per_microbatch = core::dp_comm(unpipelined, flat, params, stage_layers, 8);
+    CHECK_FALSE(per_microbatch.once_a_step);
+    CHECK(per_microbatch.layer_gather_seconds > 0);
+    // 64 DP ranks now: forward and backward gathers and a reduce, each micro-batch.
+    CHECK(per_microbatch.bytes_per_gpu == Approx(8 * 63.0 / 64.0 * params * (2.0 * 2.0 + 4.0)));
+
+    // The memory: every layer of the stage stays gathered (bf16) with its whole gradients accumulated in fp32.
+    const core::Report report = core::evaluate(scenario);
+    const double stage_params_per_gpu = report.memory.params_per_gpu;
+    INFO("gathered " << report.memory.per_gpu.gathered_weights_bytes / 1e9 << " GB of " << stage_params_per_gpu / 1e9 << " B params");
+    CHECK(report.memory.per_gpu.gathered_weights_bytes >= 0.95 * 6.0 * stage_params_per_gpu);
+    CHECK(report.memory.per_gpu.gathered_weights_bytes <= 6.0 * stage_params_per_gpu);
+}

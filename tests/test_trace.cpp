@@ -61,6 +61,9 @@ std::vector<std::pair<std::string, core::Scenario>> trace_scenarios() {
     add("torchtitan, CP 4 (PyTorch's all-gather rotation), full recompute", R"({"model": {"preset": "llama3-8b"},
         "train": {"global_batch": 2, "seq_len": 65536, "recompute": "full", "framework": "torchtitan"},
         "parallel": {"cp": 4, "zero": 3}, "cluster": {"gpus": 8}})");
+    add("torchtitan, PP 2, FSDP kept gathered through the step", R"({"model": {"preset": "llama3-8b"},
+        "train": {"global_batch": 32, "seq_len": 4096, "recompute": "full", "framework": "torchtitan"},
+        "parallel": {"pp": 2, "zero": 3}, "cluster": {"gpus": 16}})");
     add("gpipe, ZeRO-2, blocking sends, TP overlap", R"({"model": {"preset": "llama3-8b"}, "train": {"global_batch": 32, "sequence_parallel": true},
         "parallel": {"tp": 4, "pp": 2, "zero": 2, "schedule": "gpipe"}, "cluster": {"gpus": 32},
         "overlap": {"pp_p2p": false, "tp_comm": true, "dp_grad_reduce": false}})");

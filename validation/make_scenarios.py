@@ -125,10 +125,14 @@ def scenario_of(run):
         # FSDP2 with torchtitan's mixed precision (bf16 parameters gathered, fp32 gradients reduced: its MixedPrecisionPolicy
         # defaults), Float8 through torchao's float8 linears (tensorwise scaling). TP applies sequence parallelism to the
         # norms (torchtitan parallelize_llama.py apply_tp: SequenceParallel); async TP overlaps its collectives with the
-        # GEMMs; PP runs 1F1B or interleaved 1F1B over micro-batches of one sequence (pipeline_parallel_microbatch_size 1).
+        # GEMMs; PP runs 1F1B or interleaved 1F1B over pp x stages-per-rank micro-batches of the local batch
+        # (torchtitan build_pipeline_schedule at 9dec370: pipeline_parallel_microbatches
+        # None -> n_microbatches = num_total_stages = pipeline_parallel_degree * len(stages)).
         if layout.get("float8_recipe") == "rowwise":
             return None, "row-wise scaled float8 GEMMs are not in the GPU tables (only tensor-wise scaling is)"
         train["framework"] = "torchtitan"
+        if pp > 1 and layout.get("local_batch"):
+            train["micro_batch"] = layout["local_batch"] // (pp * virtual)
         if gpu == "h100-sxm":
             scenario["cluster"]["gpu"] = META_H100
         train["sequence_parallel"] = tp > 1

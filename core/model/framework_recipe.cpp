@@ -284,6 +284,19 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
         if (style.source.empty()) throw InputError(file + ": context_parallel.source", "missing: the framework's ring attention");
         cp_reader.reject_unknown_keys();
     }
+    if (reader.has("fsdp_under_pipeline")) {
+        const nlohmann::json& sharding = reader.raw("fsdp_under_pipeline");
+        if (!sharding.is_object()) throw InputError(file + ": fsdp_under_pipeline", kMustBeJsonObject);
+        JsonObjectReader sharding_reader(sharding, file + ": fsdp_under_pipeline");
+        const std::string weights = sharding_reader.string("weights").value_or("");
+        if (weights != "kept" && weights != "per_microbatch") {
+            throw InputError(file + ": fsdp_under_pipeline.weights", "must be kept or per_microbatch, got \"" + weights + "\"");
+        }
+        recipe.fsdp_under_pipeline.keeps_gathered = weights == "kept";
+        recipe.fsdp_under_pipeline.source = sharding_reader.string("source").value_or("");
+        if (recipe.fsdp_under_pipeline.source.empty()) throw InputError(file + ": fsdp_under_pipeline.source", "missing: the framework's FSDP wrapping");
+        sharding_reader.reject_unknown_keys();
+    }
     for (auto [name, block] : {std::pair{"embedding", &recipe.embedding}, std::pair{"layer", &recipe.layer}, std::pair{"head", &recipe.head}}) {
         if (!reader.has(name)) throw InputError(file + ": " + name, "missing");
         *block = parse_block(reader.raw(name), file, name);

@@ -127,6 +127,14 @@ struct ContextParallelRecipe {
     std::string source;
 };
 
+// How the framework's FSDP runs under its pipeline schedule: each layer gathered and reduced every micro-batch, as
+// without a pipeline, or gathered at the first micro-batch's forward, kept with its gradients unsharded through the
+// step, and reduced once after the last backward.
+struct PipelineShardingRecipe {
+    bool keeps_gathered = false;
+    std::string source;
+};
+
 struct FrameworkRecipe {
     std::string id;                 // the file's name without .json: "hf-transformers-llama"
     std::string name;               // "Hugging Face transformers (Llama, Mistral, Qwen2), eager PyTorch"
@@ -144,6 +152,7 @@ struct FrameworkRecipe {
     LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
     bool describes_compile = false; // some op is kept or replaced under torch.compile ("when": "compile" or "!compile")
     ContextParallelRecipe context_parallel;  // the file's "context_parallel"; absent: Transformer Engine's ring
+    PipelineShardingRecipe fsdp_under_pipeline;  // the file's "fsdp_under_pipeline"; absent: every micro-batch
 };
 
 // Reads one recipe file; every error names the file, the op and the field (InputError).

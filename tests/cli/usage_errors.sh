@@ -113,6 +113,7 @@ expect_usage_error "recipe: negative size" "negative_size.json: layer op 3 (inpu
 expect_usage_error "recipe: a size beyond a double" 'size_beyond_double.json: layer op 3 (input_layernorm.mean): shape: a size must be a finite number > 0' "$binary" recipe --json "$corpus/size_beyond_double.json"
 expect_usage_error "recipe: an unknown LoRA style" 'unknown_lora_style.json: lora.style: must be peft or fused_post_dropout, got "dora"' "$binary" recipe "$corpus/unknown_lora_style.json"
 expect_usage_error "recipe: an unknown ring-attention rotation" 'unknown_cp_rotation.json: context_parallel.rotation: must be ring or all_gather, got "ulysses"' "$binary" recipe "$corpus/unknown_cp_rotation.json"
+expect_usage_error "recipe: an unknown FSDP rule under a pipeline" 'unknown_fsdp_under_pipeline.json: fsdp_under_pipeline.weights: must be kept or per_microbatch, got "resharded"' "$binary" recipe "$corpus/unknown_fsdp_under_pipeline.json"
 "$binary" recipe --json "$source_dir/assets/frameworks/torchtitan.json" | grep -q '"id": "torchtitan"' || { echo "FAIL: recipe --json of a shipped recipe"; failures=$((failures + 1)); }
 
 "$binary" --help >/dev/null || { echo "FAIL: --help"; failures=$((failures + 1)); }

@@ -379,6 +379,17 @@ DpComm dp_comm_over(const Scenario& scenario, const Layout& layout, const GroupP
         }
         comm.reduces_per_step = microbatches;
         comm.bytes_per_gpu = microbatches * (comm.gathers_per_microbatch * sent(Collective::all_gather, comm.weight_bytes) + reduce_bytes_sent);
+        if (layout.pp > 1 && framework_recipe_of(scenario).fsdp_under_pipeline.keeps_gathered) {
+            // Each layer gathered at the first micro-batch's forward and kept, its gradients reduced once after the last
+            // backward: the stage's collectives once a step, layer by layer.
+            comm.once_a_step = true;
+            comm.param_gather_seconds = layers * comm.layer_gather_seconds;
+            comm.grad_reduce_seconds = layers * comm.layer_reduce_seconds;
+            comm.layer_gather_seconds = comm.layer_reduce_seconds = 0;
+            comm.gathers_per_microbatch = 1;
+            comm.reduces_per_step = 1;
+            comm.bytes_per_gpu = sent(Collective::all_gather, comm.weight_bytes) + reduce_bytes_sent;
+        }
         return comm;
     }
     if (zero == 0 && !recipe.sharded_optimizer) {

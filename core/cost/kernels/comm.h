@@ -84,6 +84,9 @@ struct DpComm {
     bool gathers_overlap = true;    // ZeRO-3: a gather may run behind the layer before it (false: the engine waits for it)
     double bytes_per_gpu = 0;       // per step
     bool all_reduce = true;         // ZeRO-0 without a sharded optimizer
+    bool once_a_step = false;       // ZeRO-3 under a pipeline that keeps the weights gathered (framework_recipe.h
+                                    // PipelineShardingRecipe): the stage gathered once, as param_gather, and reduced
+                                    // once after the last backward, as grad_reduce; no per-layer gathers
 };
 DpComm dp_comm(const Scenario&, const Layout&, double params_per_gpu, int stage_layers, int microbatches);
 

@@ -211,6 +211,7 @@ MemoryConstants memory_constants(const Scenario& scenario) {
         k.operator_recipe = true;
         k.scenario = std::make_shared<const Scenario>(scenario);
         k.grads_from_start = framework_recipe_of(scenario).persistent_grads || !train.zero_grad_set_to_none;
+        k.fsdp_kept_under_pipeline = framework_recipe_of(scenario).fsdp_under_pipeline.keeps_gathered;
     }
     if (trains_adapters(scenario.finetune)) {
         k.lora = true;
@@ -455,6 +456,11 @@ void stage_state_into(StageMemory& memory, const MemoryConstants& k, const Layou
         // ZeRO-3 / FSDP: the layer computing and the one prefetched, gathered (FSDP2's and FSDP1's default prefetch of
         // one layer), and one layer's unsharded gradients before their reduce-scatter.
         memory.gathered_weights_bytes = zero3 ? (2.0 * k.gather_bytes + k.grad_comm_bytes) * shape.largest_layer_per_gpu : 0.0;
+        if (zero3 && layout.pp > 1 && k.fsdp_kept_under_pipeline) {
+            // Kept gathered under the pipeline: every layer of the stage, and its unsharded gradients accumulated.
+            const double stage_params = (memory.layers - memory.moe_layers) * shape.dense_layer_per_gpu + memory.moe_layers * shape.moe_layer_per_gpu;
+            memory.gathered_weights_bytes = (k.gather_bytes + k.grad_comm_bytes) * stage_params;
+        }
         if (zero3 && k.lora) {  // LoRA: the frozen base gathered in its stored bytes; only the adapters' gradients unsharded
             const double adapters = k.lora_counts.layer_adapter_params * k.lora_counts.adapter_bytes_per_param * per_tp;
             memory.gathered_weights_bytes = 2.0 * (k.lora_counts.layer_frozen_bytes * per_tp + adapters) + adapters;

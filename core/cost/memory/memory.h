@@ -88,6 +88,8 @@ struct MemoryConstants {
     // for each split a layout has, built once and kept here.
     bool operator_recipe = false;
     std::shared_ptr<const Scenario> scenario;  // what the blocks are built from
+    bool fsdp_kept_under_pipeline = false;  // ZeRO-3 under a pipeline: the stage's weights stay gathered and its gradients
+                                            // unsharded, in the reduce dtype, through the step (PipelineShardingRecipe)
     bool grads_from_start = true;   // the gradients exist before the backward: a buffer (Megatron, the probe), zero_grad
                                     // without set_to_none, or an earlier micro-batch's (gradient accumulation)
     int global_batch = 1;

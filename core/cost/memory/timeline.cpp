@@ -68,6 +68,10 @@ public:
         }
         // ZeRO-2 and 3: the gradients a block's backward makes whole are reduce-scattered as it ends; this GPU keeps a shard.
         if (is_sharded(StateKind::grads, k.sharded_optimizer, layout)) grad_shards_ = shard_ranks(layout);
+        // FSDP kept gathered under the pipeline: the layers stay gathered and their gradients whole, accumulated in the
+        // reduce dtype, until the step's last backward.
+        kept_ = k.fsdp_kept_under_pipeline && layout.pp > 1 && layer_gather_bytes_ > 0 && grad_shards_ > 1;
+        accumulated_per_grad_byte_ = k.gather_bytes > 0 ? k.grad_comm_bytes / k.gather_bytes : 1.0;
         (void)weight_bytes;
         (void)stage;
     }
@@ -189,7 +193,7 @@ private:
             input_instance = instance;
             activations_ += blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::forward, layer, microbatch);
-            reshard(layer);
+            if (!kept_) reshard(layer);
         }
         if (last_) {
             const int instance = instance_of(microbatch, layers_ + 1);
@@ -233,8 +237,14 @@ private:
             output_grad = input_grad;
             activations_ -= blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::backward, layer, microbatch);
-            reduce_scatter(blocks_.layer, instance);
-            reshard(layer);
+            const bool last_backward = microbatch == microbatches - 1;
+            if (kept_ && !last_backward) {
+                accumulate(blocks_.layer, instance, layer);
+            } else {
+                if (kept_) give(kAccumulatedIds + layer);
+                reduce_scatter(blocks_.layer, instance);
+                reshard(layer);
+            }
         }
         at(TimelinePhase::backward, -1, microbatch);
         if (first_) {
@@ -350,6 +360,7 @@ private:
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
     static constexpr long long kFrozenIds = kInstanceStride - (1LL << 21);  // below the gradients', in instance 0
     static constexpr long long kGatherIds = kFrozenIds + (1LL << 19);      // ZeRO-3's gathered layers, by layer
+    static constexpr long long kAccumulatedIds = kGatherIds + (1LL << 18); // kept under a pipeline: each layer's whole gradients
     static constexpr int kShardedGrads = static_cast<int>(kInstanceStride) - 1;  // in a block's instance: its gradients' shard
 
     // ZeRO-2/3: a block's gradients, made whole by its backward, reduce-scattered as it ends (FSDP's post-backward hook,
@@ -358,6 +369,14 @@ private:
         if (grad_shards_ <= 1 || block.param_grad_ids.empty()) return;
         for (int id : block.param_grad_ids) give(instance_id(instance, id));
         take(instance_id(instance, kShardedGrads), block.param_grad_bytes / grad_shards_, Part::grads);
+    }
+
+    // Kept under a pipeline: the backward's gradients added into the layer's whole accumulated ones (FSDP2's
+    // unsharded_accumulated_grad, in the reduce dtype) and freed.
+    void accumulate(const BlockMemory& block, int instance, int layer) {
+        if (block.param_grad_ids.empty()) return;
+        take(kAccumulatedIds + layer, block.param_grad_bytes * accumulated_per_grad_byte_, Part::grads);  // once while held
+        for (int id : block.param_grad_ids) give(instance_id(instance, id));
     }
 
     // ZeRO-3: the layer about to compute gathered (if its prefetch has not), and the next one's all-gather issued beside
@@ -380,6 +399,8 @@ private:
     double weight_share_ = 0, master_share_ = 0, optimizer_share_ = 0, grad_share_ = 0;
     double frozen_share_ = 1;  // the part of each frozen (LoRA base) weight this GPU holds
     double layer_gather_bytes_ = 0;  // ZeRO-3: one layer's parameters gathered
+    bool kept_ = false;              // ZeRO-3 kept gathered under a pipeline until the last backward
+    double accumulated_per_grad_byte_ = 1;  // kept: the accumulated gradients' bytes per byte of the backward's
     int grad_shards_ = 1;            // ZeRO-2/3: the ranks a block's gradients are reduce-scattered over
     CachingAllocator allocator_;
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
@@ -512,7 +533,8 @@ MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, i
     // order), shared by every thread through a bounded cache.
     std::string key = operator_blocks(k, layout).key;
     const auto add = [&key](auto value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); };
-    for (int value : {layout.dp, layout.zero, layout.pp, stage, microbatches, memory.layers, static_cast<int>(k.grads_from_start)}) add(value);
+    for (int value : {layout.dp, layout.zero, layout.pp, stage, microbatches, memory.layers, static_cast<int>(k.grads_from_start),
+                      static_cast<int>(k.fsdp_kept_under_pipeline)}) add(value);
     for (double value : {memory.weights_bytes, memory.master_bytes, memory.optimizer_bytes, memory.grads_bytes, memory.workspace_bytes}) add(value);
     for (const StageOp& op : order) key += op.forward ? 'F' : 'B', key += std::to_string(op.microbatch);
     static std::mutex mutex;

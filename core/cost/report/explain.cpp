@@ -268,6 +268,9 @@ std::string collective_text(const Scenario& scenario, const AxisComm& axis) {
             if (scenario.parallel.zero == 3 && scenario.parallel.zero3_engine == ShardingEngine::deepspeed_0_4) {
                 return "all-gather per weight matrix x 2-3 (synchronised) + all-reduce of gradient buckets";
             }
+            if (scenario.parallel.zero == 3 && scenario.parallel.pp > 1 && framework_recipe_of(scenario).fsdp_under_pipeline.keeps_gathered) {
+                return "all-gather once a step + reduce-scatter after the last micro-batch";
+            }
             if (scenario.parallel.zero == 3) return "all-gather x 2 + reduce-scatter per layer";
             if (scenario.parallel.zero >= 1 || scenario.precision.sharded_optimizer) return "reduce-scatter + all-gather";
             return "all-reduce (ring)";

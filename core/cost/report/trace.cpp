@@ -344,8 +344,8 @@ private:
         // every one), or ZeRO-3's reduce-scatter of the layer's gradients.
         if (has_weight && in_.dp_group.ranks > 1) {
             const std::string weight_pass = kernel_pass_name(KernelPass::backward_weight);
-            if (layout_.zero == 3) {
-                items.push_back(comm_item(TraceThread::dp, "reduce-scatter", in_.dp.layer_reduce_seconds, in_.dp.grad_bytes / in_.stage_layers, dp_ranks_,
+            if (layout_.zero == 3) {  // kept gathered under the pipeline (once_a_step): reduced in the step's tail
+                if (!in_.dp.once_a_step) items.push_back(comm_item(TraceThread::dp, "reduce-scatter", in_.dp.layer_reduce_seconds, in_.dp.grad_bytes / in_.stage_layers, dp_ranks_,
                                           weight_pass, layer));
             } else if (dp_buckets) {
                 items.push_back(comm_item(TraceThread::dp, in_.dp.all_reduce ? "all-reduce" : "reduce-scatter", in_.dp.grad_reduce_seconds / in_.stage_layers,
@@ -391,7 +391,7 @@ private:
                 items.push_back(reduce);
             }
         }
-        const bool zero3 = layout_.zero == 3 && in_.dp_group.ranks > 1;
+        const bool zero3 = layout_.zero == 3 && in_.dp_group.ranks > 1 && !in_.dp.once_a_step;
         const std::vector<double> waits = zero3 ? zero3_waits(in_.zero3_forward.cost() / chunks_, in_.dp.layer_gather_seconds, layers) : std::vector<double>{};
         for (int i = 0; i < layers; ++i) {
             if (zero3 && (i == 0 || !scenario_.overlap.zero3_prefetch)) add_zero3_gather(items, first + i, waits[i], pass);
@@ -435,7 +435,7 @@ private:
                 }
             }
         }
-        const bool zero3 = layout_.zero == 3 && in_.dp_group.ranks > 1;
+        const bool zero3 = layout_.zero == 3 && in_.dp_group.ranks > 1 && !in_.dp.once_a_step;
         const std::vector<double> waits =
             zero3 && input ? zero3_waits(in_.zero3_backward.cost() / chunks_, in_.dp.layer_gather_seconds + in_.dp.layer_reduce_seconds, layers) : std::vector<double>{};
         const bool buckets = layout_.zero == 2 || (last_microbatch && scenario_.overlap.dp_grad_reduce);
@@ -734,7 +734,7 @@ private:
             if (report_.compute.kernels[i].scope == KernelScope::step) optimizer_index = i;
         for (int stage = 0; stage < layout_.pp; ++stage) {
             std::vector<Item> tail;
-            if (in_.dp_group.ranks > 1 && layout_.zero <= 1 && !scenario_.overlap.dp_grad_reduce) {
+            if (in_.dp_group.ranks > 1 && ((layout_.zero <= 1 && !scenario_.overlap.dp_grad_reduce) || in_.dp.once_a_step)) {
                 Item reduce = comm_item(TraceThread::dp, in_.dp.all_reduce ? "all-reduce" : "reduce-scatter", in_.dp.grad_reduce_seconds, in_.dp.grad_bytes, dp_ranks_,
                                         "step", -1);
                 reduce.wait_us = step_.dp_tail_exposed_seconds * kMicroseconds;

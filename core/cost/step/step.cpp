@@ -414,11 +414,18 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
     // behind the next step's first forward.
     Overlapped dp_tail, param_gather;
     const bool has_dp = in.dp_group.ranks > 1;
-    if (has_dp && layout.zero <= 1) {
-        dp_tail = overlap(dp.grad_reduce_seconds, schedule.backward_seconds, switches.dp_grad_reduce, in.dp_slowdown, dp.grad_reduce_seconds / layers);
-    }
-    if (has_dp && dp.param_gather_seconds > 0) {
-        param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.dp_param_gather, in.dp_slowdown, dp.param_gather_seconds / layers);
+    if (has_dp && dp.once_a_step) {
+        // FSDP kept gathered under the pipeline: every layer's gradients reduced after the stage's last backward, nothing
+        // left to hide them; the weights gathered layer by layer in the first micro-batch's forward, one layer ahead.
+        dp_tail = overlap(dp.grad_reduce_seconds, 0.0, false, in.dp_slowdown);
+        param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.zero3_prefetch, in.dp_slowdown, dp.param_gather_seconds / layers);
+    } else {
+        if (has_dp && layout.zero <= 1) {
+            dp_tail = overlap(dp.grad_reduce_seconds, schedule.backward_seconds, switches.dp_grad_reduce, in.dp_slowdown, dp.grad_reduce_seconds / layers);
+        }
+        if (has_dp && dp.param_gather_seconds > 0) {
+            param_gather = overlap(dp.param_gather_seconds, schedule.forward_seconds, switches.dp_param_gather, in.dp_slowdown, dp.param_gather_seconds / layers);
+        }
     }
     estimate.optimizer = in.optimizer;
     estimate.optimizer_seconds = in.optimizer.seconds;
@@ -509,7 +516,7 @@ StepEstimate estimate_step(const Scenario& scenario, const Layout& layout, const
         estimate.comm_message_bytes[static_cast<int>(CommAxis::ep)] = in.ep.dispatch_message_bytes;
     }
     if (has_dp) {
-        const double dp_seconds = layout.zero == 3 ? m * layers * (dp.gathers_per_microbatch * dp.layer_gather_seconds + dp.layer_reduce_seconds)
+        const double dp_seconds = layout.zero == 3 && !dp.once_a_step ? m * layers * (dp.gathers_per_microbatch * dp.layer_gather_seconds + dp.layer_reduce_seconds)
                                                    : dp.reduces_per_step * dp.grad_reduce_seconds + dp.param_gather_seconds;
         estimate.comm_seconds[static_cast<int>(CommAxis::dp)] = dp_seconds;
         estimate.comm_bytes_per_gpu[static_cast<int>(CommAxis::dp)] = dp.bytes_per_gpu;
@@ -628,8 +635,8 @@ std::vector<TimelineOp> layer_timeline(const Scenario& scenario, const Layout& l
     // The layer's gradients, one bucket, reduced behind the next layer's backward: ZeRO-3 every micro-batch, else in the
     // last micro-batch only (drawn here so its size against the layer's compute shows).
     if (dp.grad_reduce_seconds > 0 || dp.layer_reduce_seconds > 0) {
-        const double bucket = layout.zero == 3 ? dp.layer_reduce_seconds : dp.grad_reduce_seconds / stage_layers;
-        comm_op(Stream::dp, dp_free, compute_clock, bucket, KernelPass::backward_weight, !scenario.overlap.dp_grad_reduce);
+        const double bucket = layout.zero == 3 && !dp.once_a_step ? dp.layer_reduce_seconds : dp.grad_reduce_seconds / stage_layers;
+        comm_op(Stream::dp, dp_free, compute_clock, bucket, KernelPass::backward_weight, dp.once_a_step || !scenario.overlap.dp_grad_reduce);
     }
     // The activation (forward) and its gradient (backward) crossing to the next stage, when this is a stage's last layer.
     if (layout.pp > 1) {
