@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -68,10 +69,9 @@ public:
         }
         // ZeRO-2 and 3: the gradients a block's backward makes whole are reduce-scattered as it ends; this GPU keeps a shard.
         if (is_sharded(StateKind::grads, k.sharded_optimizer, layout)) grad_shards_ = shard_ranks(layout);
-        // FSDP kept gathered under the pipeline: the layers stay gathered and their gradients whole, accumulated in the
-        // reduce dtype, until the step's last backward.
+        // FSDP kept gathered under the pipeline: the layers stay gathered, and the gradients whole, until the step's last
+        // backward.
         kept_ = k.fsdp_kept_under_pipeline && layout.pp > 1 && layer_gather_bytes_ > 0 && grad_shards_ > 1;
-        accumulated_per_grad_byte_ = k.gather_bytes > 0 ? k.grad_comm_bytes / k.gather_bytes : 1.0;
         (void)weight_bytes;
         (void)stage;
     }
@@ -81,6 +81,9 @@ public:
         timeline.stage = memory_.stage;
         timeline.allocator_model = true;
         allocate_state();
+        for (const StageOp& op : order) {
+            if (!op.forward) last_backward_microbatch_ = std::max(last_backward_microbatch_, op.microbatch);
+        }
         for (int step = 0; step < 2; ++step) {
             recording_ = step == 1;
             points_ = &timeline.points;
@@ -237,11 +240,10 @@ private:
             output_grad = input_grad;
             activations_ -= blocks_.layer.forward_delta_bytes;
             point(TimelinePhase::backward, layer, microbatch);
-            const bool last_backward = microbatch == microbatches - 1;
+            const bool last_backward = microbatch == last_backward_microbatch_;
             if (kept_ && !last_backward) {
-                accumulate(blocks_.layer, instance, layer);
+                accumulate(blocks_.layer, instance);
             } else {
-                if (kept_) give(kAccumulatedIds + layer);
                 reduce_scatter(blocks_.layer, instance);
                 reshard(layer);
             }
@@ -360,7 +362,6 @@ private:
     static constexpr long long kGradIds = kInstanceStride - (1LL << 20);
     static constexpr long long kFrozenIds = kInstanceStride - (1LL << 21);  // below the gradients', in instance 0
     static constexpr long long kGatherIds = kFrozenIds + (1LL << 19);      // ZeRO-3's gathered layers, by layer
-    static constexpr long long kAccumulatedIds = kGatherIds + (1LL << 18); // kept under a pipeline: each layer's whole gradients
     static constexpr int kShardedGrads = static_cast<int>(kInstanceStride) - 1;  // in a block's instance: its gradients' shard
 
     // ZeRO-2/3: a block's gradients, made whole by its backward, reduce-scattered as it ends (FSDP's post-backward hook,
@@ -371,11 +372,9 @@ private:
         take(instance_id(instance, kShardedGrads), block.param_grad_bytes / grad_shards_, Part::grads);
     }
 
-    // Kept under a pipeline: the backward's gradients added into the layer's whole accumulated ones (FSDP2's
-    // unsharded_accumulated_grad, in the reduce dtype) and freed.
-    void accumulate(const BlockMemory& block, int instance, int layer) {
-        if (block.param_grad_ids.empty()) return;
-        take(kAccumulatedIds + layer, block.param_grad_bytes * accumulated_per_grad_byte_, Part::grads);  // once while held
+    // Kept under a pipeline: the backward's gradients added into the stage's whole ones (allocate_grads: FSDP2's
+    // unsharded_accumulated_grad, in the reduce dtype) and freed; no reduce-scatter before the last backward.
+    void accumulate(const BlockMemory& block, int instance) {
         for (int id : block.param_grad_ids) give(instance_id(instance, id));
     }
 
@@ -400,7 +399,7 @@ private:
     double frozen_share_ = 1;  // the part of each frozen (LoRA base) weight this GPU holds
     double layer_gather_bytes_ = 0;  // ZeRO-3: one layer's parameters gathered
     bool kept_ = false;              // ZeRO-3 kept gathered under a pipeline until the last backward
-    double accumulated_per_grad_byte_ = 1;  // kept: the accumulated gradients' bytes per byte of the backward's
+    int last_backward_microbatch_ = 0;  // the order's last backward: where the kept layers are reduced and resharded
     int grad_shards_ = 1;            // ZeRO-2/3: the ranks a block's gradients are reduce-scattered over
     CachingAllocator allocator_;
     bool recording_ = false, grads_live_ = false, grads_allocated_here_ = false;
@@ -503,24 +502,32 @@ std::vector<StageOp> stage_order(const ScheduleTimeline* schedule, int stage) {
     return order;
 }
 
+namespace {
+
+// No generated schedule: 1F1B's order in closed form. The stage's in-flight micro-batches forward (the warm-up), then one
+// backward and one forward while micro-batches remain (the steady state's staircase), then the backwards left (the
+// cool-down). most_microbatches: how many of the step's to lay out (the steady state repeats itself).
+std::vector<StageOp> closed_form_1f1b_order(const MemoryConstants& k, const Layout& layout, double inflight, int most_microbatches) {
+    std::vector<StageOp> steps;
+    const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
+    const int microbatches = std::min(most_microbatches, std::max(count, k.global_batch / std::max(1, layout.dp * layout.micro_batch)));
+    const double share = inflight / count;
+    int forwarded = 0, backwarded = 0;
+    for (; forwarded < std::min(count, microbatches); ++forwarded) steps.push_back({true, forwarded, share});
+    while (forwarded < microbatches) {
+        steps.push_back({false, backwarded++, share});
+        steps.push_back({true, forwarded++, share});
+    }
+    while (backwarded < forwarded) steps.push_back({false, backwarded++, share});
+    return steps;
+}
+
+}  // namespace
+
 MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, int stage, const std::vector<StageOp>& order, double inflight) {
     if (!k.operator_recipe) {
         std::vector<StageOp> steps = order;
-        if (steps.empty() && layout.pp > 1) {
-            // No generated schedule: 1F1B's order in closed form. The stage's in-flight micro-batches forward (the warm-up),
-            // then one backward and one forward while micro-batches remain (the steady state's staircase), then the
-            // backwards left (the cool-down).
-            const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
-            const int microbatches = std::max(count, k.global_batch / std::max(1, layout.dp * layout.micro_batch));
-            const double share = inflight / count;
-            int forwarded = 0, backwarded = 0;
-            for (; forwarded < count; ++forwarded) steps.push_back({true, forwarded, share});
-            while (forwarded < microbatches) {
-                steps.push_back({false, backwarded++, share});
-                steps.push_back({true, forwarded++, share});
-            }
-            while (backwarded < microbatches) steps.push_back({false, backwarded++, share});
-        }
+        if (steps.empty() && layout.pp > 1) steps = closed_form_1f1b_order(k, layout, inflight, std::numeric_limits<int>::max());
         // At the in-flight count the closed form found the peak at (the order's most): the stage's own figures.
         double most = 1, live = 0;
         for (const StageOp& op : steps) most = std::max(most, live += (op.forward ? op.share : -op.share));
@@ -537,11 +544,18 @@ MemoryTimeline memory_timeline(const MemoryConstants& k, const Layout& layout, i
                       static_cast<int>(k.fsdp_kept_under_pipeline)}) add(value);
     for (double value : {memory.weights_bytes, memory.master_bytes, memory.optimizer_bytes, memory.grads_bytes, memory.workspace_bytes}) add(value);
     for (const StageOp& op : order) key += op.forward ? 'F' : 'B', key += std::to_string(op.microbatch);
+    if (order.empty()) add(inflight);
     static std::mutex mutex;
     static std::unordered_map<std::string, MemoryTimeline> cache;
     {
         std::lock_guard<std::mutex> lock(mutex);
         if (auto found = cache.find(key); found != cache.end()) return found->second;
+    }
+    if (steps.empty() && layout.pp > 1) {
+        // A pipeline stage holds its in-flight micro-batches' activations: the warm-up, one turn of the steady state and
+        // the cool-down (the rest of the steady state repeats that turn).
+        const int count = std::max(1, static_cast<int>(std::ceil(inflight - 1e-9)));
+        steps = closed_form_1f1b_order(k, layout, inflight, count + 1);
     }
     if (steps.empty()) {
         // One stage, micro-batch after micro-batch: each after the first finds the allocator as the one before left it,
