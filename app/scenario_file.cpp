@@ -69,7 +69,11 @@ core::Scenario load_named_scenario_file(const std::string& path) {
 
 core::Scenario load_hf_config_file(const std::string& path, const core::Scenario& base) {
     try {
-        const core::Edit edit = core::with_imported_model(base, core::parse_hf_config(read_text_file(path, "model.hf_config")));
+        const std::string text = read_text_file(path, "model.hf_config");
+        core::Edit edit = core::with_imported_model(base, core::parse_hf_config(text));
+        // The attention implementation the config names (attn_implementation), else the scenario's.
+        core::AttentionImpl attention = edit.scenario.train.attention;
+        if (edit.ok() && core::hf_config_attention(text, attention)) edit = core::with_attention(edit.scenario, attention);
         if (!edit.ok()) throw core::InputError(edit.problem->field, edit.problem->reason);
         return edit.scenario;
     } catch (const core::InputError& error) {

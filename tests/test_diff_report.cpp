@@ -92,7 +92,7 @@ TEST_CASE("Diff: each one-field edit of GPT-3 175B on Megatron-LM's layout (Kort
         {"cluster.gpu", [&](const core::Scenario& s) { return core::with_gpu(s, *h100); }},
         {"train.seq_len", [](const core::Scenario& s) { return core::with_seq_len(s, 1024); }},
         {"parallel.zero", [](const core::Scenario& s) { return core::with_zero(s, 1); }},
-        {"train.flash_attention", [](const core::Scenario& s) { return core::with_flash_attention(s, true); }},
+        {"train.attention", [](const core::Scenario& s) { return core::with_attention(s, core::AttentionImpl::sdpa); }},
         {"cluster.gpus", [](const core::Scenario& s) { return core::with_gpus(s, 128); }},
     };
     for (const OneEdit& one : edits) {

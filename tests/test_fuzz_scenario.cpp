@@ -110,6 +110,7 @@ const std::vector<SchemaKey>& schema() {
         {"train", "recompute", {"\"none\"", "\"selective\"", "\"full\"", "\"some\""}},
         {"train", "sequence_parallel", kBooleans},
         {"train", "flash_attention", kBooleans},
+        {"train", "attention", {"\"sdpa\"", "\"flash_attention_2\"", "\"eager\"", "\"flex_attention\"", "1"}},
         {"train", "deadline_days", {"0.001", "1", "90", "1e6"}},
         {"precision", "recipe", {"\"bf16-mixed-adam\"", "\"fp32-adam\"", "\"bf16-adam-no-master\"", "\"bf16-mixed-adam-8bit\"",
                                  "\"megatron-distributed-optimizer\"", "\"bf16-mixed-sgd-momentum\"", "\"x\""}},

@@ -349,7 +349,7 @@ TEST_CASE("1F1B's staircase (Narayanan et al. 2021 sec 2.2, Fig. 4): Llama 3 405
 
 // The controls the stack and the sidebar replace with a line: a field an operator recipe decides itself is one that moves
 // none of its figures, and on a block recipe the same field moves them.
-TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing where an operator recipe decides them, which the report says, and change the figures elsewhere", "[memory][timeline]") {
+TEST_CASE("Recipe-set fields: attention and fragmentation change nothing where an operator recipe decides them, which the report says, and change the figures elsewhere", "[memory][timeline]") {
     for (const core::Framework framework : core::kFrameworks) {
         const std::string name = core::framework_name(framework);
         INFO(name);
@@ -358,13 +358,14 @@ TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing w
                 "parallel": {"tp": 8}, "train": {"seq_len": 2048, "global_batch": 8, "framework": ")" + name + R"("}})");
         const core::Report base = core::evaluate(scenario);
         core::Scenario eager = scenario;
-        eager.train.flash_attention = false;
+        eager.train.attention = core::AttentionImpl::eager;
         core::Scenario fragmented = scenario;
         fragmented.memory.fragmentation = 0.25;
         const core::Report without_flash = core::evaluate(eager), with_allowance = core::evaluate(fragmented);
-        const bool attention_set = core::set_by_recipe(scenario, "train.flash_attention").has_value();
+        const bool attention_set = core::set_by_recipe(scenario, "train.attention").has_value();
         const bool fragmentation_set = core::set_by_recipe(scenario, "memory.fragmentation").has_value();
-        CHECK(attention_set == core::runs_operator_recipe(scenario));
+        // Hugging Face's recipes describe eager attention (transformers' eager_attention_forward); the other operator recipes call SDPA only.
+        CHECK(attention_set == (core::runs_operator_recipe(scenario) && !core::framework_recipe_of(scenario).describes_eager_attention));
         CHECK(fragmentation_set == core::runs_operator_recipe(scenario));
         CHECK((without_flash.compute.step_seconds == base.compute.step_seconds) == attention_set);
         CHECK((with_allowance.memory.per_gpu.peak_bytes == base.memory.per_gpu.peak_bytes) == fragmentation_set);
@@ -374,9 +375,9 @@ TEST_CASE("Recipe-set fields: flash_attention and fragmentation change nothing w
             return std::any_of(text.warnings.begin(), text.warnings.end(),
                                [&](const std::string& warning) { return warning.rfind("Setting " + field + " changes nothing for " + name + ": ", 0) == 0; });
         };
-        CHECK(says_unchanged(eager, without_flash, "train.flash_attention") == attention_set);
+        CHECK(says_unchanged(eager, without_flash, "train.attention") == attention_set);
         CHECK(says_unchanged(fragmented, with_allowance, "memory.fragmentation") == fragmentation_set);
-        CHECK_FALSE(says_unchanged(scenario, base, "train.flash_attention"));
+        CHECK_FALSE(says_unchanged(scenario, base, "train.attention"));
         CHECK_FALSE(says_unchanged(scenario, base, "memory.fragmentation"));
     }
 }

@@ -540,7 +540,7 @@ TEST_CASE("The planner's layer costs: one split's passes, timed once, give each 
     // The search times a split's forward and backward once and reruns the forward's kernels for recompute; evaluate
     // builds the layer per setting. Both must agree to the last bit, or a plan would differ from eval's figures.
     core::Scenario unfused = core::default_scenario();
-    unfused.train.flash_attention = false;
+    unfused.train.attention = core::AttentionImpl::eager;
     for (const core::Scenario& scenario : {core::default_scenario(), unfused, preset_scenario("deepseek-v3.json"), preset_scenario("gpt3-175b-megatron.json")}) {
         core::LayerSplit split = core::split_of(core::layout_of(scenario));
         const core::SplitPasses passes = core::split_passes(scenario, split, true);

@@ -117,7 +117,7 @@ TEST_CASE("Scenario edits: every offered schedule, recompute, sequence length an
             } else {
                 CHECK_FALSE(core::with_sequence_parallel(scenario, on).ok());  // experts with TP: not offered, and refused
             }
-            require_valid(core::with_flash_attention(scenario, on), std::string("flash_attention ") + (on ? "on" : "off"));
+            require_valid(core::with_attention(scenario, on ? core::AttentionImpl::sdpa : core::AttentionImpl::eager), std::string("attention ") + (on ? "sdpa" : "eager"));
             require_valid(core::with_compile(scenario, on), std::string("compile ") + (on ? "on" : "off"));
         }
     }

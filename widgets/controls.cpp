@@ -735,8 +735,20 @@ bool compile_checkbox(const char* label, core::Scenario& scenario, EditFeedback&
                          feedback);
 }
 
-bool flash_attention_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
-    return recipe_switch(label, scenario, "train.flash_attention", scenario.train.flash_attention, core::with_flash_attention, nullptr, feedback);
+bool attention_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
+    if (figure_mode()) return false;
+    if (recipe_sets(label, scenario, "train.attention")) return false;
+    const std::vector<core::AttentionChoice> choices = core::attention_choices(scenario);
+    const auto current = std::find_if(choices.begin(), choices.end(), [&](const core::AttentionChoice& c) { return c.impl == scenario.train.attention; });
+    const bool changed = edit_combo(
+        label, current != choices.end() ? current->shown : core::attention_impl_name(scenario.train.attention), choices,
+        [](const core::AttentionChoice& choice) { return choice.shown; },
+        [&](const core::AttentionChoice& choice) { return choice.impl == scenario.train.attention; },
+        [&](const core::AttentionChoice& choice) { return core::with_attention(scenario, choice.impl); }, scenario, feedback);
+    explain_last_item("Fused attention (SDPA, FlashAttention) never writes the s x s scores; eager attention computes them, the mask, "
+                      "the softmax and the context as separate ops and keeps the softmax's output and its bf16 copy for the backward.",
+                      "Dao et al. 2022 (FlashAttention); transformers' eager_attention_forward");
+    return changed;
 }
 
 bool framework_combo(const char* label, core::Scenario& scenario, EditFeedback& feedback) {

@@ -105,7 +105,7 @@ bool recompute_combo(const char* label, core::Scenario&, EditFeedback&);
 bool schedule_combo(const char* label, core::Scenario&, EditFeedback&);
 bool seq_len_combo(const char* label, core::Scenario&, EditFeedback&);
 bool sequence_parallel_checkbox(const char* label, core::Scenario&, EditFeedback&);
-bool flash_attention_checkbox(const char* label, core::Scenario&, EditFeedback&);
+bool attention_combo(const char* label, core::Scenario&, EditFeedback&);  // train.attention, or the recipe's line
 // torch.compile, where the scenario's recipe describes its compiled kernels (else the recipe's line in its place).
 bool compile_checkbox(const char* label, core::Scenario&, EditFeedback&);
 bool edge_stages_checkbox(const char* label, core::Scenario&, EditFeedback&);

@@ -94,6 +94,8 @@ void draw_controls(PanelContext& ctx) {
                     std::to_string(report.layout.microbatches) + ".");
     recompute_combo("Recompute", scenario, feedback);
     explain_last_item("Selective recomputes the attention scores (Korthikanti 2022); full recomputes every layer's forward (+1 forward of FLOPs).");
+    attention_combo("Attention", scenario, feedback);
+    compile_checkbox("torch.compile", scenario, feedback);
     schedule_combo("Schedule", scenario, feedback);
     if (scenario.parallel.schedule == core::ScheduleKind::interleaved) {
         axis_slider("Virtual stages", scenario, core::LayoutAxis::virtual_stages, feedback,

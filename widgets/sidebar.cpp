@@ -66,7 +66,7 @@ void training_controls(core::Scenario& scenario, EditFeedback& feedback) {
     explain_last_item("Sequences per optimizer step across all data-parallel ranks; micro-batches per pipeline = global / (DP x micro-batch).");
     recompute_combo("Recompute", scenario, feedback);
     sequence_parallel_checkbox("Sequence parallel", scenario, feedback);
-    flash_attention_checkbox("Flash attention", scenario, feedback);
+    attention_combo("Attention", scenario, feedback);
     compile_checkbox("torch.compile", scenario, feedback);
 }
 

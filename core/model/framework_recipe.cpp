@@ -23,6 +23,8 @@ constexpr std::pair<OpKind, const char*> kOpNames[] = {
     {OpKind::add_scalar, "add_scalar"}, {OpKind::mul_scalar, "mul_scalar"}, {OpKind::pow_scalar, "pow_scalar"},
     {OpKind::rsqrt, "rsqrt"}, {OpKind::tanh, "tanh"}, {OpKind::neg, "neg"}, {OpKind::silu, "silu"}, {OpKind::gelu, "gelu"},
     {OpKind::mean, "mean"}, {OpKind::cat, "cat"}, {OpKind::linear, "linear"}, {OpKind::sdpa, "sdpa"},
+    {OpKind::attention_scores, "attention_scores"}, {OpKind::attention_context, "attention_context"}, {OpKind::softmax, "softmax"},
+    {OpKind::where, "where"},
     {OpKind::dropout, "dropout"}, {OpKind::layer_norm, "layer_norm"}, {OpKind::rms_norm, "rms_norm"},
     {OpKind::embedding, "embedding"}, {OpKind::log_softmax, "log_softmax"}, {OpKind::nll_loss, "nll_loss"},
     {OpKind::gather_sequence, "gather_sequence"}, {OpKind::scatter_sequence, "scatter_sequence"},
@@ -66,7 +68,8 @@ constexpr std::string_view kShapeSymbols = "tnhqkdagfvsSb";
 // The conditions an op may carry, each on the model or the run (core/cost/kernels/recipe_ops.cpp decides them).
 const std::set<std::string, std::less<>>& known_conditions() {
     static const std::set<std::string, std::less<>> conditions = {
-        "gated", "bias", "dropout", "autocast", "learned_positions", "tied_embeddings", "gqa", "sequence_parallel", "rope", "compile"};
+        "gated", "bias", "dropout", "autocast", "learned_positions", "tied_embeddings", "gqa", "sequence_parallel", "rope", "compile",
+        "eager_attention"};
     return conditions;
 }
 
@@ -115,9 +118,14 @@ RecipeOp parse_op(const nlohmann::json& item, const std::string& file, const std
     if (op.kind == OpKind::sdpa && op.backend.empty()) throw InputError(at + ": backend", "missing: the kernel SDPA dispatches to");
     op.recompute_selective = reader.boolean("recompute_selective").value_or(false);
     op.when = reader.string("when").value_or("");
-    if (!op.when.empty()) {
-        const std::string_view condition = op.when[0] == '!' ? std::string_view(op.when).substr(1) : std::string_view(op.when);
-        if (!known_conditions().count(condition)) throw InputError(at + ": when", "unknown condition \"" + op.when + "\"");
+    // A condition, or several joined by '&' that must all hold ("eager_attention&gqa"), each negated by a leading '!'.
+    for (std::string_view rest = op.when; !rest.empty();) {
+        const std::size_t amp = rest.find('&');
+        std::string_view term = rest.substr(0, amp);
+        rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+        if (!term.empty() && term[0] == '!') term.remove_prefix(1);
+        const bool dangling = amp != std::string_view::npos && rest.empty();  // "gqa&": a join with nothing after it
+        if (dangling || !known_conditions().count(term)) throw InputError(at + ": when", "unknown condition \"" + op.when + "\"");
     }
     reader.reject_unknown_keys();
     if (!is_block_op(op.kind)) {
@@ -141,7 +149,8 @@ RecipeBlock parse_block(const nlohmann::json& object, const std::string& file, c
     reader.reject_unknown_keys();
     if (is_block_op(block.ops.front().kind)) return block;  // block ops name no tensors: the builder wires them
     // Every input is the block's input, a tensor an earlier op wrote, or a constant the framework holds.
-    std::set<std::string, std::less<>> known = {block.input, "cos", "sin", "freqs", "positions", "tokens", "labels"};
+    std::set<std::string, std::less<>> known = {block.input, "cos", "sin", "freqs", "positions", "tokens", "labels", "causal_mask",
+                                                "causal_bias"};
     for (std::size_t i = 0; i < block.ops.size(); ++i) {
         const RecipeOp& op = block.ops[i];
         for (const std::string& input : op.inputs) {
@@ -303,7 +312,10 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
     }
     reader.reject_unknown_keys();
     for (const RecipeBlock* block : {&recipe.embedding, &recipe.layer, &recipe.head}) {
-        for (const RecipeOp& op : block->ops) recipe.describes_compile = recipe.describes_compile || op.when == "compile" || op.when == "!compile";
+        for (const RecipeOp& op : block->ops) {
+            recipe.describes_compile = recipe.describes_compile || op.when == "compile" || op.when == "!compile";
+            recipe.describes_eager_attention = recipe.describes_eager_attention || op.when.rfind("eager_attention", 0) == 0;
+        }
     }
     const bool blocks = std::any_of(recipe.layer.ops.begin(), recipe.layer.ops.end(), [](const RecipeOp& op) { return is_block_op(op.kind); });
     const bool eager = std::any_of(recipe.layer.ops.begin(), recipe.layer.ops.end(), [](const RecipeOp& op) { return !is_block_op(op.kind); });

@@ -34,6 +34,11 @@ enum class OpKind {
     cat,           // along the last dimension
     linear,        // F.linear / torch.addmm (Conv1D): a GEMM with a weight, its bias added in the epilogue
     sdpa,          // F.scaled_dot_product_attention, causal, fused (flash / cuDNN / memory-efficient backend)
+    // eager attention (attn_implementation="eager"): torch.matmul over the b x heads batch, saving both operands
+    attention_scores,   // torch.matmul(query, key.transpose(-1, -2)): the b a s S scores
+    attention_context,  // torch.matmul(probs, value): the b a s d context from the scores and V
+    softmax,       // F.softmax over the last dimension (autocast: fp32; "dtype": "fp32" as softmax(dtype=torch.float32))
+    where,         // torch.where(mask, x, value) / masked_fill with a broadcast boolean mask: x where it holds
     dropout,
     layer_norm,    // aten::native_layer_norm: one kernel (autocast: fp32)
     rms_norm,      // aten's fused rms_norm kernel
@@ -151,6 +156,7 @@ struct FrameworkRecipe {
                                     // than being freed by zero_grad(set_to_none=True), PyTorch's default
     LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
     bool describes_compile = false; // some op is kept or replaced under torch.compile ("when": "compile" or "!compile")
+    bool describes_eager_attention = false;  // some op runs only under eager attention ("when": "eager_attention")
     ContextParallelRecipe context_parallel;  // the file's "context_parallel"; absent: Transformer Engine's ring
     PipelineShardingRecipe fsdp_under_pipeline;  // the file's "fsdp_under_pipeline"; absent: every micro-batch
 };

@@ -1,5 +1,6 @@
 // Models as JSON: preset files, the model fields of a scenario, and Hugging Face config.json files.
 #include "core/model/model_json.h"
+#include "core/model/scenario.h"
 
 #include "core/model/errors.h"
 #include "core/model/format.h"
@@ -401,6 +402,20 @@ ModelSpec parse_hf_config(std::string_view json_text) {
     validate_model_shape(model, config.path(), [&](const char* key) { return config.spelled(key); });
     model.name = hf_model_name(root, model);
     return model;
+}
+
+bool hf_config_attention(std::string_view json_text, AttentionImpl& impl) {
+    const nlohmann::json root = parse_json_text(json_text, "model.hf_config");
+    if (!root.is_object()) throw InputError("model.hf_config", kMustBeJsonObject);
+    for (const char* key : {"attn_implementation", "_attn_implementation"}) {
+        if (!root.contains(key) || root.at(key).is_null()) continue;
+        const std::string field = std::string("model.hf_config.") + key;
+        if (!root.at(key).is_string()) throw InputError(field, must_be_one_of(attention_impl_names(), root.at(key).dump()));
+        const std::string name = root.at(key).get<std::string>();
+        if (!attention_impl_from_name(name, impl)) throw InputError(field, must_be_one_of(attention_impl_names(), name));
+        return true;
+    }
+    return false;
 }
 
 }  // namespace core

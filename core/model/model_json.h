@@ -26,5 +26,10 @@ std::vector<ModelSpec> parse_model_presets(std::string_view json_text);
 // Dropout (resid_pdrop, embd_pdrop, attn_pdrop, attention_dropout, hidden_dropout), the activation (hidden_act,
 // activation_function) and the norm's kind are not read: a ModelSpec holds none of them.
 ModelSpec parse_hf_config(std::string_view json_text);
+// The attention implementation a config names (attn_implementation, or _attn_implementation as save_pretrained may write
+// it): "sdpa", "flash_attention_2" or "eager" into impl; false when it names none. Any other name is refused
+// (InputError naming the key): a kernel this model does not describe is never read as another.
+enum class AttentionImpl;
+bool hf_config_attention(std::string_view json_text, AttentionImpl& impl);
 
 }  // namespace core

@@ -16,6 +16,31 @@ const char* recompute_name(Recompute recompute) {
     return "?";
 }
 
+const char* attention_impl_name(AttentionImpl impl) {
+    switch (impl) {
+        case AttentionImpl::sdpa: return "sdpa";
+        case AttentionImpl::flash_attention_2: return "flash_attention_2";
+        case AttentionImpl::eager: return "eager";
+    }
+    return "?";
+}
+
+bool attention_impl_from_name(std::string_view name, AttentionImpl& impl) {
+    for (AttentionImpl candidate : kAttentionImpls) {
+        if (name == attention_impl_name(candidate)) {
+            impl = candidate;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string attention_impl_names() {
+    std::string names;
+    for (AttentionImpl impl : kAttentionImpls) names += std::string(names.empty() ? "" : ", ") + attention_impl_name(impl);
+    return names;
+}
+
 const char* framework_name(Framework framework) {
     switch (framework) {
         case Framework::megatron: return "megatron";

@@ -16,6 +16,15 @@ namespace core {
 enum class Recompute { none, selective, full };
 const char* recompute_name(Recompute);  // "none", "selective", "full"
 
+// How attention runs, by Hugging Face's attn_implementation names: sdpa, F.scaled_dot_product_attention on the backend the
+// recipe names; flash_attention_2, the flash-attn package's kernels; eager, the scores, mask, softmax and context as
+// separate ops, each s x s tensor they save kept. A Megatron-style layer runs fused (sdpa, flash_attention_2) or unfused.
+enum class AttentionImpl { sdpa, flash_attention_2, eager };
+constexpr AttentionImpl kAttentionImpls[] = {AttentionImpl::sdpa, AttentionImpl::flash_attention_2, AttentionImpl::eager};
+const char* attention_impl_name(AttentionImpl);  // "sdpa", "flash_attention_2", "eager"
+bool attention_impl_from_name(std::string_view, AttentionImpl&);
+std::string attention_impl_names();              // "sdpa, flash_attention_2, eager" (for errors)
+
 // What runs the step: each framework implementation is a recipe file (assets/frameworks/*.json) listing the kernels it
 // launches and the tensors it keeps (core/model/framework_recipe.h). megatron: Megatron-LM as the 2021-2022 papers ran it;
 // megatron-core: today's, with Transformer Engine (NeMo, Megatron-Bridge); deepspeed: Megatron-DeepSpeed under ZeRO;
@@ -38,7 +47,7 @@ struct TrainSpec {
     double tokens = 15e12;          // training budget (Llama 3: 15T)
     Recompute recompute = Recompute::none;
     bool sequence_parallel = false; // Korthikanti et al. 2022: shard LayerNorm/dropout activations over TP
-    bool flash_attention = true;    // no s x s attention matrix stored: drops the 5as/h term
+    AttentionImpl attention = AttentionImpl::sdpa;  // fused attention stores no s x s matrix: drops the 5as/h term
     bool dropout = false;           // dropout after attention and MLP and on the attention probabilities (Megatron's GPT
                                     // recipes use 0.1 and Korthikanti's Table 2 counts its masks; Llama trains without)
     double deadline_days = 90;      // the time wall's budget
@@ -57,6 +66,8 @@ struct TrainSpec {
     // batch became the smallest multiple of dp x micro_batch not below the default, as DeepSpeed derives train_batch_size
     // from micro-batch x accumulation x data-parallel size. The report carries a note saying so.
     bool global_batch_fitted = false;
+
+    bool fused_attention() const { return attention != AttentionImpl::eager; }
 
     bool operator==(const TrainSpec&) const = default;
 };

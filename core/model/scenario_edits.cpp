@@ -397,9 +397,9 @@ Edit with_embedding_and_loss_as_layers(const Scenario& scenario, bool on, Layout
     return with_layout_value(scenario, std::move(result), V::edges, 0, rules);  // the interleaved chunks follow the stage's places
 }
 
-Edit with_flash_attention(const Scenario& scenario, bool on) {
+Edit with_attention(const Scenario& scenario, AttentionImpl attention) {
     Scenario result = scenario;
-    result.train.flash_attention = on;
+    result.train.attention = attention;
     return settle(result, 0, layout_rules());
 }
 

@@ -67,7 +67,7 @@ Edit with_precision(const Scenario&, const PrecisionRecipe&);
 Edit with_seq_len(const Scenario&, int seq_len, LayoutRules = layout_rules());
 Edit with_global_batch(const Scenario&, int global_batch);
 Edit with_sequence_parallel(const Scenario&, bool on, LayoutRules = layout_rules());
-Edit with_flash_attention(const Scenario&, bool on);
+Edit with_attention(const Scenario&, AttentionImpl);  // train.attention: sdpa, flash_attention_2 or eager
 Edit with_compile(const Scenario&, bool on);  // torch.compile: the recipe's fused kernels where it describes them
 // The embedding and the loss each take a layer's place in the pipeline split (refused under DualPipe and DualPipeV).
 Edit with_embedding_and_loss_as_layers(const Scenario&, bool on, LayoutRules = layout_rules());

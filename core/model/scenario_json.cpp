@@ -58,6 +58,7 @@ void read_model(Scenario& scenario, const nlohmann::json& object, TextLoader hf_
             throw InputError("model.hf_config", "cannot read \"" + *path + "\": " + error.what());
         }
         model = parse_hf_config(text);  // holds each key to its model field's range
+        hf_config_attention(text, scenario.train.attention);  // the config's attn_implementation; the scenario's train may override
     }
     const std::vector<const char*>& shape_keys = model_shape_keys();
     const bool has_shape_field = std::any_of(shape_keys.begin(), shape_keys.end(), [&](const char* key) { return reader.has(key); });
@@ -81,7 +82,15 @@ void read_train(TrainSpec& train, const nlohmann::json& object) {
     train.tokens = reader.number("tokens", 1, 1e17).value_or(train.tokens);
     if (auto recompute = reader.string("recompute")) train.recompute = parse_recompute(*recompute, "train.recompute");
     train.sequence_parallel = reader.boolean("sequence_parallel").value_or(train.sequence_parallel);
-    train.flash_attention = reader.boolean("flash_attention").value_or(train.flash_attention);
+    // "attention" names the implementation; "flash_attention" (true: sdpa, false: eager) is the older files' switch.
+    const std::optional<bool> flash = reader.boolean("flash_attention");
+    if (flash) train.attention = *flash ? AttentionImpl::sdpa : AttentionImpl::eager;
+    if (auto attention = reader.string("attention")) {
+        if (!attention_impl_from_name(*attention, train.attention)) throw InputError("train.attention", must_be_one_of(attention_impl_names(), *attention));
+        if (flash && train.fused_attention() != *flash) {
+            throw InputError("train.flash_attention", "disagrees with train.attention \"" + *attention + "\"; give one of them");
+        }
+    }
     train.dropout = reader.boolean("dropout").value_or(train.dropout);
     train.gradient_accumulation_fusion = reader.boolean("gradient_accumulation_fusion").value_or(train.gradient_accumulation_fusion);
     train.embedding_and_loss_as_layers = reader.boolean("embedding_and_loss_as_layers").value_or(train.embedding_and_loss_as_layers);
@@ -467,7 +476,7 @@ nlohmann::json scenario_fields_json(const Scenario& s) {
     json["model"] = model_json(s.model);
     json["train"] = {{"seq_len", s.train.seq_len}, {"micro_batch", s.train.micro_batch}, {"global_batch", s.train.global_batch},
                      {"tokens", s.train.tokens}, {"recompute", recompute_name(s.train.recompute)},
-                     {"sequence_parallel", s.train.sequence_parallel}, {"flash_attention", s.train.flash_attention}, {"dropout", s.train.dropout}, {"gradient_accumulation_fusion", s.train.gradient_accumulation_fusion},
+                     {"sequence_parallel", s.train.sequence_parallel}, {"attention", attention_impl_name(s.train.attention)}, {"dropout", s.train.dropout}, {"gradient_accumulation_fusion", s.train.gradient_accumulation_fusion},
                      {"embedding_and_loss_as_layers", s.train.embedding_and_loss_as_layers},
                      {"deadline_days", s.train.deadline_days}, {"framework", framework_name(s.train.framework)},
                      {"compile", s.train.compile}, {"zero_grad_set_to_none", s.train.zero_grad_set_to_none}};

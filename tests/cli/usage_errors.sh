@@ -114,6 +114,9 @@ expect_usage_error "recipe: a size beyond a double" 'size_beyond_double.json: la
 expect_usage_error "recipe: an unknown LoRA style" 'unknown_lora_style.json: lora.style: must be peft or fused_post_dropout, got "dora"' "$binary" recipe "$corpus/unknown_lora_style.json"
 expect_usage_error "recipe: an unknown ring-attention rotation" 'unknown_cp_rotation.json: context_parallel.rotation: must be ring or all_gather, got "ulysses"' "$binary" recipe "$corpus/unknown_cp_rotation.json"
 expect_usage_error "recipe: an unknown FSDP rule under a pipeline" 'unknown_fsdp_under_pipeline.json: fsdp_under_pipeline.weights: must be kept or per_microbatch, got "resharded"' "$binary" recipe "$corpus/unknown_fsdp_under_pipeline.json"
+expect_usage_error "recipe: a condition naming an unknown attention implementation" 'unknown_attention_condition.json: layer op 31 (self_attn.eager.scores): when: unknown condition "eager_attention&flex_attention"' "$binary" recipe "$corpus/unknown_attention_condition.json"
+expect_usage_error "eval: a config naming an unknown attn_implementation" 'attn_implementation_flex.json: attn_implementation: must be one of sdpa, flash_attention_2, eager, got "flex_attention"' "$binary" eval "$source_dir/fuzz/corpus/hf_config/attn_implementation_flex.json"
+expect_usage_error "eval: an unknown train.attention" 'train.attention: must be one of sdpa, flash_attention_2, eager, got "flex_attention"' "$binary" eval "$source_dir/fuzz/corpus/scenario/train_attention_unknown"
 "$binary" recipe --json "$source_dir/assets/frameworks/torchtitan.json" | grep -q '"id": "torchtitan"' || { echo "FAIL: recipe --json of a shipped recipe"; failures=$((failures + 1)); }
 
 "$binary" --help >/dev/null || { echo "FAIL: --help"; failures=$((failures + 1)); }

@@ -193,8 +193,8 @@ TEST_CASE("Every shared control's edit is undone, redone and reset byte for byte
                      [](Harness& ui) { ui.pick("16384"); });
     check_round_trip("Sequence parallel", pp4, [](S& s, F& f) { widgets::sequence_parallel_checkbox("Sequence parallel", s, f); },
                      [](Harness& ui) { ui.checkbox(); });
-    check_round_trip("Flash attention", start, [](S& s, F& f) { widgets::flash_attention_checkbox("Flash attention", s, f); },
-                     [](Harness& ui) { ui.checkbox(); });
+    check_round_trip("Attention", start, [](S& s, F& f) { widgets::attention_combo("Attention", s, f); },
+                     [](Harness& ui) { ui.pick("unfused"); });
     const S torchtune = parsed(R"({"model": {"preset": "llama3-8b"}, "train": {"framework": "torchtune", "seq_len": 2048, "global_batch": 8},
                                    "cluster": {"gpus": 8}})");
     check_round_trip("torch.compile", torchtune, [](S& s, F& f) { widgets::compile_checkbox("torch.compile", s, f); },

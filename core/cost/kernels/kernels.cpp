@@ -434,7 +434,7 @@ private:
     }
 
     void attention_core_forward(KernelPass pass) {
-        const bool flash = scenario_.train.flash_attention;
+        const bool flash = scenario_.train.fused_attention();
         // Causal attention: a flash kernel skips the masked half; the unfused path computes every score, then masks.
         const double full_flops = core_flops();
         if (flash) {
@@ -476,7 +476,7 @@ private:
 
     void attention_core_backward() {
         const double full_flops = core_flops();
-        if (scenario_.train.flash_attention) {
+        if (scenario_.train.fused_attention()) {
             fused_attention(KernelPass::backward_input, 2.5 * 0.5 * full_flops);  // dQ, dK, dV and the recomputed scores
             return;
         }

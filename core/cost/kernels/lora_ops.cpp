@@ -189,7 +189,7 @@ double adapter_flops_change(const Scenario& scenario, const LoraCounts& counts) 
 StepFlops step_flops_per_token(const Scenario& scenario) {
     const TrainSpec& train = scenario.train;
     StepFlops flops{model_flops_per_token(scenario.model, train.seq_len),
-                    hardware_flops_per_token(scenario.model, train.seq_len, train.recompute, train.flash_attention)};
+                    hardware_flops_per_token(scenario.model, train.seq_len, train.recompute, train.fused_attention())};
     if (trains_adapters(scenario.finetune)) {
         const double change = adapter_flops_change(scenario, lora_counts(scenario));
         flops.model_per_token += change;

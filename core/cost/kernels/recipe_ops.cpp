@@ -22,11 +22,12 @@ struct RecipeSetRow {
     bool (*applies)(const Scenario&) = nullptr;
 };
 constexpr RecipeSetRow kRecipeSetRows[] = {
-    {{"train.flash_attention", "the recipe's SDPA",
-      "This framework's recipe calls F.scaled_dot_product_attention, whose fused backend never writes the attention scores; "
-      "its eager attention (attn_implementation=\"eager\") is not modelled.",
+    {{"train.attention", "the recipe's SDPA",
+      "This framework's recipe calls F.scaled_dot_product_attention on the backend it names and describes no other attention "
+      "implementation, so train.attention changes no kernel and no tensor.",
       "the framework's recipe file (assets/frameworks)"},
-     [](const Scenario& scenario) { return !scenario.train.flash_attention; }},
+     [](const Scenario& scenario) { return scenario.train.attention != AttentionImpl::sdpa; },
+     [](const Scenario& scenario) { return runs_operator_recipe(scenario) && !framework_recipe_of(scenario).describes_eager_attention; }},
     {{"memory.fragmentation", "from the allocator model",
       "This framework's step is replayed through a model of PyTorch's caching allocator: what its segments hold beyond the "
       "live blocks is the fragmentation, so the allowance (memory.fragmentation) does not apply.",
@@ -62,6 +63,12 @@ std::vector<int> recipe_set_fields_overridden(const Scenario& scenario) {
         if (row_applies(row, scenario) && row.overridden(scenario)) overridden.push_back(index);
     }
     return overridden;
+}
+
+std::vector<AttentionChoice> attention_choices(const Scenario& scenario) {
+    if (!runs_operator_recipe(scenario)) return {{AttentionImpl::sdpa, "fused"}, {AttentionImpl::eager, "unfused"}};
+    if (!framework_recipe_of(scenario).describes_eager_attention) return {};
+    return {{AttentionImpl::sdpa, "sdpa"}, {AttentionImpl::flash_attention_2, "flash_attention_2"}, {AttentionImpl::eager, "eager"}};
 }
 
 bool runs_operator_recipe(const Scenario& scenario) {
@@ -156,10 +163,9 @@ Dims dims_of(const Scenario& scenario, const LayerSplit& split, const FrameworkT
     return dims;
 }
 
-bool condition_holds(const std::string& when, const Scenario& scenario, const LayerSplit& split, const RecipeDtypes& dtypes) {
-    if (when.empty()) return true;
-    const bool negate = when[0] == '!';
-    const std::string_view name = negate ? std::string_view(when).substr(1) : std::string_view(when);
+bool condition_term_holds(std::string_view term, const Scenario& scenario, const LayerSplit& split, const RecipeDtypes& dtypes) {
+    const bool negate = !term.empty() && term[0] == '!';
+    const std::string_view name = negate ? term.substr(1) : term;
     const ModelSpec& model = scenario.model;
     bool value = false;
     if (name == "gated") value = model.gated_mlp;
@@ -172,7 +178,18 @@ bool condition_holds(const std::string& when, const Scenario& scenario, const La
     else if (name == "sequence_parallel") value = split.sequence_parallel && split.tp > 1;
     else if (name == "rope") value = !model.learned_positions;
     else if (name == "compile") value = scenario.train.compile;
+    else if (name == "eager_attention") value = !scenario.train.fused_attention();
     return negate ? !value : value;
+}
+
+// Every '&'-joined term of an op's condition holds (an empty condition always does).
+bool condition_holds(const std::string& when, const Scenario& scenario, const LayerSplit& split, const RecipeDtypes& dtypes) {
+    for (std::string_view rest = when; !rest.empty();) {
+        const std::size_t amp = rest.find('&');
+        if (!condition_term_holds(rest.substr(0, amp), scenario, split, dtypes)) return false;
+        rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    }
+    return true;
 }
 
 // Autocast's categories (aten/src/ATen/autocast_mode.cpp): ops cast to the lower precision, ops run in fp32, the rest as
@@ -181,7 +198,10 @@ enum class AutocastClass { lower, fp32, promote };
 AutocastClass autocast_class(OpKind kind) {
     switch (kind) {
         case OpKind::linear:
-        case OpKind::sdpa: return AutocastClass::lower;
+        case OpKind::sdpa:
+        case OpKind::attention_scores:
+        case OpKind::attention_context: return AutocastClass::lower;
+        case OpKind::softmax:
         case OpKind::pow_scalar:
         case OpKind::rsqrt:
         case OpKind::layer_norm:
@@ -236,6 +256,10 @@ KernelId kernel_id_of(const RecipeOp& op) {
                 default: return KernelId::op;
             }
         case OpKind::sdpa: return KernelId::attention;
+        case OpKind::attention_scores: return KernelId::attention_scores;
+        case OpKind::attention_context: return KernelId::attention_context;
+        case OpKind::softmax: return KernelId::attention_softmax;
+        case OpKind::where: return KernelId::attention_mask;
         case OpKind::embedding: return KernelId::embedding;
         case OpKind::log_softmax:
         case OpKind::nll_loss:
@@ -316,6 +340,13 @@ private:
         if (name == "cos" || name == "sin") {
             tensor.elements = dims_.s * dims_.d;
             tensor.dtype = program_.stream;
+        } else if (name == "causal_mask") {
+            // Hugging Face's eager mask: 0 or the dtype's minimum over (b, 1, s, S), in the embeddings' dtype (masking_utils).
+            tensor.elements = dims_.b * dims_.s * dims_.S;
+            tensor.dtype = program_.stream;
+        } else if (name == "causal_bias") {
+            tensor.elements = dims_.s * dims_.S;  // GPT-2's registered lower-triangular bool buffer, sliced
+            tensor.dtype = Dtype::mask;
         } else if (name == "freqs") {
             tensor.elements = dims_.s * dims_.d;
             tensor.dtype = Dtype::fp32;
@@ -352,13 +383,20 @@ private:
         return inferred;
     }
 
+    // The attention's own kernels (the fused one, or every op that runs only under eager attention: its scores, scale,
+    // mask, softmax, casts and context), counted as attention.
+    bool attention_sized() const {
+        return eager_attention_op_ || kernel_id_ == KernelId::attention || kernel_id_ == KernelId::attention_scores || kernel_id_ == KernelId::attention_context ||
+               kernel_id_ == KernelId::attention_softmax || kernel_id_ == KernelId::attention_mask;
+    }
+
     // A memory-bound kernel of the current op.
     Kernel& memory_kernel(std::vector<Kernel>& into, KernelPass pass, MemoryClass memory_class, double bytes, double flops) {
         Kernel kernel;
         kernel.id = kernel_id_;
         kernel.label = label_;
         kernel.pass = pass;
-        kernel.category = kernel.id == KernelId::attention ? KernelCategory::attention : KernelCategory::elementwise;
+        kernel.category = attention_sized() ? KernelCategory::attention : KernelCategory::elementwise;
         kernel.scope = scope_;
         kernel.memory_class = memory_class;
         kernel.bytes = bytes;
@@ -372,7 +410,7 @@ private:
         kernel.id = kernel_id_;
         kernel.label = label_;
         kernel.pass = pass;
-        kernel.category = KernelCategory::gemm;
+        kernel.category = attention_sized() ? KernelCategory::attention : KernelCategory::gemm;
         kernel.scope = scope_;
         kernel.is_gemm = true;
         kernel.m = m;
@@ -419,6 +457,7 @@ private:
         op.recipe = &recipe;
         op.recompute_selective = recipe.recompute_selective;
         kernel_id_ = kernel_id_of(recipe);
+        eager_attention_op_ = recipe.when.rfind("eager_attention", 0) == 0;
         label_ = recipe.name.c_str();
         for (const std::string& name : recipe.inputs) op.inputs.push_back(find(name));
         std::vector<Kernel> forward, backward;
@@ -470,6 +509,7 @@ private:
             const auto before_owner = [&](const char* label, int count, double read, double write, double flops) {
                 std::vector<Kernel>& into = owner >= 0 ? backward_by_op_[static_cast<std::size_t>(owner)] : input_accumulation_;
                 kernel_id_ = KernelId::op;
+                eager_attention_op_ = false;
                 label_ = label;
                 std::vector<Kernel> kernels;
                 for (int i = 0; i < count; ++i) pointwise(kernels, KernelPass::backward_input, read, write, flops);
@@ -508,6 +548,8 @@ private:
     void emit_linear(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
     void emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
     void emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void emit_attention_matmul(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
+    void emit_softmax(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw);
     void weight_gradient(ProgramOp& op, double params, std::vector<Kernel>& bw, double bf16_grad_elements);
     void dequantize(std::vector<Kernel>& into, KernelPass pass, const WeightShape& weight);
 
@@ -520,6 +562,7 @@ private:
     KernelScope scope_;
     bool fp8_ = false;
     KernelId kernel_id_ = KernelId::op;
+    bool eager_attention_op_ = false;  // the current op runs only under eager attention
     const char* label_ = nullptr;
     double op_scratch_ = 0;  // what dequantize allocates beside the weight (double quantization's fp32 absmax)
     BlockProgram program_;
@@ -635,7 +678,9 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     kernel.category = KernelCategory::attention;
     kernel.scope = scope_;
     kernel.is_fused_attention = true;
-    kernel.cudnn_attention = recipe.backend == "cudnn";
+    // attn_implementation="flash_attention_2" calls the flash-attn package's kernels whatever SDPA would pick.
+    const std::string backend = scenario_.train.attention == AttentionImpl::flash_attention_2 ? std::string("flash") : recipe.backend;
+    kernel.cudnn_attention = backend == "cudnn";
     const double act = dtype_bytes(dtypes_.compute);
     const double qkvo = tokens * (2.0 * dims_.q + 2.0 * dims_.k) * act;
     // Causal: the kernel skips the masked half of 4 b a s S d (Korthikanti's attention FLOPs).
@@ -649,7 +694,7 @@ void ProgramBuilder::emit_sdpa(const RecipeOp& recipe, ProgramOp& op, std::vecto
     kernel.bytes = qkvo;
     // FlashAttention in Triton against FlashAttention-2: 1.3-1.5x slower forward, about 2x backward (Dao 2023,
     // arXiv 2307.08691 sec 4.1); the GPU's flash curve is FlashAttention-2's.
-    const bool triton = recipe.backend == "triton";
+    const bool triton = backend == "triton";
     if (triton) kernel.attention_speed = 1.0 / 1.4;
     fw.push_back(kernel);
     // PyTorch's ring attention (its recipe's context_parallel.merge "fp32"): each chunk's output cast to fp32 and merged
@@ -713,6 +758,50 @@ void ProgramBuilder::emit_loss(const RecipeOp& recipe, ProgramOp& op, std::vecto
     pointwise(bw, KernelPass::backward_input, 0, logits * bytes, 0);
     pointwise(bw, KernelPass::backward_input, dims_.t * 8.0, dims_.t * bytes, 0);
     op.output = new_tensor(recipe.output.empty() ? "loss" : recipe.output, 1, Dtype::fp32);
+}
+
+// Eager attention's two torch.matmul calls over the b x heads batch (autocast: the lower precision). The scores Q K^T are
+// s x S x d per head, the context P V s x d x S; each saves both operands (derivatives.yaml matmul -> bmm: self and mat2),
+// and its backward is the two GEMMs of the operands' gradients.
+void ProgramBuilder::emit_attention_matmul(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    for (int& input : op.inputs) {
+        if (dtypes_.autocast) input = autocast_input(input, dtypes_.compute, fw, bw, op);
+        op.saved.push_back(input);
+    }
+    const bool scores = recipe.kind == OpKind::attention_scores;
+    const double s = dims_.s, S = dims_.S, d = dims_.d, batch = dims_.b * dims_.a;
+    const auto batched = [&](std::vector<Kernel>& into, KernelPass pass, double m, double n, double k) {
+        Kernel& kernel = gemm_kernel(into, pass, m, n, k, false);
+        kernel.batch = batch;
+        kernel.flops *= batch;
+        kernel.bytes *= batch;
+    };
+    batched(fw, KernelPass::forward, s, scores ? S : d, scores ? d : S);
+    const Dtype out = dtypes_.compute == Dtype::fp32 ? Dtype::fp32 : Dtype::bf16;
+    op.output = new_tensor(recipe.output, recipe.has_shape ? dims_.size(recipe.shape) : batch * s * (scores ? S : d), out, any_grad(op));
+    const ProgramTensor& a = program_.tensors[op.inputs[0]];
+    const ProgramTensor& b = program_.tensors[op.inputs[1]];
+    // scores: dQ = dS K, dK = dS^T Q; context: dP = dO V^T, dV = P^T dO.
+    if (a.requires_grad) batched(bw, KernelPass::backward_input, s, scores ? d : S, scores ? S : d);
+    if (b.requires_grad) batched(bw, KernelPass::backward_input, S, d, s);
+}
+
+// F.softmax over the last dimension: autocast runs it in fp32, as does softmax(dtype=torch.float32) (ATen's softmax casts
+// a bf16 input first: a copy and an fp32 temporary). It saves its output; its backward, _softmax_backward_data, launches a
+// product and a reduction over the scores in the output's dtype (torch.profiler, measurements/h100_training_ops.json).
+// One warp per row runs at streaming speed in fp32 up to 2,048 keys (measurements/h100_eager_attention.json).
+void ProgramBuilder::emit_softmax(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
+    int source = op.inputs.front();
+    if (dtypes_.autocast || recipe.dtype == DtypeRule::fp32) source = autocast_input(source, Dtype::fp32, fw, bw, op);
+    op.inputs.front() = source;
+    const ProgramTensor& x = program_.tensors[source];
+    const MemoryClass cls = x.dtype == Dtype::fp32 ? MemoryClass::streaming : MemoryClass::softmax;
+    pointwise(fw, KernelPass::forward, x.bytes(), x.bytes(), 5.0 * x.elements, cls);
+    op.output = new_tensor(recipe.output, x.elements, x.dtype, x.requires_grad);
+    op.saved.push_back(op.output);
+    if (!x.requires_grad) return;
+    pointwise(bw, KernelPass::backward_input, 2.0 * x.bytes(), x.bytes(), x.elements, MemoryClass::streaming);
+    pointwise(bw, KernelPass::backward_input, 2.0 * x.bytes(), x.bytes(), 3.0 * x.elements, MemoryClass::streaming);
 }
 
 void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Kernel>& fw, std::vector<Kernel>& bw) {
@@ -872,6 +961,19 @@ void ProgramBuilder::emit(const RecipeOp& recipe, ProgramOp& op, std::vector<Ker
         }
         case OpKind::linear: emit_linear(recipe, op, fw, bw); return;
         case OpKind::sdpa: emit_sdpa(recipe, op, fw, bw); return;
+        case OpKind::attention_scores:
+        case OpKind::attention_context: emit_attention_matmul(recipe, op, fw, bw); return;
+        case OpKind::softmax: emit_softmax(recipe, op, fw, bw); return;
+        case OpKind::where: {
+            // One kernel reading x and the broadcast mask; its backward, where(mask, grad, 0), one more. The mask is a
+            // buffer, not an activation: nothing of the scores' size is saved.
+            const ProgramTensor& x = input(0);
+            const double mask_bytes = op.inputs.size() > 1 ? input(1).bytes() : 0.0;
+            pointwise(fw, KernelPass::forward, x.bytes() + mask_bytes, x.bytes(), x.elements, MemoryClass::broadcast);
+            op.output = new_tensor(recipe.output, x.elements, x.dtype, x.requires_grad);
+            if (x.requires_grad) pointwise(bw, KernelPass::backward_input, x.bytes() + mask_bytes, x.bytes(), x.elements, MemoryClass::broadcast);
+            return;
+        }
         case OpKind::dropout: {
             const ProgramTensor& x = input(0);
             pointwise(fw, KernelPass::forward, x.bytes(), x.bytes() + x.elements, 2.0 * x.elements, MemoryClass::dropout);
@@ -1044,6 +1146,9 @@ std::string block_key(const Scenario& scenario, const LayerSplit& split, BlockRo
     }
     for (bool value : {model.gated_mlp, model.tied_embeddings, model.learned_positions, model.bias, scenario.train.dropout,
                        scenario.train.compile, split.sequence_parallel}) {
+        add(value);
+    }
+    for (int value : {static_cast<int>(scenario.train.attention)}) {
         add(value);
     }
     for (double value : {precision.compute_bytes, precision.bytes_per_param(StateKind::weights), precision.gather_bytes,

@@ -90,18 +90,27 @@ std::string block_key(const Scenario&, const LayerSplit&, BlockRole);
 bool runs_operator_recipe(const Scenario&);
 
 // A scenario field the recipe decides itself, so no control offers it: what stands in the control's place, why,
-// and the source. "train.flash_attention" (the recipe calls SDPA), "memory.fragmentation" (the allocator's model) and
+// and the source. "train.attention" (the recipe calls SDPA and describes no eager attention), "memory.fragmentation" (the
+// allocator's model) and
 // "train.compile" (where the recipe describes no compiled kernels).
 struct RecipeSetField {
-    const char* name;   // "train.flash_attention"
+    const char* name;   // "train.attention"
     const char* shown;
     const char* why;
     const char* source;
 };
 std::optional<RecipeSetField> set_by_recipe(const Scenario&, std::string_view field);
-// The fields this scenario's recipe decides and the scenario sets otherwise (a file's "flash_attention": false, a
+// The fields this scenario's recipe decides and the scenario sets otherwise (a file's "attention": "eager", a
 // fragmentation allowance changed), by index for recipe_set_field: each changes no figure, and evaluate says so.
 std::vector<int> recipe_set_fields_overridden(const Scenario&);
 const RecipeSetField& recipe_set_field(int index);
+
+// The attention implementations a control offers for the scenario's recipe, each with its words: Hugging Face's three
+// where the recipe describes eager attention; fused and unfused for a Megatron-style layer; none where the recipe decides.
+struct AttentionChoice {
+    AttentionImpl impl;
+    const char* shown;  // "eager", "fused (FlashAttention)"
+};
+std::vector<AttentionChoice> attention_choices(const Scenario&);
 
 }  // namespace core

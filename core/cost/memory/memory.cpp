@@ -181,7 +181,7 @@ MemoryConstants memory_constants(const Scenario& scenario) {
     k.ffn_ratio = static_cast<double>(model.ffn_hidden) / model.hidden;
     k.vocab = model.vocab;
     k.gated_mlp = model.gated_mlp;
-    k.flash_attention = train.flash_attention;
+    k.flash_attention = train.fused_attention();
     k.dropout = train.dropout;
     const ParamBreakdown breakdown = count_params(model, train.seq_len);
     k.total_params = breakdown.total;

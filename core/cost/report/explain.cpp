@@ -23,7 +23,7 @@ std::string configuration_of(const Scenario& scenario, const ActivationReport& a
     if (scenario.train.recompute == Recompute::full) return "full recompute";
     std::string text = scenario.parallel.tp > 1 ? (activations.sequence_parallel ? "tensor + sequence parallel" : "tensor parallel") : "no parallelism";
     if (scenario.train.recompute == Recompute::selective) text += " + selective recompute";
-    else if (scenario.train.flash_attention) text += " + flash attention";
+    else if (scenario.train.fused_attention()) text += " + flash attention";
     return text;
 }
 
@@ -408,7 +408,7 @@ std::vector<Explanation> step_part_explanations(const Scenario& scenario, const 
                 source = scenario.cluster.gpu.efficiency.source;
                 break;
             case StepPart::attention:
-                what = std::string(scenario.train.flash_attention ? "the fused attention core" : "the unfused scores, softmax, dropout and context") +
+                what = std::string(scenario.train.fused_attention() ? "the fused attention core" : "the unfused scores, softmax, dropout and context") +
                        " of every layer" + where;
                 source = scenario.cluster.gpu.efficiency.source;
                 break;

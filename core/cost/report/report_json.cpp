@@ -228,7 +228,8 @@ std::string report_to_json(const Scenario& scenario, const Report& report) {
     json["gpu"] = text.gpu_name;
     json["recipe"] = text.recipe_name;
     const FrameworkRecipe& framework = framework_recipe_of(scenario);
-    json["framework"] = {{"id", framework.id}, {"name", framework.name}, {"version", framework.version}, {"source", framework.source}};
+    json["framework"] = {{"id", framework.id}, {"name", framework.name}, {"version", framework.version}, {"source", framework.source},
+                         {"attention", attention_impl_name(scenario.train.attention)}};
     json["layout"] = layout_json(report.layout);
     json["params"] = report.memory.params;
     json["params_active"] = report.memory.params_active;

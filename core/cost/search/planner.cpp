@@ -31,7 +31,7 @@ namespace {
 class LayerCostCache {
 public:
     explicit LayerCostCache(const Scenario& scenario)
-        : scenario_(scenario), attention_core_(!scenario.train.flash_attention) {}  // selective recompute is searched without flash
+        : scenario_(scenario), attention_core_(!scenario.train.fused_attention()) {}  // selective recompute is searched without flash
     struct Entry {
         LayerCost cost;
         std::optional<LayerStepSeconds> dense_step;  // dense_step's, once asked for
@@ -297,7 +297,7 @@ struct Search {
           chunk_counts_by_pp(scenario.model.layers + 1),
           costs(scenario) {
         // Selective recompute is left out under flash attention, which already drops the scores it would recompute.
-        recomputes = scenario.train.flash_attention ? std::vector<Recompute>{Recompute::none, Recompute::full}
+        recomputes = scenario.train.fused_attention() ? std::vector<Recompute>{Recompute::none, Recompute::full}
                                                     : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
         for (int pp = 1; pp <= scenario.model.layers; ++pp) moe_share[pp] = stage_moe_share(scenario, pp);
         for (std::size_t value = 0; value < rules_reading.size(); ++value) {
