@@ -179,6 +179,7 @@ std::string eval_table(const core::Scenario& scenario, const core::Report& repor
     row("step", "model FLOPs per step", core::format_flops(compute.model_flops_per_step) + " (6ND: " + core::format_flops(compute.six_n_flops_per_step) + ")");
     row("step", "tokens per step", core::format_grouped(compute.tokens_per_step));
     row("step", "kernels timed", format_whole(static_cast<double>(compute.kernels.size())) + " (each with FLOPs, bytes and bound in --json)");
+    row("step", "torch.compile", figures.compile_time.value + " (" + figures.compile_time.formula + ")");
 
     for (std::size_t i = 0; i < report.comm.axes.size(); ++i) {
         const core::AxisComm& axis = report.comm.axes[i];

@@ -1,6 +1,8 @@
 // BM_Evaluate: one full core::evaluate of Llama 3 405B on 16,384 H100s. Target: under 20 us.
 // BM_EvaluateQlora: the same for a fine-tune, assets/scenarios/llama3-8b-qlora-rtx4090.json (an operator recipe, its
 // caching allocator replayed): the same target.
+// BM_EvaluateCompiled: the same for Llama 3.2 1B on one H200 under torch.compile (the recipe's compiled kernels in place
+// of the eager ones, chosen once per distinct block): the same target.
 // BM_Scaling: a whole strong-scaling curve, Llama 3 8B under ZeRO-3 from 1 to 16,384 H100s (15 points, each evaluated
 // once). Target: under 1 ms.
 // BM_RunSimulation: 100 seeded simulations of the Llama 3 405B run with Table 5's failures (54-day window, ~466
@@ -39,6 +41,17 @@ void BM_EvaluateQlora(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_EvaluateQlora)->Unit(benchmark::kMicrosecond);
+
+void BM_EvaluateCompiled(benchmark::State& state) {
+    const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3.2-1b"},
+        "train": {"framework": "hf-transformers", "seq_len": 2048, "micro_batch": 4, "global_batch": 4, "compile": true},
+        "precision": {"recipe": "bf16-pure-adamw"}, "cluster": {"gpu": "h200-sxm", "gpus": 1, "gpus_per_node": 1}})");
+    for (auto _ : state) {
+        core::Report report = core::evaluate(scenario);
+        benchmark::DoNotOptimize(report);
+    }
+}
+BENCHMARK(BM_EvaluateCompiled)->Unit(benchmark::kMicrosecond);
 
 void BM_Scaling(benchmark::State& state) {
     const core::Scenario scenario = core::parse_scenario(R"({"model": {"preset": "llama3-8b"},

@@ -303,9 +303,12 @@ HF_MODELS = {
 
 def hf_measured_runs():
     runs = []
-    for file, section in (("h200_hf_probe.json", "training"), ("h200_hf_host_probe.json", "heldout")):
+    # "compiled": each decoder layer compiled (layer.compile()), the head and the loss eager.
+    for file, section in (("h200_hf_probe.json", "training"), ("h200_hf_host_probe.json", "heldout"), ("h200_hf_host_probe.json", "compiled")):
         probe = json.load(open(os.path.join(HERE, "..", "measurements", file)))
         for case in probe["sections"].get(section, []):
+            compiled = section == "compiled"
+            case = dict(case, checkpointing=case.get("checkpointing", False))
             scenario = {
                 "model": HF_MODELS[case["model"]],
                 "train": {"seq_len": case["seq"], "micro_batch": case["batch"], "global_batch": case["batch"], "framework": "hf-transformers",
@@ -313,7 +316,9 @@ def hf_measured_runs():
                 "precision": {"recipe": "pytorch-amp-adam" if case["recipe"] == "autocast" else "bf16-pure-adamw"},
                 "cluster": {"gpu": "h200-sxm", "gpus": 1, "gpus_per_node": 1},
             }
-            name = f"{case['model']}-{case['recipe']}-{'ckpt' if case['checkpointing'] else 'nockpt'}-b{case['batch']}-s{case['seq']}"
+            if compiled:
+                scenario["train"]["compile"] = True
+            name = f"{case['model']}-{case['recipe']}-{'ckpt' if case['checkpointing'] else 'nockpt'}-b{case['batch']}-s{case['seq']}" + ("-compiled" if compiled else "")
             runs.append({"id": f"h200-{name}", "family": "hf-transformers (measured, H200)", "gpu": "h200-sxm",
                          "published_step_seconds": case["step_seconds"], "published_from": f"measurements/{file} {section}",
                          "peak_allocated_bytes": case["peak_allocated"], "peak_reserved_bytes": case["peak_reserved"],

@@ -730,8 +730,8 @@ bool recipe_switch(const char* label, core::Scenario& scenario, std::string_view
 
 bool compile_checkbox(const char* label, core::Scenario& scenario, EditFeedback& feedback) {
     return recipe_switch(label, scenario, "train.compile", scenario.train.compile, core::with_compile,
-                         "torch.compile: the layers' pointwise ops fused into Inductor's kernels (one per norm, RoPE and SwiGLU) and "
-                         "the loss computed chunk by chunk without an fp32 copy of the logits.",
+                         "torch.compile: each layer's pointwise ops fused into Inductor's kernels (one per norm, RoPE and SwiGLU; "
+                         "torchtune's loss chunked without an fp32 copy of the logits). The first step compiles once.",
                          feedback);
 }
 

@@ -274,6 +274,15 @@ FrameworkRecipe parse_framework_recipe(std::string_view json_text, const std::st
         if (lora_reader.string("source").value_or("").empty()) throw InputError(file + ": lora.source", "missing: the framework's LoRA module");
         lora_reader.reject_unknown_keys();
     }
+    if (reader.has("compile")) {
+        const nlohmann::json& compile = reader.raw("compile");
+        if (!compile.is_object()) throw InputError(file + ": compile", kMustBeJsonObject);
+        JsonObjectReader compile_reader(compile, file + ": compile");
+        recipe.compile_seconds = compile_reader.number("first_step_seconds", 0, 86400).value_or(0);
+        recipe.compile_source = compile_reader.string("source").value_or("");
+        if (recipe.compile_source.empty()) throw InputError(file + ": compile.source", "missing: where the compile time was measured");
+        compile_reader.reject_unknown_keys();
+    }
     if (reader.has("context_parallel")) {
         const nlohmann::json& cp = reader.raw("context_parallel");
         if (!cp.is_object()) throw InputError(file + ": context_parallel", kMustBeJsonObject);
@@ -362,6 +371,12 @@ const char* recipe_id_of(const Scenario& scenario) {
 }
 
 }  // namespace
+
+double compile_seconds(const Scenario& scenario) {
+    if (!scenario.train.compile) return 0;
+    const FrameworkRecipe& recipe = framework_recipe_of(scenario);
+    return recipe.describes_compile ? recipe.compile_seconds : 0.0;
+}
 
 const FrameworkRecipe& framework_recipe_of(const Scenario& scenario) {
     // Each framework's recipe looked up once (evaluate asks dozens of times a call); the shipped recipes never move.

@@ -157,6 +157,11 @@ struct FrameworkRecipe {
     LoraStyle lora_style = LoraStyle::peft;  // the file's "lora": {"style": ..., "source": ...}
     bool describes_compile = false; // some op is kept or replaced under torch.compile ("when": "compile" or "!compile")
     bool describes_eager_attention = false;  // some op runs only under eager attention ("when": "eager_attention")
+    // The file's "compile": the first compiled step's wall time beyond a step (Dynamo's trace, AOTAutograd's partition,
+    // Inductor's codegen and Triton's builds), measured: a compiled graph's time depends on its ops, not on the tensors'
+    // sizes, and every decoder layer reuses the one graph. 0: not measured.
+    double compile_seconds = 0;
+    std::string compile_source;
     ContextParallelRecipe context_parallel;  // the file's "context_parallel"; absent: Transformer Engine's ring
     PipelineShardingRecipe fsdp_under_pipeline;  // the file's "fsdp_under_pipeline"; absent: every micro-batch
 };
@@ -169,5 +174,8 @@ const FrameworkRecipe* find_framework_recipe(std::string_view id);
 // biases and LayerNorm, or modeling_llama's ops). Throws InputError naming train.framework when none is compiled in.
 const FrameworkRecipe& framework_recipe_of(const Scenario&);
 const std::vector<FrameworkRecipe>& builtin_framework_recipes();
+// What torch.compile adds once, to the first step: the recipe's measured compile_seconds where train.compile changes
+// its kernels, else 0.
+double compile_seconds(const Scenario&);
 
 }  // namespace core

@@ -1,10 +1,12 @@
 #include "core/cost/report/budget.h"
 
+#include "core/model/framework_recipe.h"
+
 namespace core {
 
 double time_to_train_seconds(const Scenario& scenario, double step_seconds) {
     const double tokens_per_step = 1.0 * scenario.train.global_batch * scenario.train.seq_len;
-    return scenario.train.tokens / tokens_per_step * step_seconds;
+    return scenario.train.tokens / tokens_per_step * step_seconds + compile_seconds(scenario);  // the first step compiles once
 }
 
 double billed_dollars(int gpus, double dollars_per_gpu_hour, double train_seconds, double setup_hours) {

@@ -230,6 +230,7 @@ Report evaluate(const Scenario& scenario) {
     compute.hfu = compute.hardware_flops_per_step / peak_seconds;
     compute.achieved_flops_per_s_per_gpu = compute.model_flops_per_step / (compute.step_seconds * gpus);
     compute.steps = scenario.train.tokens / compute.tokens_per_step;
+    compute.compile_seconds = compile_seconds(scenario);
     compute.train_seconds = time_to_train_seconds(scenario, compute.step_seconds);
     compute.gpu_hours = compute.train_seconds * gpus / 3600.0;
     compute.cost_dollars = compute.gpu_hours * scenario.operations.dollars_per_gpu_hour;

@@ -1,6 +1,7 @@
 #include "core/cost/report/expected_error.h"
 
 #include "core/model/embedded_assets.h"
+#include "core/model/framework_recipe.h"
 #include "core/model/json_reader.h"
 
 #include <nlohmann/json.hpp>
@@ -63,11 +64,16 @@ ExpectedError expected_error(const Scenario& scenario) {
     return error;
 }
 
+std::string mfu_ceiling_key(const Scenario& scenario, bool fp8_gemms) {
+    const bool compiled = scenario.train.compile && framework_recipe_of(scenario).describes_compile;
+    return std::string(framework_name(scenario.train.framework)) + " / " + scenario.cluster.gpu.id + (fp8_gemms ? " / fp8" : "") +
+           (compiled ? " / compile" : "");
+}
+
 MfuCeiling mfu_ceiling(const Scenario& scenario, bool fp8_gemms) {
     MfuCeiling ceiling;
-    const std::string key = std::string(framework_name(scenario.train.framework)) + " / " + scenario.cluster.gpu.id + (fp8_gemms ? " / fp8" : "");
     const nlohmann::json& ceilings = section("mfu_ceilings");
-    const auto found = ceilings.find(key);
+    const auto found = ceilings.find(mfu_ceiling_key(scenario, fp8_gemms));
     if (found == ceilings.end()) return ceiling;
     ceiling.mfu = found->value("mfu", 0.0);
     ceiling.run = found->value("run", std::string());

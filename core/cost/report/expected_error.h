@@ -29,7 +29,10 @@ struct ExpectedError {
 };
 ExpectedError expected_error(const Scenario&);
 
-// The best MFU published for the scenario's framework on its GPU (fp8 GEMMs apart): 0 when none is.
+// The program a ceiling is published for: "framework / gpu", with " / fp8" for fp8 GEMMs and " / compile" where
+// torch.compile changes the recipe's kernels (a compiled program is not held by eager runs' MFU, nor they by its).
+std::string mfu_ceiling_key(const Scenario&, bool fp8_gemms);
+// The best MFU published for the scenario's program (mfu_ceiling_key) on its GPU: 0 when none is.
 struct MfuCeiling {
     double mfu = 0;
     std::string run;              // the validation run that published it

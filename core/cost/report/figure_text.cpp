@@ -3,12 +3,31 @@
 #include "core/cost/kernels/framework.h"
 #include "core/cost/report/explain.h"
 #include "core/model/format.h"
+#include "core/model/framework_recipe.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace core {
 namespace {
+
+// torch.compile's one-off cost and what it changed: the recipe's compiled kernels (its ops marked "compile"), each saving
+// its inputs for the backward while AOTAutograd's min-cut partitioner recomputes the pointwise rest.
+FigureText compile_time_text(const Scenario& scenario, const ComputeReport& compute) {
+    const FrameworkRecipe& recipe = framework_recipe_of(scenario);
+    if (!scenario.train.compile) return {"torch.compile", "off", "eager: every op its own kernel", ""};
+    if (!recipe.describes_compile) return {"torch.compile", "not in the recipe", "the recipe describes no compiled kernels: the step runs eagerly", ""};
+    std::string fused;
+    for (const RecipeBlock* block : {&recipe.embedding, &recipe.layer, &recipe.head}) {
+        for (const RecipeOp& op : block->ops) {
+            if (op.when == "compile") fused += (fused.empty() ? "" : ", ") + op.name;
+        }
+    }
+    return {"torch.compile", format_seconds(compute.compile_seconds) + " once",
+            "the first step compiles; Inductor's kernels " + fused + " replace the eager ops, each keeping its inputs for the "
+            "backward (torch/_functorch/partitioners.py recomputes the pointwise rest)",
+            recipe.compile_source};
+}
 
 const char* kMfuSource = "Korthikanti et al. 2022, Appendix A";
 
@@ -119,9 +138,12 @@ void fill_step(const Scenario& scenario, const Report& report, FigureTexts& figu
 void fill_run(const Scenario& scenario, const Report& report, FigureTexts& figures) {
     const ComputeReport& compute = report.compute;
     const BudgetReport& budget = report.budget;
+    figures.compile_time = compile_time_text(scenario, compute);
     figures.time_to_train = {"Time to train", format_seconds(compute.train_seconds),
                              format_count(scenario.train.tokens) + " tokens / " + format_grouped(compute.tokens_per_step) + " tokens per step = " +
-                                 format_count(compute.steps) + " steps x " + format_seconds(compute.step_seconds) + " per step, no failures",
+                                 format_count(compute.steps) + " steps x " + format_seconds(compute.step_seconds) + " per step" +
+                                 (compute.compile_seconds > 0 ? " + " + format_seconds(compute.compile_seconds) + " compiling the first" : "") +
+                                 ", no failures",
                              ""};
     figures.gpu_hours = {"GPU-hours", format_count(compute.gpu_hours),
                          "time to train x GPUs = " + format_seconds(compute.train_seconds) + " x " + format_counted(report.layout.gpus, "GPU", "GPUs"), ""};
@@ -236,9 +258,9 @@ FigureTexts figure_texts(const Scenario& scenario, const Report& report) {
 }
 
 std::vector<FigureText> figure_list(const FigureTexts& f) {
-    static_assert(sizeof(FigureTexts) == 23 * sizeof(FigureText), "a figure added to FigureTexts belongs in this list too");
+    static_assert(sizeof(FigureTexts) == 24 * sizeof(FigureText), "a figure added to FigureTexts belongs in this list too");
     return {f.parameters, f.training_state, f.peak_memory, f.step_time, f.compute_time, f.bubble_time, f.exposed_comm_time, f.straggler_time, f.expected_error, f.mfu, f.hfu,
-            f.achieved_flops, f.time_to_train, f.gpu_hours, f.training_cost, f.billed_cost, f.cluster_mtbf, f.checkpoint, f.young_interval,
+            f.achieved_flops, f.compile_time, f.time_to_train, f.gpu_hours, f.training_cost, f.billed_cost, f.cluster_mtbf, f.checkpoint, f.young_interval,
             f.daly_interval, f.goodput, f.failures, f.wall_time};
 }
 

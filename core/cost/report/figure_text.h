@@ -31,6 +31,7 @@ struct FigureTexts {
     FigureText mfu;
     FigureText hfu;
     FigureText achieved_flops;     // model FLOP/s per GPU
+    FigureText compile_time;       // torch.compile's first step, once: "8.18 s", the kernels Inductor fused
     // The run
     FigureText time_to_train;      // tokens / tokens per step x step time, no failures
     FigureText gpu_hours;

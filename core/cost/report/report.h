@@ -40,6 +40,7 @@ struct ComputeReport {
     double hfu = 0;                         // hardware FLOPs over peak: under MFU with causal flash at long sequences
     double achieved_flops_per_s_per_gpu = 0;
     double steps = 0;                       // tokens / tokens per step
+    double compile_seconds = 0;             // torch.compile's first step, once (counted in train_seconds)
     double train_seconds = 0;
     double gpu_hours = 0;
     double cost_dollars = 0;

@@ -153,6 +153,7 @@ Json compute_json(const ReportText& text, const ComputeReport& compute) {
     json["expected_error"] = {{"regime", expected.regime}, {"validated", expected.validated}, {"runs", expected.runs},
                               {"mean_abs_error", expected.mean_abs_error}, {"signed_mean_error", expected.signed_mean_error}};
     json["mfu_ceiling"] = compute.mfu_ceiling.mfu;
+    json["compile_seconds"] = compute.compile_seconds;
     json["busiest_stage"] = compute.busiest_stage;
     return json;
 }
